@@ -1,0 +1,58 @@
+"""`convc MODEL.mlir -o OUT.vmfb`: compile a model with convc kernels for every conv."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..passes.target import TARGETS, UnknownTargetError
+from .driver import CompileOptions, compile_file
+from .errors import ConvcError
+
+
+def parse_arguments(argv=None) -> argparse.Namespace:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    extra: list[str] = []
+    if "--" in argv:
+        i = argv.index("--")
+        argv, extra = argv[:i], argv[i + 1:]
+    p = argparse.ArgumentParser(
+        prog="convc",
+        description="Compile an MLIR model with IREE, replacing conv dispatches by convc kernels.")
+    p.add_argument("input", help="model in MLIR (linalg on tensors)")
+    p.add_argument("-o", "--output", required=True, help="output .vmfb")
+    p.add_argument("--target", default="sm_90a",
+                   help=f"one of {', '.join(TARGETS)} (default sm_90a)")
+    p.add_argument("--dump-dir", help="write the IR after each stage and the final PTX/assembly here")
+    p.add_argument("--report", action="store_true", help="print one line per dispatch")
+    p.add_argument("--no-fallback", action="store_true",
+                   help="fail instead of leaving an unsupported conv to IREE")
+    args = p.parse_args(argv)
+    args.extra_flags = extra
+    return args
+
+
+def main(args: argparse.Namespace) -> int:
+    opts = CompileOptions(target=args.target, dump_dir=args.dump_dir,
+                          no_fallback=args.no_fallback, extra_flags=tuple(args.extra_flags))
+    try:
+        result = compile_file(args.input, args.output, opts)
+    except (ConvcError, UnknownTargetError) as e:
+        print(f"convc: error: {e}", file=sys.stderr)
+        return 1
+    if args.report:
+        for r in result.reports:
+            print(r.line())
+        print(result.timing_line())
+    return 0
+
+
+def _cli_main() -> None:
+    try:
+        sys.exit(main(parse_arguments()))
+    except KeyboardInterrupt:
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    _cli_main()

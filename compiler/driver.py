@@ -1,0 +1,181 @@
+"""The convc driver: orchestrates flow -> match -> plan -> lower -> splice -> vmfb.
+
+It owns no compiler decisions: passes decide, IREE compiles. Its jobs are running the stages
+in order, dumping each stage's IR, collecting the per-dispatch report and timing.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from dataclasses import dataclass, field
+
+from ..passes.ir import ir, attr_to_py, walk_ops
+from ..passes.match import PROBLEM_ATTR, DECLINE_ATTR, executable_function
+from ..passes.plan import SCHEDULE_ATTR
+from ..passes.problem import ConvProblem
+from ..passes.registry import PIPELINE, PassOptions, get_pass
+from ..passes.schedule import Schedule
+from ..passes.target import Target, device_targets_attr_text, get_target, iree_target_flags
+from .errors import ConvcError
+from .iree_tools import iree_compile
+
+FLOW_FLAGS = ["--iree-dispatch-creation-enable-fuse-padding-into-linalg-consumer-ops"]
+
+
+@dataclass(frozen=True)
+class CompileOptions:
+    target: str = "sm_90a"
+    dump_dir: str | None = None
+    no_fallback: bool = False
+    extra_flags: tuple[str, ...] = ()
+
+
+@dataclass
+class DispatchReport:
+    dispatch: str
+    path: str                  # "convc" | "IREE"
+    reason: str
+    problem: ConvProblem | None = None
+    schedule: Schedule | None = None
+
+    def line(self) -> str:
+        shape = self.problem.shape_str() if self.problem else "-"
+        kernel = f" [{self.schedule.describe()}]" if self.schedule else ""
+        return f"{self.dispatch}: {shape}: {self.path}{kernel}: {self.reason}"
+
+
+@dataclass
+class CompileResult:
+    output: str
+    reports: list[DispatchReport] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def conv_count(self) -> int:
+        return sum(1 for r in self.reports if r.problem is not None or r.path == "convc"
+                   or r.reason.startswith("conv"))
+
+    def timing_line(self) -> str:
+        t = self.timings
+        n = max(1, sum(1 for r in self.reports if r.path == "convc"))
+        return (f"compile time: total {t.get('total', 0):.2f} s (iree flow {t.get('iree_flow', 0):.2f} s, "
+                f"convc passes {t.get('passes', 0):.3f} s, iree backend {t.get('iree_backend', 0):.2f} s); "
+                f"{t.get('total', 0) / n:.2f} s per convc dispatch")
+
+
+def _one_line(msg: str) -> str:
+    lines = [x.strip() for x in str(msg).splitlines() if x.strip()]
+    for x in lines:
+        if "error" in x.lower():
+            return x
+    return lines[0] if lines else "unknown error"
+
+
+def prepare_input(text: str, target: Target) -> str:
+    """Parses the model (reporting malformed input) and attaches the device target if
+    IREE does not know it (sm_90a, sm_100a)."""
+    ctx = ir.Context()
+    try:
+        module = ir.Module.parse(text, ctx)
+    except Exception as e:  # MLIRError: diagnostics with locations
+        raise ConvcError(f"malformed input: {_one_line(e)}") from None
+    attr = device_targets_attr_text(target)
+    if attr is not None:
+        with ctx:
+            module.operation.attributes["hal.device.targets"] = ir.Attribute.parse(attr)
+    return str(module)
+
+
+def collect_reports(module: ir.Module) -> list[DispatchReport]:
+    """One entry per flow.executable, read off the match/plan attributes."""
+    out = []
+    for exe in walk_ops(module.operation, "flow.executable"):
+        name = ir.StringAttr(exe.attributes["sym_name"]).value
+        prob = sched = None
+        if PROBLEM_ATTR in exe.attributes:
+            prob = ConvProblem.from_dict(attr_to_py(exe.attributes[PROBLEM_ATTR]))
+        if SCHEDULE_ATTR in exe.attributes:
+            sched = Schedule.from_dict(attr_to_py(exe.attributes[SCHEDULE_ATTR]))
+        if DECLINE_ATTR in exe.attributes:
+            reason = "conv not taken: " + ir.StringAttr(exe.attributes[DECLINE_ATTR]).value
+            out.append(DispatchReport(name, "IREE", reason, prob))
+        elif sched is not None:
+            out.append(DispatchReport(name, "convc", sched.reason, prob, sched))
+        else:
+            func = executable_function(exe)
+            what = "not a convolution"
+            if func is not None:
+                ops = [o.name for o in walk_ops(func) if o.name.startswith("linalg.")]
+                if ops:
+                    what = f"not a convolution ({', '.join(sorted(set(ops)))})"
+            out.append(DispatchReport(name, "IREE", what))
+    return out
+
+
+def run_passes(module: ir.Module, opts: PassOptions, dump=None) -> tuple[ir.Module, list[DispatchReport]]:
+    reports: list[DispatchReport] = []
+    for name in PIPELINE:
+        if name == "convc-splice-dispatch":
+            reports = collect_reports(module)
+        module = get_pass(name)(module, opts)
+        if dump:
+            dump(name, module)
+    return module, reports
+
+
+def compile_file(input_path: str, output_path: str, options: CompileOptions) -> CompileResult:
+    target = get_target(options.target)
+    if not os.path.isfile(input_path):
+        raise ConvcError(f"input file not found: {input_path}")
+    with open(input_path, encoding="utf-8", errors="replace") as f:
+        text = f.read()
+    t_start = time.perf_counter()
+    result = CompileResult(output_path)
+    stem = os.path.splitext(os.path.basename(input_path))[0]
+    dump_dir = options.dump_dir
+    if dump_dir:
+        os.makedirs(dump_dir, exist_ok=True)
+    tflags = iree_target_flags(target)
+    extra = list(options.extra_flags)
+
+    with tempfile.TemporaryDirectory(prefix="convc-") as tmp:
+        prepared = prepare_input(text, target)
+        in_path = os.path.join(dump_dir or tmp, f"{stem}.input.mlir")
+        with open(in_path, "w") as f:
+            f.write(prepared)
+        flow_path = os.path.join(dump_dir or tmp, f"{stem}.flow.mlir")
+        result.timings["iree_flow"] = iree_compile(
+            [in_path, "--compile-to=flow", *FLOW_FLAGS, *tflags, *extra, "-o", flow_path],
+            "the flow phase")
+
+        t0 = time.perf_counter()
+        ctx = ir.Context()
+        with open(flow_path) as f:
+            module = ir.Module.parse(f.read(), ctx)
+
+        def dump(name, m):
+            with open(os.path.join(dump_dir, f"{stem}.{name}.mlir"), "w") as fo:
+                fo.write(str(m))
+
+        module, reports = run_passes(module, PassOptions(target=target.arch),
+                                     dump if dump_dir else None)
+        result.reports = reports
+        result.timings["passes"] = time.perf_counter() - t0
+        declined = [r for r in reports if r.path == "IREE" and r.reason.startswith("conv")]
+        if options.no_fallback and declined:
+            raise ConvcError("--no-fallback: " + "; ".join(f"{r.dispatch}: {r.reason}" for r in declined))
+
+        spliced_path = os.path.join(dump_dir or tmp, f"{stem}.spliced.mlir")
+        with open(spliced_path, "w") as f:
+            f.write(str(module))
+        dump_flags = []
+        if dump_dir:
+            dump_flags = [f"--iree-hal-dump-executable-binaries-to={os.path.join(dump_dir, 'binaries')}",
+                          f"--iree-hal-dump-executable-intermediates-to={os.path.join(dump_dir, 'intermediates')}"]
+        result.timings["iree_backend"] = iree_compile(
+            [spliced_path, "--compile-from=flow", *tflags, *dump_flags, *extra, "-o", output_path],
+            "code generation")
+    result.timings["total"] = time.perf_counter() - t_start
+    return result

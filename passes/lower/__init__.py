@@ -1,0 +1,75 @@
+"""convc-lower-kernel: emit a `hal.executable.source` for every planned conv.
+
+Chooses the kernel emitter by Schedule.kernel and the Machine by the target's backend; the
+flow.executable is tagged `convc.kernel = @sym` for the splice pass. Identical problems with
+identical schedules share one kernel.
+"""
+
+from __future__ import annotations
+
+from ..ir import ir, attr_to_py, walk_ops
+from ..match import PROBLEM_ATTR, executable_function
+from ..plan import SCHEDULE_ATTR
+from ..problem import ConvProblem
+from ..schedule import Schedule
+from ..target import get_target
+from .common.executable import build_executable, conv_bindings
+from .common.igemm import emit_portable_igemm
+
+KERNEL_ATTR = "convc.kernel"
+
+EMITTERS = {"portable_igemm": emit_portable_igemm}
+
+
+def machine_for(arch: str):
+    backend = get_target(arch).backend
+    if backend == "nvidia":
+        from .nvidia.machine import NvidiaMachine
+        return NvidiaMachine()
+    if backend == "amd":
+        from .amd.machine import AmdMachine
+        return AmdMachine()
+    from .cpu.machine import CpuMachine
+    return CpuMachine()
+
+
+def _operand_types(func, count: int):
+    shapes, dtypes = [], []
+    for a in list(func.regions[0].blocks[0].arguments)[:count]:
+        t = str(a.type)                       # !iree_tensor_ext.dispatch.tensor<readonly:tensor<AxBxf16>>
+        inner = ir.Type.parse(t[t.index("tensor<", t.index(":")):-1])
+        st = ir.ShapedType(inner)
+        shapes.append(list(st.shape))
+        dtypes.append(str(st.element_type))
+    return shapes, dtypes
+
+
+def lower_kernels(module: ir.Module, options=None) -> ir.Module:
+    """Pass convc-lower-kernel."""
+    with module.context, ir.Location.unknown():
+        body = module.body
+        made: dict[str, tuple] = {}
+        for exe in list(walk_ops(module.operation, "flow.executable")):
+            if SCHEDULE_ATTR not in exe.attributes:
+                continue
+            prob_d = attr_to_py(exe.attributes[PROBLEM_ATTR])
+            sched_d = attr_to_py(exe.attributes[SCHEDULE_ATTR])
+            p = ConvProblem.from_dict(prob_d)
+            s = Schedule.from_dict(sched_d)
+            sym = p.name
+            key = (repr(prob_d), repr(sched_d))
+            n = 0
+            while sym in made and made[sym] != key:
+                n += 1
+                sym = f"{p.name}_{n}"
+            if sym not in made:
+                func = executable_function(exe)
+                shapes, dtypes = _operand_types(func, p.num_operands)
+                bindings = conv_bindings(p, shapes, dtypes)
+                machine = machine_for(s.target)
+                emitter = EMITTERS[s.kernel]
+                build_executable(ir.InsertionPoint(exe), sym, s, machine, bindings,
+                                 lambda memrefs: emitter(p, s, machine, memrefs))
+                made[sym] = key
+            exe.attributes[KERNEL_ATTR] = ir.FlatSymbolRefAttr.get(sym)
+    return module

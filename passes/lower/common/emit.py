@@ -1,0 +1,130 @@
+"""Thin builders for index arithmetic and structured control flow.
+
+They keep kernel emitters readable (`e.add(a, e.mul(b, 4))`). Every helper builds at the
+current insertion point; integers are turned into index constants.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+from ...ir import ir, arith_d, scf_d, vector_d
+
+_CMP = {"slt": 2, "sle": 3, "sgt": 4, "sge": 5, "ult": 6, "eq": 0, "ne": 1}
+
+
+class Emitter:
+    def __init__(self):
+        self.index = ir.IndexType.get()
+        self._consts: dict = {}
+
+    # values ---------------------------------------------------------------------------
+    def c(self, v: int) -> ir.Value:
+        return arith_d.constant(self.index, v)
+
+    def _v(self, x) -> ir.Value:
+        return self.c(x) if isinstance(x, int) else x
+
+    def add(self, a, b):
+        if isinstance(b, int) and b == 0:
+            return self._v(a)
+        return arith_d.addi(self._v(a), self._v(b))
+
+    def sub(self, a, b):
+        return arith_d.subi(self._v(a), self._v(b))
+
+    def mul(self, a, b):
+        if isinstance(b, int) and b == 1:
+            return self._v(a)
+        return arith_d.muli(self._v(a), self._v(b))
+
+    def div(self, a, b):
+        """Unsigned division of non-negative indices."""
+        if isinstance(b, int) and b == 1:
+            return self._v(a)
+        return arith_d.divui(self._v(a), self._v(b))
+
+    def rem(self, a, b):
+        if isinstance(b, int) and b == 1:
+            return self.c(0)
+        return arith_d.remui(self._v(a), self._v(b))
+
+    def cmp(self, pred: str, a, b):
+        return arith_d.cmpi(_CMP[pred], self._v(a), self._v(b))
+
+    def all_of(self, *conds):
+        out = conds[0]
+        for x in conds[1:]:
+            out = arith_d.andi(out, x)
+        return out
+
+    def select(self, cond, a, b):
+        return arith_d.select(cond, self._v(a), self._v(b))
+
+    # control flow ----------------------------------------------------------------------
+    @contextmanager
+    def if_(self, cond):
+        op = scf_d.IfOp(cond)
+        with ir.InsertionPoint(op.then_block):
+            yield
+            scf_d.YieldOp([])
+
+    def for_(self, lb, ub, step=1, iter_args=()):
+        """Context manager over an scf.for: yields (iv, iter_args, set_results)."""
+        return _ForCtx(self, lb, ub, step, iter_args)
+
+
+class _ForCtx:
+    def __init__(self, e: Emitter, lb, ub, step, iter_args):
+        self.op = scf_d.ForOp(e._v(lb), e._v(ub), e._v(step), list(iter_args))
+        self._ip = ir.InsertionPoint(self.op.body)
+        self._yielded = None
+
+    def __enter__(self):
+        self._ip.__enter__()
+        return self.op.induction_variable, list(self.op.inner_iter_args), self._yield
+
+    def _yield(self, values):
+        self._yielded = list(values)
+
+    def __exit__(self, *exc):
+        if exc[0] is None:
+            scf_d.YieldOp(self._yielded or [])
+        self._ip.__exit__(*exc)
+        return False
+
+    @property
+    def results(self):
+        return list(self.op.results)
+
+
+def float_type(dtype: str) -> ir.Type:
+    return {"f16": ir.F16Type.get, "bf16": ir.BF16Type.get, "f32": ir.F32Type.get}[dtype]()
+
+
+def vec_type(n: int, dtype: str) -> ir.VectorType:
+    return ir.VectorType.get([n], float_type(dtype))
+
+
+def zeros(t: ir.Type) -> ir.Value:
+    return arith_d.constant(t, ir.DenseElementsAttr.get_splat(t, ir.FloatAttr.get(ir.VectorType(t).element_type, 0.0)))
+
+
+def convert(v: ir.Value, to: ir.Type) -> ir.Value:
+    """extf/truncf between float (vector) types; identity when equal."""
+    src = ir.VectorType(v.type).element_type if _is_vector(v.type) else v.type
+    dst = ir.VectorType(to).element_type if _is_vector(to) else to
+    if str(src) == str(dst):
+        return v
+    width = {"f16": 16, "bf16": 16, "f32": 32}
+    if width[str(src)] < width[str(dst)]:
+        return arith_d.extf(to, v)
+    if width[str(src)] > width[str(dst)]:
+        return arith_d.truncf(to, v)
+    # f16 <-> bf16 through f32
+    mid_t = ir.VectorType.get(ir.VectorType(to).shape, ir.F32Type.get()) if _is_vector(to) else ir.F32Type.get()
+    return arith_d.truncf(to, arith_d.extf(mid_t, v))
+
+
+def _is_vector(t: ir.Type) -> bool:
+    return str(t).startswith("vector<")

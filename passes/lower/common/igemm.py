@@ -1,0 +1,161 @@
+"""The portable implicit-GEMM kernel: the correctness baseline on every target.
+
+GEMM view: M = N*Ho*Wo output pixels, N = F filters, K = R*S*C with channels fastest.
+Each workgroup owns a block_m x block_n output tile. Per K step every thread gathers
+vec_a-wide channel vectors of the activation tile straight from the unpadded NHWC input
+(padding and out-of-range rows read as zero through a select, so no pad buffer exists),
+vec_b-wide slices of the filter tile, and stores both K-major in workgroup memory. Threads
+then accumulate thread_m x thread_n f32 outer products, and finish with the fused epilogue.
+"""
+
+from __future__ import annotations
+
+from ...ir import ir, arith_d, hal_d, memref_d, vector_d
+from ...problem import ConvProblem, DTYPE_BYTES
+from ...schedule import Schedule
+from .emit import Emitter, float_type, vec_type, zeros, convert
+from .epilogue import apply_and_store
+
+
+def _cdiv(a, b):
+    return -(-a // b)
+
+
+class PortableIgemm:
+    def __init__(self, p: ConvProblem, s: Schedule, machine):
+        self.p, self.s, self.m = p, s, machine
+        self.e = Emitter()
+
+    # ------------------------------------------------------------------ tile loaders
+    def _load_a(self, x, a_tile, tid, m0, k0):
+        """Activation tile [block_k][block_m] via implicit im2col with zero halos."""
+        p, s, e = self.p, self.s, self.e
+        v = s.vec_a
+        per_row = s.block_k // v
+        count = s.block_m * per_row
+        howo = p.Ho * p.Wo
+        vt = vec_type(v, p.dtype)
+        zero = zeros(vt)
+
+        def body(idx):
+            m_l = e.div(idx, per_row)
+            kv = e.rem(idx, per_row)
+            m = e.add(m0, m_l)
+            k = e.add(k0, e.mul(kv, v))
+            n = e.div(m, howo)
+            rem = e.rem(m, howo)
+            ho = e.div(rem, p.Wo)
+            wo = e.rem(rem, p.Wo)
+            rs = e.div(k, p.C)
+            c = e.rem(k, p.C)
+            r = e.div(rs, p.S)
+            sx = e.rem(rs, p.S)
+            h = e.sub(e.add(e.mul(ho, p.stride[0]), e.mul(r, p.dilation[0])), p.pad[0])
+            w = e.sub(e.add(e.mul(wo, p.stride[1]), e.mul(sx, p.dilation[1])), p.pad[1])
+            ok = e.all_of(e.cmp("slt", m, p.gemm_m), e.cmp("slt", k, p.gemm_k),
+                          e.cmp("sge", h, 0), e.cmp("slt", h, p.H),
+                          e.cmp("sge", w, 0), e.cmp("slt", w, p.W))
+            addr = e.add(e.mul(e.add(e.mul(e.add(e.mul(n, p.H), h), p.W), w), p.C), c)
+            addr = e.select(ok, addr, 0)
+            val = vector_d.load(vt, x, [addr], alignment=v * DTYPE_BYTES[p.dtype])
+            val = arith_d.select(ok, val, zero)
+            self._store_transposed(a_tile, val, v, e.mul(kv, v), m_l)
+
+        self._distribute(count, tid, body)
+
+    def _load_b(self, wgt, b_tile, tid, n0, k0):
+        """Filter tile [block_k][block_n]; the filter is a row-major F x K matrix."""
+        p, s, e = self.p, self.s, self.e
+        v = s.vec_b
+        per_row = s.block_k // v
+        count = s.block_n * per_row
+        vt = vec_type(v, p.dtype)
+        zero = zeros(vt)
+
+        def body(idx):
+            n_l = e.div(idx, per_row)
+            kv = e.rem(idx, per_row)
+            f = e.add(n0, n_l)
+            k = e.add(k0, e.mul(kv, v))
+            ok = e.all_of(e.cmp("slt", f, p.F), e.cmp("slt", k, p.gemm_k))
+            addr = e.select(ok, e.add(e.mul(f, p.gemm_k), k), 0)
+            val = vector_d.load(vt, wgt, [addr], alignment=v * DTYPE_BYTES[p.dtype])
+            val = arith_d.select(ok, val, zero)
+            self._store_transposed(b_tile, val, v, e.mul(kv, v), n_l)
+
+        self._distribute(count, tid, body)
+
+    def _store_transposed(self, tile, val, v, k_base, col):
+        e = self.e
+        for i in range(v):
+            x = vector_d.extract(val, [], [i])
+            memref_d.store(x, tile, [e.add(k_base, i), col])
+
+    def _distribute(self, count, tid, body):
+        """Runs body(idx) for idx in [0, count), spread over the workgroup's threads."""
+        e, T = self.e, self.s.threads
+        trips = _cdiv(count, T)
+        with e.for_(0, trips) as (j, _, _y):
+            idx = e.add(tid, e.mul(j, T))
+            if count % T:
+                with e.if_(e.cmp("slt", idx, count)):
+                    body(idx)
+            else:
+                body(idx)
+
+    # ------------------------------------------------------------------ kernel
+    def emit(self, memrefs: list) -> None:
+        p, s, e, mach = self.p, self.s, self.e, self.m
+        x, wgt = memrefs[p.input], memrefs[p.filter]
+        n_tiles = _cdiv(p.F, s.block_n)
+        pid = hal_d.InterfaceWorkgroupIDOp(0).result
+        m0 = e.mul(e.div(pid, n_tiles), s.block_m)
+        n0 = e.mul(e.rem(pid, n_tiles), s.block_n)
+        tid = mach.thread_id(e)
+        a_tile = mach.alloc_workgroup([s.block_k, s.block_m], p.dtype)
+        b_tile = mach.alloc_workgroup([s.block_k, s.block_n], p.dtype)
+        cols = s.block_n // s.thread_n
+        tm0 = e.mul(e.div(tid, cols), s.thread_m)
+        tn0 = e.mul(e.rem(tid, cols), s.thread_n)
+        f32 = ir.F32Type.get()
+        acc_t = ir.VectorType.get([s.thread_m, s.thread_n], f32)
+        acc0 = zeros(acc_t)
+        ktiles = _cdiv(p.gemm_k, s.block_k)
+        loop = e.for_(0, ktiles, 1, [acc0])
+        with loop as (kt, (acc,), set_k):
+            k0 = e.mul(kt, s.block_k)
+            self._load_a(x, a_tile, tid, m0, k0)
+            self._load_b(wgt, b_tile, tid, n0, k0)
+            mach.barrier()
+            inner = e.for_(0, s.block_k, 1, [acc])
+            with inner as (kk, (acc_i,), set_i):
+                a = convert(vector_d.load(vec_type(s.thread_m, p.dtype), a_tile, [kk, tm0]),
+                            vec_type(s.thread_m, "f32"))
+                b = convert(vector_d.load(vec_type(s.thread_n, p.dtype), b_tile, [kk, tn0]),
+                            vec_type(s.thread_n, "f32"))
+                set_i([vector_d.outerproduct(acc_t, a, b, acc=acc_i)])
+            mach.barrier()
+            set_k(inner.results)
+        self._epilogue(memrefs, loop.results[0], m0, n0, tm0, tn0)
+
+    def _epilogue(self, memrefs, acc, m0, n0, tm0, tn0):
+        p, s, e = self.p, self.s, self.e
+        f = e.add(n0, tn0)
+        vector_ok = p.F % s.thread_n == 0
+        for i in range(s.thread_m):
+            m = e.add(e.add(m0, tm0), i)
+            row = vector_d.extract(acc, [], [i])
+            with e.if_(e.cmp("slt", m, p.gemm_m)):
+                if vector_ok:
+                    with e.if_(e.cmp("slt", f, p.F)):
+                        apply_and_store(e, p, memrefs, row, s.thread_n, m, f, aligned=True)
+                else:
+                    for j in range(s.thread_n):
+                        fj = e.add(f, j)
+                        with e.if_(e.cmp("slt", fj, p.F)):
+                            one = vector_d.extract_strided_slice(vec_type(1, "f32"), row, [j], [1], [1])
+                            apply_and_store(e, p, memrefs, one, 1, m, fj, aligned=False)
+
+
+def emit_portable_igemm(p: ConvProblem, s: Schedule, machine, memrefs: list) -> None:
+    PortableIgemm(p, s, machine).emit(memrefs)

@@ -1,0 +1,50 @@
+"""Machine: the few target hooks the shared kernel emitters need.
+
+A kernel emitter is written once against this interface; each target package (nvidia/, amd/,
+cpu/) provides one subclass. Nothing target-specific leaks into the shared schedule or emitters.
+"""
+
+from __future__ import annotations
+
+from ...ir import ir, gpu_d, memref_d, parse_attr
+from ...schedule import Schedule
+from .emit import float_type
+
+
+class Machine:
+    """Base hooks. `threads_are_parallel` says whether per-thread code runs concurrently."""
+
+    backend = "abstract"
+    threads_are_parallel = True
+
+    def translation_info(self, s: Schedule) -> ir.Attribute:
+        return parse_attr(
+            "#iree_codegen.translation_info<pipeline = #iree_codegen.no_pipeline "
+            f"workgroup_size = [{s.threads}, 1, 1] subgroup_size = {s.subgroup_size}>")
+
+    def thread_id(self, e) -> ir.Value:
+        raise NotImplementedError
+
+    def barrier(self) -> None:
+        raise NotImplementedError
+
+    def alloc_workgroup(self, shape: list[int], dtype: str, alignment: int = 16) -> ir.Value:
+        raise NotImplementedError
+
+    def func_attributes(self, s: Schedule) -> dict[str, ir.Attribute]:
+        return {}
+
+
+class GpuMachine(Machine):
+    """SIMT GPUs: threads are hardware lanes, workgroup memory is on-chip shared memory."""
+
+    def thread_id(self, e) -> ir.Value:
+        return gpu_d.thread_id(gpu_d.Dimension.x)
+
+    def barrier(self) -> None:
+        gpu_d.barrier()
+
+    def alloc_workgroup(self, shape, dtype, alignment=16):
+        space = parse_attr("#gpu.address_space<workgroup>")
+        t = ir.MemRefType.get(shape, float_type(dtype), memory_space=space)
+        return memref_d.alloc(t, [], [], alignment=alignment)

@@ -1,0 +1,399 @@
+"""convc-match-conv: recognise conv dispatches and describe them as a ConvProblem.
+
+Works on the module at IREE's `flow` phase. For every `flow.executable` whose function holds a
+convolution, it attaches either `convc.problem` (a DictAttr of ConvProblem) or
+`convc.decline` (the reason IREE's own codegen keeps it). Executables without a conv are left
+alone. Accepted: `linalg.conv_2d_nhwc_fhwc`, named or generic, reading a dispatch operand
+directly or through a zero `tensor.pad` of H/W, accumulating into a zero fill, followed by a
+chain of elementwise generics (bias/residual add or mul, relu, truncf/extf) and one store.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .ir import ir, dict_attr, walk_ops
+from .problem import ConvProblem, EpilogueStep, INPUT_DTYPES, DTYPE_BYTES
+
+PROBLEM_ATTR = "convc.problem"
+DECLINE_ATTR = "convc.decline"
+
+
+class Decline(Exception):
+    """A conv we recognise but cannot take; the message is the user-facing reason."""
+
+
+@dataclass
+class _Operand:
+    index: int      # dispatch operand index
+    dtype: str
+
+
+# ---------------------------------------------------------------------------------------
+# small IR helpers
+
+def _owner_op(v: ir.Value):
+    owner = v.owner
+    if isinstance(owner, ir.Block):
+        return None
+    return owner.operation if hasattr(owner, "operation") else owner
+
+
+def _dtype(t: ir.Type) -> str:
+    s = str(t)
+    if s not in DTYPE_BYTES:
+        raise Decline(f"element type {s} not supported")
+    return s
+
+
+def _static_shape(t) -> list[int]:
+    st = ir.ShapedType(t)
+    if not st.has_static_shape:
+        raise Decline("dynamic shapes are not supported")
+    return list(st.shape)
+
+
+def _terms(e: ir.AffineExpr) -> dict[int, int]:
+    """Flattens a linear affine expression into {dim: coefficient} (-1: constant)."""
+    e = e.maybe_downcast()
+    if isinstance(e, ir.AffineDimExpr):
+        return {e.position: 1}
+    if isinstance(e, ir.AffineConstantExpr):
+        return {-1: e.value}
+    if isinstance(e, ir.AffineAddExpr):
+        out = dict(_terms(e.lhs))
+        for k, v in _terms(e.rhs).items():
+            out[k] = out.get(k, 0) + v
+        return out
+    if isinstance(e, ir.AffineMulExpr):
+        lhs, rhs = _terms(e.lhs), _terms(e.rhs)
+        if list(rhs) == [-1]:
+            return {k: v * rhs[-1] for k, v in lhs.items()}
+        if list(lhs) == [-1]:
+            return {k: v * lhs[-1] for k, v in rhs.items()}
+    raise Decline(f"non-linear indexing expression {e}")
+
+
+def _float_const(v: ir.Value) -> float | None:
+    op = _owner_op(v)
+    if op is None or op.name != "arith.constant":
+        return None
+    a = op.attributes["value"]
+    if isinstance(a, ir.FloatAttr):
+        return a.value
+    return None
+
+
+# ---------------------------------------------------------------------------------------
+# tracing operands back to dispatch arguments
+
+class _Dispatch:
+    """The executable function: which block argument is which dispatch operand/result."""
+
+    def __init__(self, func):
+        self.func = func
+        args = list(func.regions[0].blocks[0].arguments)
+        self.inputs, self.outputs = {}, {}
+        for i, a in enumerate(args):
+            ts = str(a.type)
+            if "dispatch.tensor<" not in ts:
+                raise Decline("dispatch has dynamic dimensions (index operands)")
+            if "writeonly:" in ts:
+                self.outputs[i] = a
+            elif "readonly:" in ts:
+                self.inputs[i] = a
+            else:
+                raise Decline("dispatch result is tied to an operand (read-write)")
+        self.num_operands = len(self.inputs)
+
+    def operand_of(self, v: ir.Value) -> _Operand:
+        op = _owner_op(v)
+        if op is None or op.name != "iree_tensor_ext.dispatch.tensor.load":
+            raise Decline(f"operand is produced by {op.name if op else 'a block argument'}, not loaded")
+        src = op.operands[0]
+        idx = None
+        for i, a in self.inputs.items():
+            if a == src:
+                idx = i
+        if idx is None:
+            raise Decline("operand is not a dispatch input")
+        full = _static_shape(op.results[0].type)
+        if [int(x) for x in op.attributes["static_offsets"]] != [0] * len(full) or \
+                [int(x) for x in op.attributes["static_sizes"]] != full:
+            raise Decline("dispatch reads a slice of an operand")
+        return _Operand(idx, _dtype(ir.ShapedType(op.results[0].type).element_type))
+
+
+# ---------------------------------------------------------------------------------------
+# the conv itself
+
+def _conv_geometry(op) -> tuple[tuple[int, int], tuple[int, int]]:
+    """(strides, dilations) of a named or generic nhwc_fhwc conv; Decline otherwise."""
+    if op.name == "linalg.conv_2d_nhwc_fhwc":
+        st = [int(x) for x in op.attributes["strides"]]
+        dl = [int(x) for x in op.attributes["dilations"]]
+        return (st[0], st[1]), (dl[0], dl[1])
+    iters = [str(a) for a in op.attributes["iterator_types"]]
+    kinds = ["r" if "reduction" in s else "p" for s in iters]
+    maps = [ir.AffineMapAttr(a).value for a in op.attributes["indexing_maps"]]
+    if kinds != ["p"] * 4 + ["r"] * 3:
+        raise Decline("convolution loop structure is not 2-D NHWC (expected 4 parallel, 3 reduction loops)")
+    if len(maps) != 3 or any(m.n_dims != 7 for m in maps):
+        raise Decline("convolution is not 2-D NHWC")
+    inp = [_terms(e) for e in maps[0].results]
+    fil = [_terms(e) for e in maps[1].results]
+    out = [_terms(e) for e in maps[2].results]
+    if out != [{0: 1}, {1: 1}, {2: 1}, {3: 1}]:
+        raise Decline("output layout is not NHWF")
+    if fil != [{3: 1}, {4: 1}, {5: 1}, {6: 1}]:
+        raise Decline("filter layout is not FHWC (only linalg.conv_2d_nhwc_fhwc is taken)")
+    if len(inp) != 4 or inp[0] != {0: 1} or inp[3] != {6: 1}:
+        raise Decline("input layout is not NHWC")
+    h, w = inp[1], inp[2]
+    if set(h) - {1, 4} or set(w) - {2, 5} or 1 not in h or 4 not in h or 2 not in w or 5 not in w:
+        raise Decline("input window is not a plain strided/dilated 2-D window")
+    return (h[1], w[2]), (h[4], w[5])
+
+
+def _check_conv_body(op) -> None:
+    if op.name != "linalg.generic":
+        return
+    names = [o.operation.name for o in op.regions[0].blocks[0].operations]
+    allowed = {"arith.extf", "arith.mulf", "arith.addf", "linalg.yield"}
+    bad = [n for n in names if n not in allowed]
+    if bad or names.count("arith.mulf") != 1 or names.count("arith.addf") != 1:
+        raise Decline(f"convolution body is not a multiply-accumulate ({', '.join(bad) or 'shape'})")
+
+
+def _is_conv(op) -> bool:
+    if op.name.startswith("linalg.conv") or op.name.startswith("linalg.depthwise_conv"):
+        return True
+    if op.name != "linalg.generic":
+        return False
+    iters = [str(a) for a in op.attributes["iterator_types"]]
+    if not any("reduction" in s for s in iters):
+        return False
+    for a in op.attributes["indexing_maps"]:
+        for e in ir.AffineMapAttr(a).value.results:
+            if isinstance(e.maybe_downcast(), ir.AffineAddExpr):
+                if len([k for k in _terms(e) if k >= 0]) >= 2:
+                    return True
+    return False
+
+
+def _trace_input(d: _Dispatch, v: ir.Value):
+    """Returns (operand, pad) for the conv input, looking through a zero tensor.pad."""
+    op = _owner_op(v)
+    pad = (0, 0, 0, 0)
+    if op is not None and op.name == "tensor.pad":
+        low = [int(x) for x in op.attributes["static_low"]]
+        high = [int(x) for x in op.attributes["static_high"]]
+        if any(x < 0 for x in low + high) or "dynamic" in str(op.attributes["static_low"]):
+            raise Decline("padding amounts are not static")
+        if low[0] or high[0] or low[3] or high[3]:
+            raise Decline("padding of the batch or channel dimension")
+        body = [o.operation for o in op.regions[0].blocks[0].operations]
+        yv = body[-1].operands[0]
+        if _float_const(yv) != 0.0:
+            raise Decline("padding value is not zero")
+        pad = (low[1], low[2], high[1], high[2])
+        v = op.operands[0]
+    return d.operand_of(v), pad
+
+
+def _check_zero_init(v: ir.Value) -> None:
+    op = _owner_op(v)
+    if op is None or op.name != "linalg.fill" or _float_const(op.operands[0]) != 0.0:
+        raise Decline("convolution does not accumulate into a zero fill")
+
+
+# ---------------------------------------------------------------------------------------
+# epilogue chain
+
+def _interpret_elementwise(d: _Dispatch, gen, chain_index: int, cur_type: str):
+    """Reads one elementwise generic into EpilogueSteps. Returns (steps, result type)."""
+    iters = [str(a) for a in gen.attributes["iterator_types"]]
+    if any("parallel" not in s for s in iters):
+        raise Decline("epilogue is not elementwise")
+    maps = [ir.AffineMapAttr(a).value for a in gen.attributes["indexing_maps"]]
+    n_out = len(gen.results)
+    if n_out != 1:
+        raise Decline("epilogue has several results")
+    ins = list(gen.operands)[: len(gen.operands) - n_out]
+    rank = maps[-1].n_dims
+    ident = [{i: 1} for i in range(rank)]
+    if [_terms(e) for e in maps[-1].results] != ident:
+        raise Decline("epilogue output is not written elementwise")
+    block = gen.regions[0].blocks[0]
+    vals: dict = {}
+    for i, v in enumerate(ins):
+        arg = block.arguments[i]
+        if i == chain_index:
+            if [_terms(e) for e in maps[i].results] != ident:
+                raise Decline("epilogue reads the conv result transposed or broadcast")
+            vals[arg] = ("chain",)
+            continue
+        res = [_terms(e) for e in maps[i].results]
+        if res == ident:
+            bcast = "full"
+        elif res == [{rank - 1: 1}]:
+            bcast = "channel"
+        else:
+            raise Decline("epilogue operand has an unsupported broadcast")
+        operand = d.operand_of(v)
+        vals[arg] = ("operand", operand.index, bcast, operand.dtype)
+    steps: list[EpilogueStep] = []
+    for o in block.operations:
+        o = o.operation
+        n = o.name
+        if n == "arith.constant":
+            vals[o.results[0]] = ("const", _float_const(o.results[0]))
+            continue
+        args = [vals.get(x) for x in o.operands]
+        args = [a if a is not None or _float_const(x) is None else ("const", _float_const(x))
+                for a, x in zip(args, o.operands)]
+        if any(a is None for a in args):
+            raise Decline(f"epilogue uses a value it does not define ({n})")
+        if n in ("arith.extf", "arith.truncf"):
+            to = _dtype(o.results[0].type)
+            if args[0][0] == "chain":
+                if to != cur_type:
+                    steps.append(EpilogueStep("cast", to))
+                    cur_type = to
+                vals[o.results[0]] = ("chain",)
+            else:
+                vals[o.results[0]] = args[0]      # operands are converted at use
+            continue
+        if n in ("arith.addf", "arith.mulf"):
+            kinds = [a[0] for a in args]
+            if sorted(kinds) != ["chain", "operand"]:
+                raise Decline(f"epilogue {n} does not combine the conv with one operand")
+            src = args[kinds.index("operand")]
+            steps.append(EpilogueStep("add" if n == "arith.addf" else "mul", src[3], src[1], src[2]))
+            vals[o.results[0]] = ("chain",)
+            continue
+        if n in ("arith.maximumf", "arith.maxnumf"):
+            kinds = [a[0] for a in args]
+            if sorted(kinds) != ["chain", "const"] or args[kinds.index("const")][1] != 0.0:
+                raise Decline(f"epilogue {n} is not a relu")
+            steps.append(EpilogueStep("max0", cur_type))
+            vals[o.results[0]] = ("chain",)
+            continue
+        if n == "arith.cmpf":
+            vals[o.results[0]] = ("cmp", str(o.attributes["predicate"]), args)
+            continue
+        if n == "arith.select":
+            c, a, b = args
+            if (c[0] == "cmp" and a[0] == "chain" and b[0] == "const" and b[1] == 0.0
+                    and [x[0] for x in c[2]] == ["chain", "const"] and c[2][1][1] == 0.0):
+                steps.append(EpilogueStep("max0", cur_type))
+                vals[o.results[0]] = ("chain",)
+                continue
+            raise Decline("epilogue select is not a relu")
+        if n == "linalg.yield":
+            if args[0][0] != "chain":
+                raise Decline("epilogue result does not depend on the conv")
+            out_t = _dtype(ir.ShapedType(gen.results[0].type).element_type)
+            if out_t != cur_type:
+                raise Decline("epilogue result type differs from its computation")
+            return steps, cur_type
+        raise Decline(f"epilogue op {n} not supported")
+    raise Decline("epilogue has no yield")
+
+
+def _single_user(v: ir.Value):
+    uses = list(v.uses)
+    if len(uses) != 1:
+        raise Decline("an intermediate result has several users")
+    return uses[0].owner.operation if hasattr(uses[0].owner, "operation") else uses[0].owner, uses[0].operand_number
+
+
+# ---------------------------------------------------------------------------------------
+
+def match_function(func) -> ConvProblem | None:
+    """Returns the ConvProblem of a dispatch function, None if it has no conv; raises Decline."""
+    convs = [op for op in walk_ops(func) if _is_conv(op)]
+    if not convs:
+        return None
+    if len(convs) > 1:
+        raise Decline("dispatch holds several convolutions")
+    conv = convs[0]
+    if conv.name not in ("linalg.conv_2d_nhwc_fhwc", "linalg.generic"):
+        raise Decline(f"{conv.name} is not linalg.conv_2d_nhwc_fhwc")
+    d = _Dispatch(func)
+    if len(d.outputs) != 1:
+        raise Decline("dispatch has several results")
+    stride, dilation = _conv_geometry(conv)
+    _check_conv_body(conv)
+    x, filt, init = conv.operands[0], conv.operands[1], conv.operands[2]
+    x_op, pad = _trace_input(d, x)
+    f_op = d.operand_of(filt)
+    _check_zero_init(init)
+    if x_op.dtype not in INPUT_DTYPES or f_op.dtype != x_op.dtype:
+        raise Decline(f"input/filter types {x_op.dtype}/{f_op.dtype} not supported (f16 or bf16)")
+    acc_t = _dtype(ir.ShapedType(conv.results[0].type).element_type)
+    if acc_t != "f32":
+        raise Decline(f"accumulation in {acc_t} (f32 required)")
+    xs = _static_shape(x.type)          # padded shape when padded
+    fs = _static_shape(filt.type)
+    N, C = xs[0], xs[3]
+    H = xs[1] - pad[0] - pad[2]
+    W = xs[2] - pad[1] - pad[3]
+    F, R, S = fs[0], fs[1], fs[2]
+    if fs[3] != C:
+        raise Decline("filter and input channel counts differ")
+
+    # walk the elementwise chain to the store
+    steps: list[EpilogueStep] = []
+    cur_t = acc_t
+    v = conv.results[0]
+    while True:
+        user, idx = _single_user(v)
+        if user.name == "iree_tensor_ext.dispatch.tensor.store":
+            break
+        if user.name != "linalg.generic":
+            raise Decline(f"conv result feeds {user.name}, not an elementwise epilogue")
+        if idx >= len(user.operands) - len(user.results):
+            raise Decline("conv result is used as an epilogue's output buffer")
+        more, cur_t = _interpret_elementwise(d, user, idx, cur_t)
+        steps += more
+        v = user.results[0]
+    out_shape = _static_shape(v.type)
+    try:
+        prob = ConvProblem(N=N, H=H, W=W, C=C, F=F, R=R, S=S, stride=stride, dilation=dilation,
+                           pad=pad, dtype=x_op.dtype, acc_dtype=acc_t, out_dtype=cur_t,
+                           epilogue=tuple(steps), input=x_op.index, filter=f_op.index,
+                           num_operands=d.num_operands)
+    except ValueError as e:
+        raise Decline(str(e)) from None
+    if out_shape != [prob.N, prob.Ho, prob.Wo, prob.F]:
+        raise Decline(f"output shape {out_shape} does not match the conv")
+    return prob
+
+
+def executable_function(exe):
+    """The func.func inside a flow.executable's inner module."""
+    for op in walk_ops(exe, "func.func"):
+        return op
+    return None
+
+
+def match_conv(module: ir.Module, options=None) -> ir.Module:
+    """Pass convc-match-conv: annotate flow.executables with convc.problem / convc.decline."""
+    with module.context:
+        _match_all(module)
+    return module
+
+
+def _match_all(module: ir.Module) -> None:
+    for exe in walk_ops(module.operation, "flow.executable"):
+        func = executable_function(exe)
+        if func is None:
+            continue
+        try:
+            prob = match_function(func)
+        except Decline as e:
+            exe.attributes[DECLINE_ATTR] = ir.StringAttr.get(str(e))
+            continue
+        if prob is not None:
+            exe.attributes[PROBLEM_ATTR] = dict_attr(prob.to_dict())

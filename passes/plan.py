@@ -1,0 +1,77 @@
+"""convc-plan-schedule: choose a Schedule for every matched problem.
+
+The one owner of tiling decisions. Reads `convc.problem`, writes `convc.schedule`. Shapes the
+planner cannot serve become `convc.decline` (IREE fallback) with the reason.
+"""
+
+from __future__ import annotations
+
+from .ir import ir, attr_to_py, dict_attr, walk_ops
+from .match import PROBLEM_ATTR, DECLINE_ATTR
+from .problem import ConvProblem, DTYPE_BYTES
+from .schedule import Schedule
+from .target import Target, get_target
+
+SCHEDULE_ATTR = "convc.schedule"
+
+
+def _cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def _largest_vector(n: int, dtype: str, limit_bytes: int = 16) -> int:
+    """Largest power-of-two vector (<= limit_bytes) whose width divides n."""
+    v = limit_bytes // DTYPE_BYTES[dtype]
+    while v > 1 and n % v:
+        v //= 2
+    return v
+
+
+class PlanError(ValueError):
+    pass
+
+
+def plan_portable(p: ConvProblem, t: Target) -> Schedule:
+    """The portable implicit GEMM: workgroup-memory tiles, plain vector loads, f32 FMAs."""
+    if t.backend == "cpu":
+        bm, bn, bk, tm, tn, threads = 8, 16, 16, 8, 16, 1
+    else:
+        threads = 256
+        bk = 32
+        bm = 64
+        bn = 64 if p.F > 32 else 32
+        tm = 4
+        tn = bm * bn // threads // tm
+    vec_a = _largest_vector(p.C, p.dtype)
+    vec_b = _largest_vector(p.gemm_k, p.dtype)
+    smem = bk * (bm + bn) * DTYPE_BYTES[p.dtype]
+    if smem > t.smem_bytes:
+        raise PlanError(f"tiles need {smem} B of workgroup memory, target has {t.smem_bytes}")
+    grid = (_cdiv(p.gemm_m, bm) * _cdiv(p.gemm_n, bn), 1, 1)
+    if grid[0] >= 2**31:
+        raise PlanError("too many workgroups")
+    return Schedule(kernel="portable_igemm", target=t.arch, block_m=bm, block_n=bn, block_k=bk,
+                    thread_m=tm, thread_n=tn, threads=threads, vec_a=vec_a, vec_b=vec_b,
+                    stages=1, grid=grid, smem_bytes=smem, subgroup_size=t.subgroup_size,
+                    reason="portable implicit GEMM (no faster path for this target yet)")
+
+
+def plan_schedule_for(p: ConvProblem, t: Target) -> Schedule:
+    return plan_portable(p, t)
+
+
+def plan_schedule(module: ir.Module, options=None) -> ir.Module:
+    """Pass convc-plan-schedule: attach convc.schedule next to each convc.problem."""
+    target = get_target(getattr(options, "target", None) or "sm_90a")
+    with module.context:
+        for exe in walk_ops(module.operation, "flow.executable"):
+            if PROBLEM_ATTR not in exe.attributes:
+                continue
+            prob = ConvProblem.from_dict(attr_to_py(exe.attributes[PROBLEM_ATTR]))
+            try:
+                sched = plan_schedule_for(prob, target)
+            except PlanError as e:
+                exe.attributes[DECLINE_ATTR] = ir.StringAttr.get(str(e))
+                continue
+            exe.attributes[SCHEDULE_ATTR] = dict_attr(sched.to_dict())
+    return module

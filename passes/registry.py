@@ -1,0 +1,38 @@
+"""Named passes. Each is a pure function (module, options) -> module, runnable alone."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from .lower import lower_kernels
+from .match import match_conv
+from .plan import plan_schedule
+from .splice import splice_dispatches
+
+
+@dataclass(frozen=True)
+class PassOptions:
+    target: str = "sm_90a"
+
+
+PASSES: dict[str, Callable] = {
+    "convc-match-conv": match_conv,
+    "convc-plan-schedule": plan_schedule,
+    "convc-lower-kernel": lower_kernels,
+    "convc-splice-dispatch": splice_dispatches,
+}
+
+# The driver's order; `--dump-dir` writes the module after each of these.
+PIPELINE = ["convc-match-conv", "convc-plan-schedule", "convc-lower-kernel", "convc-splice-dispatch"]
+
+
+class UnknownPassError(ValueError):
+    pass
+
+
+def get_pass(name: str) -> Callable:
+    try:
+        return PASSES[name]
+    except KeyError:
+        raise UnknownPassError(f"unknown pass '{name}' (known: {', '.join(PASSES)})") from None

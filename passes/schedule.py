@@ -1,0 +1,55 @@
+"""Schedule: how one ConvProblem is computed on one target (the planner's decision).
+
+Plain data, round-tripped through the `convc.schedule` DictAttr. Lowerings read only the
+problem and this; they make no tiling decisions of their own.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+KERNELS = ("portable_igemm",)
+
+
+@dataclass(frozen=True)
+class Schedule:
+    kernel: str                 # which kernel family lowers it
+    target: str                 # Target.arch
+    block_m: int                # output rows (N*Ho*Wo) per workgroup
+    block_n: int                # output channels per workgroup
+    block_k: int                # reduction slice per main-loop step, K ordered (r, s, c)
+    thread_m: int               # accumulator rows per thread
+    thread_n: int               # accumulator columns per thread (vector along F)
+    threads: int                # threads per workgroup
+    vec_a: int                  # elements per activation load (divides C)
+    vec_b: int                  # elements per filter load (divides R*S*C)
+    stages: int                 # shared-memory buffers in the main-loop ring
+    grid: tuple[int, int, int]  # workgroup count
+    smem_bytes: int             # workgroup memory the kernel allocates
+    subgroup_size: int
+    k_order: str = "rsc"
+    reason: str = ""            # why this kernel was chosen (shown by --report)
+
+    def __post_init__(self):
+        if self.kernel not in KERNELS:
+            raise ValueError(f"unknown kernel {self.kernel!r}")
+        if self.block_m % self.thread_m or self.block_n % self.thread_n:
+            raise ValueError("thread tile must divide the block tile")
+        if (self.block_m // self.thread_m) * (self.block_n // self.thread_n) != self.threads:
+            raise ValueError("threads must cover the block tile exactly once")
+        for v in (self.vec_a, self.vec_b):
+            if self.block_k % v:
+                raise ValueError("load vectors must divide block_k")
+        object.__setattr__(self, "grid", tuple(self.grid))
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Schedule":
+        return cls(**d)
+
+    def describe(self) -> str:
+        return (f"{self.kernel} {self.block_m}x{self.block_n}x{self.block_k} "
+                f"threads={self.threads} stages={self.stages} smem={self.smem_bytes}B")

@@ -1,0 +1,61 @@
+"""convc-splice-dispatch: point conv `flow.dispatch`es at convc kernels.
+
+Each dispatch of a flow.executable tagged `convc.kernel` is rebuilt to call the
+`hal.executable.source` export instead, with one extra `tensor<Bxi8>` result: the per-call
+scratch buffer the kernel may use for TMA descriptors. The replaced flow.executables go away.
+"""
+
+from __future__ import annotations
+
+from .ir import ir, flow_d, walk_ops
+from .lower import KERNEL_ATTR
+from .lower.common.executable import SCRATCH_BYTES
+
+
+def _entry_executable(dispatch) -> str:
+    ep = dispatch.attributes["entry_points"]
+    ref = ir.SymbolRefAttr(ep[0]) if not isinstance(ep[0], ir.SymbolRefAttr) else ep[0]
+    return str(ref).split("::")[0].lstrip("@")
+
+
+def splice_dispatches(module: ir.Module, options=None) -> ir.Module:
+    """Pass convc-splice-dispatch."""
+    with module.context, ir.Location.unknown():
+        kernels = {}
+        for exe in walk_ops(module.operation, "flow.executable"):
+            if KERNEL_ATTR in exe.attributes:
+                name = ir.StringAttr(exe.attributes["sym_name"]).value
+                kernels[name] = (exe, ir.FlatSymbolRefAttr(exe.attributes[KERNEL_ATTR]).value)
+        if not kernels:
+            return module
+        i8 = ir.IntegerType.get_signless(8)
+        scratch_t = ir.RankedTensorType.get([SCRATCH_BYTES], i8)
+        for d in list(walk_ops(module.operation, "flow.dispatch")):
+            exe_name = _entry_executable(d)
+            if exe_name not in kernels:
+                continue
+            sym = kernels[exe_name][1]
+            seg = list(ir.DenseI32ArrayAttr(d.attributes["operandSegmentSizes"]))
+            ops = list(d.operands)
+            args = ops[seg[0]: seg[0] + seg[1]]
+            arg_dims = ops[seg[0] + seg[1]: seg[0] + seg[1] + seg[2]]
+            res_dims = ops[seg[0] + seg[1] + seg[2]:]
+            entry = ir.ArrayAttr.get([ir.SymbolRefAttr.get([sym, sym])])
+            tied = None
+            if "tied_operands" in d.attributes:
+                old = [ir.IntegerAttr(a).value for a in d.attributes["tied_operands"]]
+                tied = ir.ArrayAttr.get([ir.IntegerAttr.get(ir.IndexType.get(), v)
+                                         for v in old + [-1]])
+            new = flow_d.DispatchOp([r.type for r in d.results] + [scratch_t], [], entry, args,
+                                    arg_dims, res_dims, tied_operands=tied,
+                                    loc=d.location, ip=ir.InsertionPoint(d))
+            for a in d.attributes:
+                name = a.name if hasattr(a, "name") else a
+                if name not in ("entry_points", "operandSegmentSizes", "tied_operands"):
+                    new.operation.attributes[name] = d.attributes[name]
+            for old_r, new_r in zip(d.results, new.results):
+                old_r.replace_all_uses_with(new_r)
+            d.erase()
+        for exe, _ in kernels.values():
+            exe.erase()
+    return module

@@ -73,9 +73,24 @@ def _one_line(msg: str) -> str:
     return lines[0] if lines else "unknown error"
 
 
-def prepare_input(text: str, target: Target) -> str:
-    """Parses the model (reporting malformed input) and attaches the device target if
-    IREE does not know it (sm_90a, sm_100a)."""
+def one_by_one_signatures(module: ir.Module) -> frozenset:
+    """(M, K, F) of every 1x1 linalg.conv_2d_nhwc_fhwc in the model (see PassOptions)."""
+    sigs = set()
+    for op in walk_ops(module.operation, "linalg.conv_2d_nhwc_fhwc"):
+        fs = ir.ShapedType(op.operands[1].type)
+        out = ir.ShapedType(op.results[0].type) if len(op.results) else ir.ShapedType(op.operands[2].type)
+        if not fs.has_static_shape or not out.has_static_shape:
+            continue
+        f, r, s_, c = fs.shape
+        if r == 1 and s_ == 1:
+            n, ho, wo, _ = out.shape
+            sigs.add((n * ho * wo, c, f))
+    return frozenset(sigs)
+
+
+def prepare_input(text: str, target: Target) -> tuple[str, frozenset]:
+    """Parses the model (reporting malformed input), attaches the device target if IREE
+    does not know it (sm_90a, sm_100a), and lists the model's 1x1 convs."""
     ctx = ir.Context()
     try:
         module = ir.Module.parse(text, ctx)
@@ -85,7 +100,7 @@ def prepare_input(text: str, target: Target) -> str:
     if attr is not None:
         with ctx:
             module.operation.attributes["hal.device.targets"] = ir.Attribute.parse(attr)
-    return str(module)
+    return str(module), one_by_one_signatures(module)
 
 
 def collect_reports(module: ir.Module) -> list[DispatchReport]:
@@ -141,7 +156,7 @@ def compile_file(input_path: str, output_path: str, options: CompileOptions) -> 
     extra = list(options.extra_flags)
 
     with tempfile.TemporaryDirectory(prefix="convc-") as tmp:
-        prepared = prepare_input(text, target)
+        prepared, gemm_sigs = prepare_input(text, target)
         in_path = os.path.join(dump_dir or tmp, f"{stem}.input.mlir")
         with open(in_path, "w") as f:
             f.write(prepared)
@@ -159,7 +174,7 @@ def compile_file(input_path: str, output_path: str, options: CompileOptions) -> 
             with open(os.path.join(dump_dir, f"{stem}.{name}.mlir"), "w") as fo:
                 fo.write(str(m))
 
-        module, reports = run_passes(module, PassOptions(target=target.arch),
+        module, reports = run_passes(module, PassOptions(target=target.arch, gemm_signatures=gemm_sigs),
                                      dump if dump_dir else None)
         result.reports = reports
         result.timings["passes"] = time.perf_counter() - t0

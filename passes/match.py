@@ -106,7 +106,9 @@ class _Dispatch:
                 raise Decline("dispatch result is tied to an operand (read-write)")
         self.num_operands = len(self.inputs)
 
-    def operand_of(self, v: ir.Value) -> _Operand:
+    def operand_of(self, v: ir.Value, allow_strides: bool = False):
+        """The dispatch operand a tensor is loaded from; with allow_strides, returns
+        (operand, full shape, load strides) for a strided load of the whole operand."""
         op = _owner_op(v)
         if op is None or op.name != "iree_tensor_ext.dispatch.tensor.load":
             raise Decline(f"operand is produced by {op.name if op else 'a block argument'}, not loaded")
@@ -117,11 +119,20 @@ class _Dispatch:
                 idx = i
         if idx is None:
             raise Decline("operand is not a dispatch input")
-        full = _static_shape(op.results[0].type)
-        if [int(x) for x in op.attributes["static_offsets"]] != [0] * len(full) or \
-                [int(x) for x in op.attributes["static_sizes"]] != full:
+        loaded = _static_shape(op.results[0].type)
+        t = str(src.type)
+        full = _static_shape(ir.Type.parse(t[t.index("tensor<", t.index(":")):-1]))
+        strides = [int(x) for x in op.attributes["static_strides"]]
+        offsets = [int(x) for x in op.attributes["static_offsets"]]
+        sizes = [int(x) for x in op.attributes["static_sizes"]]
+        operand = _Operand(idx, _dtype(ir.ShapedType(op.results[0].type).element_type))
+        if offsets != [0] * len(full) or len(sizes) != len(full):
             raise Decline("dispatch reads a slice of an operand")
-        return _Operand(idx, _dtype(ir.ShapedType(op.results[0].type).element_type))
+        if allow_strides:
+            return operand, full, strides
+        if sizes != full or strides != [1] * len(full) or loaded != full:
+            raise Decline("dispatch reads a slice of an operand")
+        return operand
 
 
 # ---------------------------------------------------------------------------------------
@@ -179,6 +190,48 @@ def _is_conv(op) -> bool:
                 if len([k for k in _terms(e) if k >= 0]) >= 2:
                     return True
     return False
+
+
+def _is_gemm_1x1(op) -> bool:
+    """A contraction out[m..., f] += in[m..., c] * filter[f, c]: IREE's form of a 1x1 conv."""
+    if op.name not in ("linalg.generic", "linalg.matmul", "linalg.matmul_transpose_b"):
+        return False
+    if op.name != "linalg.generic":
+        return op.name == "linalg.matmul_transpose_b"
+    kinds = ["r" if "reduction" in str(a) else "p" for a in op.attributes["iterator_types"]]
+    if kinds.count("r") != 1 or kinds[-1] != "r" or len(kinds) not in (3, 5):
+        return False
+    maps = [ir.AffineMapAttr(a).value for a in op.attributes["indexing_maps"]]
+    if len(maps) != 3:
+        return False
+    try:
+        res = [[_terms(e) for e in m.results] for m in maps]
+    except Decline:
+        return False
+    P = len(kinds) - 1
+    r = P
+    return (res[2] == [{i: 1} for i in range(P)] and res[1] == [{P - 1: 1}, {r: 1}]
+            and res[0] == [{i: 1} for i in range(P - 1)] + [{r: 1}])
+
+
+def _match_gemm_1x1(d: "_Dispatch", op):
+    """(N, H, W, C, F, stride, input operand, filter operand) of a GEMM-form 1x1 conv."""
+    operand, full, strides = d.operand_of(op.operands[0], allow_strides=True)
+    f_op = d.operand_of(op.operands[1])
+    xs = _static_shape(op.operands[0].type)
+    fs = _static_shape(op.operands[1].type)
+    F, C = fs
+    if len(xs) == 2:
+        if strides != [1, 1] or full != xs:
+            raise Decline("strided GEMM operand")
+        return (1, xs[0], 1, C, F, (1, 1), operand, f_op)
+    if strides[0] != 1 or strides[3] != 1:
+        raise Decline("strided batch or channel access")
+    N, H, W, _ = full
+    sh, sw = strides[1], strides[2]
+    if xs != [N, (H - 1) // sh + 1, (W - 1) // sw + 1, C]:
+        raise Decline("1x1 conv reads a window that is not a plain strided grid")
+    return (N, H, W, C, F, (sh, sw), operand, f_op)
 
 
 def _trace_input(d: _Dispatch, v: ir.Value):
@@ -310,38 +363,61 @@ def _single_user(v: ir.Value):
 
 # ---------------------------------------------------------------------------------------
 
-def match_function(func) -> ConvProblem | None:
-    """Returns the ConvProblem of a dispatch function, None if it has no conv; raises Decline."""
+def _gemm_signature(op) -> tuple[int, int, int]:
+    """(M, K, F) of a GEMM-form 1x1 conv; matched against the 1x1 convs of the input model."""
+    xs = _static_shape(op.operands[0].type)
+    fs = _static_shape(op.operands[1].type)
+    m = 1
+    for d in xs[:-1]:
+        m *= d
+    return (m, xs[-1], fs[0])
+
+
+def match_function(func, allowed_gemms=None) -> ConvProblem | None:
+    """Returns the ConvProblem of a dispatch function, None if it has no conv; raises Decline.
+
+    IREE rewrites 1x1 convs into GEMM-form contractions before dispatch formation. Those are
+    taken as 1x1 convs; `allowed_gemms`, if given, restricts them to the (M, K, F) signatures
+    of 1x1 convs present in the input model, so that genuine matmuls stay with IREE."""
     convs = [op for op in walk_ops(func) if _is_conv(op)]
-    if not convs:
+    gemms = [op for op in walk_ops(func) if _is_gemm_1x1(op)] if not convs else []
+    if allowed_gemms is not None:
+        gemms = [g for g in gemms if _gemm_signature(g) in allowed_gemms]
+    if not convs and not gemms:
         return None
-    if len(convs) > 1:
+    if len(convs) + len(gemms) > 1:
         raise Decline("dispatch holds several convolutions")
-    conv = convs[0]
-    if conv.name not in ("linalg.conv_2d_nhwc_fhwc", "linalg.generic"):
+    conv = (convs or gemms)[0]
+    if conv.name not in ("linalg.conv_2d_nhwc_fhwc", "linalg.generic", "linalg.matmul_transpose_b"):
         raise Decline(f"{conv.name} is not linalg.conv_2d_nhwc_fhwc")
     d = _Dispatch(func)
     if len(d.outputs) != 1:
         raise Decline("dispatch has several results")
-    stride, dilation = _conv_geometry(conv)
     _check_conv_body(conv)
-    x, filt, init = conv.operands[0], conv.operands[1], conv.operands[2]
-    x_op, pad = _trace_input(d, x)
-    f_op = d.operand_of(filt)
+    init = conv.operands[2]
     _check_zero_init(init)
+    if convs:
+        stride, dilation = _conv_geometry(conv)
+        x, filt = conv.operands[0], conv.operands[1]
+        x_op, pad = _trace_input(d, x)
+        f_op = d.operand_of(filt)
+        xs = _static_shape(x.type)          # padded shape when padded
+        fs = _static_shape(filt.type)
+        N, C = xs[0], xs[3]
+        H = xs[1] - pad[0] - pad[2]
+        W = xs[2] - pad[1] - pad[3]
+        F, R, S = fs[0], fs[1], fs[2]
+        if fs[3] != C:
+            raise Decline("filter and input channel counts differ")
+    else:
+        N, H, W, C, F, stride, x_op, f_op = _match_gemm_1x1(d, conv)
+        R = S = 1
+        dilation, pad = (1, 1), (0, 0, 0, 0)
     if x_op.dtype not in INPUT_DTYPES or f_op.dtype != x_op.dtype:
         raise Decline(f"input/filter types {x_op.dtype}/{f_op.dtype} not supported (f16 or bf16)")
     acc_t = _dtype(ir.ShapedType(conv.results[0].type).element_type)
     if acc_t != "f32":
         raise Decline(f"accumulation in {acc_t} (f32 required)")
-    xs = _static_shape(x.type)          # padded shape when padded
-    fs = _static_shape(filt.type)
-    N, C = xs[0], xs[3]
-    H = xs[1] - pad[0] - pad[2]
-    W = xs[2] - pad[1] - pad[3]
-    F, R, S = fs[0], fs[1], fs[2]
-    if fs[3] != C:
-        raise Decline("filter and input channel counts differ")
 
     # walk the elementwise chain to the store
     steps: list[EpilogueStep] = []
@@ -366,7 +442,8 @@ def match_function(func) -> ConvProblem | None:
                            num_operands=d.num_operands)
     except ValueError as e:
         raise Decline(str(e)) from None
-    if out_shape != [prob.N, prob.Ho, prob.Wo, prob.F]:
+    if out_shape != [prob.N, prob.Ho, prob.Wo, prob.F] and \
+            out_shape != [prob.N * prob.Ho * prob.Wo, prob.F]:
         raise Decline(f"output shape {out_shape} does not match the conv")
     return prob
 
@@ -381,17 +458,17 @@ def executable_function(exe):
 def match_conv(module: ir.Module, options=None) -> ir.Module:
     """Pass convc-match-conv: annotate flow.executables with convc.problem / convc.decline."""
     with module.context:
-        _match_all(module)
+        _match_all(module, getattr(options, "gemm_signatures", None))
     return module
 
 
-def _match_all(module: ir.Module) -> None:
+def _match_all(module: ir.Module, allowed_gemms) -> None:
     for exe in walk_ops(module.operation, "flow.executable"):
         func = executable_function(exe)
         if func is None:
             continue
         try:
-            prob = match_function(func)
+            prob = match_function(func, allowed_gemms)
         except Decline as e:
             exe.attributes[DECLINE_ATTR] = ir.StringAttr.get(str(e))
             continue

@@ -13,7 +13,12 @@ from .splice import splice_dispatches
 
 @dataclass(frozen=True)
 class PassOptions:
+    """target: Target.arch the plan/lower passes build for.
+    gemm_signatures: (M, K, F) of the input model's 1x1 convs; GEMM-form dispatches are taken
+    as convs only if listed. None (convc-opt's default) takes every GEMM-form dispatch."""
+
     target: str = "sm_90a"
+    gemm_signatures: frozenset | None = None
 
 
 PASSES: dict[str, Callable] = {

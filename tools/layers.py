@@ -1,0 +1,160 @@
+"""Conv layers as data, and the MLIR models convc is tested and benchmarked on.
+
+A Layer is one entry of a suite JSON (../shared/bench/suite.json format). `layer_mlir` writes
+it as a model: tensor.pad + linalg.conv_2d_nhwc_fhwc + an elementwise epilogue generic, the
+way a frontend would emit it. With `output_arg`, the result is written into a caller buffer
+(`iree.abi.output`), which lets checks poison the output before a run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+
+from ..passes.problem import ConvProblem, EpilogueStep
+
+SUITE_PATH = os.path.join(os.path.dirname(__file__), "data", "suite.json")
+EPILOGUES = ("none", "bias", "bias_relu", "bias_residual_relu")
+
+
+@dataclass(frozen=True)
+class Layer:
+    name: str
+    N: int
+    H: int
+    W: int
+    C: int
+    F: int
+    R: int
+    S: int
+    stride: tuple = (1, 1)
+    dilation: tuple = (1, 1)
+    pad: tuple = (0, 0, 0, 0)
+    dtype: str = "f16"
+    epilogue: str = "bias_relu"
+    group: str = ""
+
+    def __post_init__(self):
+        if self.epilogue not in EPILOGUES:
+            raise ValueError(f"unknown epilogue {self.epilogue!r}")
+        for k in ("stride", "dilation", "pad"):
+            object.__setattr__(self, k, tuple(getattr(self, k)))
+
+    @property
+    def Ho(self):
+        return (self.H + self.pad[0] + self.pad[2] - self.dilation[0] * (self.R - 1) - 1) // self.stride[0] + 1
+
+    @property
+    def Wo(self):
+        return (self.W + self.pad[1] + self.pad[3] - self.dilation[1] * (self.S - 1) - 1) // self.stride[1] + 1
+
+    @property
+    def out_dtype(self):
+        return "f32" if self.epilogue == "none" else self.dtype
+
+    @property
+    def flops(self) -> int:
+        return 2 * self.N * self.Ho * self.Wo * self.F * self.R * self.S * self.C
+
+    def input_shapes(self) -> list[tuple[tuple[int, ...], str]]:
+        """(shape, dtype) of each model argument, in order (output storage excluded)."""
+        out = [((self.N, self.H, self.W, self.C), self.dtype),
+               ((self.F, self.R, self.S, self.C), self.dtype)]
+        if self.epilogue != "none":
+            out.append(((self.F,), self.dtype))
+        if self.epilogue == "bias_residual_relu":
+            out.append(((self.N, self.Ho, self.Wo, self.F), self.dtype))
+        return out
+
+    def output_shape(self) -> tuple[int, ...]:
+        return (self.N, self.Ho, self.Wo, self.F)
+
+    def expected_problem(self) -> ConvProblem:
+        """The ConvProblem convc's matcher must read off this layer's model."""
+        steps = []
+        if self.epilogue != "none":
+            steps.append(EpilogueStep("add", self.dtype, 2, "channel"))
+        if self.epilogue == "bias_residual_relu":
+            steps.append(EpilogueStep("add", self.dtype, 3, "full"))
+        if self.epilogue in ("bias_relu", "bias_residual_relu"):
+            steps.append(EpilogueStep("max0", "f32"))
+        if self.epilogue != "none":
+            steps.append(EpilogueStep("cast", self.dtype))
+        return ConvProblem(N=self.N, H=self.H, W=self.W, C=self.C, F=self.F, R=self.R, S=self.S,
+                           stride=self.stride, dilation=self.dilation, pad=self.pad,
+                           dtype=self.dtype, out_dtype=self.out_dtype, epilogue=tuple(steps),
+                           input=0, filter=1, num_operands=len(self.input_shapes()))
+
+
+def load_suite(path: str | None = None) -> list[Layer]:
+    with open(path or SUITE_PATH) as f:
+        data = json.load(f)
+    fields = set(Layer.__dataclass_fields__)
+    return [Layer(**{k: v for k, v in d.items() if k in fields}) for d in data["layers"]]
+
+
+def _t(shape, dtype) -> str:
+    return "tensor<" + "x".join(map(str, shape)) + f"x{dtype}>"
+
+
+def layer_mlir(L: Layer, func_name: str = "main", output_arg: bool = False) -> str:
+    """A single-conv model for layer L."""
+    x_t = _t((L.N, L.H, L.W, L.C), L.dtype)
+    w_t = _t((L.F, L.R, L.S, L.C), L.dtype)
+    o = L.output_shape()
+    acc_t = _t(o, "f32")
+    res_t = _t(o, L.out_dtype)
+    args = [f"%x: {x_t}", f"%w: {w_t}"]
+    if L.epilogue != "none":
+        args.append(f"%b: {_t((L.F,), L.dtype)}")
+    if L.epilogue == "bias_residual_relu":
+        args.append(f"%res: {_t(o, L.dtype)}")
+    if output_arg:
+        args.append(f"%out: {res_t} {{iree.abi.output = 0 : index}}")
+    lines = [f"func.func @{func_name}({', '.join(args)}) -> {res_t} {{"]
+    src = "%x"
+    if any(L.pad):
+        pt, pl, pb, pr = L.pad
+        padded = _t((L.N, L.H + pt + pb, L.W + pl + pr, L.C), L.dtype)
+        lines += [f"  %zero = arith.constant 0.0 : {L.dtype}",
+                  f"  %xp = tensor.pad %x low[0, {pt}, {pl}, 0] high[0, {pb}, {pr}, 0] {{",
+                  "  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):",
+                  f"    tensor.yield %zero : {L.dtype}",
+                  f"  }} : {x_t} to {padded}"]
+        src, x_t = "%xp", padded
+    lines += ["  %fz = arith.constant 0.0 : f32",
+              f"  %e = tensor.empty() : {acc_t}",
+              f"  %acc = linalg.fill ins(%fz : f32) outs(%e : {acc_t}) -> {acc_t}",
+              f"  %conv = linalg.conv_2d_nhwc_fhwc {{dilations = dense<[{L.dilation[0]}, {L.dilation[1]}]> : tensor<2xi64>, "
+              f"strides = dense<[{L.stride[0]}, {L.stride[1]}]> : tensor<2xi64>}} "
+              f"ins({src}, %w : {x_t}, {w_t}) outs(%acc : {acc_t}) -> {acc_t}"]
+    if L.epilogue == "none":
+        lines += [f"  return %conv : {acc_t}", "}"]
+        return "\n".join(lines) + "\n"
+    ident = "affine_map<(n, h, w, f) -> (n, h, w, f)>"
+    chan = "affine_map<(n, h, w, f) -> (f)>"
+    ins = ["%conv", "%b"]
+    ins_t = [acc_t, _t((L.F,), L.dtype)]
+    maps = [ident, chan]
+    bargs = ["%a: f32", f"%bb: {L.dtype}"]
+    body = [f"    %b32 = arith.extf %bb : {L.dtype} to f32", "    %v0 = arith.addf %a, %b32 : f32"]
+    last = "%v0"
+    if L.epilogue == "bias_residual_relu":
+        ins.append("%res")
+        ins_t.append(_t(o, L.dtype))
+        maps.append(ident)
+        bargs.append(f"%rr: {L.dtype}")
+        body += [f"    %r32 = arith.extf %rr : {L.dtype} to f32", "    %v1 = arith.addf %v0, %r32 : f32"]
+        last = "%v1"
+    if L.epilogue in ("bias_relu", "bias_residual_relu"):
+        body += [f"    %v2 = arith.maximumf {last}, %fz : f32"]
+        last = "%v2"
+    body += [f"    %v3 = arith.truncf {last} : f32 to {L.dtype}", f"    linalg.yield %v3 : {L.dtype}"]
+    bargs.append(f"%o: {L.dtype}")
+    lines += [f"  %e2 = tensor.empty() : {res_t}",
+              f"  %y = linalg.generic {{indexing_maps = [{', '.join(maps + [ident])}], "
+              "iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\"]} "
+              f"ins({', '.join(ins)} : {', '.join(ins_t)}) outs(%e2 : {res_t}) {{",
+              f"  ^bb0({', '.join(bargs)}):"] + body + [f"  }} -> {res_t}", f"  return %y : {res_t}", "}"]
+    return "\n".join(lines) + "\n"

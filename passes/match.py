@@ -138,32 +138,85 @@ class _Dispatch:
 # ---------------------------------------------------------------------------------------
 # the conv itself
 
-def _conv_geometry(op) -> tuple[tuple[int, int], tuple[int, int]]:
-    """(strides, dilations) of a named or generic nhwc_fhwc conv; Decline otherwise."""
+@dataclass
+class _Geometry:
+    """Where each conv dimension sits in the (possibly rank-reduced) operand tensors.
+
+    IREE folds unit dimensions (N=1, R=1, ...) before dispatch formation, so positions are
+    found by role. A missing position means that dimension has size 1 (same memory layout).
+    """
+
+    stride: tuple[int, int]
+    dilation: tuple[int, int]
+    x_pos: dict          # n, h, w, c -> position in the input tensor (None if folded)
+    f_pos: dict          # f, r, s, c -> position in the filter tensor
+
+
+def _conv_geometry(op) -> _Geometry:
+    """Reads a named or generic nhwc_fhwc conv; Decline otherwise."""
     if op.name == "linalg.conv_2d_nhwc_fhwc":
         st = [int(x) for x in op.attributes["strides"]]
         dl = [int(x) for x in op.attributes["dilations"]]
-        return (st[0], st[1]), (dl[0], dl[1])
-    iters = [str(a) for a in op.attributes["iterator_types"]]
-    kinds = ["r" if "reduction" in s else "p" for s in iters]
+        return _Geometry((st[0], st[1]), (dl[0], dl[1]), dict(n=0, h=1, w=2, c=3),
+                         dict(f=0, r=1, s=2, c=3))
+    iters = ["r" if "reduction" in str(a) else "p" for a in op.attributes["iterator_types"]]
     maps = [ir.AffineMapAttr(a).value for a in op.attributes["indexing_maps"]]
-    if kinds != ["p"] * 4 + ["r"] * 3:
-        raise Decline("convolution loop structure is not 2-D NHWC (expected 4 parallel, 3 reduction loops)")
-    if len(maps) != 3 or any(m.n_dims != 7 for m in maps):
-        raise Decline("convolution is not 2-D NHWC")
+    if len(maps) != 3:
+        raise Decline("convolution is not a two-operand linalg op")
     inp = [_terms(e) for e in maps[0].results]
     fil = [_terms(e) for e in maps[1].results]
     out = [_terms(e) for e in maps[2].results]
-    if out != [{0: 1}, {1: 1}, {2: 1}, {3: 1}]:
-        raise Decline("output layout is not NHWF")
-    if fil != [{3: 1}, {4: 1}, {5: 1}, {6: 1}]:
+    single = lambda t: len(t) == 1 and list(t.values())[0] == 1 and -1 not in t
+    if not all(single(t) for t in out + fil):
+        raise Decline("filter or output is not indexed by plain loop dimensions")
+    out_d = [next(iter(t)) for t in out]
+    fil_d = [next(iter(t)) for t in fil]
+    if any(iters[d] != "p" for d in out_d) or len(out_d) < 2:
+        raise Decline("output is not indexed by parallel loops")
+    f_dim, c_dim = fil_d[0], fil_d[-1]
+    if out_d[-1] != f_dim:
+        raise Decline("output layout is not NHWF (channels last)")
+    if inp[-1] != {c_dim: 1} or iters[c_dim] != "r":
+        raise Decline("input layout is not NHWC, or filter layout is not FHWC "
+                      "(only linalg.conv_2d_nhwc_fhwc is taken)")
+    window = fil_d[1:-1]
+    if any(iters[d] != "r" for d in window) or len(window) > 2:
         raise Decline("filter layout is not FHWC (only linalg.conv_2d_nhwc_fhwc is taken)")
-    if len(inp) != 4 or inp[0] != {0: 1} or inp[3] != {6: 1}:
-        raise Decline("input layout is not NHWC")
-    h, w = inp[1], inp[2]
-    if set(h) - {1, 4} or set(w) - {2, 5} or 1 not in h or 4 not in h or 2 not in w or 5 not in w:
-        raise Decline("input window is not a plain strided/dilated 2-D window")
-    return (h[1], w[2]), (h[4], w[5])
+    spatial_out = out_d[:-1]
+    # each input result (but c): a batch dim (a plain output dim with no window) or a
+    # spatial window stride*p + dilation*w
+    roles = []
+    for t in inp[:-1]:
+        if -1 in t:
+            raise Decline("input window has a constant offset")
+        ps = [d for d in t if iters[d] == "p"]
+        ws = [d for d in t if iters[d] == "r"]
+        if len(ps) != 1 or len(ws) > 1 or ps[0] not in spatial_out:
+            raise Decline("input window is not a plain strided/dilated 2-D window")
+        roles.append((ps[0], t[ps[0]], ws[0] if ws else None, t[ws[0]] if ws else 1))
+    if [r[0] for r in roles] != spatial_out:
+        raise Decline("input and output pixel dimensions differ in order")
+    if len(roles) == 3:
+        (nb, nst, nw, _), h, w = roles
+        if nst != 1 or nw is not None:
+            raise Decline("batch dimension is strided or windowed")
+        names = ["n", "h", "w"]
+    elif len(roles) == 2:
+        h, w = roles
+        names = ["h", "w"]
+    else:
+        raise Decline("convolution is not 2-D")
+    used_windows = [r[2] for r in (h, w) if r[2] is not None]
+    if sorted(used_windows) != sorted(window):
+        raise Decline("filter window dimensions do not match the input window")
+    x_pos = {k: i for i, k in enumerate(names)}
+    x_pos["c"] = len(names)
+    x_pos.setdefault("n", None)
+    f_pos = {"f": 0, "c": len(fil_d) - 1, "r": None, "s": None}
+    for key, role in (("r", h), ("s", w)):
+        if role[2] is not None:
+            f_pos[key] = fil_d.index(role[2])
+    return _Geometry((h[1], w[1]), (h[3], w[3]), x_pos, f_pos)
 
 
 def _check_conv_body(op) -> None:
@@ -234,22 +287,24 @@ def _match_gemm_1x1(d: "_Dispatch", op):
     return (N, H, W, C, F, (sh, sw), operand, f_op)
 
 
-def _trace_input(d: _Dispatch, v: ir.Value):
+def _trace_input(d: _Dispatch, v: ir.Value, g: _Geometry):
     """Returns (operand, pad) for the conv input, looking through a zero tensor.pad."""
     op = _owner_op(v)
     pad = (0, 0, 0, 0)
     if op is not None and op.name == "tensor.pad":
         low = [int(x) for x in op.attributes["static_low"]]
         high = [int(x) for x in op.attributes["static_high"]]
-        if any(x < 0 for x in low + high) or "dynamic" in str(op.attributes["static_low"]):
+        if any(x < 0 for x in low + high):
             raise Decline("padding amounts are not static")
-        if low[0] or high[0] or low[3] or high[3]:
+        spatial = {g.x_pos["h"], g.x_pos["w"]}
+        if any((low[i] or high[i]) for i in range(len(low)) if i not in spatial):
             raise Decline("padding of the batch or channel dimension")
         body = [o.operation for o in op.regions[0].blocks[0].operations]
         yv = body[-1].operands[0]
         if _float_const(yv) != 0.0:
             raise Decline("padding value is not zero")
-        pad = (low[1], low[2], high[1], high[2])
+        hp, wp = g.x_pos["h"], g.x_pos["w"]
+        pad = (low[hp], low[wp], high[hp], high[wp])
         v = op.operands[0]
     return d.operand_of(v), pad
 
@@ -397,17 +452,19 @@ def match_function(func, allowed_gemms=None) -> ConvProblem | None:
     init = conv.operands[2]
     _check_zero_init(init)
     if convs:
-        stride, dilation = _conv_geometry(conv)
+        g = _conv_geometry(conv)
+        stride, dilation = g.stride, g.dilation
         x, filt = conv.operands[0], conv.operands[1]
-        x_op, pad = _trace_input(d, x)
+        x_op, pad = _trace_input(d, x, g)
         f_op = d.operand_of(filt)
         xs = _static_shape(x.type)          # padded shape when padded
         fs = _static_shape(filt.type)
-        N, C = xs[0], xs[3]
-        H = xs[1] - pad[0] - pad[2]
-        W = xs[2] - pad[1] - pad[3]
-        F, R, S = fs[0], fs[1], fs[2]
-        if fs[3] != C:
+        size = lambda shape, pos, k: shape[pos[k]] if pos[k] is not None else 1
+        N, C = size(xs, g.x_pos, "n"), size(xs, g.x_pos, "c")
+        H = size(xs, g.x_pos, "h") - pad[0] - pad[2]
+        W = size(xs, g.x_pos, "w") - pad[1] - pad[3]
+        F, R, S = size(fs, g.f_pos, "f"), size(fs, g.f_pos, "r"), size(fs, g.f_pos, "s")
+        if size(fs, g.f_pos, "c") != C:
             raise Decline("filter and input channel counts differ")
     else:
         N, H, W, C, F, stride, x_op, f_op = _match_gemm_1x1(d, conv)
@@ -442,8 +499,10 @@ def match_function(func, allowed_gemms=None) -> ConvProblem | None:
                            num_operands=d.num_operands)
     except ValueError as e:
         raise Decline(str(e)) from None
-    if out_shape != [prob.N, prob.Ho, prob.Wo, prob.F] and \
-            out_shape != [prob.N * prob.Ho * prob.Wo, prob.F]:
+    n_out = 1
+    for x in out_shape:
+        n_out *= x
+    if out_shape[-1] != prob.F or n_out != prob.gemm_m * prob.F:
         raise Decline(f"output shape {out_shape} does not match the conv")
     return prob
 

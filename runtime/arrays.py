@@ -1,0 +1,36 @@
+"""numpy helpers for convc's element types (bf16 has no numpy dtype: it travels as uint16)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def to_f32(a: np.ndarray, dtype: str) -> np.ndarray:
+    if dtype == "bf16":
+        return (np.asarray(a).view(np.uint16).astype(np.uint32) << 16).view(np.float32)
+    return np.asarray(a).astype(np.float32)
+
+
+def from_f32(a: np.ndarray, dtype: str) -> np.ndarray:
+    """Rounds f32 to dtype (bf16: round-to-nearest-even, returned as uint16 bits)."""
+    a = np.ascontiguousarray(a, dtype=np.float32)
+    if dtype == "bf16":
+        u = a.view(np.uint32)
+        rounded = u + 0x7FFF + ((u >> 16) & 1)
+        return (rounded >> 16).astype(np.uint16)
+    if dtype == "f16":
+        return a.astype(np.float16)
+    return a
+
+
+def storage_dtype(dtype: str):
+    return {"f16": np.float16, "bf16": np.uint16, "f32": np.float32}[dtype]
+
+
+def poison(shape, dtype: str) -> np.ndarray:
+    """NaN in the element type: any element a kernel fails to write stays NaN."""
+    return from_f32(np.full(shape, np.nan, np.float32), dtype)
+
+
+def random_input(rng: np.random.Generator, shape, dtype: str, scale: float = 1.0) -> np.ndarray:
+    return from_f32(rng.uniform(-scale, scale, size=shape).astype(np.float32), dtype)

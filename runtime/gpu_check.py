@@ -1,0 +1,144 @@
+"""GPU check: run every compiled suite layer through the IREE runtime and compare with an
+fp32 PyTorch reference (numpy where PyTorch is absent).
+
+  python -m convc.runtime.gpu_check --bundle DIR [--driver cuda] [--json OUT.json]
+
+Per layer: fresh random inputs, the output buffer poisoned with NaN and handed to the
+function (iree.abi.output), then: no NaN left (every element written, none invalid) and
+rel. L2 error <= 1e-2 for f16/bf16 outputs (1e-3 for f32). Prints a table, writes JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import sys
+import time
+
+import numpy as np
+
+from .arrays import poison, random_input, storage_dtype, to_f32
+from .module import LoadedModule
+from .reference import apply_epilogue, conv_nhwc_fhwc_numpy, conv_nhwc_fhwc_torch, rel_l2
+
+TOLERANCE = {"f16": 1e-2, "bf16": 1e-2, "f32": 1e-3}
+
+
+def _layer_from(d):
+    from ..tools.layers import Layer
+    return Layer(**d)
+
+
+def reference(layer, inputs, device):
+    f = [to_f32(a, t) for a, (_, t) in zip(inputs, layer.input_shapes())]
+    extra = f[2:] + [None] * (4 - len(f))
+    if device == "numpy":
+        y = conv_nhwc_fhwc_numpy(f[0], f[1], layer.stride, layer.dilation, layer.pad)
+        return apply_epilogue(y, layer.epilogue, *extra)
+    import torch
+    t = [torch.from_numpy(np.ascontiguousarray(a)).to(device) for a in f]
+    y = conv_nhwc_fhwc_torch(t[0], t[1], layer.stride, layer.dilation, layer.pad)
+    y = apply_epilogue(y, layer.epilogue, *(t[2:] + [None] * (4 - len(t))))
+    torch.cuda.synchronize() if device == "cuda" else None
+    return y.cpu().numpy()
+
+
+def check_layer(bundle: str, entry: dict, driver: str, ref_device: str, seed: int) -> dict:
+    layer = _layer_from(entry["layer"])
+    row = {"name": layer.name, "group": layer.group, "path": entry.get("path"),
+           "kernel": next((d["kernel"] for d in entry.get("dispatches", []) if d["path"] == "convc"), None),
+           "compile_s": entry.get("compile_s")}
+    if not entry.get("ok"):
+        row.update(correct=False, error=entry.get("error", "compile failed"))
+        return row
+    rng = np.random.default_rng(seed)
+    inputs = [random_input(rng, s, t) for s, t in layer.input_shapes()]
+    out_t = layer.out_dtype
+    out = poison(layer.output_shape(), out_t)
+    try:
+        mod = LoadedModule(os.path.join(bundle, entry["vmfb"]), driver)
+        t0 = time.perf_counter()
+        got = mod.call("main", list(zip(inputs, [t for _, t in layer.input_shapes()])), (out, out_t))
+        row["first_call_s"] = round(time.perf_counter() - t0, 4)
+    except Exception as e:  # a runtime failure is a FAIL, recorded, not a crash of the check
+        row.update(correct=False, error=f"runtime: {str(e).splitlines()[0]}")
+        return row
+    got = to_f32(got.view(storage_dtype(out_t)), out_t)
+    ref = reference(layer, inputs, ref_device)
+    nan = int(np.isnan(got).sum())
+    err = rel_l2(np.nan_to_num(got, nan=0.0), ref)
+    row.update(rel_l2=err, nan=nan, unwritten_or_nan=nan,
+               correct=bool(nan == 0 and err <= TOLERANCE[out_t] and got.shape == ref.shape))
+    return row
+
+
+def device_name(driver: str) -> str:
+    try:
+        import torch
+        if torch.cuda.is_available():
+            return torch.cuda.get_device_name(0)
+    except Exception:
+        pass
+    return f"{platform.processor() or platform.machine()} ({driver})"
+
+
+def run_check(bundle: str, driver: str, ref_device: str | None = None, only=None) -> dict:
+    with open(os.path.join(bundle, "manifest.json")) as f:
+        manifest = json.load(f)
+    if ref_device is None:
+        try:
+            import torch
+            ref_device = "cuda" if torch.cuda.is_available() else "cpu"
+        except ImportError:
+            ref_device = "numpy"
+    rows = []
+    for i, entry in enumerate(manifest["layers"]):
+        if only and entry["layer"]["name"] not in only:
+            continue
+        rows.append(check_layer(bundle, entry, driver, ref_device, seed=1000 + i))
+        r = rows[-1]
+        print(f"  {r['name']:28s} {'PASS' if r['correct'] else 'FAIL'}"
+              f"  rel_l2={r.get('rel_l2', float('nan')):.2e} nan={r.get('nan', '-')} {r.get('error', '')}", flush=True)
+    return {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "device": device_name(driver), "driver": driver, "reference": f"fp32 ({ref_device})",
+            "target": manifest["target"], "commit": manifest["commit"], "compiled": manifest["date"],
+            "passed": sum(r["correct"] for r in rows), "total": len(rows), "layers": rows}
+
+
+def print_table(result: dict) -> None:
+    print(f"\n{'layer':28s} {'group':9s} {'path':6s} {'rel_l2':>9s} {'nan':>5s} {'compile':>8s}  result")
+    for r in result["layers"]:
+        print(f"{r['name']:28s} {r['group']:9s} {str(r['path']):6s} {r.get('rel_l2', float('nan')):9.2e} "
+              f"{str(r.get('nan', '-')):>5s} {r.get('compile_s') or 0:7.2f}s  {'PASS' if r['correct'] else 'FAIL'}")
+    print(f"{result['passed']} passed, {result['total'] - result['passed']} failed")
+
+
+def parse_arguments(argv=None):
+    p = argparse.ArgumentParser(prog="convc-gpu-check", description=__doc__.splitlines()[0])
+    p.add_argument("--bundle", required=True, help="directory written by `convc-suite compile`")
+    p.add_argument("--driver", default="cuda", help="IREE runtime driver (cuda, hip, local-task)")
+    p.add_argument("--reference", default=None, help="cuda | cpu | numpy (default: cuda if available)")
+    p.add_argument("--json", help="write results here")
+    p.add_argument("--only", help="comma-separated layer names")
+    return p.parse_args(argv)
+
+
+def main(args) -> int:
+    result = run_check(args.bundle, args.driver, args.reference,
+                       set(args.only.split(",")) if args.only else None)
+    print_table(result)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(result, f, indent=1)
+    return 0 if result["passed"] == result["total"] else 1
+
+
+def _cli_main():
+    sys.exit(main(parse_arguments()))
+
+
+if __name__ == "__main__":
+    _cli_main()

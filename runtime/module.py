@@ -1,0 +1,45 @@
+"""Load a vmfb with iree.runtime and run a function on numpy inputs."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import iree.runtime as rt
+
+_ELEM = {"f16": rt.HalElementType.FLOAT_16, "bf16": rt.HalElementType.BFLOAT_16,
+         "f32": rt.HalElementType.FLOAT_32}
+
+
+class LoadedModule:
+    """A vmfb loaded on one device ('local-task' for llvm-cpu, 'cuda', 'hip')."""
+
+    def __init__(self, vmfb_path: str, driver: str = "local-task"):
+        self.config = rt.Config(driver)
+        self.context = rt.SystemContext(config=self.config)
+        self.vm_module = rt.VmModule.mmap(self.config.vm_instance, vmfb_path)
+        self.context.add_vm_module(self.vm_module)
+        self.device = self.config.device
+
+    def function(self, name: str = "main"):
+        return self.context.modules.module[name]
+
+    def to_device(self, a: np.ndarray, dtype: str):
+        return rt.asdevicearray(self.device, np.ascontiguousarray(a), element_type=_ELEM[dtype])
+
+    def call(self, name: str, inputs: list[tuple[np.ndarray, str]], output: tuple[np.ndarray, str] | None = None):
+        """Runs `name`; inputs are (array, element type). With `output` (a poisoned array and
+        its element type), the result is written into that caller buffer (iree.abi.output)."""
+        args = [self.to_device(a, t) for a, t in inputs]
+        if output is not None:
+            args.append(self.to_device(*output))
+        res = self.function(name)(*args)
+        if isinstance(res, (list, tuple)):
+            res = res[0]
+        host = res.to_host() if hasattr(res, "to_host") else np.asarray(res)
+        if output is not None and host.dtype != output[0].dtype:
+            host = host.view(output[0].dtype)
+        return host
+
+
+def run_vmfb(vmfb_path: str, inputs, output=None, name: str = "main", driver: str = "local-task"):
+    return LoadedModule(vmfb_path, driver).call(name, inputs, output)

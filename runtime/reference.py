@@ -1,0 +1,68 @@
+"""Independent fp32 references for conv + epilogue (numpy on CPU; PyTorch on GPU).
+
+Inputs are rounded to their element type first, then everything runs in fp32, so the
+reference differs from the kernel only by accumulation order and the final rounding.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .arrays import to_f32
+
+
+def conv_nhwc_fhwc_numpy(x: np.ndarray, w: np.ndarray, stride, dilation, pad) -> np.ndarray:
+    """x: [N,H,W,C] f32, w: [F,R,S,C] f32, pad (top, left, bottom, right) -> [N,Ho,Wo,F]."""
+    pt, pl, pb, pr = pad
+    xp = np.pad(x, ((0, 0), (pt, pb), (pl, pr), (0, 0)))
+    N, Hp, Wp, C = xp.shape
+    F, R, S, _ = w.shape
+    sh, sw = stride
+    dh, dw = dilation
+    Ho = (Hp - dh * (R - 1) - 1) // sh + 1
+    Wo = (Wp - dw * (S - 1) - 1) // sw + 1
+    out = np.zeros((N, Ho, Wo, F), np.float32)
+    for r in range(R):
+        for s in range(S):
+            win = xp[:, r * dh: r * dh + sh * (Ho - 1) + 1: sh, s * dw: s * dw + sw * (Wo - 1) + 1: sw, :]
+            out += np.tensordot(win, w[:, r, s, :], axes=([3], [1])).astype(np.float32)
+    return out
+
+
+def conv_nhwc_fhwc_torch(x, w, stride, dilation, pad):
+    """Same contract as the numpy version, on torch fp32 tensors (any device), TF32 off."""
+    import torch
+    import torch.nn.functional as Fn
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = False
+    pt, pl, pb, pr = pad
+    xn = x.permute(0, 3, 1, 2)
+    xn = Fn.pad(xn, (pl, pr, pt, pb))
+    y = Fn.conv2d(xn, w.permute(0, 3, 1, 2), stride=tuple(stride), dilation=tuple(dilation))
+    return y.permute(0, 2, 3, 1).contiguous()
+
+
+def apply_epilogue(y, epilogue: str, bias=None, residual=None):
+    """bias/residual already in f32. Works on numpy arrays and torch tensors alike."""
+    if epilogue == "none":
+        return y
+    y = y + bias
+    if epilogue == "bias_residual_relu":
+        y = y + residual
+    if epilogue in ("bias_relu", "bias_residual_relu"):
+        y = y * (y > 0)
+    return y
+
+
+def layer_reference_numpy(layer, inputs: list[np.ndarray]) -> np.ndarray:
+    """fp32 reference output of a tools.layers.Layer for its model inputs."""
+    f = [to_f32(a, t) for a, (_, t) in zip(inputs, layer.input_shapes())]
+    y = conv_nhwc_fhwc_numpy(f[0], f[1], layer.stride, layer.dilation, layer.pad)
+    return apply_epilogue(y, layer.epilogue, *(f[2:] + [None] * (4 - len(f))))
+
+
+def rel_l2(out: np.ndarray, ref: np.ndarray) -> float:
+    out = np.asarray(out, np.float64)
+    ref = np.asarray(ref, np.float64)
+    denom = np.linalg.norm(ref)
+    return float(np.linalg.norm(out - ref) / (denom if denom > 0 else 1.0))

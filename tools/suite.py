@@ -1,0 +1,116 @@
+"""convc-suite: write or compile the conv layer suite as a bundle the GPU check runs.
+
+  convc-suite mlir --out DIR                       one model per layer
+  convc-suite compile --target sm_90a --out DIR    + a vmfb per layer and DIR/manifest.json
+
+The manifest records, per layer, its vmfb, the path each dispatch took (convc or IREE and
+why) and the compile time, plus the target, date and commit of the compile.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import datetime
+import json
+import os
+import subprocess
+import sys
+import time
+
+from ..compiler.driver import CompileOptions, compile_file
+from ..compiler.errors import ConvcError
+from .layers import Layer, layer_mlir, load_suite
+
+
+def git_commit() -> str:
+    try:
+        here = os.path.dirname(os.path.abspath(__file__))
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=here,
+                             capture_output=True, text=True, timeout=10)
+        return out.stdout.strip() or "unknown"
+    except Exception:
+        return "unknown"
+
+
+def select(layers: list[Layer], only: str | None) -> list[Layer]:
+    if not only:
+        return layers
+    names = set(only.split(","))
+    unknown = names - {L.name for L in layers}
+    if unknown:
+        raise ConvcError(f"unknown layer(s): {', '.join(sorted(unknown))}")
+    return [L for L in layers if L.name in names]
+
+
+def write_models(layers: list[Layer], out: str) -> list[str]:
+    os.makedirs(out, exist_ok=True)
+    paths = []
+    for L in layers:
+        p = os.path.join(out, f"{L.name}.mlir")
+        with open(p, "w") as f:
+            f.write(layer_mlir(L, output_arg=True))
+        paths.append(p)
+    return paths
+
+
+def compile_suite(layers: list[Layer], target: str, out: str, verbose: bool = True) -> dict:
+    paths = write_models(layers, out)
+    entries = []
+    for L, src in zip(layers, paths):
+        vmfb = os.path.join(out, f"{L.name}.vmfb")
+        t0 = time.perf_counter()
+        entry = {"layer": dataclasses.asdict(L), "vmfb": os.path.basename(vmfb)}
+        try:
+            res = compile_file(src, vmfb, CompileOptions(target=target))
+            entry["compile_s"] = round(time.perf_counter() - t0, 3)
+            entry["timings"] = {k: round(v, 3) for k, v in res.timings.items()}
+            entry["dispatches"] = [{"dispatch": r.dispatch, "path": r.path, "reason": r.reason,
+                                    "kernel": r.schedule.describe() if r.schedule else None}
+                                   for r in res.reports]
+            entry["path"] = "convc" if any(r.path == "convc" for r in res.reports) else "IREE"
+            entry["ok"] = True
+        except ConvcError as e:
+            entry.update(ok=False, error=str(e), compile_s=round(time.perf_counter() - t0, 3))
+        entries.append(entry)
+        if verbose:
+            print(f"{L.name:28s} {entry.get('path', 'FAILED'):6s} {entry['compile_s']:6.2f} s"
+                  + ("" if entry["ok"] else f"  {entry['error']}"), flush=True)
+    manifest = {"target": target, "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+                "commit": git_commit(), "layers": entries}
+    with open(os.path.join(out, "manifest.json"), "w") as f:
+        json.dump(manifest, f, indent=1)
+    return manifest
+
+
+def parse_arguments(argv=None):
+    p = argparse.ArgumentParser(prog="convc-suite", description=__doc__.splitlines()[0])
+    p.add_argument("action", choices=["mlir", "compile"])
+    p.add_argument("--out", required=True)
+    p.add_argument("--suite", help="suite JSON (default: the bundled copy of the project suite)")
+    p.add_argument("--target", default="sm_90a")
+    p.add_argument("--only", help="comma-separated layer names")
+    return p.parse_args(argv)
+
+
+def main(args) -> int:
+    try:
+        layers = select(load_suite(args.suite), args.only)
+        if args.action == "mlir":
+            for p in write_models(layers, args.out):
+                print(p)
+            return 0
+        m = compile_suite(layers, args.target, args.out)
+    except (ConvcError, OSError, ValueError, KeyError) as e:
+        print(f"convc-suite: error: {e}", file=sys.stderr)
+        return 1
+    bad = [e for e in m["layers"] if not e["ok"]]
+    times = [e["compile_s"] for e in m["layers"] if e["ok"]]
+    if times:
+        print(f"compiled {len(times)}/{len(m['layers'])} layers for {args.target}; compile time per conv "
+              f"dispatch: median {sorted(times)[len(times) // 2]:.2f} s, max {max(times):.2f} s")
+    return 1 if bad else 0
+
+
+def _cli_main():
+    sys.exit(main(parse_arguments()))

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# GPU check on the device machine, run from the repository root.
+#   tools/device/gpu_check.sh BUNDLE [OUTDIR]
+# BUNDLE is a directory made here by `convc-suite compile --target sm_90a --out BUNDLE`;
+# the iree-base-runtime wheel (cp312) must be in .whl/. Installs the runtime and convc into
+# /tmp/site (no network needed), then runs convc.runtime.gpu_check on every layer.
+set -euo pipefail
+BUNDLE=${1:?bundle directory}
+OUTDIR=${2:-${OUT:-out}}
+mkdir -p "$OUTDIR"
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
+python3 -m pip install -q --no-index --no-deps --no-build-isolation --no-cache-dir --target /tmp/site . >/dev/null
+export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
+python3 -m convc.runtime.gpu_check --bundle "$BUNDLE" --driver cuda --json "$OUTDIR/gpu_check.json" 2>&1 | tee "$OUTDIR/gpu_check.log"

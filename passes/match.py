@@ -174,6 +174,8 @@ def _conv_geometry(op) -> _Geometry:
     if any(iters[d] != "p" for d in out_d) or len(out_d) < 2:
         raise Decline("output is not indexed by parallel loops")
     f_dim, c_dim = fil_d[0], fil_d[-1]
+    if iters[f_dim] != "p" or iters[c_dim] != "r":
+        raise Decline("filter layout is not FHWC (only linalg.conv_2d_nhwc_fhwc is taken)")
     if out_d[-1] != f_dim:
         raise Decline("output layout is not NHWF (channels last)")
     if inp[-1] != {c_dim: 1} or iters[c_dim] != "r":

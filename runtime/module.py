@@ -24,7 +24,11 @@ class LoadedModule:
         return self.context.modules.module[name]
 
     def to_device(self, a: np.ndarray, dtype: str):
-        return rt.asdevicearray(self.device, np.ascontiguousarray(a), element_type=_ELEM[dtype])
+        """A device buffer view of `a` tagged with convc's element type (bf16 arrives as
+        uint16 bits; asdevicearray would tag it ui16)."""
+        return self.device.allocator.allocate_buffer_copy(
+            memory_type=rt.MemoryType.DEVICE_LOCAL, allowed_usage=rt.BufferUsage.DEFAULT,
+            device=self.device, buffer=np.ascontiguousarray(a), element_type=_ELEM[dtype])
 
     def call(self, name: str, inputs: list[tuple[np.ndarray, str]], output: tuple[np.ndarray, str] | None = None):
         """Runs `name`; inputs are (array, element type). With `output` (a poisoned array and

@@ -1,0 +1,17 @@
+// Convs convc declines stay with IREE; the reason is recorded as convc.decline.
+
+// RUN: convc-opt --pass=convc-match-conv %inputs/inv_nchw.flow.mlir | FileCheck %s --check-prefix=NCHW
+// NCHW: flow.executable private @main_dispatch_0 attributes {convc.decline = "output layout is not NHWF (channels last)"}
+
+// RUN: convc-opt --pass=convc-match-conv %inputs/inv_hwcf.flow.mlir | FileCheck %s --check-prefix=HWCF
+// HWCF: convc.decline = "filter layout is not FHWC (only linalg.conv_2d_nhwc_fhwc is taken)"
+
+// RUN: convc-opt --pass=convc-match-conv %inputs/inv_f32.flow.mlir | FileCheck %s --check-prefix=F32
+// F32: convc.decline = "input/filter types f32/f32 not supported (f16 or bf16)"
+
+// RUN: convc-opt --pass=convc-match-conv %inputs/inv_padval.flow.mlir | FileCheck %s --check-prefix=PADVAL
+// PADVAL: convc.decline = "padding value is not zero"
+
+// RUN: convc-opt --pass=convc-match-conv %inputs/inv_sigmoid.flow.mlir | FileCheck %s --check-prefix=EPI
+// EPI: convc.decline = "epilogue op arith.negf not supported"
+// EPI-NOT: convc.problem

@@ -1,0 +1,73 @@
+"""convc-opt: run named convc passes on an MLIR file (IREE `flow`-phase IR) and print it.
+
+  convc-opt --pass=convc-match-conv,convc-plan-schedule [--target sm_90a] [--split-input-file] FILE
+
+With --split-input-file, cases separated by `// -----` run independently and are printed
+separated the same way, so lit tests can hold many small cases per file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..passes.ir import ir
+from ..passes.registry import PASSES, PassOptions, get_pass, UnknownPassError
+from ..passes.target import UnknownTargetError, get_target
+
+SPLIT = "// -----"
+
+
+def parse_arguments(argv=None):
+    p = argparse.ArgumentParser(prog="convc-opt", description=__doc__.splitlines()[0])
+    p.add_argument("input", help="MLIR file, or - for stdin")
+    p.add_argument("--pass", dest="passes", required=True,
+                   help=f"comma-separated pass names: {', '.join(PASSES)}")
+    p.add_argument("--target", default="sm_90a")
+    p.add_argument("--split-input-file", action="store_true")
+    p.add_argument("-o", "--output", default="-")
+    return p.parse_args(argv)
+
+
+def run_on_text(text: str, passes: list[str], options: PassOptions) -> str:
+    ctx = ir.Context()
+    module = ir.Module.parse(text, ctx)
+    for name in passes:
+        module = get_pass(name)(module, options)
+    module.operation.verify()
+    return str(module)
+
+
+def main(args) -> int:
+    try:
+        get_target(args.target)
+        passes = [p for p in args.passes.split(",") if p]
+        for p in passes:
+            get_pass(p)
+        text = sys.stdin.read() if args.input == "-" else open(args.input).read()
+    except (UnknownPassError, UnknownTargetError, OSError) as e:
+        print(f"convc-opt: error: {e}", file=sys.stderr)
+        return 1
+    chunks = text.split(SPLIT) if args.split_input_file else [text]
+    outs, rc = [], 0
+    for chunk in chunks:
+        try:
+            outs.append(run_on_text(chunk, passes, PassOptions(target=args.target)))
+        except Exception as e:  # a malformed case is reported and the others still run
+            msg = str(e).strip().splitlines()
+            print(f"convc-opt: error: {msg[0] if msg else type(e).__name__}", file=sys.stderr)
+            for line in msg[1:6]:
+                print(f"  {line}", file=sys.stderr)
+            outs.append("")
+            rc = 1
+    result = ("\n" + SPLIT + "\n").join(outs)
+    if args.output == "-":
+        sys.stdout.write(result)
+    else:
+        with open(args.output, "w") as f:
+            f.write(result)
+    return rc
+
+
+def _cli_main():
+    sys.exit(main(parse_arguments()))

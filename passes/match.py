@@ -498,7 +498,7 @@ def match_function(func, allowed_gemms=None) -> ConvProblem | None:
         prob = ConvProblem(N=N, H=H, W=W, C=C, F=F, R=R, S=S, stride=stride, dilation=dilation,
                            pad=pad, dtype=x_op.dtype, acc_dtype=acc_t, out_dtype=cur_t,
                            epilogue=tuple(steps), input=x_op.index, filter=f_op.index,
-                           num_operands=d.num_operands)
+                           num_operands=d.num_operands, gemm_form=not convs and N == 1 and W == 1)
     except ValueError as e:
         raise Decline(str(e)) from None
     n_out = 1

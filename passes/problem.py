@@ -72,6 +72,7 @@ class ConvProblem:
     input: int = 0
     filter: int = 1
     num_operands: int = 2
+    gemm_form: bool = False     # IREE presented this 1x1 conv as a GEMM (M = N*H*W rows)
 
     def __post_init__(self):
         for k in ("N", "H", "W", "C", "F", "R", "S"):
@@ -123,6 +124,9 @@ class ConvProblem:
                 f"_p{p}_{self.dtype}_{epi}")
 
     def shape_str(self) -> str:
+        if self.gemm_form:
+            return (f"1x1 conv as GEMM M={self.gemm_m} C={self.C} F={self.F} "
+                    f"stride={self.stride[0]}x{self.stride[1]} {self.dtype}->{self.out_dtype}")
         return (f"N={self.N} H={self.H} W={self.W} C={self.C} F={self.F} R={self.R} S={self.S} "
                 f"stride={self.stride[0]}x{self.stride[1]} dil={self.dilation[0]}x{self.dilation[1]} "
                 f"pad={list(self.pad)} {self.dtype}->{self.out_dtype}")

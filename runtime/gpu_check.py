@@ -46,7 +46,7 @@ def reference(layer, inputs, device):
     return y.cpu().numpy()
 
 
-def check_layer(bundle: str, entry: dict, driver: str, ref_device: str, seed: int) -> dict:
+def check_layer(bundle: str, entry: dict, driver: str, ref_device: str, seed: int, repeats: int = 0) -> dict:
     layer = _layer_from(entry["layer"])
     row = {"name": layer.name, "group": layer.group, "path": entry.get("path"),
            "kernel": next((d["kernel"] for d in entry.get("dispatches", []) if d["path"] == "convc"), None),
@@ -66,6 +66,19 @@ def check_layer(bundle: str, entry: dict, driver: str, ref_device: str, seed: in
     except Exception as e:  # a runtime failure is a FAIL, recorded, not a crash of the check
         row.update(correct=False, error=f"runtime: {str(e).splitlines()[0]}")
         return row
+    if repeats:
+        # whole-invocation time with inputs already on the device (launch overhead included)
+        args = [mod.to_device(a, t) for a, (_, t) in zip(inputs, layer.input_shapes())]
+        args.append(mod.to_device(out, out_t))
+        fn = mod.function("main")
+        fn(*args)
+        times = []
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            fn(*args)
+            times.append(time.perf_counter() - t0)
+        row["invoke_us"] = round(float(np.median(times)) * 1e6, 1)
+        row["invoke_tflops"] = round(layer.flops / (row["invoke_us"] * 1e-6) / 1e12, 2)
     got = to_f32(got.view(storage_dtype(out_t)), out_t)
     ref = reference(layer, inputs, ref_device)
     nan = int(np.isnan(got).sum())
@@ -85,7 +98,7 @@ def device_name(driver: str) -> str:
     return f"{platform.processor() or platform.machine()} ({driver})"
 
 
-def run_check(bundle: str, driver: str, ref_device: str | None = None, only=None) -> dict:
+def run_check(bundle: str, driver: str, ref_device: str | None = None, only=None, repeats: int = 0) -> dict:
     with open(os.path.join(bundle, "manifest.json")) as f:
         manifest = json.load(f)
     if ref_device is None:
@@ -98,7 +111,7 @@ def run_check(bundle: str, driver: str, ref_device: str | None = None, only=None
     for i, entry in enumerate(manifest["layers"]):
         if only and entry["layer"]["name"] not in only:
             continue
-        rows.append(check_layer(bundle, entry, driver, ref_device, seed=1000 + i))
+        rows.append(check_layer(bundle, entry, driver, ref_device, seed=1000 + i, repeats=repeats))
         r = rows[-1]
         print(f"  {r['name']:28s} {'PASS' if r['correct'] else 'FAIL'}"
               f"  rel_l2={r.get('rel_l2', float('nan')):.2e} nan={r.get('nan', '-')} {r.get('error', '')}", flush=True)
@@ -109,10 +122,11 @@ def run_check(bundle: str, driver: str, ref_device: str | None = None, only=None
 
 
 def print_table(result: dict) -> None:
-    print(f"\n{'layer':28s} {'group':9s} {'path':6s} {'rel_l2':>9s} {'nan':>5s} {'compile':>8s}  result")
+    print(f"\n{'layer':28s} {'group':9s} {'path':6s} {'rel_l2':>9s} {'nan':>5s} {'compile':>8s} {'invoke':>9s}  result")
     for r in result["layers"]:
         print(f"{r['name']:28s} {r['group']:9s} {str(r['path']):6s} {r.get('rel_l2', float('nan')):9.2e} "
-              f"{str(r.get('nan', '-')):>5s} {r.get('compile_s') or 0:7.2f}s  {'PASS' if r['correct'] else 'FAIL'}")
+              f"{str(r.get('nan', '-')):>5s} {r.get('compile_s') or 0:7.2f}s "
+              f"{(str(r['invoke_us']) + 'us') if 'invoke_us' in r else '-':>9s}  {'PASS' if r['correct'] else 'FAIL'}")
     print(f"{result['passed']} passed, {result['total'] - result['passed']} failed")
 
 
@@ -123,12 +137,14 @@ def parse_arguments(argv=None):
     p.add_argument("--reference", default=None, help="cuda | cpu | numpy (default: cuda if available)")
     p.add_argument("--json", help="write results here")
     p.add_argument("--only", help="comma-separated layer names")
+    p.add_argument("--repeats", type=int, default=0,
+                   help="also time this many whole invocations per layer (median)")
     return p.parse_args(argv)
 
 
 def main(args) -> int:
     result = run_check(args.bundle, args.driver, args.reference,
-                       set(args.only.split(",")) if args.only else None)
+                       set(args.only.split(",")) if args.only else None, args.repeats)
     print_table(result)
     if args.json:
         with open(args.json, "w") as f:

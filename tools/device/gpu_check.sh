@@ -12,4 +12,4 @@ python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upg
 python3 -m pip install -q --no-index --no-deps --no-build-isolation --no-cache-dir --target /tmp/site . >/dev/null
 export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
-python3 -m convc.runtime.gpu_check --bundle "$BUNDLE" --driver cuda --json "$OUTDIR/gpu_check.json" 2>&1 | tee "$OUTDIR/gpu_check.log"
+python3 -m convc.runtime.gpu_check --bundle "$BUNDLE" --driver cuda --json "$OUTDIR/gpu_check.json" --repeats ${REPEATS:-20} 2>&1 | tee "$OUTDIR/gpu_check.log"

@@ -1,0 +1,40 @@
+"""Shared fixtures: compile small models with convc and run them on the CPU."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from convc.compiler.driver import CompileOptions, compile_file
+from convc.runtime.arrays import poison, random_input, storage_dtype, to_f32
+from convc.runtime.module import LoadedModule
+from convc.runtime.reference import layer_reference_numpy, rel_l2
+from convc.tools.layers import Layer, layer_mlir
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def compile_layer(tmp_path, layer: Layer, target: str = "llvm-cpu", **kw):
+    src = tmp_path / f"{layer.name}.mlir"
+    src.write_text(layer_mlir(layer, output_arg=True))
+    out = tmp_path / f"{layer.name}.{target}.vmfb"
+    res = compile_file(str(src), str(out), CompileOptions(target=target, **kw))
+    return out, res
+
+
+def run_layer_cpu(vmfb, layer: Layer, seed: int):
+    """Runs on fresh random inputs with a NaN-poisoned output; returns (output f32, reference)."""
+    rng = np.random.default_rng(seed)
+    inputs = [random_input(rng, s, t) for s, t in layer.input_shapes()]
+    out = poison(layer.output_shape(), layer.out_dtype)
+    got = LoadedModule(str(vmfb), "local-task").call(
+        "main", list(zip(inputs, [t for _, t in layer.input_shapes()])), (out, layer.out_dtype))
+    got = to_f32(got.view(storage_dtype(layer.out_dtype)), layer.out_dtype)
+    return got, layer_reference_numpy(layer, inputs)
+
+
+def run_cli(*args, check=False):
+    """Runs a console script the way a user does; returns CompletedProcess."""
+    return subprocess.run(list(args), capture_output=True, text=True, check=check)

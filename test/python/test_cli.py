@@ -1,0 +1,79 @@
+"""The convc CLI as a user meets it: reports, dumps, fallbacks and one-line errors."""
+
+import os
+
+import pytest
+
+from conftest import REPO, run_cli
+
+EXAMPLE = os.path.join(REPO, "examples", "resnet_bottleneck.mlir")
+INPUTS = os.path.join(REPO, "test", "inputs")
+
+HWCF = """func.func @main(%x: tensor<2x9x9x16xf16>, %w: tensor<3x3x16x24xf16>) -> tensor<2x7x7x24xf32> {
+  %fz = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x7x7x24xf32>
+  %acc = linalg.fill ins(%fz : f32) outs(%e : tensor<2x7x7x24xf32>) -> tensor<2x7x7x24xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<2x9x9x16xf16>, tensor<3x3x16x24xf16>) outs(%acc : tensor<2x7x7x24xf32>) -> tensor<2x7x7x24xf32>
+  return %c : tensor<2x7x7x24xf32>
+}
+"""
+
+
+def test_example_report_shows_every_conv_on_convc(tmp_path):
+    r = run_cli("convc", EXAMPLE, "-o", str(tmp_path / "x.vmfb"), "--report")
+    assert r.returncode == 0, r.stderr
+    lines = [l for l in r.stdout.splitlines() if l.startswith("bottleneck_dispatch")]
+    assert len(lines) == 3 and all(": convc [" in l for l in lines), r.stdout
+    assert "compile time:" in r.stdout
+    assert os.path.getsize(tmp_path / "x.vmfb") > 0
+
+
+def test_dump_dir_has_each_stage_and_the_ptx(tmp_path):
+    d = tmp_path / "dump"
+    r = run_cli("convc", EXAMPLE, "-o", str(tmp_path / "x.vmfb"), "--dump-dir", str(d))
+    assert r.returncode == 0, r.stderr
+    names = os.listdir(d)
+    for stage in ("flow", "convc-match-conv", "convc-plan-schedule", "convc-lower-kernel", "convc-splice-dispatch"):
+        assert f"resnet_bottleneck.{stage}.mlir" in names
+    ptx = [f for f in os.listdir(d / "binaries") if f.endswith(".ptx")]
+    text = "".join((d / "binaries" / f).read_text() for f in ptx)
+    assert ".target sm_90a" in text
+    assert text.count(".entry conv_") == 3     # one convc kernel per conv of the block
+
+
+def test_unsupported_conv_falls_back_with_reason_and_no_fallback_errors(tmp_path):
+    src = tmp_path / "hwcf.mlir"
+    src.write_text(HWCF)
+    r = run_cli("convc", str(src), "-o", str(tmp_path / "a.vmfb"), "--report", "--target", "llvm-cpu")
+    assert r.returncode == 0, r.stderr
+    assert ": IREE: conv not taken: filter layout is not FHWC" in r.stdout
+    r = run_cli("convc", str(src), "-o", str(tmp_path / "b.vmfb"), "--no-fallback", "--target", "llvm-cpu")
+    assert r.returncode != 0
+    assert r.stderr.count("\n") == 1 and "--no-fallback" in r.stderr and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["/nonexistent/model.mlir"], "input file not found"),
+    (["{malformed}"], "malformed input"),
+    (["{example}", "--target", "sm_75"], "unknown target 'sm_75'"),
+])
+def test_errors_are_one_line(tmp_path, args, needle):
+    bad = tmp_path / "bad.mlir"
+    bad.write_text("func.func @f( -> {\n")
+    args = [a.replace("{malformed}", str(bad)).replace("{example}", EXAMPLE) for a in args]
+    r = run_cli("convc", *args, "-o", str(tmp_path / "o.vmfb"))
+    assert r.returncode != 0
+    assert "Traceback" not in r.stderr
+    assert r.stderr.strip().count("\n") == 0 and needle in r.stderr, r.stderr
+
+
+def test_extra_iree_flags_are_passed_through(tmp_path):
+    r = run_cli("convc", EXAMPLE, "-o", str(tmp_path / "o.vmfb"), "--", "--iree-no-such-flag")
+    assert r.returncode != 0 and "iree-no-such-flag" in r.stderr and "repro" in r.stderr
+
+
+def test_convc_opt_runs_one_pass_and_rejects_unknown_ones():
+    r = run_cli("convc-opt", "--pass=convc-match-conv", os.path.join(INPUTS, "padded_3x3_bias_relu.flow.mlir"))
+    assert r.returncode == 0 and "convc.problem" in r.stdout and "convc.schedule" not in r.stdout
+    r = run_cli("convc-opt", "--pass=convc-nope", os.path.join(INPUTS, "padded_3x3_bias_relu.flow.mlir"))
+    assert r.returncode != 0 and "unknown pass" in r.stderr

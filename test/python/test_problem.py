@@ -1,0 +1,63 @@
+"""ConvProblem / Schedule data: derived sizes, validation, attribute round trips."""
+
+import pytest
+
+from convc.passes.ir import ir, attr_to_py, dict_attr
+from convc.passes.plan import plan_schedule_for
+from convc.passes.problem import ConvProblem, EpilogueStep
+from convc.passes.schedule import Schedule
+from convc.passes.target import TARGETS, get_target, UnknownTargetError
+from convc.tools.layers import load_suite
+
+
+def test_gemm_sizes_and_output_shape():
+    p = ConvProblem(N=32, H=224, W=224, C=3, F=64, R=7, S=7, stride=(2, 2), pad=(3, 3, 3, 3))
+    assert (p.Ho, p.Wo) == (112, 112)
+    assert (p.gemm_m, p.gemm_n, p.gemm_k) == (32 * 112 * 112, 64, 147)
+    q = ConvProblem(N=8, H=33, W=33, C=256, F=256, R=3, S=3, dilation=(2, 2), pad=(2, 2, 2, 2))
+    assert (q.Ho, q.Wo) == (33, 33)
+    a = ConvProblem(N=8, H=30, W=30, C=128, F=128, R=3, S=3, pad=(0, 0, 1, 1))
+    assert (a.Ho, a.Wo) == (29, 29)
+
+
+@pytest.mark.parametrize("bad", [dict(C=0), dict(stride=(0, 1)), dict(pad=(-1, 0, 0, 0)), dict(H=1, R=3)])
+def test_invalid_problems_are_rejected(bad):
+    args = dict(N=1, H=8, W=8, C=8, F=8, R=3, S=3)
+    args.update(bad)
+    with pytest.raises(ValueError):
+        ConvProblem(**args)
+
+
+def test_epilogue_step_validation():
+    with pytest.raises(ValueError):
+        EpilogueStep("add", "f16")             # no operand
+    with pytest.raises(ValueError):
+        EpilogueStep("sigmoid", "f32")
+
+
+def test_problem_and_schedule_round_trip_through_attributes():
+    p = load_suite()[3].expected_problem()
+    s = plan_schedule_for(p, get_target("sm_90a"))
+    with ir.Context():
+        assert ConvProblem.from_dict(attr_to_py(dict_attr(p.to_dict()))) == p
+        assert Schedule.from_dict(attr_to_py(dict_attr(s.to_dict()))) == s
+
+
+def test_names_encode_the_whole_problem():
+    names = {L.expected_problem().name for L in load_suite()}
+    assert len(names) == len(load_suite())
+
+
+@pytest.mark.parametrize("arch", sorted(TARGETS))
+def test_every_suite_layer_has_a_valid_schedule(arch):
+    t = get_target(arch)
+    for L in load_suite():
+        s = plan_schedule_for(L.expected_problem(), t)
+        assert s.smem_bytes <= t.smem_bytes
+        assert L.C % s.vec_a == 0 and (L.R * L.S * L.C) % s.vec_b == 0
+        assert s.grid[0] * s.block_m >= L.N * L.Ho * L.Wo or s.grid[0] * s.block_n >= L.F
+
+
+def test_unknown_target():
+    with pytest.raises(UnknownTargetError):
+        get_target("sm_75")

@@ -39,7 +39,8 @@ class LoadedModule:
         res = self.function(name)(*args)
         if isinstance(res, (list, tuple)):
             res = res[0]
-        host = res.to_host() if hasattr(res, "to_host") else np.asarray(res)
+        # copy: a mapped result can alias device memory that later calls reuse
+        host = np.array(res.to_host() if hasattr(res, "to_host") else np.asarray(res), copy=True)
         if output is not None and host.dtype != output[0].dtype:
             host = host.view(output[0].dtype)
         return host

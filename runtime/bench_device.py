@@ -1,0 +1,273 @@
+"""Device side of convc-bench: times every layer of a prepared bundle on one GPU.
+
+  python3 -m convc.runtime.bench_device --bundle B --out DIR [--iters 50] [--rotate 4]
+  python3 -m convc.runtime.bench_device --bundle B --invoke-only LAYER   (for ncu cross-checks)
+
+Kernel time: every variant runs `iters` times back to back (after warm-up) on `rotate` input
+sets in turn, so no run finds its inputs in L2 from the run before; kernels are captured with
+CUPTI through torch.profiler, summed per iteration (IREE: all dispatches of the function,
+its pad copy included), and the median is reported. Whole-invocation wall time (host overhead
+included) is reported for convc and IREE too. Every timed output is checked against a
+PyTorch fp32 reference: a fast wrong kernel is a FAIL, not a number.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import math
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+import torch
+import torch.nn.functional as Fn
+
+from .arrays import from_f32, poison, random_input, storage_dtype, to_f32
+from .gpu_check import TOLERANCE, device_name
+from .module import LoadedModule
+from .reference import apply_epilogue, conv_nhwc_fhwc_torch, rel_l2
+
+_TORCH_DT = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32}
+_BYTES = {"f16": 2, "bf16": 2, "f32": 4}
+
+
+# ------------------------------------------------------------------------ timing
+def kernel_time_us(fn, iters: int, warmup: int = 5):
+    """Median over iterations of the summed device time of the kernels fn(i) launches."""
+    from torch.profiler import ProfilerActivity, profile
+    for i in range(warmup):
+        fn(i)
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for i in range(iters):
+            fn(i)
+        torch.cuda.synchronize()
+    # device work of every kind (kernels, device copies, fills); host<->device transfers excluded
+    evs = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA
+           and "HtoD" not in e.name and "DtoH" not in e.name and not e.name.startswith("[memory]")]
+    evs.sort(key=lambda e: e.time_range.start)
+    if not evs:
+        return None, []
+    names = sorted({e.name for e in evs})
+    if len(evs) % iters == 0:
+        k = len(evs) // iters
+        sums = [sum(e.time_range.elapsed_us() for e in evs[j * k:(j + 1) * k]) for j in range(iters)]
+        return statistics.median(sums), names
+    return sum(e.time_range.elapsed_us() for e in evs) / iters, names
+
+
+def wall_time_us(fn, iters: int, warmup: int = 3):
+    for i in range(warmup):
+        fn(i)
+    ts = []
+    for i in range(iters):
+        t0 = time.perf_counter()
+        fn(i)
+        ts.append(time.perf_counter() - t0)
+    return statistics.median(ts) * 1e6
+
+
+def ceilings():
+    """Measured bf16 matmul TFLOP/s and device copy TB/s (read + write bytes)."""
+    n = 8192
+    a = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
+    t_mm, _ = kernel_time_us(lambda i: a @ b, 10, 3)
+    src = torch.empty(2 * 1024**3 // 2, device="cuda", dtype=torch.float16).uniform_()
+    dst = torch.empty_like(src)
+    t_cp, _ = kernel_time_us(lambda i: dst.copy_(src), 10, 3)
+    del a, b, src, dst
+    torch.cuda.empty_cache()
+    return 2 * n**3 / (t_mm * 1e-6) / 1e12, 2 * 2 * 1024**3 / (t_cp * 1e-6) / 1e12
+
+
+# ------------------------------------------------------------------------ one layer
+def _layer(d):
+    from ..tools.layers import Layer
+    return Layer(**d)
+
+
+def _floor_us(L, peak_tflops, bw_tbs):
+    bytes_ = sum(math.prod(s) * _BYTES[t] for s, t in L.input_shapes()) + \
+        math.prod(L.output_shape()) * _BYTES[L.out_dtype]
+    return max(L.flops / (peak_tflops * 1e12), bytes_ / (bw_tbs * 1e12)) * 1e6
+
+
+def _iree_variant(vmfb, L, inputs_np, rotate):
+    """Prepared IREE invocations: per input set, device args with a poisoned output buffer."""
+    mod = LoadedModule(vmfb, "cuda")
+    fn = mod.function("main")
+    types = [t for _, t in L.input_shapes()]
+    sets = []
+    for inputs in inputs_np:
+        args = [mod.to_device(a, t) for a, t in zip(inputs, types)]
+        args.append(mod.to_device(poison(L.output_shape(), L.out_dtype), L.out_dtype))
+        sets.append(args)
+    first = fn(*sets[0])
+    out = np.array(first.to_host(), copy=True).view(storage_dtype(L.out_dtype))
+    return (lambda i: fn(*sets[i % rotate])), to_f32(out, L.out_dtype)
+
+
+def _torch_inputs(L, inputs_np):
+    ts = []
+    for a, (_, t) in zip(inputs_np, L.input_shapes()):
+        f = torch.from_numpy(np.ascontiguousarray(to_f32(a, t))).cuda()
+        ts.append(f)
+    return ts
+
+
+def _check(out, ref, dtype):
+    nan = int(np.isnan(out).sum())
+    err = rel_l2(np.nan_to_num(out, nan=0.0), ref)
+    return {"rel_l2": err, "nan": nan, "ok": bool(nan == 0 and err <= TOLERANCE[dtype])}
+
+
+def bench_layer(bundle, entry, iters, rotate, peak, bw, seed):
+    L = _layer(entry["layer"])
+    row = {"name": L.name, "group": L.group, "flops": L.flops,
+           "floor_us": _floor_us(L, peak, bw)}
+    rng = np.random.default_rng(seed)
+    inputs = [[random_input(rng, s, t) for s, t in L.input_shapes()] for _ in range(rotate)]
+    f32 = [_torch_inputs(L, x) for x in inputs]          # fp32 copies of the rounded inputs
+    ref = apply_epilogue(conv_nhwc_fhwc_torch(f32[0][0], f32[0][1], L.stride, L.dilation, L.pad),
+                         L.epilogue, *(f32[0][2:] + [None] * (4 - len(f32[0]))))
+    ref_conv = conv_nhwc_fhwc_torch(f32[0][0], f32[0][1], L.stride, L.dilation, L.pad).cpu().numpy()
+    ref = ref.cpu().numpy()
+    checks = {}
+
+    for key, vmfb in (("convc", entry["vmfb"]), ("iree", entry.get("iree_vmfb"))):
+        if not vmfb:
+            checks[key] = {"ok": False, "error": entry.get("iree_error", "not compiled")}
+            continue
+        try:
+            fn, out = _iree_variant(os.path.join(bundle, vmfb), L, inputs, rotate)
+            checks[key] = _check(out, ref, L.out_dtype)
+            row[f"{key}_us"], row[f"{key}_kernels"] = kernel_time_us(fn, iters)
+            row[f"{key}_invoke_us"] = wall_time_us(fn, iters)
+        except Exception as e:
+            checks[key] = {"ok": False, "error": str(e).splitlines()[0]}
+
+    # cuDNN (conv only) and PyTorch eager (conv + epilogue), channels_last, f16/bf16
+    torch.backends.cudnn.benchmark = True
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = False
+    dt = _TORCH_DT[L.dtype]
+    pt, pl, pb, pr = L.pad
+    sym = pt == pb and pl == pr
+    xs, xs_pre, ws, bs, rs = [], [], [], [], []
+    for s in f32:
+        x = s[0].to(dt).permute(0, 3, 1, 2).contiguous(memory_format=torch.channels_last)
+        xs.append(x)
+        xs_pre.append(x if sym else Fn.pad(x, (pl, pr, pt, pb)).contiguous(memory_format=torch.channels_last))
+        ws.append(s[1].to(dt).permute(0, 3, 1, 2).contiguous(memory_format=torch.channels_last))
+        bs.append(s[2].to(dt).view(1, -1, 1, 1) if len(s) > 2 else None)
+        rs.append(s[3].to(dt).permute(0, 3, 1, 2).contiguous(memory_format=torch.channels_last)
+                  if len(s) > 3 else None)
+    padding = (pt, pl) if sym else (0, 0)
+
+    def cudnn(i):
+        j = i % rotate
+        return Fn.conv2d(xs_pre[j], ws[j], None, L.stride, padding, L.dilation)
+
+    def eager(i):
+        j = i % rotate
+        x = xs[j] if sym else Fn.pad(xs[j], (pl, pr, pt, pb))
+        y = Fn.conv2d(x, ws[j], None, L.stride, padding, L.dilation)
+        if L.epilogue == "none":
+            return y.float()
+        y = y + bs[j]
+        if rs[j] is not None:
+            y = y + rs[j]
+        if L.epilogue in ("bias_relu", "bias_residual_relu"):
+            y = torch.relu(y)
+        return y
+
+    try:
+        out = cudnn(0).float().permute(0, 2, 3, 1).cpu().numpy()
+        checks["cudnn"] = _check(out, ref_conv, L.dtype)
+        row["cudnn_us"], row["cudnn_kernels"] = kernel_time_us(cudnn, iters)
+        out = eager(0).float().permute(0, 2, 3, 1).cpu().numpy()
+        checks["torch_eager"] = _check(out, ref, L.out_dtype)
+        row["torch_eager_us"], _ = kernel_time_us(eager, iters)
+    except Exception as e:
+        checks.setdefault("cudnn", {"ok": False, "error": str(e).splitlines()[0]})
+
+    row["checks"] = checks
+    row["correct"] = bool(checks.get("convc", {}).get("ok"))
+    row["all_outputs_correct"] = all(c.get("ok") for c in checks.values())
+    c = row.get("convc_us")
+    if c:
+        row["convc_tflops"] = L.flops / (c * 1e-6) / 1e12
+        row["pct_of_floor"] = 100.0 * row["floor_us"] / c
+        for k in ("cudnn", "iree", "torch_eager"):
+            if row.get(f"{k}_us"):
+                row[f"convc_vs_{k}"] = c / row[f"{k}_us"]
+    for k in ("convc_us", "iree_us", "cudnn_us", "torch_eager_us"):
+        row.setdefault(k, None)
+    return row
+
+
+def run(bundle, out_dir, iters, rotate, only=None):
+    from .bench_report import plot, print_report
+    with open(os.path.join(bundle, "manifest.json")) as f:
+        manifest = json.load(f)
+    peak, bw = ceilings()
+    print(f"ceilings: bf16 matmul {peak:.0f} TFLOP/s, copy {bw:.2f} TB/s", flush=True)
+    rows = []
+    for i, entry in enumerate(manifest["layers"]):
+        if only and entry["layer"]["name"] not in only:
+            continue
+        r = bench_layer(bundle, entry, iters, rotate, peak, bw, seed=2000 + i)
+        rows.append(r)
+        print(f"  {r['name']:28s} convc {r.get('convc_us') or float('nan'):9.1f} us  "
+              f"cuDNN {r.get('cudnn_us') or float('nan'):8.1f}  IREE {r.get('iree_us') or float('nan'):9.1f}  "
+              f"{'PASS' if r['correct'] else 'FAIL'}", flush=True)
+        torch.cuda.empty_cache()
+    res = {"device": device_name("cuda"), "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+           "commit": manifest["commit"], "target": manifest["target"], "baseline_flags": manifest.get("baseline_flags"),
+           "peak_tflops": peak, "bandwidth_tbs": bw, "iters": iters, "rotate": rotate,
+           "timing_method": "CUPTI kernel durations via torch.profiler, summed per iteration, median",
+           "torch": torch.__version__, "cudnn": torch.backends.cudnn.version(), "layers": rows}
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "bench.json"), "w") as f:
+        json.dump(res, f, indent=1)
+    print_report(res)
+    plot(res, os.path.join(out_dir, "bench.png"))
+    return res
+
+
+def invoke_only(bundle, name, count):
+    """Runs one layer's convc vmfb `count` times (for an ncu cross-check of the timer)."""
+    with open(os.path.join(bundle, "manifest.json")) as f:
+        entry = next(e for e in json.load(f)["layers"] if e["layer"]["name"] == name)
+    L = _layer(entry["layer"])
+    rng = np.random.default_rng(0)
+    inputs = [[random_input(rng, s, t) for s, t in L.input_shapes()] for _ in range(4)]
+    fn, _ = _iree_variant(os.path.join(bundle, entry["vmfb"]), L, inputs, 4)
+    for i in range(count):
+        fn(i)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="convc-bench-device", description=__doc__.splitlines()[0])
+    p.add_argument("--bundle", required=True)
+    p.add_argument("--out", default="bench_out")
+    p.add_argument("--iters", type=int, default=50)
+    p.add_argument("--rotate", type=int, default=4)
+    p.add_argument("--only")
+    p.add_argument("--invoke-only")
+    p.add_argument("--count", type=int, default=20)
+    a = p.parse_args(argv)
+    if a.invoke_only:
+        invoke_only(a.bundle, a.invoke_only, a.count)
+        return 0
+    res = run(a.bundle, a.out, a.iters, a.rotate, set(a.only.split(",")) if a.only else None)
+    return 0 if all(r["correct"] for r in res["layers"]) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

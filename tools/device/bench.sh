@@ -15,7 +15,7 @@ export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader || true
 python3 -m convc.runtime.bench_device --bundle "$BUNDLE" --out "$OUTDIR" ${ITERS:+--iters $ITERS} ${ONLY:+--only $ONLY} 2>&1 | tee "$OUTDIR/bench.log" || true
 if command -v ncu >/dev/null && grep -q "\"$NCU_LAYER\"" "$BUNDLE/manifest.json"; then
-  ncu --metrics gpu__time_duration.sum -k regex:'^conv_' --launch-skip 5 --launch-count 10 --csv \
+  ncu --clock-control none --metrics gpu__time_duration.sum -k regex:'^conv_' --launch-skip 5 --launch-count 10 --csv \
     python3 -m convc.runtime.bench_device --bundle "$BUNDLE" --invoke-only "$NCU_LAYER" --count 20 \
     > "$OUTDIR/ncu.csv" 2> "$OUTDIR/ncu.err" || true
   python3 -m convc.runtime.bench_ncu "$OUTDIR/bench.json" "$OUTDIR/ncu.csv" "$NCU_LAYER" || true

@@ -6,6 +6,8 @@ planner cannot serve become `convc.decline` (IREE fallback) with the reason.
 
 from __future__ import annotations
 
+import dataclasses
+
 from .ir import ir, attr_to_py, dict_attr, walk_ops
 from .match import PROBLEM_ATTR, DECLINE_ATTR
 from .problem import ConvProblem, DTYPE_BYTES
@@ -56,7 +58,43 @@ def plan_portable(p: ConvProblem, t: Target) -> Schedule:
                     reason="portable implicit GEMM (no faster path for this target yet)")
 
 
+SM90_SMEM_RESERVE = 1024          # barriers and alignment slack inside the one allocation
+
+
+def plan_sm90_tma(p: ConvProblem, t: Target) -> Schedule:
+    """im2col TMA + wgmma (sm_90a). Raises PlanError with the reason when it cannot serve p."""
+    from .lower.nvidia.tma_loader import CHANNELS_PER_TILE, DESCRIPTORS_PER_CTA, tensor_maps
+    from .lower.nvidia.tensormap import DESCRIPTOR_BYTES, TensorMapError
+    if not (t.has_tma and t.has_wgmma):
+        raise PlanError(f"{t.arch} has no TMA + wgmma path")
+    if p.C % CHANNELS_PER_TILE:
+        raise PlanError(f"C={p.C} is not a multiple of {CHANNELS_PER_TILE} (one 128-byte swizzled row per K step)")
+    if p.F % 8:
+        raise PlanError(f"F={p.F} is not a multiple of 8 (16-byte filter rows)")
+    bm, bn, bk = 128, (128 if p.F > 64 else 64), CHANNELS_PER_TILE
+    stage = (bm + bn) * bk * DTYPE_BYTES[p.dtype]
+    stages = max(2, min(6, (t.smem_bytes - SM90_SMEM_RESERVE) // stage))
+    grid = (_cdiv(p.gemm_m, bm) * _cdiv(p.F, bn), 1, 1)
+    s = Schedule(kernel="sm90_tma_wgmma", target=t.arch, block_m=bm, block_n=bn, block_k=bk,
+                 thread_m=64, thread_n=bn, threads=256, vec_a=bk, vec_b=bk, stages=stages,
+                 grid=grid, smem_bytes=stages * stage + 16 * stages, subgroup_size=32,
+                 reason="im2col TMA + wgmma, mbarrier ring",
+                 scratch_bytes=grid[0] * DESCRIPTORS_PER_CTA * DESCRIPTOR_BYTES)
+    try:
+        tensor_maps(p, s)
+    except TensorMapError as e:
+        raise PlanError(f"TMA descriptor refused: {e}") from None
+    return s
+
+
 def plan_schedule_for(p: ConvProblem, t: Target) -> Schedule:
+    """The fast path where it applies, else the portable kernel with the reason."""
+    if t.has_wgmma:
+        try:
+            return plan_sm90_tma(p, t)
+        except PlanError as why:
+            s = plan_portable(p, t)
+            return dataclasses.replace(s, reason=f"portable implicit GEMM: TMA path declined ({why})")
     return plan_portable(p, t)
 
 

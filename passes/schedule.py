@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-KERNELS = ("portable_igemm",)
+KERNELS = ("portable_igemm", "sm90_tma_wgmma")
 
 
 @dataclass(frozen=True)
@@ -30,10 +30,14 @@ class Schedule:
     subgroup_size: int
     k_order: str = "rsc"
     reason: str = ""            # why this kernel was chosen (shown by --report)
+    scratch_bytes: int = 128    # per-call scratch result (TMA descriptor slots)
 
     def __post_init__(self):
         if self.kernel not in KERNELS:
             raise ValueError(f"unknown kernel {self.kernel!r}")
+        object.__setattr__(self, "grid", tuple(self.grid))
+        if self.kernel != "portable_igemm":
+            return
         if self.block_m % self.thread_m or self.block_n % self.thread_n:
             raise ValueError("thread tile must divide the block tile")
         if (self.block_m // self.thread_m) * (self.block_n // self.thread_n) != self.threads:
@@ -41,7 +45,6 @@ class Schedule:
         for v in (self.vec_a, self.vec_b):
             if self.block_k % v:
                 raise ValueError("load vectors must divide block_k")
-        object.__setattr__(self, "grid", tuple(self.grid))
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)

@@ -7,9 +7,10 @@ scratch buffer the kernel may use for TMA descriptors. The replaced flow.executa
 
 from __future__ import annotations
 
-from .ir import ir, flow_d, walk_ops
+from .ir import ir, attr_to_py, flow_d, walk_ops
 from .lower import KERNEL_ATTR
-from .lower.common.executable import SCRATCH_BYTES
+from .plan import SCHEDULE_ATTR
+from .schedule import Schedule
 
 
 def _entry_executable(dispatch) -> str:
@@ -25,16 +26,18 @@ def splice_dispatches(module: ir.Module, options=None) -> ir.Module:
         for exe in walk_ops(module.operation, "flow.executable"):
             if KERNEL_ATTR in exe.attributes:
                 name = ir.StringAttr(exe.attributes["sym_name"]).value
-                kernels[name] = (exe, ir.FlatSymbolRefAttr(exe.attributes[KERNEL_ATTR]).value)
+                sched = Schedule.from_dict(attr_to_py(exe.attributes[SCHEDULE_ATTR]))
+                kernels[name] = (exe, ir.FlatSymbolRefAttr(exe.attributes[KERNEL_ATTR]).value,
+                                 sched.scratch_bytes)
         if not kernels:
             return module
         i8 = ir.IntegerType.get_signless(8)
-        scratch_t = ir.RankedTensorType.get([SCRATCH_BYTES], i8)
         for d in list(walk_ops(module.operation, "flow.dispatch")):
             exe_name = _entry_executable(d)
             if exe_name not in kernels:
                 continue
-            sym = kernels[exe_name][1]
+            _, sym, scratch_bytes = kernels[exe_name]
+            scratch_t = ir.RankedTensorType.get([scratch_bytes], i8)
             seg = list(ir.DenseI32ArrayAttr(d.attributes["operandSegmentSizes"]))
             ops = list(d.operands)
             args = ops[seg[0]: seg[0] + seg[1]]
@@ -56,6 +59,6 @@ def splice_dispatches(module: ir.Module, options=None) -> ir.Module:
             for old_r, new_r in zip(d.results, new.results):
                 old_r.replace_all_uses_with(new_r)
             d.erase()
-        for exe, _ in kernels.values():
+        for exe, _, _ in kernels.values():
             exe.erase()
     return module

@@ -15,10 +15,11 @@ from ..schedule import Schedule
 from ..target import get_target
 from .common.executable import build_executable, conv_bindings
 from .common.igemm import emit_portable_igemm
+from .nvidia.sm90_igemm import emit_sm90_tma_wgmma
 
 KERNEL_ATTR = "convc.kernel"
 
-EMITTERS = {"portable_igemm": emit_portable_igemm}
+EMITTERS = {"portable_igemm": emit_portable_igemm, "sm90_tma_wgmma": emit_sm90_tma_wgmma}
 
 
 def machine_for(arch: str):
@@ -65,7 +66,7 @@ def lower_kernels(module: ir.Module, options=None) -> ir.Module:
             if sym not in made:
                 func = executable_function(exe)
                 shapes, dtypes = _operand_types(func, p.num_operands)
-                bindings = conv_bindings(p, shapes, dtypes)
+                bindings = conv_bindings(p, shapes, dtypes, s.scratch_bytes)
                 machine = machine_for(s.target)
                 emitter = EMITTERS[s.kernel]
                 build_executable(ir.InsertionPoint(exe), sym, s, machine, bindings,

@@ -25,7 +25,8 @@ class Binding:
     readonly: bool
 
 
-def conv_bindings(p: ConvProblem, operand_shapes: list[list[int]], operand_dtypes: list[str]) -> list[Binding]:
+def conv_bindings(p: ConvProblem, operand_shapes: list[list[int]], operand_dtypes: list[str],
+                  scratch_bytes: int = SCRATCH_BYTES) -> list[Binding]:
     """Bindings in dispatch order: operands, the output, the descriptor scratch."""
     out = []
     for i, (shape, dt) in enumerate(zip(operand_shapes, operand_dtypes)):
@@ -34,7 +35,7 @@ def conv_bindings(p: ConvProblem, operand_shapes: list[list[int]], operand_dtype
             n *= d
         out.append(Binding(f"arg{i}", dt, n, True))
     out.append(Binding("out", p.out_dtype, p.gemm_m * p.F, False))
-    out.append(Binding("scratch", "i8", SCRATCH_BYTES, False))
+    out.append(Binding("scratch", "i8", scratch_bytes, False))
     return out
 
 

@@ -1,0 +1,155 @@
+"""Thin wrappers over the sm_90a NVVM ops the Hopper kernels use (one op each).
+
+Each wrapper names the PTX instruction it becomes; see the PTX ISA sections on
+cp.async.bulk.tensor, mbarrier, wgmma.mma_async and fence.proxy. Pointers travel as
+integers (i64) and become `!llvm.ptr` / `!llvm.ptr<3>` only at the op that needs them, which
+keeps address arithmetic in plain arith ops.
+"""
+
+from __future__ import annotations
+
+from ...ir import ir, arith_d, llvm_d, memref_d, nvvm_d, parse_attr
+
+I16, I32, I64 = (lambda: ir.IntegerType.get_signless(16)), (lambda: ir.IntegerType.get_signless(32)), \
+    (lambda: ir.IntegerType.get_signless(64))
+
+
+def ptr_generic():
+    return ir.Type.parse("!llvm.ptr")
+
+
+def ptr_shared():
+    return ir.Type.parse("!llvm.ptr<3>")
+
+
+def i32(v: int):
+    return arith_d.constant(I32(), v)
+
+
+def i64(v: int):
+    return arith_d.constant(I64(), v)
+
+
+def index_to(v, t):
+    return arith_d.index_cast(t, v)
+
+
+def address_of(memref_value) -> ir.Value:
+    """i64 address of a memref's first element (global: device address; workgroup:
+    shared-window offset)."""
+    return arith_d.index_cast(I64(), memref_d.extract_aligned_pointer_as_index(memref_value))
+
+
+def as_shared_ptr(addr_i64):
+    return llvm_d.inttoptr(ptr_shared(), addr_i64)
+
+
+def as_generic_ptr(addr_i64):
+    return llvm_d.inttoptr(ptr_generic(), addr_i64)
+
+
+def store_i64(value_i64, addr_i64) -> None:
+    """st.global.u64 through a generic pointer."""
+    llvm_d.StoreOp(value_i64, as_generic_ptr(addr_i64), alignment=8)
+
+
+# ---------------------------------------------------------------------- tensor maps
+def tensormap_release() -> None:
+    """fence.proxy.tensormap::generic.release.gpu: descriptor bytes written by st.global
+    become visible to the tensormap proxy."""
+    nvvm_d.FenceProxyReleaseOp(parse_attr("#nvvm.mem_scope<gpu>"))
+
+
+def tensormap_acquire(desc_addr_i64) -> None:
+    """fence.proxy.tensormap::generic.acquire.gpu [desc], 128."""
+    nvvm_d.FenceProxyAcquireOp(parse_attr("#nvvm.mem_scope<gpu>"), as_generic_ptr(desc_addr_i64), i32(128))
+
+
+def tensormap_prefetch(desc_addr_i64) -> None:
+    """prefetch.tensormap [desc]."""
+    nvvm_d.PrefetchOp(as_generic_ptr(desc_addr_i64), tensormap=True)
+
+
+def tma_load(dst_smem_i64, desc_addr_i64, coords_i32, mbar_smem_i64, im2col_offsets_i16=()) -> None:
+    """cp.async.bulk.tensor.Nd.shared::cluster.global.{tile|im2col}.mbarrier::complete_tx::bytes."""
+    dst = llvm_d.addrspacecast(ir.Type.parse("!llvm.ptr<7>"), as_shared_ptr(dst_smem_i64))
+    kw = {}
+    if im2col_offsets_i16:
+        kw["mode"] = parse_attr("#nvvm.tma_load_mode<im2col>")
+    nvvm_d.CpAsyncBulkTensorGlobalToSharedClusterOp(
+        dst, as_generic_ptr(desc_addr_i64), list(coords_i32), as_shared_ptr(mbar_smem_i64),
+        list(im2col_offsets_i16), **kw)
+
+
+# ---------------------------------------------------------------------- mbarriers
+def mbarrier_init(bar_i64, count: int) -> None:
+    nvvm_d.MBarrierInitOp(as_shared_ptr(bar_i64), i32(count))
+
+
+def mbarrier_init_fence() -> None:
+    """fence.mbarrier_init.release.cluster: make inits visible before first use."""
+    nvvm_d.FenceMbarrierInitOp()
+
+
+def mbarrier_arrive_expect_tx(bar_i64, tx_bytes: int) -> None:
+    nvvm_d.MBarrierArriveExpectTxOp(as_shared_ptr(bar_i64), i32(tx_bytes), results=[I64()])
+
+
+def mbarrier_arrive(bar_i64) -> None:
+    nvvm_d.MBarrierArriveOp(as_shared_ptr(bar_i64), results=[I64()])
+
+
+def mbarrier_wait(bar_i64, phase_i32) -> None:
+    """mbarrier.try_wait.parity in a loop until the phase with this parity completed."""
+    nvvm_d.MBarrierTryWaitParityOp(as_shared_ptr(bar_i64), phase_i32, i32(10_000_000))
+
+
+# ---------------------------------------------------------------------- wgmma
+SWIZZLE_128B_LAYOUT = 1          # matrix-descriptor layout type (bits 62..63)
+
+
+def smem_matrix_descriptor(addr_i64, stride_byte_offset: int, leading_byte_offset: int = 16,
+                           layout: int = SWIZZLE_128B_LAYOUT):
+    """64-bit wgmma shared-memory matrix descriptor: start address >> 4 in bits 0..13,
+    leading byte offset >> 4 in 16..29, stride byte offset >> 4 in 32..45, layout in 62..63
+    (base offset 0: tiles are 1024-byte aligned)."""
+    a = arith_d.andi(arith_d.shrui(addr_i64, i64(4)), i64(0x3FFF))
+    hi = ((leading_byte_offset >> 4) << 16) | ((stride_byte_offset >> 4) << 32) | (layout << 62)
+    return arith_d.ori(a, i64(hi - (1 << 64) if hi >= (1 << 63) else hi))
+
+
+def accumulator_type(n: int) -> ir.Type:
+    """The m64nNk16 f32 accumulator fragment: N/2 floats per thread."""
+    return ir.Type.parse("!llvm.struct<(" + ", ".join(["f32"] * (n // 2)) + ")>")
+
+
+def zero_accumulator(n: int):
+    t = accumulator_type(n)
+    acc = llvm_d.mlir_undef(t)
+    z = arith_d.constant(ir.F32Type.get(), 0.0)
+    for i in range(n // 2):
+        acc = llvm_d.insertvalue(acc, z, [i])
+    return acc
+
+
+def wgmma_fence() -> None:
+    nvvm_d.WgmmaFenceAlignedOp()
+
+
+def wgmma_commit() -> None:
+    nvvm_d.WgmmaGroupSyncAlignedOp()
+
+
+def wgmma_wait(pending: int) -> None:
+    nvvm_d.WgmmaWaitGroupSyncOp(pending)
+
+
+def wgmma_m64nk16(acc, desc_a, desc_b, n: int, dtype: str):
+    """wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{dtype}.{dtype}: D += A * B, both operands
+    K-major in shared memory (A "row", B "col": no transposes)."""
+    ty = parse_attr(f"#nvvm.wgmma_type<{dtype}>")
+    return nvvm_d.WgmmaMmaAsyncOp(
+        accumulator_type(n), acc, desc_a, desc_b, parse_attr(f"#nvvm.shape<m = 64, n = {n}, k = 16>"),
+        ty, ty, parse_attr("#nvvm.wgmma_type<f32>"), parse_attr("#nvvm.wgmma_scale_out<one>"),
+        parse_attr("#nvvm.wgmma_scale_in<one>"), parse_attr("#nvvm.wgmma_scale_in<one>"),
+        parse_attr("#nvvm.mma_layout<row>"), parse_attr("#nvvm.mma_layout<col>")).result

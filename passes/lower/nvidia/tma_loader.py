@@ -1,0 +1,116 @@
+"""TMA loader for the sm_90a implicit GEMM: descriptors and per-stage loads.
+
+The activation tile comes from an im2col tensor map over the UNPADDED NHWC input: padding is
+the out-of-bounds zero fill of the pixel bounding box, strides are element strides, and each
+(r, s) filter tap is an im2col offset. The filter tile comes from a tiled map over the filter
+viewed as a row-major [F, K] matrix (K = R*S*C, channels fastest). Both tiles are 64 channels
+(128 B) wide with 128B swizzle, which is what the wgmma descriptors expect.
+
+IREE launches kernels with buffer pointers only, so descriptors are built here at compile time
+with address 0 and written by one thread per CTA into that CTA's slots of the dispatch's scratch
+result, with the binding's address patched into qword 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...problem import ConvProblem, DTYPE_BYTES
+from ...schedule import Schedule
+from . import tensormap as tm
+from .primitives import (I16, I32, I64, address_of, i32, i64, index_to, mbarrier_arrive_expect_tx, store_i64,
+                         tensormap_acquire, tensormap_prefetch, tensormap_release, tma_load)
+from ...ir import arith_d
+
+CHANNELS_PER_TILE = 64          # 128 B of f16/bf16: one 128B-swizzle row
+DESCRIPTORS_PER_CTA = 2         # activation (im2col), filter (tiled)
+
+_TM_TYPE = {"f16": tm.DataType.FLOAT16, "bf16": tm.DataType.BFLOAT16}
+
+
+@dataclass(frozen=True)
+class ConvTensorMaps:
+    activation: bytes           # im2col descriptor, address 0
+    filter: bytes               # tiled descriptor, address 0
+
+
+def activation_map_args(p: ConvProblem, s: Schedule) -> tm.Im2colArgs:
+    return tm.nhwc_im2col_args(
+        n=p.N, h=p.H, w=p.W, c=p.C, data_type=_TM_TYPE[p.dtype], filter_hw=(p.R, p.S),
+        padding=((p.pad[0], p.pad[2]), (p.pad[1], p.pad[3])),
+        channels_per_pixel=CHANNELS_PER_TILE, pixels_per_column=s.block_m,
+        stride_hw=p.stride, dilation_hw=p.dilation, swizzle=tm.Swizzle.B128,
+        l2_promotion=tm.L2Promotion.B128)
+
+
+def filter_map_args(p: ConvProblem, s: Schedule) -> tm.TiledArgs:
+    return tm.TiledArgs(data_type=_TM_TYPE[p.dtype], global_dim=(p.gemm_k, p.F),
+                        global_strides=(p.gemm_k * DTYPE_BYTES[p.dtype],),
+                        box_dim=(CHANNELS_PER_TILE, s.block_n), swizzle=tm.Swizzle.B128,
+                        l2_promotion=tm.L2Promotion.B256)
+
+
+def tensor_maps(p: ConvProblem, s: Schedule) -> ConvTensorMaps:
+    """Raises TensorMapError when the driver would refuse either descriptor."""
+    return ConvTensorMaps(tm.encode_im2col(activation_map_args(p, s)),
+                          tm.encode_tiled(filter_map_args(p, s)))
+
+
+def _signed(q: int) -> int:
+    return q - (1 << 64) if q >= (1 << 63) else q
+
+
+def descriptor_slots(pid, scratch):
+    """i64 generic addresses of this CTA's activation and filter descriptor slots (pure
+    arithmetic: every thread may compute them)."""
+    slot0 = arith_d.addi(address_of(scratch),
+                         arith_d.muli(index_to(pid, I64()), i64(DESCRIPTORS_PER_CTA * tm.DESCRIPTOR_BYTES)))
+    return [arith_d.addi(slot0, i64(j * tm.DESCRIPTOR_BYTES)) for j in range(DESCRIPTORS_PER_CTA)]
+
+
+def write_descriptors(maps: ConvTensorMaps, slots, x, w) -> None:
+    """One thread: store the descriptors as immediates with each binding's address in qword 0,
+    release them to the tensormap proxy, acquire and prefetch them for this thread's TMAs."""
+    for slot, desc, binding in zip(slots, (maps.activation, maps.filter), (x, w)):
+        words = tm.descriptor_qwords(desc)
+        store_i64(address_of(binding), slot)
+        for q in range(1, len(words)):
+            store_i64(i64(_signed(words[q])), arith_d.addi(slot, i64(8 * q)))
+    tensormap_release()
+    for slot in slots:
+        tensormap_acquire(slot)
+        tensormap_prefetch(slot)
+
+
+class ConvTmaLoader:
+    """Issues one k-tile (activation + filter) into a pipeline stage. K tiles run over
+    (r, s, c-block) with channels fastest: k-tile t covers K = [t*64, t*64 + 64)."""
+
+    def __init__(self, e, p: ConvProblem, s: Schedule, desc_a, desc_b, m0, n0):
+        self.e, self.p, self.s = e, p, s
+        self.desc_a, self.desc_b = desc_a, desc_b
+        howo = p.Ho * p.Wo
+        n = e.div(m0, howo)
+        rem = e.rem(m0, howo)
+        ho = e.div(rem, p.Wo)
+        wo = e.rem(rem, p.Wo)
+        # first output pixel of the tile, in padded-input coordinates (may be negative)
+        self.h0 = index_to(e.sub(e.mul(ho, p.stride[0]), p.pad[0]), I32())
+        self.w0 = index_to(e.sub(e.mul(wo, p.stride[1]), p.pad[1]), I32())
+        self.n_img = index_to(n, I32())
+        self.f0 = index_to(n0, I32())
+        self.stage_bytes = (s.block_m + s.block_n) * CHANNELS_PER_TILE * DTYPE_BYTES[p.dtype]
+
+    def load(self, kt, a_smem, b_smem, full_bar) -> None:
+        e, p = self.e, self.p
+        cblocks = p.C // CHANNELS_PER_TILE
+        rs = e.div(kt, cblocks)
+        c0 = index_to(e.mul(e.rem(kt, cblocks), CHANNELS_PER_TILE), I32())
+        r = e.div(rs, p.S)
+        sx = e.rem(rs, p.S)
+        off_w = index_to(e.mul(sx, p.dilation[1]), I16())
+        off_h = index_to(e.mul(r, p.dilation[0]), I16())
+        k0 = index_to(e.mul(kt, CHANNELS_PER_TILE), I32())
+        mbarrier_arrive_expect_tx(full_bar, self.stage_bytes)
+        tma_load(a_smem, self.desc_a, [c0, self.w0, self.h0, self.n_img], full_bar, [off_w, off_h])
+        tma_load(b_smem, self.desc_b, [k0, self.f0], full_bar)

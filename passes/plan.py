@@ -71,7 +71,10 @@ def plan_sm90_tma(p: ConvProblem, t: Target) -> Schedule:
         raise PlanError(f"C={p.C} is not a multiple of {CHANNELS_PER_TILE} (one 128-byte swizzled row per K step)")
     if p.F % 8:
         raise PlanError(f"F={p.F} is not a multiple of 8 (16-byte filter rows)")
-    bm, bn, bk = 128, (128 if p.F > 64 else 64), CHANNELS_PER_TILE
+    bm, bk = 128, CHANNELS_PER_TILE
+    bn = 128 if p.F > 64 else 64
+    if bn == 128 and _cdiv(p.gemm_m, bm) * _cdiv(p.F, bn) < t.num_sms:
+        bn = 64                       # too few tiles to fill the SMs: halve the tile width
     stage = (bm + bn) * bk * DTYPE_BYTES[p.dtype]
     stages = max(2, min(6, (t.smem_bytes - SM90_SMEM_RESERVE) // stage))
     grid = (_cdiv(p.gemm_m, bm) * _cdiv(p.F, bn), 1, 1)

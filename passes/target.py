@@ -18,6 +18,7 @@ class Target:
     has_tma: bool = False
     has_wgmma: bool = False
     ptx_features: str = ""
+    num_sms: int = 1           # compute units, for grid-filling heuristics
 
     @property
     def is_gpu(self) -> bool:
@@ -25,10 +26,11 @@ class Target:
 
 
 TARGETS: dict[str, Target] = {
-    "sm_90a": Target("sm_90a", "nvidia", 32, 232448, has_tma=True, has_wgmma=True, ptx_features="+ptx83"),
-    "sm_100a": Target("sm_100a", "nvidia", 32, 232448, has_tma=True, ptx_features="+ptx86"),
-    "gfx942": Target("gfx942", "amd", 64, 65536),
-    "gfx950": Target("gfx950", "amd", 64, 163840),
+    "sm_90a": Target("sm_90a", "nvidia", 32, 232448, has_tma=True, has_wgmma=True, ptx_features="+ptx83",
+                     num_sms=132),
+    "sm_100a": Target("sm_100a", "nvidia", 32, 232448, has_tma=True, ptx_features="+ptx86", num_sms=148),
+    "gfx942": Target("gfx942", "amd", 64, 65536, num_sms=304),
+    "gfx950": Target("gfx950", "amd", 64, 163840, num_sms=256),
     "llvm-cpu": Target("llvm-cpu", "cpu", 1, 32768),
 }
 

@@ -126,10 +126,39 @@ def _check(out, ref, dtype):
     return {"rel_l2": err, "nan": nan, "ok": bool(nan == 0 and err <= TOLERANCE[dtype])}
 
 
+def ptxas_resources(ptx_path: str) -> dict:
+    """Registers / spills / shared memory of the convc kernel, from `ptxas -v` (sm_90a)."""
+    import re
+    import subprocess
+    try:
+        out = subprocess.run(["ptxas", "-arch=sm_90a", "-v", ptx_path, "-o", os.devnull],
+                             capture_output=True, text=True, timeout=120).stderr
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return {"error": str(e)}
+    res, current = {}, None
+    for line in out.splitlines():
+        m = re.search(r"Compiling entry function '(\w+)'|Function properties for (\w+)", line)
+        if m:
+            current = m.group(1) or m.group(2)
+        if current and current.startswith("conv_"):
+            if (m := re.search(r"Used (\d+) registers", line)):
+                res["registers"] = int(m.group(1))
+            if (m := re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", line)):
+                res["spill_bytes"] = int(m.group(1)) + int(m.group(2))
+    return res
+
+
 def bench_layer(bundle, entry, iters, rotate, peak, bw, seed):
     L = _layer(entry["layer"])
     row = {"name": L.name, "group": L.group, "flops": L.flops,
            "floor_us": _floor_us(L, peak, bw)}
+    sched = entry.get("schedule") or {}
+    row["kernel"] = sched.get("kernel")
+    row["smem_bytes"] = sched.get("smem_bytes")
+    row["stages"] = sched.get("stages")
+    row["tile"] = f"{sched.get('block_m')}x{sched.get('block_n')}x{sched.get('block_k')}" if sched else None
+    if entry.get("ptx"):
+        row.update(ptxas_resources(os.path.join(bundle, entry["ptx"])))
     rng = np.random.default_rng(seed)
     inputs = [[random_input(rng, s, t) for s, t in L.input_shapes()] for _ in range(rotate)]
     f32 = [_torch_inputs(L, x) for x in inputs]          # fp32 copies of the rounded inputs

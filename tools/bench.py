@@ -28,7 +28,7 @@ STOCK_IREE_FLAGS = ["--iree-hal-target-device=cuda", "--iree-cuda-target=sm_80"]
 
 
 def prepare(layers, out: str, target: str = "sm_90a") -> dict:
-    manifest = compile_suite(layers, target, out)
+    manifest = compile_suite(layers, target, out, keep_ptx=True)
     for entry in manifest["layers"]:
         name = entry["layer"]["name"]
         src = os.path.join(out, f"{name}.mlir")

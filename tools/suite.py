@@ -54,15 +54,29 @@ def write_models(layers: list[Layer], out: str) -> list[str]:
     return paths
 
 
-def compile_suite(layers: list[Layer], target: str, out: str, verbose: bool = True) -> dict:
+def _keep_ptx(dump_dir: str, dest: str) -> bool:
+    """Copies the PTX IREE wrote for this model (NVIDIA targets) next to the vmfb."""
+    import glob
+    import shutil
+    ptx = glob.glob(os.path.join(dump_dir, "binaries", "*.ptx"))
+    if ptx:
+        shutil.copyfile(ptx[0], dest)
+    return bool(ptx)
+
+
+def compile_suite(layers: list[Layer], target: str, out: str, verbose: bool = True,
+                  keep_ptx: bool = False) -> dict:
     paths = write_models(layers, out)
     entries = []
     for L, src in zip(layers, paths):
         vmfb = os.path.join(out, f"{L.name}.vmfb")
         t0 = time.perf_counter()
         entry = {"layer": dataclasses.asdict(L), "vmfb": os.path.basename(vmfb)}
+        dump = os.path.join(out, f".dump_{L.name}") if keep_ptx else None
         try:
-            res = compile_file(src, vmfb, CompileOptions(target=target))
+            res = compile_file(src, vmfb, CompileOptions(target=target, dump_dir=dump))
+            if dump and _keep_ptx(dump, os.path.join(out, f"{L.name}.ptx")):
+                entry["ptx"] = f"{L.name}.ptx"
             entry["compile_s"] = round(time.perf_counter() - t0, 3)
             entry["timings"] = {k: round(v, 3) for k, v in res.timings.items()}
             entry["dispatches"] = [{"dispatch": r.dispatch, "path": r.path, "reason": r.reason,
@@ -70,8 +84,12 @@ def compile_suite(layers: list[Layer], target: str, out: str, verbose: bool = Tr
                                    for r in res.reports]
             entry["path"] = "convc" if any(r.path == "convc" for r in res.reports) else "IREE"
             entry["ok"] = True
+            entry["schedule"] = next((r.schedule.to_dict() for r in res.reports if r.schedule), None)
         except ConvcError as e:
             entry.update(ok=False, error=str(e), compile_s=round(time.perf_counter() - t0, 3))
+        if dump:
+            import shutil
+            shutil.rmtree(dump, ignore_errors=True)
         entries.append(entry)
         if verbose:
             print(f"{L.name:28s} {entry.get('path', 'FAILED'):6s} {entry['compile_s']:6.2f} s"

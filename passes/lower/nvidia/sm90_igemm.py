@@ -5,7 +5,8 @@ Workgroup: two warpgroups (256 threads); warpgroup g owns rows [64g, 64g + 64) o
 block_m = 128 output pixels and all block_n channels. Thread 0 also acts as the producer: it
 writes the CTA's tensor maps, initialises the barriers, fills the ring, and refills a stage as
 soon as every warp has released it (the `empty` barrier, one arrival per warp). The epilogue
-reads the accumulator fragment in registers and applies the fused epilogue.
+stages the accumulators through shared memory and applies the fused epilogue with coalesced
+16-byte accesses.
 
 Shared memory is one 1024-byte aligned allocation: [A stages][B stages][full bars][empty bars].
 """
@@ -67,6 +68,7 @@ class Sm90TmaWgmma:
 
         full = [at(i64(lay["bars"] + 8 * i)) for i in range(s.stages)]
         empty = [at(i64(lay["bars"] + 8 * (s.stages + i))) for i in range(s.stages)]
+        assert s.block_m * tile_row_floats(s) * 4 <= lay["bars"], "epilogue tile must fit the stages"
         # Barrier protocol: full[i] (1 arrival + TMA bytes) says stage i holds k-tile data;
         # empty[i] (one arrival per warp after its wgmma completed) says it may be refilled.
 
@@ -89,16 +91,35 @@ class Sm90TmaWgmma:
                             at(i64(s.stages * lay["a_stage"] + i * lay["b_stage"])), full[i])
 
         bar_base = i64(lay["bars"])
+
+        def stage_bars(st):
+            off = arith_d.muli(index_to(st, I64()), i64(8))
+            return (at(arith_d.addi(bar_base, off)),
+                    at(arith_d.addi(bar_base, arith_d.addi(i64(8 * s.stages), off))))
+
+        def release_and_refill(kt_done):
+            """k-tile kt_done's wgmma group has completed in this warp: release its stage and,
+            in the producer, refill it with k-tile kt_done + stages once every warp did."""
+            st = e.rem(kt_done, s.stages)
+            full_st, empty_st = stage_bars(st)
+            with e.if_(e.cmp("eq", e.rem(tid, 32), 0)):
+                mbarrier_arrive(empty_st)
+            with e.if_(is_producer):
+                nxt = e.add(kt_done, s.stages)
+                with e.if_(e.cmp("slt", nxt, ktiles)):
+                    mbarrier_wait(empty_st, index_to(e.rem(e.div(kt_done, s.stages), 2), I32()))
+                    loader.load(nxt, at(stage_off(st, lay["a_stage"], 0)),
+                                at(stage_off(st, lay["b_stage"], s.stages * lay["a_stage"])), full_st)
+
+        # Main loop: keep one wgmma group in flight; the stage of the previous k-tile is
+        # released as soon as its group retires (wgmma.wait_group 1).
         loop = e.for_(0, ktiles, 1, [zero_accumulator(s.block_n)])
         with loop as (kt, (acc,), set_acc):
             st = e.rem(kt, s.stages)
             phase = index_to(e.rem(e.div(kt, s.stages), 2), I32())
             a_st = at(stage_off(st, lay["a_stage"], 0))
             b_st = at(stage_off(st, lay["b_stage"], s.stages * lay["a_stage"]))
-            full_st = at(arith_d.addi(bar_base, arith_d.muli(index_to(st, I64()), i64(8))))
-            empty_st = at(arith_d.addi(bar_base, arith_d.addi(i64(8 * s.stages),
-                                                              arith_d.muli(index_to(st, I64()), i64(8)))))
-            mbarrier_wait(full_st, phase)
+            mbarrier_wait(stage_bars(st)[0], phase)
             a_wg = arith_d.addi(a_st, arith_d.muli(index_to(wg, I64()), i64(64 * ROW_BYTES)))
             wgmma_fence()
             for kk in range(CHANNELS_PER_TILE // 16):
@@ -106,35 +127,53 @@ class Sm90TmaWgmma:
                 db = smem_matrix_descriptor(arith_d.addi(b_st, i64(32 * kk)), SWIZZLE_ATOM_BYTES)
                 acc = wgmma_m64nk16(acc, da, db, s.block_n, p.dtype)
             wgmma_commit()
-            wgmma_wait(0)
-            with e.if_(e.cmp("eq", e.rem(tid, 32), 0)):
-                mbarrier_arrive(empty_st)
-            with e.if_(is_producer):
-                nxt = e.add(kt, s.stages)
-                with e.if_(e.cmp("slt", nxt, ktiles)):
-                    mbarrier_wait(empty_st, phase)
-                    loader.load(nxt, a_st, b_st, full_st)
+            wgmma_wait(1)
+            with e.if_(e.cmp("sgt", kt, 0)):
+                release_and_refill(e.sub(kt, 1))
             set_acc([acc])
-        self._epilogue(memrefs, loop.results[0], m0, n0, tid, wg)
+        wgmma_wait(0)
+        self._epilogue(memrefs, loop.results[0], m0, n0, tid, wg, smem)
 
-    def _epilogue(self, memrefs, acc, m0, n0, tid, wg):
-        """Fragment of m64nNk16 (f32): thread l of warp w holds, for each 8-column block j,
+    def _epilogue(self, memrefs, acc, m0, n0, tid, wg, smem):
+        """Accumulators -> shared memory (f32, rows padded by 16 B) -> fused epilogue with
+        16-byte coalesced bias/residual loads and output stores (8 channels per thread).
+
+        Fragment of m64nNk16 (f32): thread l of warp w holds, for each 8-column block j,
         rows 16w + l/4 (+8) and columns 8j + 2(l%4) + {0, 1}."""
         p, s, e = self.p, self.s, self.e
+        stride = tile_row_floats(s)
+        f32 = ir.F32Type.get()
+        space = parse_attr("#gpu.address_space<workgroup>")
+        tile = memref_d.view(ir.MemRefType.get([s.block_m * stride], f32, memory_space=space),
+                             smem, e.c(0), [])
+        gpu_d.barrier()                  # every warp's wgmma reads of the stages are done
         lane = e.rem(tid, 32)
         warp = e.div(e.rem(tid, WARPGROUP), 32)
-        row = e.add(e.add(m0, e.mul(wg, 64)), e.add(e.mul(warp, 16), e.div(lane, 4)))
-        col = e.add(n0, e.mul(e.rem(lane, 4), 2))
-        f32 = ir.F32Type.get()
+        row = e.add(e.mul(wg, 64), e.add(e.mul(warp, 16), e.div(lane, 4)))
+        col = e.mul(e.rem(lane, 4), 2)
         for j in range(s.block_n // 8):
-            f = e.add(col, 8 * j)
             for h in range(2):
-                m = e.add(row, 8 * h)
                 v0 = llvm_d.extractvalue(f32, acc, [4 * j + 2 * h])
                 v1 = llvm_d.extractvalue(f32, acc, [4 * j + 2 * h + 1])
-                with e.if_(e.all_of(e.cmp("slt", m, p.gemm_m), e.cmp("slt", f, p.F))):
-                    vec = vector_d.from_elements(vec_type(2, "f32"), [v0, v1])
-                    apply_and_store(e, p, memrefs, vec, 2, m, f, aligned=True)
+                at = e.add(e.mul(e.add(row, 8 * h), stride), e.add(col, 8 * j))
+                vector_d.store(vector_d.from_elements(vec_type(2, "f32"), [v0, v1]), tile, [at], alignment=8)
+        gpu_d.barrier()
+        per_row = s.block_n // 8
+        rows_per_pass = s.threads // per_row
+        r_in = e.div(tid, per_row)
+        c8 = e.mul(e.rem(tid, per_row), 8)
+        f = e.add(n0, c8)
+        with e.for_(0, s.block_m // rows_per_pass) as (ps, _, _y):
+            r = e.add(e.mul(ps, rows_per_pass), r_in)
+            m = e.add(m0, r)
+            with e.if_(e.all_of(e.cmp("slt", m, p.gemm_m), e.cmp("slt", f, p.F))):
+                vals = vector_d.load(vec_type(8, "f32"), tile, [e.add(e.mul(r, stride), c8)], alignment=16)
+                apply_and_store(e, p, memrefs, vals, 8, m, f, aligned=True)
+
+
+def tile_row_floats(s: Schedule) -> int:
+    """f32 row pitch of the epilogue tile: block_n + 4 (16 B of padding against bank conflicts)."""
+    return s.block_n + 4
 
 
 def emit_sm90_tma_wgmma(p: ConvProblem, s: Schedule, machine, memrefs) -> None:

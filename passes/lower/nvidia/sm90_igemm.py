@@ -29,9 +29,11 @@ SWIZZLE_ATOM_BYTES = 8 * ROW_BYTES         # 8 rows: the wgmma stride byte offse
 
 
 def smem_layout(s: Schedule) -> dict:
+    """Byte offsets in the one allocation: the stage ring (reused by the epilogue tile), then
+    the barriers."""
     a = s.block_m * ROW_BYTES
     b = s.block_n * ROW_BYTES
-    bars = s.stages * (a + b)
+    bars = max(s.stages * (a + b), s.block_m * tile_row_floats(s) * 4)
     return {"a_stage": a, "b_stage": b, "bars": bars, "total": bars + 16 * s.stages}
 
 

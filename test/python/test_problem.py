@@ -61,3 +61,16 @@ def test_every_suite_layer_has_a_valid_schedule(arch):
 def test_unknown_target():
     with pytest.raises(UnknownTargetError):
         get_target("sm_75")
+
+
+def test_sm90a_takes_tma_path_for_every_eligible_suite_layer():
+    t = get_target("sm_90a")
+    for L in load_suite():
+        s = plan_schedule_for(L.expected_problem(), t)
+        eligible = L.C % 64 == 0 and L.F % 8 == 0
+        assert (s.kernel == "sm90_tma_wgmma") == eligible, (L.name, s.reason)
+        if not eligible:
+            assert "TMA path declined" in s.reason
+        else:
+            assert s.smem_bytes <= t.smem_bytes // 2          # two CTAs per SM
+            assert s.scratch_bytes == s.grid[0] * 2 * 128      # one slot per CTA and descriptor

@@ -73,6 +73,8 @@ def plan_sm90_tma(p: ConvProblem, t: Target) -> Schedule:
         raise PlanError(f"F={p.F} is not a multiple of 8 (16-byte filter rows)")
     bm, bk = 128, CHANNELS_PER_TILE
     bn = 128 if p.F > 64 else 64
+    if _cdiv(p.gemm_m, bm) * _cdiv(p.F, bn) < t.num_sms:
+        bm = 64                        # too few tiles to fill the SMs: halve the tile height
     ktiles = p.gemm_k // bk
     stage = (bm + bn) * bk * DTYPE_BYTES[p.dtype]
     epilogue_tile = bm * (bn + 4) * 4            # f32 accumulators staged for the epilogue
@@ -83,7 +85,7 @@ def plan_sm90_tma(p: ConvProblem, t: Target) -> Schedule:
     smem = max(stages * stage, epilogue_tile) + 16 * stages
     grid = (_cdiv(p.gemm_m, bm) * _cdiv(p.F, bn), 1, 1)
     s = Schedule(kernel="sm90_tma_wgmma", target=t.arch, block_m=bm, block_n=bn, block_k=bk,
-                 thread_m=64, thread_n=bn, threads=256, vec_a=bk, vec_b=bk, stages=stages,
+                 thread_m=64, thread_n=bn if bm == 128 else bn // 2, threads=256, vec_a=bk, vec_b=bk, stages=stages,
                  grid=grid, smem_bytes=smem, subgroup_size=32,
                  reason="im2col TMA + wgmma, mbarrier ring",
                  scratch_bytes=grid[0] * DESCRIPTORS_PER_CTA * DESCRIPTOR_BYTES)

@@ -25,11 +25,18 @@ def test_suite_layer_compiles_on_convc_path(tmp_path, target, layer):
 
 
 def test_sm90a_ptx(tmp_path):
-    layer = next(L for L in SUITE if L.name == "r50_l3_3x3_256")
-    _, res = compile_layer(tmp_path, layer, target="sm_90a", dump_dir=str(tmp_path / "d"))
+    tma = next(L for L in SUITE if L.name == "r50_l2_3x3_128")
+    _, res = compile_layer(tmp_path, tma, target="sm_90a", dump_dir=str(tmp_path / "d"))
+    assert res.reports[0].schedule.kernel == "sm90_tma_wgmma"
     ptx = _dump_text(tmp_path / "d" / "binaries", "*.ptx")
     assert ".target sm_90a" in ptx and ".version 8.3" in ptx
-    assert "ld.global.nc.v4.b32" in ptx          # 16-byte activation / filter loads
+    assert "cp.async.bulk.tensor.4d.shared::cluster.global.im2col" in ptx
+    assert "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16" in ptx
+    assert "mbarrier.try_wait.parity" in ptx
+    portable = next(L for L in SUITE if L.name == "r50_conv1_7x7s2")
+    _, res = compile_layer(tmp_path, portable, target="sm_90a", dump_dir=str(tmp_path / "p"))
+    assert res.reports[0].schedule.kernel == "portable_igemm"
+    ptx = _dump_text(tmp_path / "p" / "binaries", "*.ptx")
     assert "bar.sync" in ptx and "fma.rn.f32" in ptx
     assert "st.shared" in ptx and "ld.shared" in ptx
 

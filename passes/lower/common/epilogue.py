@@ -16,22 +16,38 @@ def _align(width: int, dtype: str, aligned: bool) -> int:
     return min(16, width * DTYPE_BYTES[dtype]) if aligned else DTYPE_BYTES[dtype]
 
 
+def load_operands(e: Emitter, p: ConvProblem, memrefs: list, width: int, m: ir.Value, f: ir.Value,
+                  aligned: bool) -> list:
+    """The bias/residual slices the epilogue of (m, f .. f+width-1) reads, in step order.
+
+    Split from apply_and_store so a kernel can issue many rows' loads before the first use
+    (m and f must then be in bounds: clamp them and mask only the store)."""
+    out_index = e.add(e.mul(m, p.F), f)
+    loads = []
+    for step in p.epilogue:
+        if step.op in ("add", "mul"):
+            idx = f if step.broadcast == "channel" else out_index
+            loads.append(vector_d.load(vec_type(width, step.dtype), memrefs[step.operand], [idx],
+                                       alignment=_align(width, step.dtype, aligned)))
+    return loads
+
+
 def apply_and_store(e: Emitter, p: ConvProblem, memrefs: list, acc: ir.Value, width: int,
-                    m: ir.Value, f: ir.Value, aligned: bool) -> None:
+                    m: ir.Value, f: ir.Value, aligned: bool, operands: list | None = None) -> None:
     """acc: vector<width x f32> for output row m, channels f .. f+width-1 (all in bounds).
 
     aligned: f is a multiple of `width` and F is too, so slices may use wide alignment.
+    operands: slices from load_operands (loaded here when omitted).
     """
+    if operands is None:
+        operands = load_operands(e, p, memrefs, width, m, f, aligned)
+    operands = list(operands)
     out_index = e.add(e.mul(m, p.F), f)
     val = acc
     cur = p.acc_dtype
     for step in p.epilogue:
         if step.op in ("add", "mul"):
-            src = memrefs[step.operand]
-            idx = f if step.broadcast == "channel" else out_index
-            x = vector_d.load(vec_type(width, step.dtype), src, [idx],
-                              alignment=_align(width, step.dtype, aligned))
-            x = convert(x, vec_type(width, cur))
+            x = convert(operands.pop(0), vec_type(width, cur))
             val = arith_d.addf(val, x) if step.op == "add" else arith_d.mulf(val, x)
         elif step.op == "max0":
             val = arith_d.maximumf(val, zeros(vec_type(width, cur)))

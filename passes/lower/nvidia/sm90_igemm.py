@@ -1,8 +1,9 @@
 """sm_90a implicit GEMM: im2col TMA + tiled TMA into 128B-swizzled shared memory, a ring of
 mbarrier-tracked stages, and wgmma m64nNk16 with f32 accumulators.
 
-Workgroup: two warpgroups (256 threads); warpgroup g owns rows [64g, 64g + 64) of the
-block_m = 128 output pixels and all block_n channels. Thread 0 also acts as the producer: it
+Workgroup: two warpgroups (256 threads). With block_m = 128 warpgroup g owns rows
+[64g, 64g + 64) and all block_n channels; with block_m = 64 (small grids) they split the
+channels instead. Thread 0 also acts as the producer: it
 writes the CTA's tensor maps, initialises the barriers, fills the ring, and refills a stage as
 soon as every warp has released it (the `empty` barrier, one arrival per warp). The epilogue
 stages the accumulators through shared memory and applies the fused epilogue with coalesced
@@ -17,7 +18,7 @@ from ...ir import ir, arith_d, gpu_d, hal_d, llvm_d, memref_d, parse_attr, vecto
 from ...problem import ConvProblem, DTYPE_BYTES
 from ...schedule import Schedule
 from ..common.emit import Emitter, vec_type
-from ..common.epilogue import apply_and_store
+from ..common.epilogue import apply_and_store, load_operands
 from .primitives import (I32, I64, address_of, index_to, i64, mbarrier_arrive, mbarrier_init,
                          mbarrier_init_fence, mbarrier_wait, smem_matrix_descriptor, wgmma_commit,
                          wgmma_fence, wgmma_m64nk16, wgmma_wait, zero_accumulator)
@@ -56,6 +57,9 @@ class Sm90TmaWgmma:
         n0 = e.mul(e.rem(pid, n_tiles), s.block_n)
         tid = gpu_d.thread_id(gpu_d.Dimension.x)
         wg = e.div(tid, WARPGROUP)
+        wg_m, wg_n, wg_cols = warpgroup_grid(s)
+        wg_row0 = e.mul(e.div(wg, wg_n), 64)          # this warpgroup's first tile row
+        wg_col0 = e.mul(e.rem(wg, wg_n), wg_cols)      # ... and first tile column
 
         space = parse_attr("#gpu.address_space<workgroup>")
         smem = memref_d.alloc(ir.MemRefType.get([lay["total"]], ir.IntegerType.get_signless(8),
@@ -115,28 +119,29 @@ class Sm90TmaWgmma:
 
         # Main loop: keep one wgmma group in flight; the stage of the previous k-tile is
         # released as soon as its group retires (wgmma.wait_group 1).
-        loop = e.for_(0, ktiles, 1, [zero_accumulator(s.block_n)])
+        loop = e.for_(0, ktiles, 1, [zero_accumulator(wg_cols)])
         with loop as (kt, (acc,), set_acc):
             st = e.rem(kt, s.stages)
             phase = index_to(e.rem(e.div(kt, s.stages), 2), I32())
             a_st = at(stage_off(st, lay["a_stage"], 0))
             b_st = at(stage_off(st, lay["b_stage"], s.stages * lay["a_stage"]))
             mbarrier_wait(stage_bars(st)[0], phase)
-            a_wg = arith_d.addi(a_st, arith_d.muli(index_to(wg, I64()), i64(64 * ROW_BYTES)))
+            a_wg = arith_d.addi(a_st, arith_d.muli(index_to(wg_row0, I64()), i64(ROW_BYTES)))
+            b_wg = arith_d.addi(b_st, arith_d.muli(index_to(wg_col0, I64()), i64(ROW_BYTES)))
             wgmma_fence()
             for kk in range(CHANNELS_PER_TILE // 16):
                 da = smem_matrix_descriptor(arith_d.addi(a_wg, i64(32 * kk)), SWIZZLE_ATOM_BYTES)
-                db = smem_matrix_descriptor(arith_d.addi(b_st, i64(32 * kk)), SWIZZLE_ATOM_BYTES)
-                acc = wgmma_m64nk16(acc, da, db, s.block_n, p.dtype)
+                db = smem_matrix_descriptor(arith_d.addi(b_wg, i64(32 * kk)), SWIZZLE_ATOM_BYTES)
+                acc = wgmma_m64nk16(acc, da, db, wg_cols, p.dtype)
             wgmma_commit()
             wgmma_wait(1)
             with e.if_(e.cmp("sgt", kt, 0)):
                 release_and_refill(e.sub(kt, 1))
             set_acc([acc])
         wgmma_wait(0)
-        self._epilogue(memrefs, loop.results[0], m0, n0, tid, wg, smem)
+        self._epilogue(memrefs, loop.results[0], m0, n0, tid, wg_row0, wg_col0, wg_cols, smem)
 
-    def _epilogue(self, memrefs, acc, m0, n0, tid, wg, smem):
+    def _epilogue(self, memrefs, acc, m0, n0, tid, wg_row0, wg_col0, wg_cols, smem):
         """Accumulators -> shared memory (f32, rows padded by 16 B) -> fused epilogue with
         16-byte coalesced bias/residual loads and output stores (8 channels per thread).
 
@@ -151,26 +156,50 @@ class Sm90TmaWgmma:
         gpu_d.barrier()                  # every warp's wgmma reads of the stages are done
         lane = e.rem(tid, 32)
         warp = e.div(e.rem(tid, WARPGROUP), 32)
-        row = e.add(e.mul(wg, 64), e.add(e.mul(warp, 16), e.div(lane, 4)))
-        col = e.mul(e.rem(lane, 4), 2)
-        for j in range(s.block_n // 8):
+        row = e.add(wg_row0, e.add(e.mul(warp, 16), e.div(lane, 4)))
+        col = e.add(wg_col0, e.mul(e.rem(lane, 4), 2))
+        for j in range(wg_cols // 8):
             for h in range(2):
                 v0 = llvm_d.extractvalue(f32, acc, [4 * j + 2 * h])
                 v1 = llvm_d.extractvalue(f32, acc, [4 * j + 2 * h + 1])
                 at = e.add(e.mul(e.add(row, 8 * h), stride), e.add(col, 8 * j))
                 vector_d.store(vector_d.from_elements(vec_type(2, "f32"), [v0, v1]), tile, [at], alignment=8)
         gpu_d.barrier()
+        # Coalesced phase: each thread owns 8 channels of a row; rows are visited in groups
+        # whose loads (clamped in bounds) are all issued before the first store.
         per_row = s.block_n // 8
         rows_per_pass = s.threads // per_row
+        passes = s.block_m // rows_per_pass
+        group = min(passes, EPILOGUE_ROWS_IN_FLIGHT)
         r_in = e.div(tid, per_row)
         c8 = e.mul(e.rem(tid, per_row), 8)
         f = e.add(n0, c8)
-        with e.for_(0, s.block_m // rows_per_pass) as (ps, _, _y):
-            r = e.add(e.mul(ps, rows_per_pass), r_in)
-            m = e.add(m0, r)
-            with e.if_(e.all_of(e.cmp("slt", m, p.gemm_m), e.cmp("slt", f, p.F))):
+        f_ok = e.cmp("slt", f, p.F)
+        f_safe = e.select(f_ok, f, p.F - 8)
+        for g0 in range(0, passes, group):
+            work = []
+            for ps in range(g0, min(passes, g0 + group)):
+                r = e.add(r_in, ps * rows_per_pass)
+                m = e.add(m0, r)
+                m_ok = e.cmp("slt", m, p.gemm_m)
+                m_safe = e.select(m_ok, m, p.gemm_m - 1)
                 vals = vector_d.load(vec_type(8, "f32"), tile, [e.add(e.mul(r, stride), c8)], alignment=16)
-                apply_and_store(e, p, memrefs, vals, 8, m, f, aligned=True)
+                ops = load_operands(e, p, memrefs, 8, m_safe, f_safe, aligned=True)
+                work.append((m, m_ok, vals, ops))
+            for m, m_ok, vals, ops in work:
+                with e.if_(e.all_of(m_ok, f_ok)):
+                    apply_and_store(e, p, memrefs, vals, 8, m, f, aligned=True, operands=ops)
+
+
+EPILOGUE_ROWS_IN_FLIGHT = 4
+
+
+def warpgroup_grid(s: Schedule) -> tuple[int, int, int]:
+    """(warpgroups along M, along N, tile columns per warpgroup): two warpgroups split a
+    128-row tile by rows, or a 64-row tile by columns."""
+    wg_m = s.block_m // 64
+    wg_n = (s.threads // WARPGROUP) // wg_m
+    return wg_m, wg_n, s.block_n // wg_n
 
 
 def tile_row_floats(s: Schedule) -> int:

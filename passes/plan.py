@@ -73,8 +73,9 @@ def plan_sm90_tma(p: ConvProblem, t: Target) -> Schedule:
         raise PlanError(f"F={p.F} is not a multiple of 8 (16-byte filter rows)")
     bm, bk = 128, CHANNELS_PER_TILE
     bn = 128 if p.F > 64 else 64
-    if _cdiv(p.gemm_m, bm) * _cdiv(p.F, bn) < t.num_sms:
-        bm = 64                        # too few tiles to fill the SMs: halve the tile height
+    if 2 * _cdiv(p.gemm_m, bm) * _cdiv(p.F, bn) <= t.num_sms:
+        bm = 64                        # under half the SMs busy: halve the tile height
+                                       # (measured: helps at 52 tiles, hurts at 98)
     ktiles = p.gemm_k // bk
     stage = (bm + bn) * bk * DTYPE_BYTES[p.dtype]
     epilogue_tile = bm * (bn + 4) * 4            # f32 accumulators staged for the epilogue

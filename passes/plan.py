@@ -97,14 +97,35 @@ def plan_sm90_tma(p: ConvProblem, t: Target) -> Schedule:
     return s
 
 
+def plan_sm90_gather(p: ConvProblem, t: Target, why_not_tma: str) -> Schedule:
+    """wgmma with a thread-gathered im2col tile, for convs TMA cannot read (e.g. C = 3)."""
+    from .lower.nvidia.sm90_gather import gather_smem_bytes
+    if not t.has_wgmma:
+        raise PlanError(f"{t.arch} has no wgmma")
+    if p.F % 8:
+        raise PlanError(f"F={p.F} is not a multiple of 8")
+    bm, bn = 128, (128 if p.F > 64 else 64)
+    if 2 * _cdiv(p.gemm_m, bm) * _cdiv(p.F, bn) <= t.num_sms:
+        bm = 64
+    grid = (_cdiv(p.gemm_m, bm) * _cdiv(p.F, bn), 1, 1)
+    s = Schedule(kernel="sm90_gather_wgmma", target=t.arch, block_m=bm, block_n=bn, block_k=64,
+                 thread_m=64, thread_n=bn if bm == 128 else bn // 2, threads=256, vec_a=8, vec_b=8,
+                 stages=1, grid=grid, smem_bytes=0, subgroup_size=32,
+                 reason=f"gathered im2col + wgmma (TMA declined: {why_not_tma})")
+    return dataclasses.replace(s, smem_bytes=gather_smem_bytes(s))
+
+
 def plan_schedule_for(p: ConvProblem, t: Target) -> Schedule:
-    """The fast path where it applies, else the portable kernel with the reason."""
+    """The fastest path that applies, else the portable kernel with the reasons."""
     if t.has_wgmma:
         try:
             return plan_sm90_tma(p, t)
         except PlanError as why:
-            s = plan_portable(p, t)
-            return dataclasses.replace(s, reason=f"portable implicit GEMM: TMA path declined ({why})")
+            try:
+                return plan_sm90_gather(p, t, str(why))
+            except PlanError as why2:
+                s = plan_portable(p, t)
+                return dataclasses.replace(s, reason=f"portable implicit GEMM: TMA path declined ({why}); {why2}")
     return plan_portable(p, t)
 
 

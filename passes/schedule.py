@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-KERNELS = ("portable_igemm", "sm90_tma_wgmma")
+KERNELS = ("portable_igemm", "sm90_tma_wgmma", "sm90_gather_wgmma")
 
 
 @dataclass(frozen=True)

@@ -15,11 +15,13 @@ from ..schedule import Schedule
 from ..target import get_target
 from .common.executable import build_executable, conv_bindings
 from .common.igemm import emit_portable_igemm
+from .nvidia.sm90_gather import emit_sm90_gather_wgmma
 from .nvidia.sm90_igemm import emit_sm90_tma_wgmma
 
 KERNEL_ATTR = "convc.kernel"
 
-EMITTERS = {"portable_igemm": emit_portable_igemm, "sm90_tma_wgmma": emit_sm90_tma_wgmma}
+EMITTERS = {"portable_igemm": emit_portable_igemm, "sm90_tma_wgmma": emit_sm90_tma_wgmma,
+            "sm90_gather_wgmma": emit_sm90_gather_wgmma}
 
 
 def machine_for(arch: str):

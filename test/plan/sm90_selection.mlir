@@ -15,10 +15,10 @@
 // SMALL-SAME: stages = 4 : i64
 // SMALL-SAME: thread_n = 64 : i64
 
-// C = 16 is not a multiple of 64: portable, and the report says why.
+// C = 16 is not a multiple of 64: wgmma with a gathered im2col tile, and the report says why.
 // RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target sm_90a %inputs/padded_3x3_bias_relu.flow.mlir | FileCheck %s --check-prefix=NARROW
-// NARROW: kernel = "portable_igemm"
-// NARROW-SAME: reason = "portable implicit GEMM: TMA path declined (C=16 is not a multiple of 64
+// NARROW: kernel = "sm90_gather_wgmma"
+// NARROW-SAME: reason = "gathered im2col + wgmma (TMA declined: C=16 is not a multiple of 64
 
 // sm_100a has TMA but no wgmma: portable.
 // RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target sm_100a %inputs/tma_3x3_residual.flow.mlir | FileCheck %s --check-prefix=SM100

@@ -33,11 +33,20 @@ def test_sm90a_ptx(tmp_path):
     assert "cp.async.bulk.tensor.4d.shared::cluster.global.im2col" in ptx
     assert "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16" in ptx
     assert "mbarrier.try_wait.parity" in ptx
-    portable = next(L for L in SUITE if L.name == "r50_conv1_7x7s2")
-    _, res = compile_layer(tmp_path, portable, target="sm_90a", dump_dir=str(tmp_path / "p"))
+    stem = next(L for L in SUITE if L.name == "r50_conv1_7x7s2")
+    _, res = compile_layer(tmp_path, stem, target="sm_90a", dump_dir=str(tmp_path / "g"))
+    assert res.reports[0].schedule.kernel == "sm90_gather_wgmma"
+    ptx = _dump_text(tmp_path / "g" / "binaries", "*.ptx")
+    assert "fence.proxy.async.shared::cta" in ptx and "st.shared.v4" in ptx
+    assert "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16" in ptx
+
+
+def test_portable_ptx_on_sm100a(tmp_path):
+    layer = next(L for L in SUITE if L.name == "r50_l3_3x3_256")
+    _, res = compile_layer(tmp_path, layer, target="sm_100a", dump_dir=str(tmp_path / "p"))
     assert res.reports[0].schedule.kernel == "portable_igemm"
     ptx = _dump_text(tmp_path / "p" / "binaries", "*.ptx")
-    assert "bar.sync" in ptx and "fma.rn.f32" in ptx
+    assert "ld.global.nc.v4.b32" in ptx and "bar.sync" in ptx and "fma.rn.f32" in ptx
     assert "st.shared" in ptx and "ld.shared" in ptx
 
 

@@ -104,6 +104,13 @@ def mbarrier_wait(bar_i64, phase_i32) -> None:
     nvvm_d.MBarrierTryWaitParityOp(as_shared_ptr(bar_i64), phase_i32, i32(10_000_000))
 
 
+def async_proxy_fence() -> None:
+    """fence.proxy.async.shared::cta: this thread's st.shared become visible to the async
+    proxy (wgmma operand reads, TMA)."""
+    nvvm_d.FenceProxyOp(parse_attr("#nvvm.proxy_kind<async.shared>"),
+                        space=parse_attr("#nvvm.shared_space<cta>"))
+
+
 # ---------------------------------------------------------------------- wgmma
 SWIZZLE_128B_LAYOUT = 1          # matrix-descriptor layout type (bits 62..63)
 

@@ -1,12 +1,12 @@
-// convc-plan-schedule: one schedule per target for the same problem.
+// convc-plan-schedule: the portable schedule per target (sm_100a: no wgmma, so portable).
 
-// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target sm_90a %inputs/padded_3x3_bias_relu.flow.mlir | FileCheck %s --check-prefix=SM90
-// SM90-LABEL: flow.executable private @main_dispatch_0
-// SM90-SAME: convc.schedule = {block_k = 32 : i64, block_m = 64 : i64, block_n = 32 : i64
-// SM90-SAME: grid = [2, 1, 1]
-// SM90-SAME: k_order = "rsc", kernel = "portable_igemm"
-// SM90-SAME: smem_bytes = 6144 : i64, stages = 1 : i64, subgroup_size = 32 : i64, target = "sm_90a"
-// SM90-SAME: thread_m = 4 : i64, thread_n = 2 : i64, threads = 256 : i64, vec_a = 8 : i64, vec_b = 8 : i64
+// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target sm_100a %inputs/padded_3x3_bias_relu.flow.mlir | FileCheck %s --check-prefix=SM100
+// SM100-LABEL: flow.executable private @main_dispatch_0
+// SM100-SAME: convc.schedule = {block_k = 32 : i64, block_m = 64 : i64, block_n = 32 : i64
+// SM100-SAME: grid = [2, 1, 1]
+// SM100-SAME: k_order = "rsc", kernel = "portable_igemm"
+// SM100-SAME: smem_bytes = 6144 : i64, stages = 1 : i64, subgroup_size = 32 : i64, target = "sm_100a"
+// SM100-SAME: thread_m = 4 : i64, thread_n = 2 : i64, threads = 256 : i64, vec_a = 8 : i64, vec_b = 8 : i64
 
 // RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target gfx942 %inputs/padded_3x3_bias_relu.flow.mlir | FileCheck %s --check-prefix=GFX
 // GFX: convc.schedule = {block_k = 32 : i64, block_m = 64 : i64, block_n = 32 : i64

@@ -73,10 +73,20 @@ def plan_sm90_tma(p: ConvProblem, t: Target) -> Schedule:
         raise PlanError(f"F={p.F} is not a multiple of 8 (16-byte filter rows)")
     bm, bk = 128, CHANNELS_PER_TILE
     bn = 128 if p.F > 64 else 64
-    if 2 * _cdiv(p.gemm_m, bm) * _cdiv(p.F, bn) <= t.num_sms:
-        bm = 64                        # under half the SMs busy: halve the tile height
-                                       # (measured: helps at 52 tiles, hurts at 98)
     ktiles = p.gemm_k // bk
+    tiles = _cdiv(p.gemm_m, bm) * _cdiv(p.F, bn)
+    split_k = 1
+    if 2 * tiles <= t.num_sms:
+        # Under half the SMs busy: split K over a cluster (reduced through distributed shared
+        # memory) when K is long enough, else halve the tile height (measured: 64-row tiles
+        # help at 52 tiles, hurt at 98).
+        for cand in (4, 2):
+            if tiles * cand <= t.num_sms and ktiles % cand == 0 and ktiles // cand >= 4:
+                split_k = cand
+                break
+        else:
+            bm = 64
+    ktiles //= split_k
     stage = (bm + bn) * bk * DTYPE_BYTES[p.dtype]
     epilogue_tile = bm * (bn + 4) * 4            # f32 accumulators staged for the epilogue
     # Size the ring for two CTAs per SM (one's epilogue overlaps the other's main loop), and
@@ -84,12 +94,12 @@ def plan_sm90_tma(p: ConvProblem, t: Target) -> Schedule:
     per_cta = t.smem_bytes // 2 - SM90_SMEM_RESERVE
     stages = max(1, min(ktiles, per_cta // stage, 6))
     smem = max(stages * stage, epilogue_tile) + 16 * stages
-    grid = (_cdiv(p.gemm_m, bm) * _cdiv(p.F, bn), 1, 1)
+    grid = (_cdiv(p.gemm_m, bm) * _cdiv(p.F, bn) * split_k, 1, 1)
     s = Schedule(kernel="sm90_tma_wgmma", target=t.arch, block_m=bm, block_n=bn, block_k=bk,
                  thread_m=64, thread_n=bn if bm == 128 else bn // 2, threads=256, vec_a=bk, vec_b=bk, stages=stages,
                  grid=grid, smem_bytes=smem, subgroup_size=32,
-                 reason="im2col TMA + wgmma, mbarrier ring",
-                 scratch_bytes=grid[0] * DESCRIPTORS_PER_CTA * DESCRIPTOR_BYTES)
+                 reason="im2col TMA + wgmma, mbarrier ring" + (f", split-K x{split_k} over a cluster" if split_k > 1 else ""),
+                 scratch_bytes=grid[0] * DESCRIPTORS_PER_CTA * DESCRIPTOR_BYTES, split_k=split_k)
     try:
         tensor_maps(p, s)
     except TensorMapError as e:

@@ -31,6 +31,7 @@ class Schedule:
     k_order: str = "rsc"
     reason: str = ""            # why this kernel was chosen (shown by --report)
     scratch_bytes: int = 128    # per-call scratch result (TMA descriptor slots)
+    split_k: int = 1            # CTAs (one cluster) sharing an output tile, each a K slice
 
     def __post_init__(self):
         if self.kernel not in KERNELS:
@@ -55,4 +56,5 @@ class Schedule:
 
     def describe(self) -> str:
         return (f"{self.kernel} {self.block_m}x{self.block_n}x{self.block_k} "
-                f"threads={self.threads} stages={self.stages} smem={self.smem_bytes}B")
+                f"threads={self.threads} stages={self.stages} smem={self.smem_bytes}B"
+                + (f" split_k={self.split_k}" if self.split_k > 1 else ""))

@@ -5,7 +5,7 @@
 // SM100-SAME: convc.schedule = {block_k = 32 : i64, block_m = 64 : i64, block_n = 32 : i64
 // SM100-SAME: grid = [2, 1, 1]
 // SM100-SAME: k_order = "rsc", kernel = "portable_igemm"
-// SM100-SAME: smem_bytes = 6144 : i64, stages = 1 : i64, subgroup_size = 32 : i64, target = "sm_100a"
+// SM100-SAME: smem_bytes = 6144 : i64, split_k = 1 : i64, stages = 1 : i64, subgroup_size = 32 : i64, target = "sm_100a"
 // SM100-SAME: thread_m = 4 : i64, thread_n = 2 : i64, threads = 256 : i64, vec_a = 8 : i64, vec_b = 8 : i64
 
 // RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target gfx942 %inputs/padded_3x3_bias_relu.flow.mlir | FileCheck %s --check-prefix=GFX

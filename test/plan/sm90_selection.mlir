@@ -5,7 +5,7 @@
 // RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target sm_90a %inputs/tma_large.flow.mlir | FileCheck %s --check-prefix=TMA
 // TMA: convc.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 128 : i64, grid = [133, 1, 1]
 // TMA-SAME: kernel = "sm90_tma_wgmma"
-// TMA-SAME: scratch_bytes = 34048 : i64, smem_bytes = 98352 : i64, stages = 3 : i64
+// TMA-SAME: scratch_bytes = 34048 : i64, smem_bytes = 98352 : i64, split_k = 1 : i64, stages = 3 : i64
 // TMA-SAME: thread_m = 64 : i64, thread_n = 128 : i64, threads = 256 : i64
 
 // Too few 128-row tiles to fill the SMs: 64-row tiles, the warpgroups split the channels.

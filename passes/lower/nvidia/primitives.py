@@ -111,6 +111,20 @@ def async_proxy_fence() -> None:
                         space=parse_attr("#nvvm.shared_space<cta>"))
 
 
+def cluster_sync() -> None:
+    """barrier.cluster.arrive.aligned + barrier.cluster.wait.aligned (release/acquire):
+    every thread of every CTA in the cluster."""
+    nvvm_d.ClusterArriveOp(aligned=True)
+    nvvm_d.ClusterWaitOp(aligned=True)
+
+
+def load_remote_shared(t, addr_i64, rank: int, alignment: int):
+    """mapa.shared::cluster + ld.shared::cluster: read `t` at the same shared offset in the
+    cluster's CTA `rank` (distributed shared memory)."""
+    remote = nvvm_d.MapaOp(ir.Type.parse("!llvm.ptr<7>"), as_shared_ptr(addr_i64), i32(rank)).result
+    return llvm_d.load(t, remote, alignment=alignment)
+
+
 # ---------------------------------------------------------------------- wgmma
 SWIZZLE_128B_LAYOUT = 1          # matrix-descriptor layout type (bits 62..63)
 

@@ -19,7 +19,7 @@ from ...problem import ConvProblem, DTYPE_BYTES
 from ...schedule import Schedule
 from ..common.emit import Emitter, vec_type
 from ..common.epilogue import apply_and_store, load_operands
-from .primitives import (I32, I64, address_of, index_to, i64, mbarrier_arrive, mbarrier_init,
+from .primitives import (I32, I64, address_of, cluster_sync, index_to, i64, load_remote_shared, mbarrier_arrive, mbarrier_init,
                          mbarrier_init_fence, mbarrier_wait, smem_matrix_descriptor, wgmma_commit,
                          wgmma_fence, wgmma_m64nk16, wgmma_wait, zero_accumulator)
 from .tma_loader import CHANNELS_PER_TILE, ConvTmaLoader, descriptor_slots, tensor_maps, write_descriptors
@@ -53,8 +53,11 @@ class Sm90TmaWgmma:
         x, w, scratch = memrefs[p.input], memrefs[p.filter], memrefs[-1]
         n_tiles = _cdiv(p.F, s.block_n)
         pid = hal_d.InterfaceWorkgroupIDOp(0).result
-        m0 = e.mul(e.div(pid, n_tiles), s.block_m)
-        n0 = e.mul(e.rem(pid, n_tiles), s.block_n)
+        # split-K: the `split_k` CTAs of a cluster share one output tile, each a K slice
+        tile = e.div(pid, s.split_k)
+        self.ks = e.rem(pid, s.split_k)
+        m0 = e.mul(e.div(tile, n_tiles), s.block_m)
+        n0 = e.mul(e.rem(tile, n_tiles), s.block_n)
         tid = gpu_d.thread_id(gpu_d.Dimension.x)
         wg = e.div(tid, WARPGROUP)
         wg_m, wg_n, wg_cols = warpgroup_grid(s)
@@ -90,10 +93,11 @@ class Sm90TmaWgmma:
             mbarrier_init_fence()
         gpu_d.barrier()
 
-        ktiles = p.gemm_k // CHANNELS_PER_TILE
+        ktiles = p.gemm_k // CHANNELS_PER_TILE // s.split_k      # k-tiles of this CTA's slice
+        kbase = e.mul(self.ks, ktiles)
         with e.if_(is_producer):
             for i in range(min(s.stages, ktiles)):
-                loader.load(e.c(i), at(i64(i * lay["a_stage"])),
+                loader.load(e.add(kbase, i), at(i64(i * lay["a_stage"])),
                             at(i64(s.stages * lay["a_stage"] + i * lay["b_stage"])), full[i])
 
         bar_base = i64(lay["bars"])
@@ -114,7 +118,7 @@ class Sm90TmaWgmma:
                 nxt = e.add(kt_done, s.stages)
                 with e.if_(e.cmp("slt", nxt, ktiles)):
                     mbarrier_wait(empty_st, index_to(e.rem(e.div(kt_done, s.stages), 2), I32()))
-                    loader.load(nxt, at(stage_off(st, lay["a_stage"], 0)),
+                    loader.load(e.add(kbase, nxt), at(stage_off(st, lay["a_stage"], 0)),
                                 at(stage_off(st, lay["b_stage"], s.stages * lay["a_stage"])), full_st)
 
         # Main loop: keep one wgmma group in flight; the stage of the previous k-tile is
@@ -165,6 +169,18 @@ class Sm90TmaWgmma:
                 at = e.add(e.mul(e.add(row, 8 * h), stride), e.add(col, 8 * j))
                 vector_d.store(vector_d.from_elements(vec_type(2, "f32"), [v0, v1]), tile, [at], alignment=8)
         gpu_d.barrier()
+        if s.split_k > 1:
+            cluster_sync()               # every slice's partial tile is in its shared memory
+            with e.if_(e.cmp("eq", self.ks, 0)):
+                self._coalesced_phase(memrefs, tile, smem, m0, n0, tid)
+            cluster_sync()               # rank 0 is done reading the other slices' tiles
+        else:
+            self._coalesced_phase(memrefs, tile, smem, m0, n0, tid)
+
+    def _coalesced_phase(self, memrefs, tile, smem, m0, n0, tid):
+        p, s, e = self.p, self.s, self.e
+        stride = tile_row_floats(s)
+        base = address_of(smem) if s.split_k > 1 else None
         # Coalesced phase: each thread owns 8 channels of a row; rows are visited in groups
         # whose loads (clamped in bounds) are all issued before the first store.
         per_row = s.block_n // 8
@@ -183,7 +199,11 @@ class Sm90TmaWgmma:
                 m = e.add(m0, r)
                 m_ok = e.cmp("slt", m, p.gemm_m)
                 m_safe = e.select(m_ok, m, p.gemm_m - 1)
-                vals = vector_d.load(vec_type(8, "f32"), tile, [e.add(e.mul(r, stride), c8)], alignment=16)
+                at = e.add(e.mul(r, stride), c8)
+                vals = vector_d.load(vec_type(8, "f32"), tile, [at], alignment=16)
+                for rank in range(1, s.split_k):       # fixed order: deterministic sums
+                    addr = arith_d.addi(base, arith_d.muli(index_to(at, I64()), i64(4)))
+                    vals = arith_d.addf(vals, load_remote_shared(vec_type(8, "f32"), addr, rank, 16))
                 ops = load_operands(e, p, memrefs, 8, m_safe, f_safe, aligned=True)
                 work.append((m, m_ok, vals, ops))
             for m, m_ok, vals, ops in work:

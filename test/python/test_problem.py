@@ -74,3 +74,18 @@ def test_sm90a_takes_tma_path_for_every_eligible_suite_layer():
         else:
             assert s.smem_bytes <= t.smem_bytes // 2          # two CTAs per SM
             assert s.scratch_bytes == s.grid[0] * 2 * 128      # one slot per CTA and descriptor
+
+
+def test_small_grids_split_k_over_a_cluster_or_use_64_row_tiles():
+    t = get_target("sm_90a")
+    by_name = {L.name: plan_schedule_for(L.expected_problem(), t) for L in load_suite()}
+    # 52 tiles of 128x128 and 72 k-tiles: split K in two over a cluster
+    assert by_name["r50_l4_3x3_512"].split_k == 2 and by_name["r50_l4_3x3_512"].grid[0] == 104
+    # one row of tiles (N=1, 7x7): split K four ways
+    assert by_name["n1_3x3_512_7x7"].split_k == 4
+    # short K: 64-row tiles instead
+    s = by_name["r50_l4_1x1_2048_512"]
+    assert s.split_k == 1 and s.block_m == 64
+    # enough tiles: neither
+    s = by_name["vae_3x3_512_64x64"]
+    assert (s.split_k, s.block_m, s.block_n, s.stages) == (1, 128, 128, 3)

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# compute-sanitizer (memcheck, racecheck, synccheck) on one layer of each sm_90a kernel family,
+# run through the IREE runtime on the device machine, from the repository root:
+#   tools/device/sanitize.sh BUNDLE [OUTDIR] [LAYERS]
+# BUNDLE comes from `convc-bench prepare`; writes sanitize.log and a one-line verdict per run.
+set -uo pipefail
+BUNDLE=${1:?bundle directory}
+OUTDIR=${2:-${OUT:-out}}
+LAYERS=${3:-valid_3x3_64_odd,n1_3x3_512_7x7,c24_1x1_to_144,r50_l2_3x3_128}
+mkdir -p "$OUTDIR"
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
+python3 -m pip install -q --no-index --no-deps --no-build-isolation --no-cache-dir --upgrade --target /tmp/site . >/dev/null
+export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1
+for layer in ${LAYERS//,/ }; do
+  for tool in memcheck racecheck synccheck; do
+    log="$OUTDIR/sanitize_${layer}_${tool}.log"
+    timeout 300 compute-sanitizer --tool "$tool" --kernel-name regex:'^conv_' --error-exitcode 9 \
+      python3 -m convc.runtime.bench_device --bundle "$BUNDLE" --invoke-only "$layer" --count 2 > "$log" 2>&1
+    rc=$?
+    echo "$layer $tool rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|hazard' "$log" | tail -1)" | tee -a "$OUTDIR/sanitize.log"
+  done
+done

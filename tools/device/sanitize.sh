@@ -13,10 +13,11 @@ python3 -m pip install -q --no-index --no-deps --no-build-isolation --no-cache-d
 export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1
 for layer in ${LAYERS//,/ }; do
   for tool in memcheck racecheck synccheck; do
-    log="$OUTDIR/sanitize_${layer}_${tool}.log"
-    timeout 300 compute-sanitizer --tool "$tool" --kernel-name regex:'^conv_' --error-exitcode 9 \
+    log="$OUTDIR/run.log"
+    timeout 300 compute-sanitizer --tool "$tool" --kernel-name kns=conv_ --error-exitcode 9 \
       python3 -m convc.runtime.bench_device --bundle "$BUNDLE" --invoke-only "$layer" --count 2 > "$log" 2>&1
     rc=$?
-    echo "$layer $tool rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|hazard' "$log" | tail -1)" | tee -a "$OUTDIR/sanitize.log"
+    echo "$layer $tool rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)" | tee -a "$OUTDIR/sanitize.log"
+    { echo "==== $layer $tool rc=$rc"; tail -40 "$log"; } >> "$OUTDIR/sanitize_details.log"
   done
 done

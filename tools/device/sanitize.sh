@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # compute-sanitizer (memcheck, racecheck, synccheck) on one layer of each sm_90a kernel family,
-# run through the IREE runtime on the device machine, from the repository root:
+# run through the IREE runtime on the device machine (a convc vmfb of one layer holds only the
+# convc kernel, so every launch is checked), from the repository root:
 #   tools/device/sanitize.sh BUNDLE [OUTDIR] [LAYERS]
 # BUNDLE comes from `convc-bench prepare`; writes sanitize.log and a one-line verdict per run.
 set -uo pipefail
@@ -14,7 +15,7 @@ export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1
 for layer in ${LAYERS//,/ }; do
   for tool in memcheck racecheck synccheck; do
     log="$OUTDIR/run.log"
-    timeout 300 compute-sanitizer --tool "$tool" --kernel-name kns=conv_ --error-exitcode 9 \
+    timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 9 \
       python3 -m convc.runtime.bench_device --bundle "$BUNDLE" --invoke-only "$layer" --count 2 > "$log" 2>&1
     rc=$?
     echo "$layer $tool rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)" | tee -a "$OUTDIR/sanitize.log"

@@ -52,11 +52,6 @@ class CompileResult:
     reports: list[DispatchReport] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
 
-    @property
-    def conv_count(self) -> int:
-        return sum(1 for r in self.reports if r.problem is not None or r.path == "convc"
-                   or r.reason.startswith("conv"))
-
     def timing_line(self) -> str:
         t = self.timings
         n = max(1, sum(1 for r in self.reports if r.path == "convc"))

@@ -26,7 +26,7 @@ import numpy as np
 import torch
 import torch.nn.functional as Fn
 
-from .arrays import from_f32, poison, random_input, storage_dtype, to_f32
+from .arrays import poison, random_input, storage_dtype, to_f32
 from .gpu_check import TOLERANCE, device_name
 from .module import LoadedModule
 from .reference import apply_epilogue, conv_nhwc_fhwc_torch, rel_l2
@@ -80,7 +80,6 @@ def ceilings():
     src = torch.empty(2 * 1024**3 // 2, device="cuda", dtype=torch.float16).uniform_()
     dst = torch.empty_like(src)
     t_cp, _ = kernel_time_us(lambda i: dst.copy_(src), 10, 3)
-    del a, b, src, dst
     torch.cuda.empty_cache()
     return 2 * n**3 / (t_mm * 1e-6) / 1e12, 2 * 2 * 1024**3 / (t_cp * 1e-6) / 1e12
 

@@ -13,7 +13,6 @@ get today). The bundle is self-contained: models, vmfbs and a manifest; the devi
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import os
 import sys

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ..passes.problem import ConvProblem, EpilogueStep
 
@@ -43,11 +43,11 @@ class Layer:
 
     @property
     def Ho(self):
-        return (self.H + self.pad[0] + self.pad[2] - self.dilation[0] * (self.R - 1) - 1) // self.stride[0] + 1
+        return self.expected_problem().Ho
 
     @property
     def Wo(self):
-        return (self.W + self.pad[1] + self.pad[3] - self.dilation[1] * (self.S - 1) - 1) // self.stride[1] + 1
+        return self.expected_problem().Wo
 
     @property
     def out_dtype(self):
@@ -55,7 +55,7 @@ class Layer:
 
     @property
     def flops(self) -> int:
-        return 2 * self.N * self.Ho * self.Wo * self.F * self.R * self.S * self.C
+        return self.expected_problem().flops
 
     def input_shapes(self) -> list[tuple[tuple[int, ...], str]]:
         """(shape, dtype) of each model argument, in order (output storage excluded)."""
@@ -84,7 +84,8 @@ class Layer:
         return ConvProblem(N=self.N, H=self.H, W=self.W, C=self.C, F=self.F, R=self.R, S=self.S,
                            stride=self.stride, dilation=self.dilation, pad=self.pad,
                            dtype=self.dtype, out_dtype=self.out_dtype, epilogue=tuple(steps),
-                           input=0, filter=1, num_operands=len(self.input_shapes()))
+                           input=0, filter=1, num_operands=2 + (self.epilogue != "none")
+                           + (self.epilogue == "bias_residual_relu"))
 
 
 def load_suite(path: str | None = None) -> list[Layer]:

@@ -50,7 +50,6 @@ def _operand_types(func, count: int):
 def lower_kernels(module: ir.Module, options=None) -> ir.Module:
     """Pass convc-lower-kernel."""
     with module.context, ir.Location.unknown():
-        body = module.body
         made: dict[str, tuple] = {}
         for exe in list(walk_ops(module.operation, "flow.executable")):
             if SCHEDULE_ATTR not in exe.attributes:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
-from ...ir import ir, arith_d, scf_d, vector_d
+from ...ir import ir, arith_d, scf_d
 
 _CMP = {"slt": 2, "sle": 3, "sgt": 4, "sge": 5, "ult": 6, "eq": 0, "ne": 1}
 
@@ -16,7 +16,6 @@ _CMP = {"slt": 2, "sle": 3, "sgt": 4, "sge": 5, "ult": 6, "eq": 0, "ne": 1}
 class Emitter:
     def __init__(self):
         self.index = ir.IndexType.get()
-        self._consts: dict = {}
 
     # values ---------------------------------------------------------------------------
     def c(self, v: int) -> ir.Value:

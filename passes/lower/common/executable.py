@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...ir import ir, arith_d, func_d, hal_d, parse_attr
-from ...problem import ConvProblem, DTYPE_BYTES
+from ...problem import ConvProblem
 from ...schedule import Schedule
 from .emit import float_type
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from ...ir import ir, arith_d, hal_d, memref_d, vector_d
 from ...problem import ConvProblem, DTYPE_BYTES
 from ...schedule import Schedule
-from .emit import Emitter, float_type, vec_type, zeros, convert
+from .emit import Emitter, vec_type, zeros, convert
 from .epilogue import apply_and_store
 
 

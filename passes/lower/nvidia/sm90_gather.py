@@ -15,12 +15,10 @@ from ...ir import ir, arith_d, gpu_d, hal_d, memref_d, parse_attr, vector_d
 from ...problem import ConvProblem
 from ...schedule import Schedule
 from ..common.emit import float_type, vec_type
-from .primitives import (I64, address_of, async_proxy_fence, index_to, i64, smem_matrix_descriptor,
-                         wgmma_commit, wgmma_fence, wgmma_m64nk16, wgmma_wait, zero_accumulator)
-from .sm90_igemm import (ROW_BYTES, SWIZZLE_ATOM_BYTES, WARPGROUP, Sm90TmaWgmma, tile_row_floats,
-                         warpgroup_grid)
+from .primitives import address_of, async_proxy_fence, i64, wgmma_wait, zero_accumulator
+from .sm90_igemm import ROW_BYTES, WARPGROUP, Sm90TmaWgmma, tile_row_floats, warpgroup_grid
 
-K_TILE = 64
+K_TILE = 64                   # = CHANNELS_PER_TILE: the wgmma stage is shared
 CHUNK = 8                     # elements per 16-byte swizzle chunk
 
 
@@ -108,15 +106,7 @@ class Sm90GatherWgmma(Sm90TmaWgmma):
             self._gather_tile("b", s.block_n, n0, k0, tid, filt)
             async_proxy_fence()
             gpu_d.barrier()
-            a_wg = arith_d.addi(base, arith_d.muli(index_to(wg_row0, I64()), i64(ROW_BYTES)))
-            b_wg = arith_d.addi(base, arith_d.addi(i64(a_bytes),
-                                                   arith_d.muli(index_to(wg_col0, I64()), i64(ROW_BYTES))))
-            wgmma_fence()
-            for kk in range(K_TILE // 16):
-                da = smem_matrix_descriptor(arith_d.addi(a_wg, i64(32 * kk)), SWIZZLE_ATOM_BYTES)
-                db = smem_matrix_descriptor(arith_d.addi(b_wg, i64(32 * kk)), SWIZZLE_ATOM_BYTES)
-                acc = wgmma_m64nk16(acc, da, db, wg_cols, p.dtype)
-            wgmma_commit()
+            acc = self._mma_stage(acc, base, arith_d.addi(base, i64(a_bytes)), wg_row0, wg_col0, wg_cols)
             wgmma_wait(0)
             gpu_d.barrier()              # all warps done reading before the next gather
             set_acc([acc])

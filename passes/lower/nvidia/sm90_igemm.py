@@ -15,7 +15,7 @@ Shared memory is one 1024-byte aligned allocation: [A stages][B stages][full bar
 from __future__ import annotations
 
 from ...ir import ir, arith_d, gpu_d, hal_d, llvm_d, memref_d, parse_attr, vector_d
-from ...problem import ConvProblem, DTYPE_BYTES
+from ...problem import ConvProblem
 from ...schedule import Schedule
 from ..common.emit import Emitter, vec_type
 from ..common.epilogue import apply_and_store, load_operands
@@ -130,14 +130,7 @@ class Sm90TmaWgmma:
             a_st = at(stage_off(st, lay["a_stage"], 0))
             b_st = at(stage_off(st, lay["b_stage"], s.stages * lay["a_stage"]))
             mbarrier_wait(stage_bars(st)[0], phase)
-            a_wg = arith_d.addi(a_st, arith_d.muli(index_to(wg_row0, I64()), i64(ROW_BYTES)))
-            b_wg = arith_d.addi(b_st, arith_d.muli(index_to(wg_col0, I64()), i64(ROW_BYTES)))
-            wgmma_fence()
-            for kk in range(CHANNELS_PER_TILE // 16):
-                da = smem_matrix_descriptor(arith_d.addi(a_wg, i64(32 * kk)), SWIZZLE_ATOM_BYTES)
-                db = smem_matrix_descriptor(arith_d.addi(b_wg, i64(32 * kk)), SWIZZLE_ATOM_BYTES)
-                acc = wgmma_m64nk16(acc, da, db, wg_cols, p.dtype)
-            wgmma_commit()
+            acc = self._mma_stage(acc, a_st, b_st, wg_row0, wg_col0, wg_cols)
             wgmma_wait(1)
             with e.if_(e.cmp("sgt", kt, 0)):
                 release_and_refill(e.sub(kt, 1))
@@ -145,13 +138,26 @@ class Sm90TmaWgmma:
         wgmma_wait(0)
         self._epilogue(memrefs, loop.results[0], m0, n0, tid, wg_row0, wg_col0, wg_cols, smem)
 
+    def _mma_stage(self, acc, a_stage, b_stage, wg_row0, wg_col0, wg_cols):
+        """One 64-wide K tile: 4 x wgmma m64n{wg_cols}k16 on this warpgroup's rows of the A
+        stage and columns of the B stage (i64 shared addresses), then commit the group."""
+        a_wg = arith_d.addi(a_stage, arith_d.muli(index_to(wg_row0, I64()), i64(ROW_BYTES)))
+        b_wg = arith_d.addi(b_stage, arith_d.muli(index_to(wg_col0, I64()), i64(ROW_BYTES)))
+        wgmma_fence()
+        for kk in range(CHANNELS_PER_TILE // 16):
+            da = smem_matrix_descriptor(arith_d.addi(a_wg, i64(32 * kk)), SWIZZLE_ATOM_BYTES)
+            db = smem_matrix_descriptor(arith_d.addi(b_wg, i64(32 * kk)), SWIZZLE_ATOM_BYTES)
+            acc = wgmma_m64nk16(acc, da, db, wg_cols, self.p.dtype)
+        wgmma_commit()
+        return acc
+
     def _epilogue(self, memrefs, acc, m0, n0, tid, wg_row0, wg_col0, wg_cols, smem):
         """Accumulators -> shared memory (f32, rows padded by 16 B) -> fused epilogue with
         16-byte coalesced bias/residual loads and output stores (8 channels per thread).
 
         Fragment of m64nNk16 (f32): thread l of warp w holds, for each 8-column block j,
         rows 16w + l/4 (+8) and columns 8j + 2(l%4) + {0, 1}."""
-        p, s, e = self.p, self.s, self.e
+        s, e = self.s, self.e
         stride = tile_row_floats(s)
         f32 = ir.F32Type.get()
         space = parse_attr("#gpu.address_space<workgroup>")

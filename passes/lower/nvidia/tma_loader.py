@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from ...problem import ConvProblem, DTYPE_BYTES
 from ...schedule import Schedule
 from . import tensormap as tm
-from .primitives import (I16, I32, I64, address_of, i32, i64, index_to, mbarrier_arrive_expect_tx, store_i64,
+from .primitives import (I16, I32, I64, address_of, i64, index_to, mbarrier_arrive_expect_tx, store_i64,
                          tensormap_acquire, tensormap_prefetch, tensormap_release, tma_load)
 from ...ir import arith_d
 

@@ -2,15 +2,13 @@
 
 import os
 import subprocess
-import sys
 
 import numpy as np
-import pytest
 
 from convc.compiler.driver import CompileOptions, compile_file
 from convc.runtime.arrays import poison, random_input, storage_dtype, to_f32
 from convc.runtime.module import LoadedModule
-from convc.runtime.reference import layer_reference_numpy, rel_l2
+from convc.runtime.reference import layer_reference_numpy
 from convc.tools.layers import Layer, layer_mlir
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))

@@ -24,10 +24,11 @@ from .layers import Layer, layer_mlir, load_suite
 
 
 def git_commit() -> str:
+    """Commit of the compiler that built a bundle; "+uncommitted" if the tree had changes."""
     try:
         here = os.path.dirname(os.path.abspath(__file__))
-        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=here,
-                             capture_output=True, text=True, timeout=10)
+        out = subprocess.run(["git", "describe", "--always", "--dirty=+uncommitted", "--abbrev=7"],
+                             cwd=here, capture_output=True, text=True, timeout=10)
         return out.stdout.strip() or "unknown"
     except Exception:
         return "unknown"

@@ -27,6 +27,11 @@ def parse_arguments(argv=None) -> argparse.Namespace:
     p.add_argument("--report", action="store_true", help="print one line per dispatch")
     p.add_argument("--no-fallback", action="store_true",
                    help="fail instead of leaving an unsupported conv to IREE")
+    p.add_argument("--tuning-cache", metavar="FILE",
+                   help="winners measured by convc-tune (default: $CONVC_TUNING_CACHE, else "
+                        "~/.cache/convc/tuning.json if present; 'none' disables)")
+    p.add_argument("--tuning-device", metavar="NAME",
+                   help="use cache entries measured on this device (default: the most recent)")
     args = p.parse_args(argv)
     args.extra_flags = extra
     return args
@@ -34,7 +39,8 @@ def parse_arguments(argv=None) -> argparse.Namespace:
 
 def main(args: argparse.Namespace) -> int:
     opts = CompileOptions(target=args.target, dump_dir=args.dump_dir,
-                          no_fallback=args.no_fallback, extra_flags=tuple(args.extra_flags))
+                          no_fallback=args.no_fallback, extra_flags=tuple(args.extra_flags),
+                          tuning_cache=args.tuning_cache, tuning_device=args.tuning_device)
     try:
         result = compile_file(args.input, args.output, opts)
     except (ConvcError, UnknownTargetError) as e:

@@ -17,6 +17,7 @@ from ..passes.plan import SCHEDULE_ATTR
 from ..passes.problem import ConvProblem
 from ..passes.registry import PIPELINE, PassOptions, get_pass
 from ..passes.schedule import Schedule
+from ..passes.tuning import TuningCacheError, load_cache
 from ..passes.target import Target, device_targets_attr_text, get_target, iree_target_flags
 from .errors import ConvcError
 from .iree_tools import iree_compile
@@ -30,6 +31,9 @@ class CompileOptions:
     dump_dir: str | None = None
     no_fallback: bool = False
     extra_flags: tuple[str, ...] = ()
+    tuning_cache: str | None = None     # None: default location; "none": no cache
+    tuning_device: str | None = None
+    candidate: int | None = None        # tuning rounds: force this candidate schedule
 
 
 @dataclass
@@ -169,7 +173,13 @@ def compile_file(input_path: str, output_path: str, options: CompileOptions) -> 
             with open(os.path.join(dump_dir, f"{stem}.{name}.mlir"), "w") as fo:
                 fo.write(str(m))
 
-        module, reports = run_passes(module, PassOptions(target=target.arch, gemm_signatures=gemm_sigs),
+        try:
+            load_cache(options.tuning_cache)
+        except TuningCacheError as e:
+            raise ConvcError(str(e)) from None
+        popts = PassOptions(target=target.arch, gemm_signatures=gemm_sigs, tuning_cache=options.tuning_cache,
+                            tuning_device=options.tuning_device, candidate=options.candidate)
+        module, reports = run_passes(module, popts,
                                      dump if dump_dir else None)
         result.reports = reports
         result.timings["passes"] = time.perf_counter() - t0

@@ -109,6 +109,54 @@ def plan_sm90_tma(p: ConvProblem, t: Target) -> Schedule:
     return s
 
 
+def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = "sm90_ws_cooperative", block_m: int = 128,
+                 block_n: int | None = None, raster: int = 1) -> Schedule:
+    """Warp-specialized persistent TMA + wgmma kernel (cooperative or ping-pong consumers),
+    TMA-store epilogue. Raises PlanError with the reason when it cannot serve p."""
+    from .lower.nvidia.sm90_ws import DESCRIPTORS, THREADS, WsUnsupported, check_supported, ws_layout
+    from .lower.nvidia.tma_loader import CHANNELS_PER_TILE
+    from .lower.nvidia.tensormap import DESCRIPTOR_BYTES, TensorMapError
+    from .lower.nvidia.tma_loader import tensor_maps
+    if not (t.has_tma and t.has_wgmma):
+        raise PlanError(f"{t.arch} has no TMA + wgmma path")
+    if p.C % CHANNELS_PER_TILE:
+        raise PlanError(f"C={p.C} is not a multiple of {CHANNELS_PER_TILE} (one 128-byte swizzled row per K step)")
+    if p.F % 8:
+        raise PlanError(f"F={p.F} is not a multiple of 8 (16-byte filter rows)")
+    bn = block_n or (128 if p.F > 64 else 64)
+    try:
+        check_supported(p, kernel, block_m, bn)
+    except WsUnsupported as e:
+        raise PlanError(str(e)) from None
+    stage = (block_m + bn) * CHANNELS_PER_TILE * DTYPE_BYTES[p.dtype]
+    fixed = ws_layout(p, kernel, block_m, bn, 0).total
+    stages = min(WS_MAX_STAGES, (t.smem_bytes - SM90_SMEM_RESERVE - fixed) // (stage + 16))
+    if stages < 2:
+        raise PlanError(f"{block_m}x{bn} tiles leave room for {stages} stages")
+    m_tiles, n_tiles = tile_counts_for(p, block_m, bn)
+    grid = (min(m_tiles * n_tiles, t.num_sms), 1, 1)
+    raster = max(1, min(raster, m_tiles))
+    lay = ws_layout(p, kernel, block_m, bn, stages)
+    role = "cooperative" if kernel == "sm90_ws_cooperative" else "ping-pong"
+    s = Schedule(kernel=kernel, target=t.arch, block_m=block_m, block_n=bn, block_k=CHANNELS_PER_TILE,
+                 thread_m=64, thread_n=bn, threads=THREADS, vec_a=CHANNELS_PER_TILE, vec_b=CHANNELS_PER_TILE,
+                 stages=stages, grid=grid, smem_bytes=lay.total, subgroup_size=32,
+                 reason=f"warp-specialized persistent TMA + wgmma ({role}), TMA-store epilogue",
+                 scratch_bytes=grid[0] * DESCRIPTORS * DESCRIPTOR_BYTES, raster=raster)
+    try:
+        tensor_maps(p, s)
+    except TensorMapError as e:
+        raise PlanError(f"TMA descriptor refused: {e}") from None
+    return s
+
+
+WS_MAX_STAGES = 8
+
+
+def tile_counts_for(p: ConvProblem, block_m: int, block_n: int) -> tuple[int, int]:
+    return _cdiv(p.gemm_m, block_m), _cdiv(p.F, block_n)
+
+
 def plan_sm90_gather(p: ConvProblem, t: Target, why_not_tma: str) -> Schedule:
     """wgmma with a thread-gathered im2col tile, for convs TMA cannot read (e.g. C = 3)."""
     from .lower.nvidia.sm90_gather import gather_smem_bytes
@@ -127,18 +175,149 @@ def plan_sm90_gather(p: ConvProblem, t: Target, why_not_tma: str) -> Schedule:
     return dataclasses.replace(s, smem_bytes=gather_smem_bytes(s))
 
 
+AMD_MAX_STAGES = 3
+
+
+def plan_amd_lds_mfma(p: ConvProblem, t: Target, block: int | None = None) -> Schedule:
+    """gfx942 / gfx950: LDS-direct im2col loader + MFMA (passes/lower/amd). 128x128 tiles, or
+    64x64 when 128-tiles would leave CUs idle; block_k = two MFMA K steps; 4 MFMA waves + 2
+    loading waves; as many ring stages (2..3) as vmcnt (63 loads in flight) and LDS allow.
+    `block` forces the square tile (64 or 128; tests and tuning). Raises PlanError with the
+    reason when the loader cannot serve p."""
+    from .lower.amd.im2col_addressing import AddressingError
+    from .lower.amd.lds_loader import LOADING_WAVES, MFMA_WAVES, WAVE, loader_config
+    if t.backend != "amd" or not (t.lds_dma_bytes and t.mfma_k):
+        raise PlanError(f"{t.arch} has no direct-to-LDS loads with MFMA")
+    if p.dtype not in ("f16", "bf16"):
+        raise PlanError(f"{p.dtype} inputs (MFMA path takes f16/bf16)")
+    vec = t.lds_dma_bytes // DTYPE_BYTES[p.dtype]
+    bk = 2 * t.mfma_k
+    bm = bn = 128
+    if _cdiv(p.gemm_m, 128) * _cdiv(p.F, 128) < t.num_sms:
+        bm = bn = 64
+    if block is not None:
+        if block not in (64, 128):
+            raise PlanError(f"tile {block} (the MFMA kernel takes 64 or 128)")
+        bm = bn = block
+    threads = (MFMA_WAVES + LOADING_WAVES) * WAVE
+    loads_per_tile = (bm + bn) * bk // (vec * LOADING_WAVES * WAVE)
+    stage_bytes = (bm + bn) * bk * DTYPE_BYTES[p.dtype]
+    ktiles = _cdiv(p.gemm_k, bk)
+    stages = min(AMD_MAX_STAGES, 1 + 63 // loads_per_tile, t.smem_bytes // stage_bytes, max(2, ktiles))
+    if stages < 2:
+        raise PlanError(f"two {stage_bytes}-byte ring stages do not fit {t.smem_bytes} B of LDS")
+    grid = (_cdiv(p.gemm_m, bm) * _cdiv(p.F, bn), 1, 1)
+    s = Schedule(kernel="amd_lds_mfma", target=t.arch, block_m=bm, block_n=bn, block_k=bk,
+                 thread_m=bm // 2, thread_n=bn // 2, threads=threads, vec_a=vec, vec_b=vec,
+                 stages=stages, grid=grid, smem_bytes=stages * stage_bytes, subgroup_size=t.subgroup_size)
+    try:
+        cfg = loader_config(p, s, t)
+    except AddressingError as e:
+        raise PlanError(f"LDS-direct loader: {e}") from None
+    return dataclasses.replace(
+        s, reason=(f"LDS-direct im2col ({cfg.subpath}, {t.lds_dma_bytes} B/lane) + MFMA 16x16x{t.mfma_k}, "
+                   f"{LOADING_WAVES} loading + {MFMA_WAVES} MFMA waves"))
+
+
 def plan_schedule_for(p: ConvProblem, t: Target) -> Schedule:
     """The fastest path that applies, else the portable kernel with the reasons."""
     if t.has_wgmma:
+        return plan_sm90(p, t)
+    if t.backend == "amd":
         try:
-            return plan_sm90_tma(p, t)
+            return plan_amd_lds_mfma(p, t)
         except PlanError as why:
-            try:
-                return plan_sm90_gather(p, t, str(why))
-            except PlanError as why2:
-                s = plan_portable(p, t)
-                return dataclasses.replace(s, reason=f"portable implicit GEMM: TMA path declined ({why}); {why2}")
+            s = plan_portable(p, t)
+            return dataclasses.replace(s, reason=f"portable implicit GEMM: LDS-direct MFMA path declined ({why})")
     return plan_portable(p, t)
+
+
+def plan_sm90(p: ConvProblem, t: Target) -> Schedule:
+    """sm_90a heuristic. Measured on an H200 (bench/NOTES.md): the warp-specialized persistent
+    kernel wins whenever its 128x128 tiles fill the SMs; when fewer than half the SMs would
+    get a tile, the non-persistent kernel's split-K / 64-row tiles win."""
+    try:
+        tma = plan_sm90_tma(p, t)
+    except PlanError as why:
+        try:
+            return plan_sm90_gather(p, t, str(why))
+        except PlanError as why2:
+            s = plan_portable(p, t)
+            return dataclasses.replace(s, reason=f"portable implicit GEMM: TMA path declined ({why}); {why2}")
+    m_tiles, n_tiles = tile_counts_for(p, 128, 128 if p.F > 64 else 64)
+    if 2 * m_tiles * n_tiles <= t.num_sms:
+        return dataclasses.replace(tma, reason=tma.reason + f" ({m_tiles * n_tiles} 128-row tiles: too few for a persistent grid)")
+    try:
+        return plan_sm90_ws(p, t)
+    except PlanError as why:
+        return dataclasses.replace(tma, reason=tma.reason + f" (persistent kernel declined: {why})")
+
+
+def sm90_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
+    """Schedules the tuner times for p on sm_90a: the heuristic's choice first, then the
+    persistent kernel's cooperative and ping-pong tilings, rasterizations, and the
+    non-persistent kernel (split-K / 64-row tiles when the grid is small)."""
+    out = [plan_sm90(p, t)]
+    if out[0].kernel in ("sm90_gather_wgmma", "portable_igemm"):
+        return out
+    bns = [bn for bn in (64, 128, 256) if bn == 64 or p.F > bn // 2]
+    tries = [("sm90_ws_cooperative", 128, bn, 1) for bn in bns]
+    tries += [("sm90_ws_cooperative", 128, 128 if p.F > 64 else 64, r) for r in (4, 16)]
+    tries += [("sm90_ws_pingpong", bm, bn, 1) for bm in (64, 128) for bn in bns if bm * bn <= 128 * 128]
+    for kernel, bm, bn, raster in tries:
+        try:
+            out.append(plan_sm90_ws(p, t, kernel, bm, bn, raster))
+        except PlanError:
+            pass
+    try:
+        out.append(plan_sm90_tma(p, t))
+    except PlanError:
+        pass
+    return _unique(out)
+
+
+def _unique(scheds: list[Schedule]) -> list[Schedule]:
+    seen, out = set(), []
+    for s in scheds:
+        k = knobs_of(s)
+        if k not in seen:
+            seen.add(k)
+            out.append(s)
+    return out
+
+
+def knobs_of(s: Schedule) -> tuple:
+    """What distinguishes one candidate from another (the tuning cache stores this)."""
+    return (s.kernel, s.block_m, s.block_n, s.raster, s.split_k)
+
+
+def candidate_schedules(p: ConvProblem, t: Target) -> list[Schedule]:
+    """Every schedule worth timing for p on t, the default first."""
+    if t.has_wgmma:
+        return sm90_candidates(p, t)
+    return [plan_schedule_for(p, t)]
+
+
+def choose_schedule(p: ConvProblem, t: Target, options=None) -> Schedule:
+    """The default schedule, unless a tuning round forces a candidate or the tuning cache has
+    a winner measured for this problem on a device of this target."""
+    from .tuning import load_cache
+    forced = getattr(options, "candidate", None)
+    if forced is not None:
+        cands = candidate_schedules(p, t)
+        if forced < len(cands):
+            s = cands[forced]
+            return dataclasses.replace(s, reason=f"tuning candidate {forced + 1}/{len(cands)}: {s.reason}")
+        return cands[0]
+    cache = load_cache(getattr(options, "tuning_cache", None))
+    hit = cache.lookup(t.arch, p.name, getattr(options, "tuning_device", None)) if cache else None
+    if hit is None:
+        return plan_schedule_for(p, t)
+    for s in candidate_schedules(p, t):
+        if list(knobs_of(s)) == list(hit.knobs):
+            return dataclasses.replace(s, reason=f"tuned on {hit.device} ({hit.us:.1f} us, best of {hit.tried}): {s.reason}")
+    s = plan_schedule_for(p, t)
+    return dataclasses.replace(s, reason=f"{s.reason} (tuning cache entry from {hit.device} names no current candidate)")
 
 
 def plan_schedule(module: ir.Module, options=None) -> ir.Module:
@@ -150,7 +329,7 @@ def plan_schedule(module: ir.Module, options=None) -> ir.Module:
                 continue
             prob = ConvProblem.from_dict(attr_to_py(exe.attributes[PROBLEM_ATTR]))
             try:
-                sched = plan_schedule_for(prob, target)
+                sched = choose_schedule(prob, target, options)
             except PlanError as e:
                 exe.attributes[DECLINE_ATTR] = ir.StringAttr.get(str(e))
                 continue

@@ -15,10 +15,16 @@ from .splice import splice_dispatches
 class PassOptions:
     """target: Target.arch the plan/lower passes build for.
     gemm_signatures: (M, K, F) of the input model's 1x1 convs; GEMM-form dispatches are taken
-    as convs only if listed. None (convc-opt's default) takes every GEMM-form dispatch."""
+    as convs only if listed. None (convc-opt's default) takes every GEMM-form dispatch.
+    tuning_cache: tuning cache file (None: the default location; "none": no cache).
+    tuning_device: read cache entries measured on this device (None: the most recent).
+    candidate: force the planner's candidate schedule with this index (tuning rounds)."""
 
     target: str = "sm_90a"
     gemm_signatures: frozenset | None = None
+    tuning_cache: str | None = None
+    tuning_device: str | None = None
+    candidate: int | None = None
 
 
 PASSES: dict[str, Callable] = {

@@ -9,7 +9,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-KERNELS = ("portable_igemm", "sm90_tma_wgmma", "sm90_gather_wgmma")
+KERNELS = ("portable_igemm", "sm90_tma_wgmma", "sm90_gather_wgmma", "sm90_ws_cooperative", "sm90_ws_pingpong",
+           "amd_lds_mfma")
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,7 @@ class Schedule:
     reason: str = ""            # why this kernel was chosen (shown by --report)
     scratch_bytes: int = 128    # per-call scratch result (TMA descriptor slots)
     split_k: int = 1            # CTAs (one cluster) sharing an output tile, each a K slice
+    raster: int = 1             # persistent kernels: M tiles per rasterization group
 
     def __post_init__(self):
         if self.kernel not in KERNELS:
@@ -57,4 +59,5 @@ class Schedule:
     def describe(self) -> str:
         return (f"{self.kernel} {self.block_m}x{self.block_n}x{self.block_k} "
                 f"threads={self.threads} stages={self.stages} smem={self.smem_bytes}B"
-                + (f" split_k={self.split_k}" if self.split_k > 1 else ""))
+                + (f" split_k={self.split_k}" if self.split_k > 1 else "")
+                + (f" raster={self.raster}" if self.raster > 1 else ""))

@@ -19,6 +19,8 @@ class Target:
     has_wgmma: bool = False
     ptx_features: str = ""
     num_sms: int = 1           # compute units, for grid-filling heuristics
+    lds_dma_bytes: int = 0     # AMD: bytes one lane moves per direct-to-LDS load (0: none)
+    mfma_k: int = 0            # AMD: K of the 16x16xK f16/bf16 MFMA (0: none)
 
     @property
     def is_gpu(self) -> bool:
@@ -29,8 +31,8 @@ TARGETS: dict[str, Target] = {
     "sm_90a": Target("sm_90a", "nvidia", 32, 232448, has_tma=True, has_wgmma=True, ptx_features="+ptx83",
                      num_sms=132),
     "sm_100a": Target("sm_100a", "nvidia", 32, 232448, has_tma=True, ptx_features="+ptx86", num_sms=148),
-    "gfx942": Target("gfx942", "amd", 64, 65536, num_sms=304),
-    "gfx950": Target("gfx950", "amd", 64, 163840, num_sms=256),
+    "gfx942": Target("gfx942", "amd", 64, 65536, num_sms=304, lds_dma_bytes=4, mfma_k=16),
+    "gfx950": Target("gfx950", "amd", 64, 163840, num_sms=256, lds_dma_bytes=16, mfma_k=32),
     "llvm-cpu": Target("llvm-cpu", "cpu", 1, 32768),
 }
 

@@ -24,3 +24,5 @@ config.environment["PATH"] = os.environ.get("PATH", "")
 for var in ("HOME", "PYTHONPATH", "VIRTUAL_ENV"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
+# Hermetic planning: no tuning cache unless a test names one.
+config.environment["CONVC_TUNING_CACHE"] = "none"

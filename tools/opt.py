@@ -25,6 +25,8 @@ def parse_arguments(argv=None):
                    help=f"comma-separated pass names: {', '.join(PASSES)}")
     p.add_argument("--target", default="sm_90a")
     p.add_argument("--split-input-file", action="store_true")
+    p.add_argument("--tuning-cache", help="tuning cache to read (default: none)", default="none")
+    p.add_argument("--candidate", type=int, help="force this tuning candidate schedule")
     p.add_argument("-o", "--output", default="-")
     return p.parse_args(argv)
 
@@ -52,7 +54,8 @@ def main(args) -> int:
     outs, rc = [], 0
     for chunk in chunks:
         try:
-            outs.append(run_on_text(chunk, passes, PassOptions(target=args.target)))
+            outs.append(run_on_text(chunk, passes, PassOptions(target=args.target, tuning_cache=args.tuning_cache,
+                                                                 candidate=args.candidate)))
         except Exception as e:  # a malformed case is reported and the others still run
             msg = str(e).strip().splitlines()
             print(f"convc-opt: error: {msg[0] if msg else type(e).__name__}", file=sys.stderr)

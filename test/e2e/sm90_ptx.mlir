@@ -14,3 +14,24 @@
 // CHECK: mbarrier.try_wait.parity.shared.b64
 // CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
 // CHECK: wgmma.wait_group.sync.aligned
+
+// The same model with a tuning cache selecting the warp-specialized persistent kernel: the
+// report names the cache entry, the PTX has the roles' register moves, named barriers, the
+// TMA-loaded residual and the TMA-store epilogue.
+// RUN: rm -rf %t.ws && convc %inputs/tma_3x3_residual.model.mlir -o %t.ws.vmfb --target sm_90a --tuning-cache %inputs/tuning_cache.json --tuning-device "NVIDIA H200" --dump-dir %t.ws --report | FileCheck %s --check-prefix=WSREPORT
+// WSREPORT: convc [sm90_ws_cooperative 128x128x64 threads=384 stages={{[0-9]+}} smem={{[0-9]+}}B]: tuned on NVIDIA H200 (4.0 us, best of 8)
+// RUN: cat %t.ws/binaries/*.ptx | FileCheck %s --check-prefix=WSPTX
+// WSPTX: .entry conv_n2h8w8c64_f128r3s3
+// WSPTX-DAG: setmaxnreg.dec.sync.aligned.u32 40
+// WSPTX-DAG: cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes
+// WSPTX-DAG: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// WSPTX-DAG: setmaxnreg.inc.sync.aligned.u32 232
+// WSPTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// WSPTX-DAG: bar.sync {{.+}}, 128;
+// WSPTX-DAG: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
+// WSPTX-DAG: cp.async.bulk.commit_group
+// WSPTX-DAG: cp.async.bulk.wait_group.read 0
+// The H100 entry is older: without --tuning-device the most recent (H200) entry wins; naming
+// the H100 picks its ping-pong winner.
+// RUN: convc %inputs/tma_3x3_residual.model.mlir -o %t.h100.vmfb --target sm_90a --tuning-cache %inputs/tuning_cache.json --tuning-device "NVIDIA H100" --report | FileCheck %s --check-prefix=H100
+// H100: convc [sm90_ws_pingpong 128x128x64 {{.+}}]: tuned on NVIDIA H100 (5.0 us, best of 8)

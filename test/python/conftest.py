@@ -11,6 +11,8 @@ from convc.runtime.module import LoadedModule
 from convc.runtime.reference import layer_reference_numpy
 from convc.tools.layers import Layer, layer_mlir
 
+os.environ["CONVC_TUNING_CACHE"] = "none"     # hermetic planning: no tuning cache unless named
+
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 

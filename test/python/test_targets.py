@@ -1,5 +1,6 @@
 """Compile-only checks for the GPU targets (no GPU here): every suite layer takes the convc
-path for sm_90a and gfx942, and the generated code has the instructions we intend."""
+path for sm_90a and gfx942 (on gfx942 all but the C = 3 stem on the LDS-direct MFMA kernel),
+and the generated code has the instructions we intend."""
 
 import glob
 import os
@@ -21,6 +22,9 @@ def _dump_text(d, pattern):
 def test_suite_layer_compiles_on_convc_path(tmp_path, target, layer):
     _, res = compile_layer(tmp_path, layer, target=target)
     assert [r.path for r in res.reports] == ["convc"], [r.line() for r in res.reports]
+    if target == "gfx942":
+        want = "amd_lds_mfma" if layer.C % 2 == 0 else "portable_igemm"
+        assert res.reports[0].schedule.kernel == want, res.reports[0].line()
     assert res.timings["total"] < 30
 
 
@@ -59,10 +63,29 @@ def test_sm100a_compiles(tmp_path):
 
 @pytest.mark.parametrize("target", ["gfx942", "gfx950"])
 def test_amd_assembly(tmp_path, target):
+    """The bf16 UNet layer on the LDS-direct MFMA kernel: direct-to-LDS buffer loads (dword on
+    gfx942, dwordx4 on gfx950), bf16 MFMAs, the ring's vmcnt waits, no scratch."""
+    from convc.tools.amd_table import rocmasm_resources
     layer = next(L for L in SUITE if L.name == "unet_3x3_320_64x64_bf16")
     _, res = compile_layer(tmp_path, layer, target=target, dump_dir=str(tmp_path / "d"))
-    assert res.reports[0].path == "convc"
+    assert res.reports[0].path == "convc" and res.reports[0].schedule.kernel == "amd_lds_mfma"
     asm = _dump_text(tmp_path / "d" / "intermediates", "*.rocmasm")
     assert f"-mcpu={target}" in asm
-    assert "global_load_dwordx4" in asm or "buffer_load_dwordx4" in asm
-    assert "s_barrier" in asm and "ds_write" in asm
+    lds_load = "buffer_load_dword " if target == "gfx942" else "buffer_load_dwordx4 "
+    assert any(lds_load in line and line.rstrip().endswith(" lds") for line in asm.splitlines())
+    mfma = "v_mfma_f32_16x16x16_bf16" if target == "gfx942" else "v_mfma_f32_16x16x32_bf16"
+    r = rocmasm_resources(asm)
+    assert r["mfma_ops"] == [mfma] and r["mfma"] > 0 and r["lds_dma_loads"] > 0
+    assert "s_barrier" in asm and r["vmcnt_waits"]
+    assert r["private_segment_fixed_size"] == 0 and r["vgpr_spill_count"] == 0 and r["sgpr_spill_count"] == 0
+    assert r["group_segment_fixed_size"] == res.reports[0].schedule.smem_bytes
+
+
+@pytest.mark.parametrize("target", ["gfx942", "gfx950"])
+def test_amd_stem_falls_back_with_reason(tmp_path, target):
+    """C = 3 is not a multiple of the per-lane direct-to-LDS width: portable kernel, reported."""
+    layer = next(L for L in SUITE if L.name == "r50_conv1_7x7s2")
+    _, res = compile_layer(tmp_path, layer, target=target)
+    r = res.reports[0]
+    assert r.path == "convc" and r.schedule.kernel == "portable_igemm"
+    assert "LDS-direct MFMA path declined" in r.reason and "C=3 is not a multiple" in r.reason

@@ -68,9 +68,38 @@ class Emitter:
             yield
             scf_d.YieldOp([])
 
+    def if_else(self, cond):
+        """Two-branch scf.if: `with e.if_else(c) as (then, other): with then: ...; with other: ...`."""
+        return _IfElse(cond)
+
     def for_(self, lb, ub, step=1, iter_args=()):
         """Context manager over an scf.for: yields (iv, iter_args, set_results)."""
         return _ForCtx(self, lb, ub, step, iter_args)
+
+
+class _IfElse:
+    def __init__(self, cond):
+        self.op = scf_d.IfOp(cond, [], has_else=True)
+
+    def __enter__(self):
+        return _Branch(self.op.then_block), _Branch(self.op.else_block)
+
+    def __exit__(self, *exc):
+        return False
+
+
+class _Branch:
+    def __init__(self, block):
+        self._ip = ir.InsertionPoint(block)
+
+    def __enter__(self):
+        self._ip.__enter__()
+
+    def __exit__(self, *exc):
+        if exc[0] is None:
+            scf_d.YieldOp([])
+        self._ip.__exit__(*exc)
+        return False
 
 
 class _ForCtx:

@@ -41,8 +41,15 @@ def apply_and_store(e: Emitter, p: ConvProblem, memrefs: list, acc: ir.Value, wi
     """
     if operands is None:
         operands = load_operands(e, p, memrefs, width, m, f, aligned)
-    operands = list(operands)
     out_index = e.add(e.mul(m, p.F), f)
+    vector_d.store(apply_steps(p, acc, operands, width), memrefs[p.num_operands], [out_index],
+                   alignment=_align(width, p.out_dtype, aligned))
+
+
+def apply_steps(p: ConvProblem, acc: ir.Value, operands: list, width: int) -> ir.Value:
+    """The epilogue arithmetic alone: acc (vector<width x f32>) and the operand slices in step
+    order (any float type) -> the output value in p.out_dtype."""
+    operands = list(operands)
     val = acc
     cur = p.acc_dtype
     for step in p.epilogue:
@@ -54,6 +61,4 @@ def apply_and_store(e: Emitter, p: ConvProblem, memrefs: list, acc: ir.Value, wi
         elif step.op == "cast":
             val = convert(val, vec_type(width, step.dtype))
             cur = step.dtype
-    val = convert(val, vec_type(width, p.out_dtype))
-    vector_d.store(val, memrefs[p.num_operands], [out_index],
-                   alignment=_align(width, p.out_dtype, aligned))
+    return convert(val, vec_type(width, p.out_dtype))

@@ -174,3 +174,39 @@ def wgmma_m64nk16(acc, desc_a, desc_b, n: int, dtype: str):
         ty, ty, parse_attr("#nvvm.wgmma_type<f32>"), parse_attr("#nvvm.wgmma_scale_out<one>"),
         parse_attr("#nvvm.wgmma_scale_in<one>"), parse_attr("#nvvm.wgmma_scale_in<one>"),
         parse_attr("#nvvm.mma_layout<row>"), parse_attr("#nvvm.mma_layout<col>")).result
+
+
+# ---------------------------------------------------------------------- warp specialization
+def set_max_registers(count: int, increase: bool) -> None:
+    """setmaxnreg.{inc|dec}.sync.aligned.u32 count: move registers between warpgroup roles."""
+    nvvm_d.SetMaxRegisterOp(count, parse_attr(f"#nvvm.action<{'increase' if increase else 'decrease'}>"))
+
+
+def named_barrier(barrier_id, threads: int) -> None:
+    """bar.sync id, threads: a barrier among a subset of warps (id 0 is __syncthreads).
+    barrier_id: an int or an index value."""
+    bid = i32(barrier_id) if isinstance(barrier_id, int) else arith_d.index_cast(I32(), barrier_id)
+    nvvm_d.BarrierOp(barrierId=bid, numberOfThreads=i32(threads))
+
+
+def tma_store(desc_addr_i64, src_smem_i64, coords_i32) -> None:
+    """cp.async.bulk.tensor.Nd.global.shared::cta.tile.bulk_group: one box from shared memory
+    to global (out-of-bounds parts of the box are not written)."""
+    nvvm_d.CpAsyncBulkTensorSharedCTAToGlobalOp(as_generic_ptr(desc_addr_i64), as_shared_ptr(src_smem_i64),
+                                                list(coords_i32))
+
+
+def bulk_commit() -> None:
+    """cp.async.bulk.commit_group: close this thread's group of bulk stores."""
+    nvvm_d.CpAsyncBulkCommitGroupOp()
+
+
+def bulk_wait_read(pending: int = 0) -> None:
+    """cp.async.bulk.wait_group.read N: this thread's older bulk groups finished reading
+    shared memory (the source may be overwritten)."""
+    nvvm_d.CpAsyncBulkWaitGroupOp(pending, read=True)
+
+
+def cluster_ctarank_count():
+    """%cluster_nctarank (i32)."""
+    return nvvm_d.read_ptx_sreg_cluster_nctarank(results=[I32()])

@@ -86,7 +86,7 @@ class Sm90TmaWgmma:
         loader = ConvTmaLoader(e, p, s, slots[0], slots[1], m0, n0)
         is_producer = e.cmp("eq", tid, 0)
         with e.if_(is_producer):
-            write_descriptors(maps, slots, x, w)
+            write_descriptors([maps.activation, maps.filter], slots, [x, w])
             for i in range(s.stages):
                 mbarrier_init(full[i], 1)
                 mbarrier_init(empty[i], s.threads // 32)

@@ -26,6 +26,7 @@ CHANNELS_PER_TILE = 64          # 128 B of f16/bf16: one 128B-swizzle row
 DESCRIPTORS_PER_CTA = 2         # activation (im2col), filter (tiled)
 
 _TM_TYPE = {"f16": tm.DataType.FLOAT16, "bf16": tm.DataType.BFLOAT16}
+_TM_ELEM = dict(_TM_TYPE, f32=tm.DataType.FLOAT32)
 
 
 @dataclass(frozen=True)
@@ -60,26 +61,46 @@ def _signed(q: int) -> int:
     return q - (1 << 64) if q >= (1 << 63) else q
 
 
-def descriptor_slots(pid, scratch):
-    """i64 generic addresses of this CTA's activation and filter descriptor slots (pure
+def descriptor_slots(pid, scratch, count: int = DESCRIPTORS_PER_CTA):
+    """i64 generic addresses of this CTA's `count` descriptor slots in the scratch result (pure
     arithmetic: every thread may compute them)."""
     slot0 = arith_d.addi(address_of(scratch),
-                         arith_d.muli(index_to(pid, I64()), i64(DESCRIPTORS_PER_CTA * tm.DESCRIPTOR_BYTES)))
-    return [arith_d.addi(slot0, i64(j * tm.DESCRIPTOR_BYTES)) for j in range(DESCRIPTORS_PER_CTA)]
+                         arith_d.muli(index_to(pid, I64()), i64(count * tm.DESCRIPTOR_BYTES)))
+    return [arith_d.addi(slot0, i64(j * tm.DESCRIPTOR_BYTES)) for j in range(count)]
 
 
-def write_descriptors(maps: ConvTensorMaps, slots, x, w) -> None:
-    """One thread: store the descriptors as immediates with each binding's address in qword 0,
-    release them to the tensormap proxy, acquire and prefetch them for this thread's TMAs."""
-    for slot, desc, binding in zip(slots, (maps.activation, maps.filter), (x, w)):
+def write_descriptors(descs, slots, bindings) -> None:
+    """One thread: store each descriptor as immediates with its binding's address in qword 0,
+    release them to the tensormap proxy, acquire and prefetch them for this thread's TMAs
+    (other threads issuing TMAs with them call acquire_descriptor after a barrier)."""
+    for slot, desc, binding in zip(slots, descs, bindings):
         words = tm.descriptor_qwords(desc)
         store_i64(address_of(binding), slot)
         for q in range(1, len(words)):
             store_i64(i64(_signed(words[q])), arith_d.addi(slot, i64(8 * q)))
     tensormap_release()
     for slot in slots:
-        tensormap_acquire(slot)
-        tensormap_prefetch(slot)
+        acquire_descriptor(slot)
+
+
+def acquire_descriptor(slot) -> None:
+    tensormap_acquire(slot)
+    tensormap_prefetch(slot)
+
+
+def epilogue_map_args(p: ConvProblem, dtype: str, rows: int) -> tm.TiledArgs:
+    """Tiled map over an output-shaped [M, F] tensor (the output, or a residual operand) whose
+    box is one 128-byte wide column chunk of `rows` rows, 128B-swizzled: the shared-memory
+    staging layout of the TMA-store epilogue."""
+    return tm.TiledArgs(data_type=_TM_ELEM[dtype], global_dim=(p.F, p.gemm_m),
+                        global_strides=(p.F * DTYPE_BYTES[dtype],),
+                        box_dim=(epilogue_chunk_cols(dtype), rows), swizzle=tm.Swizzle.B128,
+                        l2_promotion=tm.L2Promotion.B128)
+
+
+def epilogue_chunk_cols(dtype: str) -> int:
+    """Output channels per 128-byte swizzle row."""
+    return 128 // DTYPE_BYTES[dtype]
 
 
 class ConvTmaLoader:

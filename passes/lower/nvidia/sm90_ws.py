@@ -1,0 +1,366 @@
+"""sm_90a warp-specialized persistent implicit GEMM (the MAX Conv2dFpropKernel design).
+
+384 threads in three warpgroups, each role one branch of one if/else:
+- producer (warpgroup 0, `setmaxnreg.dec` to 40): one thread walks this CTA's tiles and issues
+  every TMA: im2col activation + filter k-tiles into the stage ring (waiting on `empty`,
+  arming `full`), and the residual tile of each tile's epilogue (waiting on `res_empty`,
+  arming `res_full`);
+- two consumer warpgroups (`setmaxnreg.inc` to 232) run wgmma and the epilogue. Cooperative:
+  both share each tile, 64 rows each. Ping-pong: they take alternate tiles, so one's epilogue
+  overlaps the other's main loop (the ring hands out k-tiles in tile order, which is what
+  alternates them).
+
+Persistent: one CTA per SM loops over tiles (tile_scheduler.py); the producer runs ahead into
+the next tile while consumers finish the epilogue of the current one.
+
+Epilogue: accumulators + bias (global, per channel) + residual (TMA-loaded into shared memory)
+-> relu/casts in registers -> 128B-swizzled staging tile in shared memory -> TMA store. Each
+consumer warpgroup owns one staging slot (and one residual slot); before reusing it the
+thread that issued the previous store waits for the store to finish reading it.
+
+Shared memory, one 1024-aligned allocation:
+[A stages][B stages][out slots x2][residual slots x2][full][empty][res_full x2][res_empty x2]
+[turn x2].
+
+Barrier parities: every waiter is at most one phase ahead of the barrier it waits on. The
+ring guarantees it for the producer and for cooperative consumers (each consumes every
+iteration in order); ping-pong consumers skip the other warpgroup's iterations, so `turn`
+barriers hand the main loop from one warpgroup to the other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...ir import ir, arith_d, gpu_d, hal_d, llvm_d, memref_d, parse_attr, vector_d
+from ...problem import ConvProblem, DTYPE_BYTES, EpilogueStep
+from ...schedule import Schedule
+from ..common.emit import Emitter, vec_type
+from ..common.epilogue import apply_steps
+from .primitives import (I32, I64, address_of, as_shared_ptr, bulk_commit, bulk_wait_read, i64,
+                         index_to, mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_init,
+                         mbarrier_init_fence, mbarrier_wait, named_barrier, set_max_registers,
+                         smem_matrix_descriptor, tma_load, tma_store, wgmma_commit, wgmma_fence,
+                         wgmma_m64nk16, wgmma_wait, zero_accumulator, async_proxy_fence)
+from .tile_scheduler import PersistentTiles
+from .tma_loader import (CHANNELS_PER_TILE, ConvTmaLoader, acquire_descriptor, descriptor_slots,
+                         epilogue_chunk_cols, epilogue_map_args, tensor_maps, write_descriptors)
+from . import tensormap as tm
+
+WARPGROUP = 128
+THREADS = 3 * WARPGROUP
+PRODUCER_REGS, CONSUMER_REGS = 40, 232
+ROW_BYTES = CHANNELS_PER_TILE * 2          # one swizzled K row: 64 x 16-bit
+SWIZZLE_ATOM_BYTES = 8 * ROW_BYTES
+DESCRIPTORS = 4                            # activation, filter, output, residual
+
+
+class WsUnsupported(ValueError):
+    pass
+
+
+def residual_step(p: ConvProblem) -> EpilogueStep | None:
+    """The epilogue's one output-shaped operand (loaded by TMA), if any."""
+    full = [st for st in p.epilogue if st.op in ("add", "mul") and st.broadcast == "full"]
+    if len(full) > 1:
+        raise WsUnsupported("more than one output-shaped epilogue operand")
+    return full[0] if full else None
+
+
+def consumer_rows(kernel: str, block_m: int) -> int:
+    """Tile rows one consumer warpgroup computes (and stages in its epilogue slot)."""
+    return block_m // 2 if kernel == "sm90_ws_cooperative" else block_m
+
+
+@dataclass(frozen=True)
+class WsLayout:
+    stages: int
+    a_stage: int
+    b_stage: int
+    rows: int                  # rows per consumer warpgroup
+    out_slot: int              # bytes of one staging slot
+    res_slot: int              # bytes of one residual slot (0: no residual)
+    a0: int
+    b0: int
+    out0: int
+    res0: int
+    bars: int
+    total: int
+
+    def full(self, i):
+        return self.bars + 8 * i
+
+    def empty(self, i):
+        return self.bars + 8 * (self.stages + i)
+
+    def res_full(self, w):
+        return self.bars + 8 * (2 * self.stages + w)
+
+    def res_empty(self, w):
+        return self.bars + 8 * (2 * self.stages + 2 + w)
+
+    def turn(self, w):
+        return self.bars + 8 * (2 * self.stages + 4 + w)
+
+
+def ws_layout(p: ConvProblem, kernel: str, block_m: int, block_n: int, stages: int) -> WsLayout:
+    rows = consumer_rows(kernel, block_m)
+    res = residual_step(p)
+    a, b = block_m * ROW_BYTES, block_n * ROW_BYTES
+    out_slot = rows * block_n * DTYPE_BYTES[p.out_dtype]
+    res_slot = rows * block_n * DTYPE_BYTES[res.dtype] if res else 0
+    a0 = 0
+    b0 = a0 + stages * a
+    out0 = b0 + stages * b
+    res0 = out0 + 2 * out_slot
+    bars = res0 + 2 * res_slot
+    total = bars + 8 * (2 * stages + 6)
+    return WsLayout(stages, a, b, rows, out_slot, res_slot, a0, b0, out0, res0, bars, total)
+
+
+def check_supported(p: ConvProblem, kernel: str, block_m: int, block_n: int) -> None:
+    """Raises WsUnsupported with the reason when the kernel cannot serve p with this tile."""
+    res = residual_step(p)
+    rows = consumer_rows(kernel, block_m)
+    if rows % 64 or rows > 128:
+        raise WsUnsupported(f"{rows} rows per consumer warpgroup (64 or 128)")
+    if block_n % 8 or block_n > 256 or rows * block_n > 64 * 256:
+        raise WsUnsupported(f"block_n={block_n}")
+    for dt in [p.out_dtype] + ([res.dtype] if res else []):
+        if block_n % epilogue_chunk_cols(dt):
+            raise WsUnsupported(f"block_n={block_n} is not a multiple of {epilogue_chunk_cols(dt)} {dt} channels (one 128-byte swizzle row)")
+        if (p.F * DTYPE_BYTES[dt]) % 16:
+            raise WsUnsupported(f"F={p.F} rows of {dt} are not 16-byte aligned for TMA")
+        try:
+            tm.encode_tiled(epilogue_map_args(p, dt, rows))
+        except tm.TensorMapError as e:
+            raise WsUnsupported(f"epilogue TMA descriptor refused: {e}") from None
+
+
+def _swizzled(e, slot_base_i64, rows: int, row, col_static: int, col_lane, dtype: str):
+    """i64 shared address of (row, col) in a 128B-swizzled staging slot of `rows` rows per
+    128-byte column chunk; col = col_static + col_lane (col_lane < 8: within one 16 B unit
+    group of col_static's chunk)."""
+    ob = DTYPE_BYTES[dtype]
+    cc = epilogue_chunk_cols(dtype)
+    chunk, cin = divmod(col_static, cc)
+    byte = e.add(e.mul(col_lane, ob), cin * ob)
+    unit = arith_d.xori(e.div(byte, 16), e.rem(row, 8))
+    off = e.add(e.add(e.mul(row, 128), e.mul(unit, 16)), e.rem(byte, 16))
+    return arith_d.addi(slot_base_i64, index_to(e.add(off, chunk * rows * 128), I64()))
+
+
+class Sm90WarpSpecialized:
+    def __init__(self, p: ConvProblem, s: Schedule, machine):
+        self.p, self.s, self.m = p, s, machine
+        self.e = Emitter()
+        self.coop = s.kernel == "sm90_ws_cooperative"
+        self.lay = ws_layout(p, s.kernel, s.block_m, s.block_n, s.stages)
+        self.res = residual_step(p)
+        self.ktiles = p.gemm_k // CHANNELS_PER_TILE
+
+    def emit(self, memrefs) -> None:
+        p, s, e, lay = self.p, self.s, self.e, self.lay
+        self.memrefs = memrefs
+        pid = hal_d.InterfaceWorkgroupIDOp(0).result
+        tid = gpu_d.thread_id(gpu_d.Dimension.x)
+        self.tid = tid
+        self.tiles = PersistentTiles(e, p, s, pid)
+
+        space = parse_attr("#gpu.address_space<workgroup>")
+        smem = memref_d.alloc(ir.MemRefType.get([lay.total], ir.IntegerType.get_signless(8),
+                                                memory_space=space), [], [], alignment=1024)
+        self.base = address_of(smem)
+
+        maps = tensor_maps(p, s)
+        descs = [maps.activation, maps.filter, tm.encode_tiled(epilogue_map_args(p, p.out_dtype, lay.rows))]
+        bindings = [memrefs[p.input], memrefs[p.filter], memrefs[p.num_operands]]
+        if self.res:
+            descs.append(tm.encode_tiled(epilogue_map_args(p, self.res.dtype, lay.rows)))
+            bindings.append(memrefs[self.res.operand])
+        self.slots = descriptor_slots(pid, memrefs[-1], DESCRIPTORS)
+
+        with e.if_(e.cmp("eq", tid, 0)):
+            write_descriptors(descs, self.slots[:len(descs)], bindings)
+            for i in range(s.stages):
+                mbarrier_init(self.at(lay.full(i)), 1)
+                mbarrier_init(self.at(lay.empty(i)), (2 if self.coop else 1) * WARPGROUP // 32)
+            for w in range(2):
+                mbarrier_init(self.at(lay.res_full(w)), 1)
+                mbarrier_init(self.at(lay.res_empty(w)), WARPGROUP)
+                mbarrier_init(self.at(lay.turn(w)), 1)
+            mbarrier_init_fence()
+        gpu_d.barrier()
+
+        wg = e.div(tid, WARPGROUP)
+        with e.if_else(e.cmp("eq", wg, 0)) as (producer, consumers):
+            with producer:
+                set_max_registers(PRODUCER_REGS, increase=False)
+                with e.if_(e.cmp("eq", tid, 0)):
+                    self._producer()
+            with consumers:
+                set_max_registers(CONSUMER_REGS, increase=True)
+                self._consumer(e.sub(wg, 1))
+
+    # ------------------------------------------------------------------ helpers
+    def at(self, offset):
+        """i64 shared address base + offset (int or i64 value)."""
+        return arith_d.addi(self.base, i64(offset) if isinstance(offset, int) else offset)
+
+    def _stage(self, it):
+        """(stage index, its phase parity as i32) of ring iteration it."""
+        e, s = self.e, self.s
+        return e.rem(it, s.stages), index_to(e.rem(e.div(it, s.stages), 2), I32())
+
+    def _bar(self, first: int, index):
+        return self.at(arith_d.addi(i64(first), arith_d.muli(index_to(index, I64()), i64(8))))
+
+    def _off(self, first: int, index, size: int):
+        return self.at(arith_d.addi(i64(first), arith_d.muli(index_to(index, I64()), i64(size))))
+
+    # ------------------------------------------------------------------ producer
+    def _producer(self) -> None:
+        p, s, e, lay = self.p, self.s, self.e, self.lay
+        prime = min(s.stages, self.ktiles)
+        with e.for_(0, self.tiles.local_count(), 1) as (j, _, _y):
+            m0, n0 = self.tiles.origin(j)
+            loader = ConvTmaLoader(e, p, s, self.slots[0], self.slots[1], m0, n0)
+            with e.for_(0, self.ktiles, 1) as (kt, _, _y2):
+                it = e.add(e.mul(j, self.ktiles), kt)
+                st, phase = self._stage(it)
+                mbarrier_wait(self._bar(lay.empty(0), st), arith_d.xori(phase, arith_d.constant(I32(), 1)))
+                loader.load(kt, self._off(lay.a0, st, lay.a_stage), self._off(lay.b0, st, lay.b_stage),
+                            self._bar(lay.full(0), st))
+                if self.res:
+                    with e.if_(e.cmp("eq", kt, prime - 1)):
+                        self._load_residual(j, m0, n0)
+
+    def _load_residual(self, j, m0, n0) -> None:
+        """TMA the residual rows of tile j for each consumer warpgroup that computes them."""
+        e, lay = self.e, self.lay
+        targets = [(w, e.c(w), j, e.add(m0, w * lay.rows)) for w in range(2)] if self.coop else \
+            [(None, e.rem(j, 2), e.div(j, 2), m0)]
+        cc = epilogue_chunk_cols(self.res.dtype)
+        for _, w, use, row0 in targets:
+            parity = index_to(arith_d.xori(e.rem(use, 2), e.c(1)), I32())
+            mbarrier_wait(self._bar(lay.res_empty(0), w), parity)
+            full = self._bar(lay.res_full(0), w)
+            mbarrier_arrive_expect_tx(full, lay.res_slot)
+            slot = self._off(lay.res0, w, lay.res_slot)
+            for c in range(self.s.block_n // cc):
+                tma_load(arith_d.addi(slot, i64(c * lay.rows * 128)), self.slots[3],
+                         [index_to(e.add(n0, c * cc), I32()), index_to(row0, I32())], full)
+
+    # ------------------------------------------------------------------ consumers
+    def _consumer(self, cw) -> None:
+        p, s, e, lay = self.p, self.s, self.e, self.lay
+        wtid = e.rem(self.tid, WARPGROUP)
+        elected = e.cmp("eq", wtid, 0)
+        with e.if_(elected):
+            acquire_descriptor(self.slots[2])
+        subs = lay.rows // 64
+        step = 1 if self.coop else 2
+        lb = e.c(0) if self.coop else cw
+        with e.for_(lb, self.tiles.local_count(), step) as (j, _, _y):
+            m0, n0 = self.tiles.origin(j)
+            row_base = e.mul(cw, lay.rows) if self.coop else e.c(0)
+            use = j if self.coop else e.div(j, 2)
+            if not self.coop:
+                # Ping-pong turns: this warpgroup's main loop starts once the other one has
+                # waited on every stage of its tile, so the shared ring's phases never alias.
+                mbarrier_wait(self._bar(lay.turn(0), cw), index_to(e.rem(e.add(use, e.add(cw, 1)), 2), I32()))
+            loop = e.for_(0, self.ktiles, 1, [zero_accumulator(s.block_n) for _ in range(subs)])
+            with loop as (kt, accs, set_acc):
+                it = e.add(e.mul(j, self.ktiles), kt)
+                st, phase = self._stage(it)
+                mbarrier_wait(self._bar(lay.full(0), st), phase)
+                accs = self._mma_stage(accs, self._off(lay.a0, st, lay.a_stage),
+                                       self._off(lay.b0, st, lay.b_stage), row_base)
+                wgmma_wait(1)
+                with e.if_(e.cmp("sgt", kt, 0)):
+                    self._release(e.sub(it, 1))
+                set_acc(accs)
+            if not self.coop:
+                with e.if_(elected):
+                    mbarrier_arrive(self._bar(lay.turn(0), e.sub(1, cw)))
+            wgmma_wait(0)
+            self._release(e.add(e.mul(j, self.ktiles), self.ktiles - 1))
+            self._epilogue(loop.results, cw, use, m0, n0, row_base, wtid, elected)
+        with e.if_(elected):
+            bulk_wait_read(0)          # the last store has read its staging slot
+
+    def _release(self, it) -> None:
+        """This warp is done reading ring iteration it's stage."""
+        e = self.e
+        st, _ = self._stage(it)
+        with e.if_(e.cmp("eq", e.rem(self.tid, 32), 0)):
+            mbarrier_arrive(self._bar(self.lay.empty(0), st))
+
+    def _mma_stage(self, accs, a_stage, b_stage, row_base):
+        """One 64-wide K tile: per 64-row sub-block, 4 x wgmma m64n{block_n}k16."""
+        s = self.s
+        a_wg = arith_d.addi(a_stage, arith_d.muli(index_to(row_base, I64()), i64(ROW_BYTES)))
+        wgmma_fence()
+        out = []
+        for sub, acc in enumerate(accs):
+            a_sub = arith_d.addi(a_wg, i64(64 * sub * ROW_BYTES))
+            for kk in range(CHANNELS_PER_TILE // 16):
+                da = smem_matrix_descriptor(arith_d.addi(a_sub, i64(32 * kk)), SWIZZLE_ATOM_BYTES)
+                db = smem_matrix_descriptor(arith_d.addi(b_stage, i64(32 * kk)), SWIZZLE_ATOM_BYTES)
+                acc = wgmma_m64nk16(acc, da, db, s.block_n, self.p.dtype)
+            out.append(acc)
+        wgmma_commit()
+        return out
+
+    def _epilogue(self, accs, cw, use, m0, n0, row_base, wtid, elected) -> None:
+        """Fragment of m64nNk16 (f32): lane l of warp w holds, per 8-column block j, rows
+        16w + l/4 (+8) and columns 8j + 2(l%4) + {0, 1}."""
+        p, s, e, lay = self.p, self.s, self.e, self.lay
+        with e.if_(elected):
+            bulk_wait_read(0)          # the previous store from this slot has read it
+        named_barrier(e.add(cw, 1), WARPGROUP)
+        if self.res:
+            mbarrier_wait(self._bar(lay.res_full(0), cw), index_to(e.rem(use, 2), I32()))
+        out_slot = self._off(lay.out0, cw, lay.out_slot)
+        res_slot = self._off(lay.res0, cw, lay.res_slot) if self.res else None
+        lane = e.rem(wtid, 32)
+        warp = e.div(wtid, 32)
+        q2 = e.mul(e.rem(lane, 4), 2)
+        f32 = ir.F32Type.get()
+        for sub, acc in enumerate(accs):
+            for j in range(s.block_n // 8):
+                f = e.add(n0, e.add(q2, 8 * j))
+                f_safe = e.select(e.cmp("slt", f, p.F), f, p.F - 2)
+                for h in range(2):
+                    row = e.add(e.add(e.mul(warp, 16), e.div(lane, 4)), 64 * sub + 8 * h)
+                    v = vector_d.from_elements(vec_type(2, "f32"), [
+                        llvm_d.extractvalue(f32, acc, [4 * j + 2 * h]),
+                        llvm_d.extractvalue(f32, acc, [4 * j + 2 * h + 1])])
+                    operands = []
+                    for step in p.epilogue:
+                        if step.op not in ("add", "mul"):
+                            continue
+                        if step.broadcast == "channel":
+                            operands.append(vector_d.load(vec_type(2, step.dtype), self.memrefs[step.operand],
+                                                          [f_safe], alignment=2 * DTYPE_BYTES[step.dtype]))
+                        else:
+                            addr = _swizzled(e, res_slot, lay.rows, row, 8 * j, q2, step.dtype)
+                            operands.append(llvm_d.load(vec_type(2, step.dtype), as_shared_ptr(addr),
+                                                        alignment=2 * DTYPE_BYTES[step.dtype]))
+                    addr = _swizzled(e, out_slot, lay.rows, row, 8 * j, q2, p.out_dtype)
+                    llvm_d.StoreOp(apply_steps(p, v, operands, 2), as_shared_ptr(addr),
+                                   alignment=2 * DTYPE_BYTES[p.out_dtype])
+        if self.res:
+            mbarrier_arrive(self._bar(lay.res_empty(0), cw))   # residual slot may be refilled
+        async_proxy_fence()            # st.shared -> visible to the TMA store
+        named_barrier(e.add(cw, 1), WARPGROUP)
+        with e.if_(elected):
+            cc = epilogue_chunk_cols(p.out_dtype)
+            for c in range(s.block_n // cc):
+                tma_store(self.slots[2], arith_d.addi(out_slot, i64(c * lay.rows * 128)),
+                          [index_to(e.add(n0, c * cc), I32()), index_to(e.add(m0, row_base), I32())])
+            bulk_commit()
+
+
+def emit_sm90_ws(p: ConvProblem, s: Schedule, machine, memrefs) -> None:
+    Sm90WarpSpecialized(p, s, machine).emit(memrefs)

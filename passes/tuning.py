@@ -1,0 +1,106 @@
+"""The tuning cache: measured winners per (target, device, problem), read by the planner.
+
+`convc-tune` times every candidate schedule of a problem on a GPU and records the winner
+here; later `convc` runs read it (`--tuning-cache`, default $CONVC_TUNING_CACHE or
+$XDG_CACHE_HOME/convc/tuning.json). A winner is stored as the candidate's knobs
+(kernel, block_m, block_n, raster, split_k), never as a raw schedule: the planner re-derives
+the schedule from its own candidate list, so a cache written by an older convc can only select
+a schedule this convc would produce itself.
+
+File format (JSON): {"format": "convc-tuning-1", "entries": {KEY: ENTRY}} with
+KEY = "target|device|problem name" and ENTRY = {"knobs": [...], "us": float, "tried": int,
+"date": str, "commit": str, "candidates": [{"knobs": [...], "us": float|null, "ok": bool}]}.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+
+FORMAT = "convc-tuning-1"
+
+
+class TuningCacheError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Winner:
+    device: str
+    knobs: tuple
+    us: float
+    tried: int
+    date: str
+
+
+def default_cache_path() -> str | None:
+    """$CONVC_TUNING_CACHE ("" or "none" disables), else $XDG_CACHE_HOME/convc/tuning.json."""
+    env = os.environ.get("CONVC_TUNING_CACHE")
+    if env is not None:
+        return None if env in ("", "none") else env
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "convc", "tuning.json")
+
+
+def key(target: str, device: str, problem: str) -> str:
+    return f"{target}|{device}|{problem}"
+
+
+class TuningCache:
+    def __init__(self, entries: dict | None = None, path: str | None = None):
+        self.entries = dict(entries or {})
+        self.path = path
+
+    @classmethod
+    def read(cls, path: str) -> "TuningCache":
+        if not os.path.exists(path):
+            return cls({}, path)
+        try:
+            with open(path) as f:
+                data = json.load(f)
+        except (OSError, json.JSONDecodeError) as e:
+            raise TuningCacheError(f"tuning cache {path}: {e}") from None
+        if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("entries"), dict):
+            raise TuningCacheError(f"tuning cache {path}: not a {FORMAT} file")
+        return cls(data["entries"], path)
+
+    def write(self, path: str | None = None) -> str:
+        path = path or self.path
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        tmp = path + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump({"format": FORMAT, "entries": dict(sorted(self.entries.items()))}, f, indent=1)
+        os.replace(tmp, path)
+        return path
+
+    def record(self, target: str, device: str, problem: str, entry: dict) -> None:
+        self.entries[key(target, device, problem)] = entry
+
+    def lookup(self, target: str, problem: str, device: str | None = None) -> Winner | None:
+        """The winner for problem on `device`, or (device None) on the most recently tuned
+        device of this target."""
+        best = None
+        for k, v in self.entries.items():
+            t, d, prob = k.split("|", 2)
+            if t != target or prob != problem or (device is not None and d != device):
+                continue
+            w = Winner(d, tuple(v["knobs"]), float(v["us"]), int(v.get("tried", 0)), str(v.get("date", "")))
+            if best is None or w.date > best.date:
+                best = w
+        return best
+
+
+@lru_cache(maxsize=8)
+def _read_cached(path: str, mtime: float) -> TuningCache:
+    return TuningCache.read(path)
+
+
+def load_cache(path: str | None) -> TuningCache | None:
+    """The cache at path (None: the default location); None when there is none."""
+    if path is None:
+        path = default_cache_path()
+    if not path or path == "none" or not os.path.exists(path):
+        return None
+    return _read_cached(path, os.path.getmtime(path))

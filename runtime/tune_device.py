@@ -1,0 +1,120 @@
+"""Device side of convc-tune: times every candidate build of a tuning bundle on one GPU.
+
+  python3 -m convc.runtime.tune_device --bundle B --out DIR [--iters 50]
+
+Per model: random inputs (output buffers NaN-poisoned), the stock IREE reference build run
+once, then every candidate round: its outputs must match the reference (rel. L2 within the
+GPU check's tolerance, no NaN) and each convc kernel's time is the median over `iters`
+back-to-back runs (CUPTI through torch.profiler, per kernel name). Prints progress; writes
+DIR/tune.json, which `convc-tune collect` turns into tuning-cache entries.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import statistics
+import sys
+
+import numpy as np
+
+from .arrays import poison, random_input, storage_dtype, to_f32
+from .gpu_check import TOLERANCE, device_name
+from .module import LoadedModule
+from .reference import rel_l2
+
+
+def kernel_times_by_name(fn, iters: int, warmup: int = 3) -> dict[str, float]:
+    """Median device time (us) per kernel name over `iters` calls of fn."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(iters):
+            fn()
+        torch.cuda.synchronize()
+    per: dict[str, list[float]] = {}
+    for e in prof.events():
+        if e.device_type == torch.autograd.DeviceType.CUDA:
+            per.setdefault(e.name, []).append(e.time_range.elapsed_us())
+    return {k: statistics.median(v) for k, v in per.items()}
+
+
+def _run(mod: LoadedModule, fn_name: str, args_spec, arrays):
+    args = [mod.to_device(a, s["dtype"]) for a, s in zip(arrays, args_spec)]
+    fn = mod.function(fn_name)
+    res = fn(*args)
+    res = list(res) if isinstance(res, (list, tuple)) else [res]
+    outs = [np.array(r.to_host(), copy=True) for r in res]
+    return (lambda: fn(*args)), outs
+
+
+def _to_f32(host: np.ndarray, dtype: str) -> np.ndarray:
+    return to_f32(host.view(storage_dtype(dtype)) if host.dtype != storage_dtype(dtype) else host, dtype)
+
+
+def tune_model(bundle: str, m: dict, iters: int, seed: int, log=print) -> dict:
+    """{problem: [candidate rows]} for one model of the bundle."""
+    rng = np.random.default_rng(seed)
+    spec = m["args"]
+    arrays = [poison(s["shape"], s["dtype"]) if s["output"] else random_input(rng, s["shape"], s["dtype"])
+              for s in spec]
+    out_dtypes = m["results"]
+    _, ref = _run(LoadedModule(os.path.join(bundle, m["reference"]), "cuda"), m["function"], spec, arrays)
+    rows: dict[str, list] = {}
+    for r, rnd in enumerate(m["rounds"]):
+        mod = LoadedModule(os.path.join(bundle, rnd["vmfb"]), "cuda")
+        call, outs = _run(mod, m["function"], spec, arrays)
+        ok, worst = True, 0.0
+        for i, (got, want) in enumerate(zip(outs, ref)):
+            dt = out_dtypes[i] if i < len(out_dtypes) else "f32"
+            g, w = _to_f32(got, dt), _to_f32(want, dt)
+            err = rel_l2(np.nan_to_num(g, nan=0.0), w)
+            worst = max(worst, err)
+            ok = ok and not np.isnan(g).any() and err <= TOLERANCE.get(dt, 1e-2)
+        times = kernel_times_by_name(call, iters)
+        for prob, k in rnd["kernels"].items():
+            us = next((v for name, v in times.items() if name == prob or name.startswith(prob + "_")), None)
+            rows.setdefault(prob, []).append({"knobs": k["knobs"], "schedule": k["schedule"], "us": us,
+                                              "ok": bool(ok), "rel_l2": worst, "round": r})
+            log(f"  {m['name']}: round {r + 1}/{len(m['rounds'])} {k['schedule']:60s} "
+                f"{us if us is not None else float('nan'):8.1f} us  {'ok' if ok else 'WRONG'}")
+        del mod
+    return rows
+
+
+def tune_bundle(bundle: str, iters: int = 50, log=print) -> dict:
+    with open(os.path.join(bundle, "tune_manifest.json")) as f:
+        manifest = json.load(f)
+    problems: dict[str, dict] = {}
+    for i, m in enumerate(manifest["models"]):
+        log(f"[{i + 1}/{len(manifest['models'])}] {m['name']}: {len(m['rounds'])} candidates")
+        for prob, rows in tune_model(bundle, m, iters, seed=3000 + i, log=log).items():
+            problems.setdefault(prob, {"candidates": []})["candidates"].extend(rows)
+    return {"device": device_name("cuda"), "target": manifest["target"], "commit": manifest["commit"],
+            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "iters": iters, "problems": problems}
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="convc-tune-device", description=__doc__.splitlines()[0])
+    p.add_argument("--bundle", required=True)
+    p.add_argument("--out", default="tune_out")
+    p.add_argument("--iters", type=int, default=50)
+    a = p.parse_args(argv)
+    res = tune_bundle(a.bundle, a.iters, log=lambda s: print(s, flush=True))
+    os.makedirs(a.out, exist_ok=True)
+    with open(os.path.join(a.out, "tune.json"), "w") as f:
+        json.dump(res, f, indent=1)
+    wrong = sum(1 for r in res["problems"].values() for c in r["candidates"] if not c["ok"])
+    print(f"{len(res['problems'])} problems, {sum(len(r['candidates']) for r in res['problems'].values())} "
+          f"candidates timed, {wrong} wrong")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

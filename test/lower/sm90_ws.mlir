@@ -1,0 +1,64 @@
+// The warp-specialized persistent kernel: one CTA per SM (384 threads), producer and consumer
+// roles in one if/else with setmaxnreg, the full/empty ring, wgmma, and an epilogue that
+// stages the tile in shared memory and writes it with TMA stores.
+
+// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule,convc-lower-kernel --target sm_90a %inputs/tma_large.flow.mlir | FileCheck %s
+// CHECK: workgroup_size = [384, 1, 1]
+// CHECK-LABEL: hal.executable.source private @conv_n2h92w92c64_f128r3s3
+// CHECK: memref.alloc() alignment = 1024 : memref<229520xi8, #gpu.address_space<workgroup>>
+// CHECK: nvvm.fence.proxy.release gpu
+// Ring barriers: full (1 arrival + TMA bytes), empty (8 consumer warps), then per consumer
+// warpgroup residual full/empty and ping-pong turns.
+// CHECK: nvvm.mbarrier.init %{{.+}}, %c1_i32
+// CHECK: nvvm.mbarrier.init %{{.+}}, %c8_i32
+// CHECK: nvvm.fence.mbarrier.init
+// CHECK: gpu.barrier
+// Producer: every TMA load, waiting on `empty`.
+// CHECK: scf.if
+// CHECK-NEXT: nvvm.setmaxregister decrease 40
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.+}}, %c32768_i32
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.+}} im2col[{{.+}}] mode = im2col
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.+}} box[{{.+}}, {{.+}}] :
+// Consumers: wgmma main loop over the persistent tile loop, then the TMA-store epilogue.
+// CHECK: } else {
+// CHECK-NEXT: nvvm.setmaxregister increase 232
+// CHECK: scf.for
+// CHECK: scf.for {{.+}} iter_args
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK-COUNT-4: nvvm.wgmma.mma_async {{.+}} <m = 64, n = 128, k = 16>
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK: nvvm.mbarrier.arrive
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: nvvm.cp.async.bulk.wait_group 0 read
+// CHECK: nvvm.barrier id = %{{.+}} number_of_threads = %c128_i32
+// CHECK: llvm.store {{.+}} : vector<2xf16>, !llvm.ptr<3>
+// CHECK: nvvm.fence.proxy <async.shared>, space = <cta>
+// CHECK: nvvm.barrier id
+// CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.global.shared.cta
+// CHECK: nvvm.cp.async.bulk.commit.group
+
+// Ping-pong (tuning candidate 5: 64x64 tiles): each consumer warpgroup takes every other
+// tile (loop from its index, step 2) and waits for its turn before its main loop.
+// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule,convc-lower-kernel --target sm_90a --candidate 4 %inputs/tma_large.flow.mlir | FileCheck %s --check-prefix=PP
+// PP: nvvm.mbarrier.init %{{.+}}, %c4_i32
+// PP: nvvm.setmaxregister increase 232
+// PP: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %c2
+// PP: nvvm.mbarrier.try_wait.parity
+// PP: scf.for {{.+}} iter_args
+// PP-COUNT-4: nvvm.wgmma.mma_async {{.+}} <m = 64, n = 64, k = 16>
+// PP: nvvm.mbarrier.arrive
+// PP: nvvm.cp.async.bulk.tensor.global.shared.cta
+
+// Residual epilogue: the producer TMA-loads the residual tile (res_empty -> res_full); the
+// consumers read it from shared memory and release it.
+// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule,convc-lower-kernel --target sm_90a --tuning-cache %inputs/tuning_cache.json %inputs/tma_3x3_residual.flow.mlir | FileCheck %s --check-prefix=RES
+// RES: nvvm.setmaxregister decrease 40
+// RES: nvvm.mbarrier.arrive.expect_tx %{{.+}}, %c16384_i32
+// RES-COUNT-2: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.+}} box[{{.+}}, {{.+}}] :
+// RES: nvvm.setmaxregister increase 232
+// RES: llvm.load {{.+}} : !llvm.ptr<3> -> vector<2xf16>
+// RES: nvvm.mbarrier.arrive
+// RES: nvvm.cp.async.bulk.tensor.global.shared.cta

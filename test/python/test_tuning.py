@@ -1,0 +1,104 @@
+"""Tuning: candidate lists, the cache file, collect, and how convc reads the cache."""
+
+import json
+import os
+
+import pytest
+
+from convc.compiler.cli import main as convc_main, parse_arguments as convc_args
+from convc.passes.plan import candidate_schedules, knobs_of, plan_schedule_for
+from convc.passes.problem import ConvProblem, EpilogueStep
+from convc.passes.target import get_target
+from convc.passes.tuning import FORMAT, TuningCache, TuningCacheError, load_cache
+from convc.tools.layers import Layer, layer_mlir, load_suite
+from convc.tools.tune import collect, signature
+from convc.tools.tune import main as tune_main, parse_arguments as tune_args
+
+SM90 = get_target("sm_90a")
+
+
+@pytest.mark.parametrize("layer", load_suite(None), ids=lambda L: L.name)
+def test_candidates_are_distinct_and_start_with_the_default(layer):
+    p = layer.expected_problem()
+    cands = candidate_schedules(p, SM90)
+    assert knobs_of(cands[0]) == knobs_of(plan_schedule_for(p, SM90))
+    assert len({knobs_of(s) for s in cands}) == len(cands)
+    for s in cands:
+        assert s.smem_bytes <= SM90.smem_bytes
+        if s.kernel.startswith("sm90_ws"):
+            assert s.grid[0] <= SM90.num_sms and s.threads == 384
+
+
+def _results(problem="conv_a", device="NVIDIA H200"):
+    return {"device": device, "target": "sm_90a", "date": "2026-11-22T10:00:00+00:00", "commit": "abc",
+            "problems": {problem: {"candidates": [
+                {"knobs": ["sm90_ws_cooperative", 128, 128, 1, 1], "schedule": "a", "us": 10.0, "ok": True},
+                {"knobs": ["sm90_ws_pingpong", 64, 128, 1, 1], "schedule": "b", "us": 8.0, "ok": True},
+                {"knobs": ["sm90_ws_pingpong", 64, 64, 1, 1], "schedule": "c", "us": 1.0, "ok": False}]}}}
+
+
+def test_collect_keeps_the_fastest_correct_candidate(tmp_path):
+    cache = TuningCache({}, str(tmp_path / "t.json"))
+    lines = collect(_results(), cache)
+    assert "8.0 us" in lines[0]
+    w = cache.lookup("sm_90a", "conv_a")
+    assert w.knobs == ("sm90_ws_pingpong", 64, 128, 1, 1) and w.us == 8.0 and w.tried == 3
+    path = cache.write()
+    data = json.load(open(path))
+    assert data["format"] == FORMAT and "sm_90a|NVIDIA H200|conv_a" in data["entries"]
+
+
+def test_lookup_by_device_and_recency(tmp_path):
+    cache = TuningCache({}, str(tmp_path / "t.json"))
+    collect(_results(device="NVIDIA H100"), cache)
+    newer = _results(device="NVIDIA H200")
+    newer["date"] = "2026-11-23T00:00:00+00:00"
+    newer["problems"]["conv_a"]["candidates"][0]["us"] = 2.0
+    collect(newer, cache)
+    assert cache.lookup("sm_90a", "conv_a").device == "NVIDIA H200"
+    assert cache.lookup("sm_90a", "conv_a", "NVIDIA H100").knobs[0] == "sm90_ws_pingpong"
+    assert cache.lookup("sm_90a", "conv_a", "NVIDIA A100") is None
+    assert cache.lookup("gfx942", "conv_a") is None
+
+
+def test_no_correct_candidate_leaves_cache_unchanged(tmp_path):
+    r = _results()
+    for c in r["problems"]["conv_a"]["candidates"]:
+        c["ok"] = False
+    cache = TuningCache({}, str(tmp_path / "t.json"))
+    assert "no correct candidate" in collect(r, cache)[0]
+    assert cache.entries == {}
+
+
+def test_corrupt_cache_is_a_clean_error(tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(TuningCacheError):
+        TuningCache.read(str(bad))
+    L = Layer("t", 1, 8, 8, 64, 64, 3, 3, pad=(1, 1, 1, 1))
+    src = tmp_path / "m.mlir"
+    src.write_text(layer_mlir(L))
+    rc = convc_main(convc_args([str(src), "-o", str(tmp_path / "o.vmfb"), "--tuning-cache", str(bad)]))
+    assert rc == 1 and "tuning cache" in capsys.readouterr().err
+
+
+def test_collect_cli_writes_the_cache(tmp_path, capsys):
+    res = tmp_path / "tune.json"
+    res.write_text(json.dumps(_results()))
+    cache = tmp_path / "cache.json"
+    assert tune_main(tune_args(["collect", str(res), "--cache", str(cache)])) == 0
+    assert load_cache(str(cache)).lookup("sm_90a", "conv_a").us == 8.0
+
+
+def test_signature_reads_inputs_and_output_buffers():
+    L = Layer("t", 2, 8, 8, 64, 128, 3, 3, pad=(1, 1, 1, 1), epilogue="bias_residual_relu")
+    sig = signature(layer_mlir(L, output_arg=True))
+    assert sig["function"] == "main"
+    assert [a["output"] for a in sig["args"]] == [False, False, False, False, True]
+    assert sig["args"][0] == {"shape": [2, 8, 8, 64], "dtype": "f16", "output": False}
+    assert sig["results"] == ["f16"]
+
+
+def test_tune_without_models_is_an_error(capsys):
+    assert tune_main(tune_args(["prepare", "--out", "x"])) == 1
+    assert "nothing to tune" in capsys.readouterr().err

@@ -110,7 +110,7 @@ def plan_sm90_tma(p: ConvProblem, t: Target) -> Schedule:
 
 
 def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = "sm90_ws_cooperative", block_m: int = 128,
-                 block_n: int | None = None, raster: int = 1) -> Schedule:
+                 block_n: int | None = None, raster: int = 1, cluster_m: int = 1) -> Schedule:
     """Warp-specialized persistent TMA + wgmma kernel (cooperative or ping-pong consumers),
     TMA-store epilogue. Raises PlanError with the reason when it cannot serve p."""
     from .lower.nvidia.sm90_ws import DESCRIPTORS, THREADS, WsUnsupported, check_supported, ws_layout
@@ -133,16 +133,20 @@ def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = "sm90_ws_cooperative",
     stages = min(WS_MAX_STAGES, (t.smem_bytes - SM90_SMEM_RESERVE - fixed) // (stage + 16))
     if stages < 2:
         raise PlanError(f"{block_m}x{bn} tiles leave room for {stages} stages")
+    if cluster_m not in (1, 2) or (bn // cluster_m) % 8:
+        raise PlanError(f"cluster {cluster_m}x1 with block_n={bn}")
     m_tiles, n_tiles = tile_counts_for(p, block_m, bn)
-    grid = (min(m_tiles * n_tiles, t.num_sms), 1, 1)
+    m_tiles = _cdiv(m_tiles, cluster_m)                 # cluster tiles along M
+    grid = (cluster_m * min(m_tiles * n_tiles, t.num_sms // cluster_m), 1, 1)
     raster = max(1, min(raster, m_tiles))
     lay = ws_layout(p, kernel, block_m, bn, stages)
     role = "cooperative" if kernel == "sm90_ws_cooperative" else "ping-pong"
     s = Schedule(kernel=kernel, target=t.arch, block_m=block_m, block_n=bn, block_k=CHANNELS_PER_TILE,
                  thread_m=64, thread_n=bn, threads=THREADS, vec_a=CHANNELS_PER_TILE, vec_b=CHANNELS_PER_TILE,
                  stages=stages, grid=grid, smem_bytes=lay.total, subgroup_size=32,
-                 reason=f"warp-specialized persistent TMA + wgmma ({role}), TMA-store epilogue",
-                 scratch_bytes=grid[0] * DESCRIPTORS * DESCRIPTOR_BYTES, raster=raster)
+                 reason=f"warp-specialized persistent TMA + wgmma ({role}), TMA-store epilogue"
+                        + (f", {cluster_m}x1 cluster with filter multicast" if cluster_m > 1 else ""),
+                 scratch_bytes=grid[0] * DESCRIPTORS * DESCRIPTOR_BYTES, raster=raster, cluster_m=cluster_m)
     try:
         tensor_maps(p, s)
     except TensorMapError as e:
@@ -264,9 +268,12 @@ def sm90_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
     tries = [("sm90_ws_cooperative", 128, bn, 1) for bn in bns]
     tries += [("sm90_ws_cooperative", 128, 128 if p.F > 64 else 64, r) for r in (4, 16)]
     tries += [("sm90_ws_pingpong", bm, bn, 1) for bm in (64, 128) for bn in bns if bm * bn <= 128 * 128]
-    for kernel, bm, bn, raster in tries:
+    tries = [(*x, 1) for x in tries]
+    tries += [("sm90_ws_cooperative", 128, bn, 1, 2) for bn in bns if bn >= 128]
+    tries += [("sm90_ws_pingpong", 64, 128, 1, 2)]
+    for kernel, bm, bn, raster, cluster in tries:
         try:
-            out.append(plan_sm90_ws(p, t, kernel, bm, bn, raster))
+            out.append(plan_sm90_ws(p, t, kernel, bm, bn, raster, cluster))
         except PlanError:
             pass
     try:
@@ -288,7 +295,7 @@ def _unique(scheds: list[Schedule]) -> list[Schedule]:
 
 def knobs_of(s: Schedule) -> tuple:
     """What distinguishes one candidate from another (the tuning cache stores this)."""
-    return (s.kernel, s.block_m, s.block_n, s.raster, s.split_k)
+    return (s.kernel, s.block_m, s.block_n, s.raster, s.split_k, s.cluster_m)
 
 
 def candidate_schedules(p: ConvProblem, t: Target) -> list[Schedule]:

@@ -34,6 +34,7 @@ class Schedule:
     scratch_bytes: int = 128    # per-call scratch result (TMA descriptor slots)
     split_k: int = 1            # CTAs (one cluster) sharing an output tile, each a K slice
     raster: int = 1             # persistent kernels: M tiles per rasterization group
+    cluster_m: int = 1          # persistent kernels: CTAs per cluster along M (filter tile multicast)
 
     def __post_init__(self):
         if self.kernel not in KERNELS:
@@ -60,4 +61,5 @@ class Schedule:
         return (f"{self.kernel} {self.block_m}x{self.block_n}x{self.block_k} "
                 f"threads={self.threads} stages={self.stages} smem={self.smem_bytes}B"
                 + (f" split_k={self.split_k}" if self.split_k > 1 else "")
-                + (f" raster={self.raster}" if self.raster > 1 else ""))
+                + (f" raster={self.raster}" if self.raster > 1 else "")
+                + (f" cluster={self.cluster_m}x1" if self.cluster_m > 1 else ""))

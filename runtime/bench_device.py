@@ -36,16 +36,26 @@ _BYTES = {"f16": 2, "bf16": 2, "f32": 4}
 
 
 # ------------------------------------------------------------------------ timing
+def wait_for(result) -> None:
+    """Blocks until the work that produced `result` finished. IREE runs on its own CUDA
+    stream, which torch.cuda.synchronize() does not wait for: reading the result back does
+    (without it the profiler session can close before IREE's kernels ran, and their records
+    then surface in a later session)."""
+    import torch
+    torch.cuda.synchronize()
+    r = result[0] if isinstance(result, (list, tuple)) and result else result
+    if hasattr(r, "to_host"):
+        r.to_host()
 def kernel_time_us(fn, iters: int, warmup: int = 5):
     """Median over iterations of the summed device time of the kernels fn(i) launches."""
     from torch.profiler import ProfilerActivity, profile
     for i in range(warmup):
         fn(i)
-    torch.cuda.synchronize()
+    wait_for(fn(0))
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
         for i in range(iters):
-            fn(i)
-        torch.cuda.synchronize()
+            last = fn(i)
+        wait_for(last)
     # device work of every kind (kernels, device copies, fills); host<->device transfers excluded
     evs = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA
            and "HtoD" not in e.name and "DtoH" not in e.name and not e.name.startswith("[memory]")]

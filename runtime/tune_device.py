@@ -20,6 +20,7 @@ import sys
 
 import numpy as np
 
+from .bench_device import wait_for
 from .arrays import poison, random_input, storage_dtype, to_f32
 from .gpu_check import TOLERANCE, device_name
 from .module import LoadedModule
@@ -32,16 +33,24 @@ def kernel_times_by_name(fn, iters: int, warmup: int = 3) -> dict[str, float]:
     from torch.profiler import ProfilerActivity, profile
     for _ in range(warmup):
         fn()
-    torch.cuda.synchronize()
+    wait_for(fn())
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
         for _ in range(iters):
-            fn()
-        torch.cuda.synchronize()
+            last = fn()
+        wait_for(last)
     per: dict[str, list[float]] = {}
     for e in prof.events():
         if e.device_type == torch.autograd.DeviceType.CUDA:
             per.setdefault(e.name, []).append(e.time_range.elapsed_us())
     return {k: statistics.median(v) for k, v in per.items()}
+
+
+PROFILE_ATTEMPTS = 3
+
+
+def _lookup(times: dict, kernel: str):
+    """Time of the kernel named `kernel` (IREE may append a suffix)."""
+    return next((v for name, v in times.items() if name == kernel or name.startswith(kernel + "_")), None)
 
 
 def _run(mod: LoadedModule, fn_name: str, args_spec, arrays):
@@ -76,11 +85,17 @@ def tune_model(bundle: str, m: dict, iters: int, seed: int, log=print) -> dict:
             err = rel_l2(np.nan_to_num(g, nan=0.0), w)
             worst = max(worst, err)
             ok = ok and not np.isnan(g).any() and err <= TOLERANCE.get(dt, 1e-2)
-        times = kernel_times_by_name(call, iters)
+        names = {prob: f"{prob}_cand{rnd['candidate']}" for prob in rnd["kernels"]}
+        wanted = list(names.values())
+        for _ in range(PROFILE_ATTEMPTS):      # CUPTI occasionally returns no kernel records
+            times = kernel_times_by_name(call, iters)
+            if all(_lookup(times, k) is not None for k in wanted):
+                break
         for prob, k in rnd["kernels"].items():
-            us = next((v for name, v in times.items() if name == prob or name.startswith(prob + "_")), None)
+            us = _lookup(times, names[prob])
             rows.setdefault(prob, []).append({"knobs": k["knobs"], "schedule": k["schedule"], "us": us,
-                                              "ok": bool(ok), "rel_l2": worst, "round": r})
+                                              "ok": bool(ok), "rel_l2": worst, "round": r,
+                                              **({} if us is not None else {"kernels_seen": sorted(times)[:4]})})
             log(f"  {m['name']}: round {r + 1}/{len(m['rounds'])} {k['schedule']:60s} "
                 f"{us if us is not None else float('nan'):8.1f} us  {'ok' if ok else 'WRONG'}")
         del mod

@@ -90,7 +90,7 @@ def prepare(models: list[str], out: str, target: str = "sm_90a", verbose: bool =
                     kernels[rep.problem.name] = {"knobs": list(knobs_of(rep.schedule)),
                                                  "schedule": rep.schedule.describe()}
             if kernels:
-                entry["rounds"].append({"vmfb": vmfb, "kernels": kernels})
+                entry["rounds"].append({"vmfb": vmfb, "candidate": r, "kernels": kernels})
                 if verbose:
                     print(f"{stem}: round {r + 1}/{rounds}: " + "; ".join(k["schedule"] for k in kernels.values()),
                           flush=True)

@@ -61,12 +61,15 @@ def lower_kernels(module: ir.Module, options=None) -> ir.Module:
             sched_d = attr_to_py(exe.attributes[SCHEDULE_ATTR])
             p = ConvProblem.from_dict(prob_d)
             s = Schedule.from_dict(sched_d)
-            sym = p.name
+            base = p.name
+            if getattr(options, "candidate", None) is not None:
+                base += f"_cand{options.candidate}"     # tuning rounds: kernels named per round
+            sym = base
             key = (repr(prob_d), repr(sched_d))
             n = 0
             while sym in made and made[sym] != key:
                 n += 1
-                sym = f"{p.name}_{n}"
+                sym = f"{base}_{n}"
             if sym not in made:
                 func = executable_function(exe)
                 shapes, dtypes = _operand_types(func, p.num_operands)

@@ -4,7 +4,7 @@
 
 // A grid that fills the 132 SMs: persistent cooperative kernel, one CTA per SM, 384 threads.
 // RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target sm_90a %inputs/tma_large.flow.mlir | FileCheck %s --check-prefix=WS
-// WS: convc.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 128 : i64, grid = [132, 1, 1]
+// WS: convc.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 128 : i64, cluster_m = 1 : i64, grid = [132, 1, 1]
 // WS-SAME: kernel = "sm90_ws_cooperative", raster = 1 : i64
 // WS-SAME: reason = "warp-specialized persistent TMA + wgmma (cooperative), TMA-store epilogue"
 // WS-SAME: scratch_bytes = 67584 : i64, smem_bytes = 229520 : i64, split_k = 1 : i64, stages = 6 : i64
@@ -12,7 +12,7 @@
 
 // Too few 128-row tiles to fill the SMs: 64-row tiles, the warpgroups split the channels.
 // RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target sm_90a %inputs/tma_3x3_residual.flow.mlir | FileCheck %s --check-prefix=SMALL
-// SMALL: convc.schedule = {block_k = 64 : i64, block_m = 64 : i64, block_n = 128 : i64, grid = [2, 1, 1]
+// SMALL: convc.schedule = {block_k = 64 : i64, block_m = 64 : i64, block_n = 128 : i64, cluster_m = 1 : i64, grid = [2, 1, 1]
 // SMALL-SAME: kernel = "sm90_tma_wgmma"
 // SMALL-SAME: reason = "im2col TMA + wgmma, mbarrier ring (1 128-row tiles: too few for a persistent grid)"
 // SMALL-SAME: stages = 4 : i64
@@ -22,7 +22,7 @@
 // RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target sm_90a --candidate 4 %inputs/tma_large.flow.mlir | FileCheck %s --check-prefix=CAND
 // CAND: block_m = 64 : i64, block_n = 64 : i64
 // CAND-SAME: kernel = "sm90_ws_pingpong"
-// CAND-SAME: reason = "tuning candidate 5/9: warp-specialized persistent TMA + wgmma (ping-pong)
+// CAND-SAME: reason = "tuning candidate 5/11: warp-specialized persistent TMA + wgmma (ping-pong)
 
 // A tuning cache entry for this problem selects its winner (the most recent device's entry).
 // RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target sm_90a --tuning-cache %inputs/tuning_cache.json %inputs/tma_large.flow.mlir | FileCheck %s --check-prefix=TUNED

@@ -146,7 +146,7 @@ def test_emitted_addresses_equal_model(arch, fixture, subpath):
                 operand, g, j = loads[i % per_tile]
                 row0, toff = (m0, 0) if operand == "act" else (n0, cfg.flt_offset)
                 want_src = lane_source(OPS, cfg.conv, g, operand, cfg.subpath, row0, tile * s.block_k, j, lane)
-                want_dst = (tile % s.stages) * cfg.stage_elements + toff + wave_lds_base(g, j, lwave)
+                want_dst = (tile % s.stages) * cfg.stage_elements + toff + wave_lds_base(OPS, g, j, lwave)
                 src = np.broadcast_to(interp(op.operands[1]), tid.shape)[loader]
                 dst = np.broadcast_to(interp(op.operands[3]), tid.shape)[loader]
                 np.testing.assert_array_equal(src, want_src, err_msg=f"{fixture} {arch} pid={pid} load {i}")

@@ -93,7 +93,7 @@ class LoaderModel:
                 src = lane_source(OPS, cfg.conv, g, operand, cfg.subpath, row0, tile * s.block_k, j, lanes)
                 data = buffer_read(buf, src, g.vec)
                 # Hardware rule: wave w's instruction j writes lane i at M0 + i * vec.
-                m0_base = stage * cfg.stage_elements + tile_off + wave_lds_base(g, j, wave)
+                m0_base = stage * cfg.stage_elements + tile_off + wave_lds_base(OPS, g, j, wave)
                 dst = m0_base[:, None] + lane_in_wave[:, None] * g.vec + np.arange(g.vec)
                 out.append((tile, stage, dst, data))
         return out

@@ -31,12 +31,16 @@ def test_suite_layer_compiles_on_convc_path(tmp_path, target, layer):
 def test_sm90a_ptx(tmp_path):
     tma = next(L for L in SUITE if L.name == "r50_l2_3x3_128")
     _, res = compile_layer(tmp_path, tma, target="sm_90a", dump_dir=str(tmp_path / "d"))
-    assert res.reports[0].schedule.kernel == "sm90_tma_wgmma"
+    sched = res.reports[0].schedule
+    assert sched.kernel in ("sm90_tma_wgmma", "sm90_ws_cooperative", "sm90_ws_pingpong")
     ptx = _dump_text(tmp_path / "d" / "binaries", "*.ptx")
     assert ".target sm_90a" in ptx and ".version 8.3" in ptx
     assert "cp.async.bulk.tensor.4d.shared::cluster.global.im2col" in ptx
-    assert "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16" in ptx
+    assert f"wgmma.mma_async.sync.aligned.m64n{sched.block_n}k16.f32.f16.f16" in ptx
     assert "mbarrier.try_wait.parity" in ptx
+    if sched.kernel.startswith("sm90_ws"):
+        assert "setmaxnreg.dec.sync.aligned.u32 40" in ptx and "setmaxnreg.inc.sync.aligned.u32 232" in ptx
+        assert "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group" in ptx
     stem = next(L for L in SUITE if L.name == "r50_conv1_7x7s2")
     _, res = compile_layer(tmp_path, stem, target="sm_90a", dump_dir=str(tmp_path / "g"))
     assert res.reports[0].schedule.kernel == "sm90_gather_wgmma"

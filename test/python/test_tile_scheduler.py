@@ -1,4 +1,5 @@
-"""The persistent tile order visits every output tile exactly once, for any rasterization."""
+"""The persistent tile order visits every output tile exactly once, for any rasterization and
+cluster shape."""
 
 import pytest
 
@@ -8,16 +9,27 @@ from convc.passes.target import get_target
 from convc.passes.lower.nvidia.tile_scheduler import origin_model, tile_counts
 
 
+def _cdiv(a, b):
+    return -(-a // b)
+
+
+@pytest.mark.parametrize("cluster", [1, 2])
 @pytest.mark.parametrize("raster", [1, 2, 3, 4, 16])
-@pytest.mark.parametrize("shape", [(32, 56, 56, 64, 256), (1, 7, 7, 512, 512), (2, 33, 33, 256, 192)])
-def test_every_tile_once(shape, raster):
+@pytest.mark.parametrize("shape", [(32, 56, 56, 64, 256), (1, 7, 7, 512, 512), (2, 33, 33, 256, 192),
+                                   (1, 15, 15, 64, 128)])
+def test_every_tile_once(shape, raster, cluster):
     n, h, w, c, f = shape
     p = ConvProblem(N=n, H=h, W=w, C=c, F=f, R=3, S=3, pad=(1, 1, 1, 1))
-    s = plan_sm90_ws(p, get_target("sm_90a"), raster=raster)
+    s = plan_sm90_ws(p, get_target("sm_90a"), raster=raster, cluster_m=cluster)
     m_tiles, n_tiles = tile_counts(p, s)
-    seen = [origin_model(p, s, t) for t in range(m_tiles * n_tiles)]
-    assert len(set(seen)) == m_tiles * n_tiles
-    assert all(m0 % s.block_m == 0 and m0 < p.gemm_m and n0 % s.block_n == 0 and n0 < p.F for m0, n0 in seen)
-    # CTAs of the persistent grid split the tiles evenly (counts differ by at most one)
-    per_cta = [len(range(pid, m_tiles * n_tiles, s.grid[0])) for pid in range(s.grid[0])]
-    assert max(per_cta) - min(per_cta) <= 1
+    units = _cdiv(m_tiles, cluster) * n_tiles                  # cluster tiles
+    seen = [origin_model(p, s, t, r) for t in range(units) for r in range(cluster)]
+    real = [(m0, n0) for m0, n0 in seen if m0 < p.gemm_m]      # a cluster's extra M-tile is all out of bounds
+    assert len(real) == len(set(real)) == m_tiles * n_tiles
+    assert all(m0 % s.block_m == 0 and n0 % s.block_n == 0 and n0 < p.F for m0, n0 in seen)
+    # clusters of the persistent grid split the cluster tiles evenly; every CTA of a cluster
+    # walks the same count
+    clusters = s.grid[0] // cluster
+    assert s.grid[0] % cluster == 0 and s.grid[0] <= 132
+    per = [len(range(cid, units, clusters)) for cid in range(clusters)]
+    assert max(per) - min(per) <= 1

@@ -32,9 +32,9 @@ def test_candidates_are_distinct_and_start_with_the_default(layer):
 def _results(problem="conv_a", device="NVIDIA H200"):
     return {"device": device, "target": "sm_90a", "date": "2026-11-22T10:00:00+00:00", "commit": "abc",
             "problems": {problem: {"candidates": [
-                {"knobs": ["sm90_ws_cooperative", 128, 128, 1, 1], "schedule": "a", "us": 10.0, "ok": True},
-                {"knobs": ["sm90_ws_pingpong", 64, 128, 1, 1], "schedule": "b", "us": 8.0, "ok": True},
-                {"knobs": ["sm90_ws_pingpong", 64, 64, 1, 1], "schedule": "c", "us": 1.0, "ok": False}]}}}
+                {"knobs": ["sm90_ws_cooperative", 128, 128, 1, 1, 1], "schedule": "a", "us": 10.0, "ok": True},
+                {"knobs": ["sm90_ws_pingpong", 64, 128, 1, 1, 1], "schedule": "b", "us": 8.0, "ok": True},
+                {"knobs": ["sm90_ws_pingpong", 64, 64, 1, 1, 1], "schedule": "c", "us": 1.0, "ok": False}]}}}
 
 
 def test_collect_keeps_the_fastest_correct_candidate(tmp_path):
@@ -42,7 +42,7 @@ def test_collect_keeps_the_fastest_correct_candidate(tmp_path):
     lines = collect(_results(), cache)
     assert "8.0 us" in lines[0]
     w = cache.lookup("sm_90a", "conv_a")
-    assert w.knobs == ("sm90_ws_pingpong", 64, 128, 1, 1) and w.us == 8.0 and w.tried == 3
+    assert w.knobs == ("sm90_ws_pingpong", 64, 128, 1, 1, 1) and w.us == 8.0 and w.tried == 3
     path = cache.write()
     data = json.load(open(path))
     assert data["format"] == FORMAT and "sm_90a|NVIDIA H200|conv_a" in data["entries"]

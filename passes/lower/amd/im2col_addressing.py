@@ -208,10 +208,10 @@ def lds_slot(ops, g: TileGeometry, load: int, lane):
     return ops.div(q, g.chunks_per_row), ops.rem(q, g.chunks_per_row)
 
 
-def wave_lds_base(g: TileGeometry, load: int, wave) -> int:
-    """Element offset (inside the tile) where wave `wave`'s load number `load` starts: the
-    uniform M0 part of the destination. `wave` may be an int or an IR value (scaled by caller)."""
-    return (load * g.lanes) * g.vec + wave * g.wave * g.vec
+def wave_lds_base(ops, g: TileGeometry, load: int, wave):
+    """Element offset (inside the tile) where loading wave `wave`'s load number `load` starts:
+    the wave-uniform M0 part of the destination (the hardware adds lane * vec)."""
+    return ops.add(load * g.lanes * g.vec, ops.mul(wave, g.wave * g.vec))
 
 
 def lds_read_offset(ops, g: TileGeometry, row, logical_chunk):

@@ -98,7 +98,6 @@ class LdsLoader:
                                                  ("filter", cfg.flt, self.w_buf, self.n0, cfg.flt_offset)):
             for j in range(g.loads_per_lane):
                 offset = lane_source(ops, cfg.conv, g, operand, cfg.subpath, row0, k0, j, self.lane)
-                dst = ops.add(ops.add(stage_base, tile_off + wave_lds_base(g, j, 0)),
-                              ops.mul(self.wave, g.wave * g.vec))
+                dst = ops.add(ops.add(stage_base, tile_off), wave_lds_base(ops, g, j, self.wave))
                 load_to_lds(self.arch, src, self.e._v(offset), self.lds, self.e._v(dst), self.transfer,
                             loc=loc, ip=ip)

@@ -12,6 +12,7 @@ class NvidiaMachine(GpuMachine):
     def func_attributes(self, s):
         """Split-K CTAs form a compile-time cluster (IREE launches with plain cuLaunchKernel,
         which honours `.reqnctapercluster`)."""
-        if s.split_k > 1:
-            return {"nvvm.cluster_dim": parse_attr(f"array<i32: {s.split_k}, 1, 1>")}
+        size = max(s.split_k, s.cluster_m)
+        if size > 1:
+            return {"nvvm.cluster_dim": parse_attr(f"array<i32: {size}, 1, 1>")}
         return {}

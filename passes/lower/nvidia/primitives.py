@@ -70,12 +70,17 @@ def tensormap_prefetch(desc_addr_i64) -> None:
     nvvm_d.PrefetchOp(as_generic_ptr(desc_addr_i64), tensormap=True)
 
 
-def tma_load(dst_smem_i64, desc_addr_i64, coords_i32, mbar_smem_i64, im2col_offsets_i16=()) -> None:
-    """cp.async.bulk.tensor.Nd.shared::cluster.global.{tile|im2col}.mbarrier::complete_tx::bytes."""
+def tma_load(dst_smem_i64, desc_addr_i64, coords_i32, mbar_smem_i64, im2col_offsets_i16=(),
+             multicast_mask: int = 0) -> None:
+    """cp.async.bulk.tensor.Nd.shared::cluster.global.{tile|im2col}.mbarrier::complete_tx::bytes
+    (.multicast::cluster with a CTA mask: the same box lands at the same shared offset, and
+    signals the barrier at the same offset, in every CTA of the mask)."""
     dst = llvm_d.addrspacecast(ir.Type.parse("!llvm.ptr<7>"), as_shared_ptr(dst_smem_i64))
     kw = {}
     if im2col_offsets_i16:
         kw["mode"] = parse_attr("#nvvm.tma_load_mode<im2col>")
+    if multicast_mask:
+        kw["multicastMask"] = arith_d.constant(I16(), multicast_mask)
     nvvm_d.CpAsyncBulkTensorGlobalToSharedClusterOp(
         dst, as_generic_ptr(desc_addr_i64), list(coords_i32), as_shared_ptr(mbar_smem_i64),
         list(im2col_offsets_i16), **kw)
@@ -116,6 +121,27 @@ def cluster_sync() -> None:
     every thread of every CTA in the cluster."""
     nvvm_d.ClusterArriveOp(aligned=True)
     nvvm_d.ClusterWaitOp(aligned=True)
+
+
+def mbarrier_arrive_remote(bar_i64, rank) -> None:
+    """mbarrier.arrive.release.cluster.shared::cluster on the barrier at the same shared
+    offset in cluster CTA `rank` (an i32 value)."""
+    remote = nvvm_d.MapaOp(ir.Type.parse("!llvm.ptr<7>"), as_shared_ptr(bar_i64), rank).result
+    nvvm_d.MBarrierArriveOp(remote, scope=parse_attr("#nvvm.mem_scope<cluster>"))
+
+
+def cluster_rank():
+    """%cluster_ctarank (i32)."""
+    return nvvm_d.read_ptx_sreg_cluster_ctarank(results=[I32()])
+
+
+def trap_unless(cond_i1) -> None:
+    """Abort the kernel (a launch error the host sees) when cond is false."""
+    from ...ir import scf_d
+    op = scf_d.IfOp(arith_d.xori(cond_i1, arith_d.constant(ir.IntegerType.get_signless(1), 1)))
+    with ir.InsertionPoint(op.then_block):
+        llvm_d.intr_trap()
+        scf_d.YieldOp([])
 
 
 def load_remote_shared(t, addr_i64, rank: int, alignment: int):

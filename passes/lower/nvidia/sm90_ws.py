@@ -10,6 +10,11 @@
   overlaps the other's main loop (the ring hands out k-tiles in tile order, which is what
   alternates them).
 
+Clusters (Schedule.cluster_m = 2): the CTAs of a cluster compute vertically adjacent tiles
+that share the filter tile; each loads half of it and multicasts it into both, so a stage is
+refilled only when both CTAs' consumers released it (`empty` counts the peer's warps, which
+arrive remotely). The kernel traps if launched without its cluster shape.
+
 Persistent: one CTA per SM loops over tiles (tile_scheduler.py); the producer runs ahead into
 the next tile while consumers finish the epilogue of the current one.
 
@@ -37,7 +42,8 @@ from ...problem import ConvProblem, DTYPE_BYTES, EpilogueStep
 from ...schedule import Schedule
 from ..common.emit import Emitter, vec_type
 from ..common.epilogue import apply_steps
-from .primitives import (I32, I64, address_of, as_shared_ptr, bulk_commit, bulk_wait_read, i64,
+from .primitives import (I32, I64, address_of, as_shared_ptr, bulk_commit, bulk_wait_read, i64, cluster_sync,
+                         cluster_ctarank_count, mbarrier_arrive_remote, trap_unless,
                          index_to, mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_init,
                          mbarrier_init_fence, mbarrier_wait, named_barrier, set_max_registers,
                          smem_matrix_descriptor, tma_load, tma_store, wgmma_commit, wgmma_fence,
@@ -184,13 +190,17 @@ class Sm90WarpSpecialized:
             write_descriptors(descs, self.slots[:len(descs)], bindings)
             for i in range(s.stages):
                 mbarrier_init(self.at(lay.full(i)), 1)
-                mbarrier_init(self.at(lay.empty(i)), (2 if self.coop else 1) * WARPGROUP // 32)
+                mbarrier_init(self.at(lay.empty(i)), (2 if self.coop else 1) * WARPGROUP // 32 * s.cluster_m)
             for w in range(2):
                 mbarrier_init(self.at(lay.res_full(w)), 1)
                 mbarrier_init(self.at(lay.res_empty(w)), WARPGROUP)
                 mbarrier_init(self.at(lay.turn(w)), 1)
             mbarrier_init_fence()
         gpu_d.barrier()
+        if s.cluster_m > 1:
+            # The kernel is compiled for a fixed cluster shape; refuse to run without it.
+            trap_unless(arith_d.cmpi(0, cluster_ctarank_count(), arith_d.constant(I32(), s.cluster_m)))
+            cluster_sync()             # every CTA's barriers are initialised before any multicast
 
         wg = e.div(tid, WARPGROUP)
         with e.if_else(e.cmp("eq", wg, 0)) as (producer, consumers):
@@ -201,6 +211,8 @@ class Sm90WarpSpecialized:
             with consumers:
                 set_max_registers(CONSUMER_REGS, increase=True)
                 self._consumer(e.sub(wg, 1))
+        if s.cluster_m > 1:
+            cluster_sync()             # no CTA leaves while a peer may still signal its barriers
 
     # ------------------------------------------------------------------ helpers
     def at(self, offset):
@@ -230,7 +242,7 @@ class Sm90WarpSpecialized:
                 st, phase = self._stage(it)
                 mbarrier_wait(self._bar(lay.empty(0), st), arith_d.xori(phase, arith_d.constant(I32(), 1)))
                 loader.load(kt, self._off(lay.a0, st, lay.a_stage), self._off(lay.b0, st, lay.b_stage),
-                            self._bar(lay.full(0), st))
+                            self._bar(lay.full(0), st), cluster_rank=self.tiles.rank)
                 if self.res:
                     with e.if_(e.cmp("eq", kt, prime - 1)):
                         self._load_residual(j, m0, n0)
@@ -294,7 +306,11 @@ class Sm90WarpSpecialized:
         e = self.e
         st, _ = self._stage(it)
         with e.if_(e.cmp("eq", e.rem(self.tid, 32), 0)):
-            mbarrier_arrive(self._bar(self.lay.empty(0), st))
+            bar = self._bar(self.lay.empty(0), st)
+            mbarrier_arrive(bar)
+            for d in range(1, self.s.cluster_m):    # the peers multicast into this stage too
+                peer = e.rem(e.add(self.tiles.rank, d), self.s.cluster_m)
+                mbarrier_arrive_remote(bar, index_to(peer, I32()))
 
     def _mma_stage(self, accs, a_stage, b_stage, row_base):
         """One 64-wide K tile: per 64-row sub-block, 4 x wgmma m64n{block_n}k16."""

@@ -6,6 +6,11 @@ fastest, so CTAs running at the same time share filter tiles (N) and, across the
 same activation rows (M) from L2. raster = 1 is plain N-fastest order (all channel tiles of an
 output row block run together: each activation tile is fetched from DRAM once).
 
+With a cluster of `cluster_m` CTAs along M, the unit of work is a cluster tile: cluster_m
+M-tiles sharing one filter tile (multicast); rank r of the cluster takes M-tile
+cluster_m * mt + r. Every CTA of a cluster walks the same number of cluster tiles, in lock
+step (an M-tile past the output is all out-of-bounds: zero loads, clipped stores).
+
 Producer and consumers evaluate the same arithmetic, so they agree on every tile without
 communicating.
 """
@@ -28,10 +33,12 @@ def tile_counts(p: ConvProblem, s: Schedule) -> tuple[int, int]:
 class PersistentTiles:
     def __init__(self, e, p: ConvProblem, s: Schedule, pid):
         self.e, self.s = e, s
-        self.m_tiles, self.n_tiles = tile_counts(p, s)
+        m_tiles, self.n_tiles = tile_counts(p, s)
+        self.m_tiles = _cdiv(m_tiles, s.cluster_m)        # cluster tiles along M
         self.count = self.m_tiles * self.n_tiles
-        self.grid = s.grid[0]
-        self.pid = pid
+        self.grid = s.grid[0] // s.cluster_m                # clusters
+        self.pid = e.div(pid, s.cluster_m)                  # this CTA's cluster
+        self.rank = e.rem(pid, s.cluster_m)                 # ... and rank in it
 
     def local_count(self):
         """How many tiles this CTA computes: ceil((count - pid) / grid)."""
@@ -53,14 +60,16 @@ class PersistentTiles:
             rows = e.select(e.cmp("slt", e.sub(self.m_tiles, first), g), e.sub(self.m_tiles, first), g)
             mt = e.add(first, e.rem(r, rows))
             nt = e.div(r, rows)
+        mt = e.add(e.mul(mt, s.cluster_m), self.rank)
         return e.mul(mt, s.block_m), e.mul(nt, s.block_n)
 
 
-def origin_model(p: ConvProblem, s: Schedule, t: int) -> tuple[int, int]:
-    """Pure-Python twin of PersistentTiles.origin for tile t (tests check it covers every tile
-    exactly once)."""
+def origin_model(p: ConvProblem, s: Schedule, t: int, rank: int = 0) -> tuple[int, int]:
+    """Pure-Python twin of PersistentTiles.origin for cluster tile t and cluster rank (tests
+    check it covers every tile exactly once)."""
     m_tiles, n_tiles = tile_counts(p, s)
+    m_tiles = _cdiv(m_tiles, s.cluster_m)
     g = min(s.raster, m_tiles)
     group, r = divmod(t, g * n_tiles)
     rows = min(g, m_tiles - group * g)
-    return (group * g + r % rows) * s.block_m, (r // rows) * s.block_n
+    return ((group * g + r % rows) * s.cluster_m + rank) * s.block_m, (r // rows) * s.block_n

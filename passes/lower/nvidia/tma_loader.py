@@ -47,7 +47,7 @@ def activation_map_args(p: ConvProblem, s: Schedule) -> tm.Im2colArgs:
 def filter_map_args(p: ConvProblem, s: Schedule) -> tm.TiledArgs:
     return tm.TiledArgs(data_type=_TM_TYPE[p.dtype], global_dim=(p.gemm_k, p.F),
                         global_strides=(p.gemm_k * DTYPE_BYTES[p.dtype],),
-                        box_dim=(CHANNELS_PER_TILE, s.block_n), swizzle=tm.Swizzle.B128,
+                        box_dim=(CHANNELS_PER_TILE, s.block_n // s.cluster_m), swizzle=tm.Swizzle.B128,
                         l2_promotion=tm.L2Promotion.B256)
 
 
@@ -122,7 +122,10 @@ class ConvTmaLoader:
         self.f0 = index_to(n0, I32())
         self.stage_bytes = (s.block_m + s.block_n) * CHANNELS_PER_TILE * DTYPE_BYTES[p.dtype]
 
-    def load(self, kt, a_smem, b_smem, full_bar) -> None:
+    def load(self, kt, a_smem, b_smem, full_bar, cluster_rank=None) -> None:
+        """With a cluster along M (cluster_rank: this CTA's rank, an index value), each CTA
+        loads its share of the filter rows and multicasts it into every CTA of the cluster,
+        at the same offset; every CTA still expects the whole stage's bytes."""
         e, p = self.e, self.p
         cblocks = p.C // CHANNELS_PER_TILE
         rs = e.div(kt, cblocks)
@@ -134,4 +137,10 @@ class ConvTmaLoader:
         k0 = index_to(e.mul(kt, CHANNELS_PER_TILE), I32())
         mbarrier_arrive_expect_tx(full_bar, self.stage_bytes)
         tma_load(a_smem, self.desc_a, [c0, self.w0, self.h0, self.n_img], full_bar, [off_w, off_h])
-        tma_load(b_smem, self.desc_b, [k0, self.f0], full_bar)
+        if cluster_rank is None or self.s.cluster_m == 1:
+            tma_load(b_smem, self.desc_b, [k0, self.f0], full_bar)
+            return
+        rows = self.s.block_n // self.s.cluster_m
+        f0 = arith_d.addi(self.f0, index_to(e.mul(cluster_rank, rows), I32()))
+        dst = arith_d.addi(b_smem, index_to(e.mul(cluster_rank, rows * CHANNELS_PER_TILE * DTYPE_BYTES[p.dtype]), I64()))
+        tma_load(dst, self.desc_b, [k0, f0], full_bar, multicast_mask=(1 << self.s.cluster_m) - 1)

@@ -237,24 +237,44 @@ def plan_schedule_for(p: ConvProblem, t: Target) -> Schedule:
 
 
 def plan_sm90(p: ConvProblem, t: Target) -> Schedule:
-    """sm_90a heuristic. Measured on an H200 (bench/NOTES.md): the warp-specialized persistent
-    kernel wins whenever its 128x128 tiles fill the SMs; when fewer than half the SMs would
-    get a tile, the non-persistent kernel's split-K / 64-row tiles win."""
+    """sm_90a heuristic, fitted to convc-tune runs over the suite on an H200 (bench/NOTES.md):
+    - big problems (2 waves of 128-row tiles, or 1 when K >= 2048): the cooperative kernel,
+      128-row tiles, 256 channels when F allows (fewest operand bytes per MAC);
+    - otherwise ping-pong with 64-row tiles (one warpgroup's epilogue hides under the other's
+      main loop, and more tiles balance the SMs), 128-row for F <= 64, 256 channels when that
+      still gives half a wave of tiles, 64 when even 64x128 tiles cannot fill a quarter of
+      the SMs.
+    The tuning cache overrides it per problem and device."""
     try:
-        tma = plan_sm90_tma(p, t)
+        plan_sm90_tma(p, t)
     except PlanError as why:
         try:
             return plan_sm90_gather(p, t, str(why))
         except PlanError as why2:
             s = plan_portable(p, t)
             return dataclasses.replace(s, reason=f"portable implicit GEMM: TMA path declined ({why}); {why2}")
-    m_tiles, n_tiles = tile_counts_for(p, 128, 128 if p.F > 64 else 64)
-    if 2 * m_tiles * n_tiles <= t.num_sms:
-        return dataclasses.replace(tma, reason=tma.reason + f" ({m_tiles * n_tiles} 128-row tiles: too few for a persistent grid)")
+    n = t.num_sms
+    wide = 256 if p.F % 256 == 0 else 128 if p.F > 64 else 64
+    m128, n128 = tile_counts_for(p, 128, wide)
+    if m128 * n128 >= 2 * n or (p.gemm_k >= 2048 and m128 * n128 >= n):
+        choice = ("sm90_ws_cooperative", 128, wide)
+    elif p.F <= 64:
+        choice = ("sm90_ws_pingpong", 128, 64)
+    else:
+        bn = 256 if p.F % 256 == 0 and _tiles(p, 64, 256) >= n // 2 else 128
+        if _tiles(p, 64, bn) < n // 4:
+            bn = 64
+        choice = ("sm90_ws_pingpong", 64, bn)
     try:
-        return plan_sm90_ws(p, t)
+        return plan_sm90_ws(p, t, *choice)
     except PlanError as why:
+        tma = plan_sm90_tma(p, t)
         return dataclasses.replace(tma, reason=tma.reason + f" (persistent kernel declined: {why})")
+
+
+def _tiles(p: ConvProblem, bm: int, bn: int) -> int:
+    m, n = tile_counts_for(p, bm, bn)
+    return m * n
 
 
 def sm90_candidates(p: ConvProblem, t: Target) -> list[Schedule]:

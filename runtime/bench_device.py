@@ -37,15 +37,17 @@ _BYTES = {"f16": 2, "bf16": 2, "f32": 4}
 
 # ------------------------------------------------------------------------ timing
 def wait_for(result) -> None:
-    """Blocks until the work that produced `result` finished. IREE runs on its own CUDA
-    stream, which torch.cuda.synchronize() does not wait for: reading the result back does
-    (without it the profiler session can close before IREE's kernels ran, and their records
-    then surface in a later session)."""
+    """Blocks until the work that produced `result` finished: IREE runs on its own CUDA
+    stream, which torch.cuda.synchronize() does not wait for, so the result is read back.
+    (CUPTI can still deliver some of IREE's kernel records in a later profiling session;
+    convc-tune therefore names kernels per candidate and pools records by name.)"""
     import torch
     torch.cuda.synchronize()
     r = result[0] if isinstance(result, (list, tuple)) and result else result
     if hasattr(r, "to_host"):
         r.to_host()
+
+
 def kernel_time_us(fn, iters: int, warmup: int = 5):
     """Median over iterations of the summed device time of the kernels fn(i) launches."""
     from torch.profiler import ProfilerActivity, profile

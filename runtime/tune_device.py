@@ -27,21 +27,30 @@ from .module import LoadedModule
 from .reference import rel_l2
 
 
-def kernel_times_by_name(fn, iters: int, warmup: int = 3) -> dict[str, float]:
-    """Median device time (us) per kernel name over `iters` calls of fn."""
+def kernel_times_by_name(fn, iters: int, warmup: int = 3, seen: dict | None = None) -> dict[str, float]:
+    """Median device time (us) per kernel name over `iters` calls of fn.
+
+    CUPTI sometimes delivers an IREE kernel's records in a later profiling session; every
+    kernel a round compiles has a unique name, so records are also pooled by name in `seen`
+    and a round's time is taken from the pool when its own session missed them."""
     import torch
     from torch.profiler import ProfilerActivity, profile
     for _ in range(warmup):
         fn()
-    wait_for(fn())
+    if warmup:
+        wait_for(fn())
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
         for _ in range(iters):
             last = fn()
-        wait_for(last)
+        if last is not None:
+            wait_for(last)
     per: dict[str, list[float]] = {}
     for e in prof.events():
         if e.device_type == torch.autograd.DeviceType.CUDA:
             per.setdefault(e.name, []).append(e.time_range.elapsed_us())
+    if seen is not None:
+        for k, v in per.items():
+            seen.setdefault(k, []).extend(v)
     return {k: statistics.median(v) for k, v in per.items()}
 
 
@@ -66,7 +75,7 @@ def _to_f32(host: np.ndarray, dtype: str) -> np.ndarray:
     return to_f32(host.view(storage_dtype(dtype)) if host.dtype != storage_dtype(dtype) else host, dtype)
 
 
-def tune_model(bundle: str, m: dict, iters: int, seed: int, log=print) -> dict:
+def tune_model(bundle: str, m: dict, iters: int, seed: int, log=print, seen: dict | None = None) -> dict:
     """{problem: [candidate rows]} for one model of the bundle."""
     rng = np.random.default_rng(seed)
     spec = m["args"]
@@ -88,13 +97,14 @@ def tune_model(bundle: str, m: dict, iters: int, seed: int, log=print) -> dict:
         names = {prob: f"{prob}_cand{rnd['candidate']}" for prob in rnd["kernels"]}
         wanted = list(names.values())
         for _ in range(PROFILE_ATTEMPTS):      # CUPTI occasionally returns no kernel records
-            times = kernel_times_by_name(call, iters)
+            times = kernel_times_by_name(call, iters, seen=seen)
             if all(_lookup(times, k) is not None for k in wanted):
                 break
         for prob, k in rnd["kernels"].items():
             us = _lookup(times, names[prob])
             rows.setdefault(prob, []).append({"knobs": k["knobs"], "schedule": k["schedule"], "us": us,
                                               "ok": bool(ok), "rel_l2": worst, "round": r,
+                                              "round_candidate": rnd["candidate"],
                                               **({} if us is not None else {"kernels_seen": sorted(times)[:4]})})
             log(f"  {m['name']}: round {r + 1}/{len(m['rounds'])} {k['schedule']:60s} "
                 f"{us if us is not None else float('nan'):8.1f} us  {'ok' if ok else 'WRONG'}")
@@ -106,10 +116,22 @@ def tune_bundle(bundle: str, iters: int = 50, log=print) -> dict:
     with open(os.path.join(bundle, "tune_manifest.json")) as f:
         manifest = json.load(f)
     problems: dict[str, dict] = {}
+    seen: dict[str, list] = {}
     for i, m in enumerate(manifest["models"]):
         log(f"[{i + 1}/{len(manifest['models'])}] {m['name']}: {len(m['rounds'])} candidates")
-        for prob, rows in tune_model(bundle, m, iters, seed=3000 + i, log=log).items():
+        for prob, rows in tune_model(bundle, m, iters, seed=3000 + i, log=log, seen=seen).items():
             problems.setdefault(prob, {"candidates": []})["candidates"].extend(rows)
+    kernel_times_by_name(lambda: None, 1, warmup=0, seen=seen)     # flush late records
+    late = 0
+    for prob, r in problems.items():
+        for c in r["candidates"]:
+            if c["us"] is None:
+                v = seen.get(f"{prob}_cand{c['round_candidate']}")
+                if v:
+                    c["us"], c["late_records"] = statistics.median(v), len(v)
+                    c.pop("kernels_seen", None)
+                    late += 1
+    log(f"{late} candidate times recovered from late profiler records")
     return {"device": device_name("cuda"), "target": manifest["target"], "commit": manifest["commit"],
             "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "iters": iters, "problems": problems}

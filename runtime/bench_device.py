@@ -268,7 +268,7 @@ def run(bundle, out_dir, iters, rotate, only=None):
               f"{'PASS' if r['correct'] else 'FAIL'}", flush=True)
         torch.cuda.empty_cache()
     res = {"device": device_name("cuda"), "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-           "commit": manifest["commit"], "target": manifest["target"], "baseline_flags": manifest.get("baseline_flags"),
+           "commit": manifest["commit"], "tuning_cache": manifest.get("tuning_cache", "none"), "target": manifest["target"], "baseline_flags": manifest.get("baseline_flags"),
            "peak_tflops": peak, "bandwidth_tbs": bw, "iters": iters, "rotate": rotate,
            "timing_method": "CUPTI kernel durations via torch.profiler, summed per iteration, median",
            "torch": torch.__version__, "cudnn": torch.backends.cudnn.version(), "layers": rows}

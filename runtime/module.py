@@ -13,8 +13,9 @@ _ELEM = {"f16": rt.HalElementType.FLOAT_16, "bf16": rt.HalElementType.BFLOAT_16,
 class LoadedModule:
     """A vmfb loaded on one device ('local-task' for llvm-cpu, 'cuda', 'hip')."""
 
-    def __init__(self, vmfb_path: str, driver: str = "local-task"):
-        self.config = rt.Config(driver)
+    def __init__(self, vmfb_path: str, driver: str = "local-task", config=None):
+        """config: share an rt.Config (one device, one CUDA context) between modules."""
+        self.config = config or rt.Config(driver)
         self.context = rt.SystemContext(config=self.config)
         self.vm_module = rt.VmModule.mmap(self.config.vm_instance, vmfb_path)
         self.context.add_vm_module(self.vm_module)

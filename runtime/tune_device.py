@@ -75,17 +75,23 @@ def _to_f32(host: np.ndarray, dtype: str) -> np.ndarray:
     return to_f32(host.view(storage_dtype(dtype)) if host.dtype != storage_dtype(dtype) else host, dtype)
 
 
-def tune_model(bundle: str, m: dict, iters: int, seed: int, log=print, seen: dict | None = None) -> dict:
+def tune_model(bundle: str, m: dict, iters: int, seed: int, log=print, seen: dict | None = None,
+               config=None) -> dict:
     """{problem: [candidate rows]} for one model of the bundle."""
     rng = np.random.default_rng(seed)
     spec = m["args"]
     arrays = [poison(s["shape"], s["dtype"]) if s["output"] else random_input(rng, s["shape"], s["dtype"])
               for s in spec]
     out_dtypes = m["results"]
-    _, ref = _run(LoadedModule(os.path.join(bundle, m["reference"]), "cuda"), m["function"], spec, arrays)
+    # One device (one CUDA context) for every build: CUPTI loses kernel records of contexts
+    # created and destroyed between profiling sessions.
+    config = config or __import__("iree.runtime", fromlist=["Config"]).Config("cuda")
+    keep = [LoadedModule(os.path.join(bundle, m["reference"]), "cuda", config)]
+    _, ref = _run(keep[0], m["function"], spec, arrays)
     rows: dict[str, list] = {}
     for r, rnd in enumerate(m["rounds"]):
-        mod = LoadedModule(os.path.join(bundle, rnd["vmfb"]), "cuda")
+        mod = LoadedModule(os.path.join(bundle, rnd["vmfb"]), "cuda", config)
+        keep.append(mod)
         call, outs = _run(mod, m["function"], spec, arrays)
         ok, worst = True, 0.0
         for i, (got, want) in enumerate(zip(outs, ref)):
@@ -108,7 +114,6 @@ def tune_model(bundle: str, m: dict, iters: int, seed: int, log=print, seen: dic
                                               **({} if us is not None else {"kernels_seen": sorted(times)[:4]})})
             log(f"  {m['name']}: round {r + 1}/{len(m['rounds'])} {k['schedule']:60s} "
                 f"{us if us is not None else float('nan'):8.1f} us  {'ok' if ok else 'WRONG'}")
-        del mod
     return rows
 
 
@@ -117,9 +122,11 @@ def tune_bundle(bundle: str, iters: int = 50, log=print) -> dict:
         manifest = json.load(f)
     problems: dict[str, dict] = {}
     seen: dict[str, list] = {}
+    import iree.runtime as rt
+    config = rt.Config("cuda")
     for i, m in enumerate(manifest["models"]):
         log(f"[{i + 1}/{len(manifest['models'])}] {m['name']}: {len(m['rounds'])} candidates")
-        for prob, rows in tune_model(bundle, m, iters, seed=3000 + i, log=log, seen=seen).items():
+        for prob, rows in tune_model(bundle, m, iters, seed=3000 + i, log=log, seen=seen, config=config).items():
             problems.setdefault(prob, {"candidates": []})["candidates"].extend(rows)
     kernel_times_by_name(lambda: None, 1, warmup=0, seen=seen)     # flush late records
     late = 0

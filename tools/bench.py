@@ -26,8 +26,8 @@ from .suite import compile_suite, select
 STOCK_IREE_FLAGS = ["--iree-hal-target-device=cuda", "--iree-cuda-target=sm_80"]
 
 
-def prepare(layers, out: str, target: str = "sm_90a") -> dict:
-    manifest = compile_suite(layers, target, out, keep_ptx=True)
+def prepare(layers, out: str, target: str = "sm_90a", tuning_cache: str = "none") -> dict:
+    manifest = compile_suite(layers, target, out, keep_ptx=True, tuning_cache=tuning_cache)
     for entry in manifest["layers"]:
         name = entry["layer"]["name"]
         src = os.path.join(out, f"{name}.mlir")
@@ -54,6 +54,8 @@ def parse_arguments(argv=None):
     pp.add_argument("--suite")
     pp.add_argument("--only")
     pp.add_argument("--target", default="sm_90a")
+    pp.add_argument("--tuning-cache", default="none",
+                    help="compile with the winners of a convc-tune cache (default: default schedules)")
     pr = sub.add_parser("report")
     pr.add_argument("results")
     pr.add_argument("--png")
@@ -63,7 +65,7 @@ def parse_arguments(argv=None):
 def main(args) -> int:
     try:
         if args.action == "prepare":
-            m = prepare(select(load_suite(args.suite), args.only), args.out, args.target)
+            m = prepare(select(load_suite(args.suite), args.only), args.out, args.target, args.tuning_cache)
             return 0 if all(e["ok"] and "iree_vmfb" in e for e in m["layers"]) else 1
         from ..runtime.bench_report import print_report, plot
         with open(args.results) as f:

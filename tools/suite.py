@@ -66,7 +66,8 @@ def _keep_ptx(dump_dir: str, dest: str) -> bool:
 
 
 def compile_suite(layers: list[Layer], target: str, out: str, verbose: bool = True,
-                  keep_ptx: bool = False) -> dict:
+                  keep_ptx: bool = False, tuning_cache: str = "none") -> dict:
+    """tuning_cache: "none" (default schedules, reproducible) or a convc-tune cache file."""
     paths = write_models(layers, out)
     entries = []
     for L, src in zip(layers, paths):
@@ -75,7 +76,7 @@ def compile_suite(layers: list[Layer], target: str, out: str, verbose: bool = Tr
         entry = {"layer": dataclasses.asdict(L), "vmfb": os.path.basename(vmfb)}
         dump = os.path.join(out, f".dump_{L.name}") if keep_ptx else None
         try:
-            res = compile_file(src, vmfb, CompileOptions(target=target, dump_dir=dump))
+            res = compile_file(src, vmfb, CompileOptions(target=target, dump_dir=dump, tuning_cache=tuning_cache))
             if dump and _keep_ptx(dump, os.path.join(out, f"{L.name}.ptx")):
                 entry["ptx"] = f"{L.name}.ptx"
             entry["compile_s"] = round(time.perf_counter() - t0, 3)
@@ -96,7 +97,7 @@ def compile_suite(layers: list[Layer], target: str, out: str, verbose: bool = Tr
             print(f"{L.name:28s} {entry.get('path', 'FAILED'):6s} {entry['compile_s']:6.2f} s"
                   + ("" if entry["ok"] else f"  {entry['error']}"), flush=True)
     manifest = {"target": target, "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-                "commit": git_commit(), "layers": entries}
+                "commit": git_commit(), "tuning_cache": tuning_cache, "layers": entries}
     with open(os.path.join(out, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)
     return manifest

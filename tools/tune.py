@@ -113,11 +113,15 @@ def collect(results: dict, cache: TuningCache) -> list[str]:
     lines = []
     for prob, r in sorted(results["problems"].items()):
         ok = [c for c in r["candidates"] if c.get("ok") and c.get("us")]
+        default = r["candidates"][0]
         if not ok:
             lines.append(f"{prob}: no correct candidate timed; cache unchanged")
             continue
+        if not (default.get("ok") and default.get("us")):
+            # a winner must beat the default it replaces, measured in the same run
+            lines.append(f"{prob}: the default schedule was not timed; cache unchanged")
+            continue
         best = min(ok, key=lambda c: c["us"])
-        default = r["candidates"][0]
         cache.record(results["target"], results["device"], prob, {
             "knobs": best["knobs"], "us": best["us"], "tried": len(r["candidates"]),
             "default_us": default.get("us"), "date": results["date"], "commit": results.get("commit"),

@@ -2,7 +2,8 @@
 // roles in one if/else with setmaxnreg, the full/empty ring, wgmma, and an epilogue that
 // stages the tile in shared memory and writes it with TMA stores.
 
-// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule,convc-lower-kernel --target sm_90a %inputs/tma_large.flow.mlir | FileCheck %s
+// Cooperative (tuning candidate 3: both consumer warpgroups on each 128x128 tile).
+// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule,convc-lower-kernel --target sm_90a --candidate 2 %inputs/tma_large.flow.mlir | FileCheck %s
 // CHECK: workgroup_size = [384, 1, 1]
 // CHECK-LABEL: hal.executable.source private @conv_n2h92w92c64_f128r3s3
 // CHECK: memref.alloc() alignment = 1024 : memref<229520xi8, #gpu.address_space<workgroup>>
@@ -40,9 +41,9 @@
 // CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.global.shared.cta
 // CHECK: nvvm.cp.async.bulk.commit.group
 
-// Ping-pong (tuning candidate 5: 64x64 tiles): each consumer warpgroup takes every other
+// Ping-pong (tuning candidate 6: 64x64 tiles): each consumer warpgroup takes every other
 // tile (loop from its index, step 2) and waits for its turn before its main loop.
-// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule,convc-lower-kernel --target sm_90a --candidate 4 %inputs/tma_large.flow.mlir | FileCheck %s --check-prefix=PP
+// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule,convc-lower-kernel --target sm_90a --candidate 5 %inputs/tma_large.flow.mlir | FileCheck %s --check-prefix=PP
 // PP: nvvm.mbarrier.init %{{.+}}, %c4_i32
 // PP: nvvm.setmaxregister increase 232
 // PP: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %c2
@@ -62,3 +63,16 @@
 // RES: llvm.load {{.+}} : !llvm.ptr<3> -> vector<2xf16>
 // RES: nvvm.mbarrier.arrive
 // RES: nvvm.cp.async.bulk.tensor.global.shared.cta
+
+// 2x1 cluster (tuning candidate 9): the kernel traps unless launched as a 2-CTA cluster, each
+// CTA multicasts half the filter tile, consumers release stages in both CTAs.
+// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule,convc-lower-kernel --target sm_90a --candidate 8 %inputs/tma_large.flow.mlir | FileCheck %s --check-prefix=CL
+// CL: nvvm.cluster_dim = array<i32: 2, 1, 1>
+// CL: nvvm.mbarrier.init %{{.+}}, %c16_i32
+// CL: nvvm.read.ptx.sreg.cluster.nctarank
+// CL: llvm.intr.trap
+// CL: nvvm.cluster.arrive aligned
+// CL: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.+}} box[{{.+}}, {{.+}}] multicast_mask = %c3_i16
+// CL: nvvm.mapa
+// CL: nvvm.mbarrier.arrive {{.+}} : !llvm.ptr<7>
+// CL: nvvm.cluster.arrive aligned

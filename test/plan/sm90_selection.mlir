@@ -1,28 +1,38 @@
-// On sm_90a the planner picks the warp-specialized persistent kernel when its 128x128 tiles
-// fill the SMs, the non-persistent TMA kernel (split-K / 64-row tiles) for small grids, the
-// gathered-im2col kernel when TMA cannot read the input, and says why.
+// On sm_90a the planner picks the warp-specialized persistent kernel (cooperative 128-row
+// tiles for big problems, ping-pong 64-row tiles otherwise), the gathered-im2col kernel when
+// TMA cannot read the input, and says why; tuning rounds and the tuning cache override it.
 
-// A grid that fills the 132 SMs: persistent cooperative kernel, one CTA per SM, 384 threads.
+// Under two waves of 128-row tiles: ping-pong 64x128, one CTA per SM, 384 threads.
 // RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target sm_90a %inputs/tma_large.flow.mlir | FileCheck %s --check-prefix=WS
-// WS: convc.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 128 : i64, cluster_m = 1 : i64, grid = [132, 1, 1]
-// WS-SAME: kernel = "sm90_ws_cooperative", raster = 1 : i64
-// WS-SAME: reason = "warp-specialized persistent TMA + wgmma (cooperative), TMA-store epilogue"
-// WS-SAME: scratch_bytes = 67584 : i64, smem_bytes = 229520 : i64, split_k = 1 : i64, stages = 6 : i64
+// WS: convc.schedule = {block_k = 64 : i64, block_m = 64 : i64, block_n = 128 : i64, cluster_m = 1 : i64, grid = [132, 1, 1]
+// WS-SAME: kernel = "sm90_ws_pingpong", raster = 1 : i64
+// WS-SAME: reason = "warp-specialized persistent TMA + wgmma (ping-pong), TMA-store epilogue"
+// WS-SAME: scratch_bytes = 67584 : i64, smem_bytes = 229552 : i64, split_k = 1 : i64, stages = 8 : i64
 // WS-SAME: threads = 384 : i64
 
-// Too few 128-row tiles to fill the SMs: 64-row tiles, the warpgroups split the channels.
+// Tiny grid (8 output rows of 2 images): 64x64 tiles, a grid of 4 CTAs.
 // RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target sm_90a %inputs/tma_3x3_residual.flow.mlir | FileCheck %s --check-prefix=SMALL
-// SMALL: convc.schedule = {block_k = 64 : i64, block_m = 64 : i64, block_n = 128 : i64, cluster_m = 1 : i64, grid = [2, 1, 1]
-// SMALL-SAME: kernel = "sm90_tma_wgmma"
-// SMALL-SAME: reason = "im2col TMA + wgmma, mbarrier ring (1 128-row tiles: too few for a persistent grid)"
-// SMALL-SAME: stages = 4 : i64
-// SMALL-SAME: thread_n = 64 : i64
+// SMALL: convc.schedule = {block_k = 64 : i64, block_m = 64 : i64, block_n = 64 : i64, cluster_m = 1 : i64, grid = [4, 1, 1]
+// SMALL-SAME: kernel = "sm90_ws_pingpong"
 
-// Tuning rounds force a candidate by index (here the 5th: ping-pong 64x64).
-// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target sm_90a --candidate 4 %inputs/tma_large.flow.mlir | FileCheck %s --check-prefix=CAND
+// Tuning rounds force a candidate by index: the 3rd is cooperative 128x128, the 6th ping-pong
+// 64x64, the 9th a 2x1 cluster, the 11th the non-persistent kernel.
+// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target sm_90a --candidate 2 %inputs/tma_large.flow.mlir | FileCheck %s --check-prefix=COOP
+// COOP: block_m = 128 : i64, block_n = 128 : i64, cluster_m = 1 : i64, grid = [132, 1, 1]
+// COOP-SAME: kernel = "sm90_ws_cooperative"
+// COOP-SAME: reason = "tuning candidate 3/11: warp-specialized persistent TMA + wgmma (cooperative)
+// COOP-SAME: smem_bytes = 229520 : i64, split_k = 1 : i64, stages = 6 : i64
+// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target sm_90a --candidate 5 %inputs/tma_large.flow.mlir | FileCheck %s --check-prefix=CAND
 // CAND: block_m = 64 : i64, block_n = 64 : i64
 // CAND-SAME: kernel = "sm90_ws_pingpong"
-// CAND-SAME: reason = "tuning candidate 5/11: warp-specialized persistent TMA + wgmma (ping-pong)
+// CAND-SAME: reason = "tuning candidate 6/11: warp-specialized persistent TMA + wgmma (ping-pong)
+// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target sm_90a --candidate 8 %inputs/tma_large.flow.mlir | FileCheck %s --check-prefix=CLUSTER
+// CLUSTER: block_m = 128 : i64, block_n = 128 : i64, cluster_m = 2 : i64, grid = [132, 1, 1]
+// CLUSTER-SAME: 2x1 cluster with filter multicast
+// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target sm_90a --candidate 10 %inputs/tma_large.flow.mlir | FileCheck %s --check-prefix=LEGACY
+// LEGACY: block_m = 128 : i64, block_n = 128 : i64, cluster_m = 1 : i64, grid = [133, 1, 1]
+// LEGACY-SAME: kernel = "sm90_tma_wgmma"
+// LEGACY-SAME: smem_bytes = 98352 : i64, split_k = 1 : i64, stages = 3 : i64
 
 // A tuning cache entry for this problem selects its winner (the most recent device's entry).
 // RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target sm_90a --tuning-cache %inputs/tuning_cache.json %inputs/tma_large.flow.mlir | FileCheck %s --check-prefix=TUNED

@@ -102,3 +102,11 @@ def test_signature_reads_inputs_and_output_buffers():
 def test_tune_without_models_is_an_error(capsys):
     assert tune_main(tune_args(["prepare", "--out", "x"])) == 1
     assert "nothing to tune" in capsys.readouterr().err
+
+
+def test_a_winner_must_beat_a_measured_default(tmp_path):
+    r = _results()
+    r["problems"]["conv_a"]["candidates"][0]["us"] = None      # the profiler missed the default
+    cache = TuningCache({}, str(tmp_path / "t.json"))
+    assert "default schedule was not timed" in collect(r, cache)[0]
+    assert cache.entries == {}

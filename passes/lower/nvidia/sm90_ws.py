@@ -281,6 +281,9 @@ class Sm90WarpSpecialized:
                 # Ping-pong turns: this warpgroup's main loop starts once the other one has
                 # waited on every stage of its tile, so the shared ring's phases never alias.
                 mbarrier_wait(self._bar(lay.turn(0), cw), index_to(e.rem(e.add(use, e.add(cw, 1)), 2), I32()))
+            # Per-channel operands (bias) for this tile, loaded before the main loop so their
+            # latency hides under it (loaded in the epilogue they were its largest stall).
+            channel_ops = self._channel_operands(n0, wtid)
             loop = e.for_(0, self.ktiles, 1, [zero_accumulator(s.block_n) for _ in range(subs)])
             with loop as (kt, accs, set_acc):
                 it = e.add(e.mul(j, self.ktiles), kt)
@@ -297,7 +300,7 @@ class Sm90WarpSpecialized:
                     mbarrier_arrive(self._bar(lay.turn(0), e.sub(1, cw)))
             wgmma_wait(0)
             self._release(e.add(e.mul(j, self.ktiles), self.ktiles - 1))
-            self._epilogue(loop.results, cw, use, m0, n0, row_base, wtid, elected)
+            self._epilogue(loop.results, cw, use, m0, n0, row_base, wtid, elected, channel_ops)
         with e.if_(elected):
             bulk_wait_read(0)          # the last store has read its staging slot
 
@@ -328,7 +331,23 @@ class Sm90WarpSpecialized:
         wgmma_commit()
         return out
 
-    def _epilogue(self, accs, cw, use, m0, n0, row_base, wtid, elected) -> None:
+    def _channel_operands(self, n0, wtid) -> dict:
+        """{(step index, j): vector<2> of that step's per-channel operand at this thread's
+        columns 8j + 2(l%4) + {0, 1} of the tile (clamped in bounds; stores clip)}."""
+        p, e = self.p, self.e
+        q2 = e.mul(e.rem(e.rem(wtid, 32), 4), 2)
+        out = {}
+        for i, step in enumerate(p.epilogue):
+            if step.op not in ("add", "mul") or step.broadcast != "channel":
+                continue
+            for j in range(self.s.block_n // 8):
+                f = e.add(n0, e.add(q2, 8 * j))
+                f_safe = e.select(e.cmp("slt", f, p.F), f, p.F - 2)
+                out[(i, j)] = vector_d.load(vec_type(2, step.dtype), self.memrefs[step.operand], [f_safe],
+                                            alignment=2 * DTYPE_BYTES[step.dtype])
+        return out
+
+    def _epilogue(self, accs, cw, use, m0, n0, row_base, wtid, elected, channel_ops) -> None:
         """Fragment of m64nNk16 (f32): lane l of warp w holds, per 8-column block j, rows
         16w + l/4 (+8) and columns 8j + 2(l%4) + {0, 1}."""
         p, s, e, lay = self.p, self.s, self.e, self.lay
@@ -345,20 +364,17 @@ class Sm90WarpSpecialized:
         f32 = ir.F32Type.get()
         for sub, acc in enumerate(accs):
             for j in range(s.block_n // 8):
-                f = e.add(n0, e.add(q2, 8 * j))
-                f_safe = e.select(e.cmp("slt", f, p.F), f, p.F - 2)
                 for h in range(2):
                     row = e.add(e.add(e.mul(warp, 16), e.div(lane, 4)), 64 * sub + 8 * h)
                     v = vector_d.from_elements(vec_type(2, "f32"), [
                         llvm_d.extractvalue(f32, acc, [4 * j + 2 * h]),
                         llvm_d.extractvalue(f32, acc, [4 * j + 2 * h + 1])])
                     operands = []
-                    for step in p.epilogue:
+                    for i, step in enumerate(p.epilogue):
                         if step.op not in ("add", "mul"):
                             continue
                         if step.broadcast == "channel":
-                            operands.append(vector_d.load(vec_type(2, step.dtype), self.memrefs[step.operand],
-                                                          [f_safe], alignment=2 * DTYPE_BYTES[step.dtype]))
+                            operands.append(channel_ops[(i, j)])
                         else:
                             addr = _swizzled(e, res_slot, lay.rows, row, 8 * j, q2, step.dtype)
                             operands.append(llvm_d.load(vec_type(2, step.dtype), as_shared_ptr(addr),

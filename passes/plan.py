@@ -58,24 +58,42 @@ def plan_portable(p: ConvProblem, t: Target) -> Schedule:
                     reason="portable implicit GEMM (no faster path for this target yet)")
 
 
-SM90_SMEM_RESERVE = 1024
-SPLIT_K_MIN_KTILES = 64          # barriers and alignment slack inside the one allocation
+SM90_SMEM_RESERVE = 1024        # barriers and alignment slack inside the one allocation
+SPLIT_K_MIN_KTILES = 64
+WS_MAX_STAGES = 8
 
 
-def plan_sm90_tma(p: ConvProblem, t: Target) -> Schedule:
-    """im2col TMA + wgmma (sm_90a). Raises PlanError with the reason when it cannot serve p."""
-    from .lower.nvidia.tma_loader import CHANNELS_PER_TILE, DESCRIPTORS_PER_CTA, tensor_maps
-    from .lower.nvidia.tensormap import DESCRIPTOR_BYTES, TensorMapError
+def _require_tma(p: ConvProblem, t: Target) -> None:
+    """The constraints every im2col-TMA + wgmma kernel shares; PlanError with the reason."""
+    from .lower.nvidia.tma_loader import CHANNELS_PER_TILE
     if not (t.has_tma and t.has_wgmma):
         raise PlanError(f"{t.arch} has no TMA + wgmma path")
     if p.C % CHANNELS_PER_TILE:
         raise PlanError(f"C={p.C} is not a multiple of {CHANNELS_PER_TILE} (one 128-byte swizzled row per K step)")
     if p.F % 8:
         raise PlanError(f"F={p.F} is not a multiple of 8 (16-byte filter rows)")
+
+
+def _require_descriptors(p: ConvProblem, s: Schedule) -> Schedule:
+    """s, once the driver-exact encoder accepts its activation and filter tensor maps."""
+    from .lower.nvidia.tma_loader import tensor_maps
+    from .lower.nvidia.tensormap import TensorMapError
+    try:
+        tensor_maps(p, s)
+    except TensorMapError as e:
+        raise PlanError(f"TMA descriptor refused: {e}") from None
+    return s
+
+
+def plan_sm90_tma(p: ConvProblem, t: Target) -> Schedule:
+    """im2col TMA + wgmma (sm_90a). Raises PlanError with the reason when it cannot serve p."""
+    from .lower.nvidia.tma_loader import CHANNELS_PER_TILE, DESCRIPTORS_PER_CTA
+    from .lower.nvidia.tensormap import DESCRIPTOR_BYTES
+    _require_tma(p, t)
     bm, bk = 128, CHANNELS_PER_TILE
     bn = 128 if p.F > 64 else 64
     ktiles = p.gemm_k // bk
-    tiles = _cdiv(p.gemm_m, bm) * _cdiv(p.F, bn)
+    tiles = _tiles(p, bm, bn)
     split_k = 1
     if 2 * tiles <= t.num_sms:
         # Under half the SMs busy: split K over a cluster (reduced through distributed shared
@@ -102,11 +120,7 @@ def plan_sm90_tma(p: ConvProblem, t: Target) -> Schedule:
                  grid=grid, smem_bytes=smem, subgroup_size=32,
                  reason="im2col TMA + wgmma, mbarrier ring" + (f", split-K x{split_k} over a cluster" if split_k > 1 else ""),
                  scratch_bytes=grid[0] * DESCRIPTORS_PER_CTA * DESCRIPTOR_BYTES, split_k=split_k)
-    try:
-        tensor_maps(p, s)
-    except TensorMapError as e:
-        raise PlanError(f"TMA descriptor refused: {e}") from None
-    return s
+    return _require_descriptors(p, s)
 
 
 def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = "sm90_ws_cooperative", block_m: int = 128,
@@ -115,14 +129,8 @@ def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = "sm90_ws_cooperative",
     TMA-store epilogue. Raises PlanError with the reason when it cannot serve p."""
     from .lower.nvidia.sm90_ws import DESCRIPTORS, THREADS, WsUnsupported, check_supported, ws_layout
     from .lower.nvidia.tma_loader import CHANNELS_PER_TILE
-    from .lower.nvidia.tensormap import DESCRIPTOR_BYTES, TensorMapError
-    from .lower.nvidia.tma_loader import tensor_maps
-    if not (t.has_tma and t.has_wgmma):
-        raise PlanError(f"{t.arch} has no TMA + wgmma path")
-    if p.C % CHANNELS_PER_TILE:
-        raise PlanError(f"C={p.C} is not a multiple of {CHANNELS_PER_TILE} (one 128-byte swizzled row per K step)")
-    if p.F % 8:
-        raise PlanError(f"F={p.F} is not a multiple of 8 (16-byte filter rows)")
+    from .lower.nvidia.tensormap import DESCRIPTOR_BYTES
+    _require_tma(p, t)
     bn = block_n or (128 if p.F > 64 else 64)
     try:
         check_supported(p, kernel, block_m, bn)
@@ -147,14 +155,7 @@ def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = "sm90_ws_cooperative",
                  reason=f"warp-specialized persistent TMA + wgmma ({role}), TMA-store epilogue"
                         + (f", {cluster_m}x1 cluster with filter multicast" if cluster_m > 1 else ""),
                  scratch_bytes=grid[0] * DESCRIPTORS * DESCRIPTOR_BYTES, raster=raster, cluster_m=cluster_m)
-    try:
-        tensor_maps(p, s)
-    except TensorMapError as e:
-        raise PlanError(f"TMA descriptor refused: {e}") from None
-    return s
-
-
-WS_MAX_STAGES = 8
+    return _require_descriptors(p, s)
 
 
 def tile_counts_for(p: ConvProblem, block_m: int, block_n: int) -> tuple[int, int]:

@@ -16,12 +16,12 @@ chosen on a `readfirstlane`d wave index):
 
 from __future__ import annotations
 
-from ...ir import ir, hal_d, scf_d, vector_d
+from ...ir import ir, hal_d, scf_d
 from ...problem import ConvProblem
 from ...schedule import Schedule
 from ...target import get_target
 from ..common.emit import Emitter, float_type, vec_type, zeros
-from ..common.epilogue import apply_and_store
+from ..common.epilogue import store_row_masked
 from .im2col_addressing import IrOps, lds_read_offset
 from .lds_loader import MFMA_WAVES, WAVE, LdsLoader, loader_config
 from .primitives import (buffer_view, keep_rolled, lds_barrier, lds_read, mfma_16x16, readfirstlane,
@@ -119,24 +119,13 @@ class AmdLdsMfma:
     def _epilogue(self, memrefs, accs, m0, n0, wm, wn, lrow, lk, tiles_m, tiles_n):
         """Lane holds D[f = 4*lk + 0..3][m = lrow] of each 16x16 tile: 4 channels of one row."""
         p, s, e = self.p, self.s, self.e
-        vector_ok = p.F % 4 == 0
         m_base = e.add(e.add(m0, e.mul(wm, s.thread_m)), lrow)
         f_base = e.add(e.add(n0, e.mul(wn, s.thread_n)), e.mul(lk, 4))
         for j in range(tiles_n):
             f = e.add(f_base, j * MFMA_N)
             for i in range(tiles_m):
                 m = e.add(m_base, i * MFMA_M)
-                acc = accs[j * tiles_m + i]
-                with e.if_(e.cmp("slt", m, p.gemm_m)):
-                    if vector_ok:
-                        with e.if_(e.cmp("slt", f, p.F)):
-                            apply_and_store(e, p, memrefs, acc, 4, m, f, aligned=True)
-                    else:
-                        for c in range(4):
-                            fc = e.add(f, c)
-                            with e.if_(e.cmp("slt", fc, p.F)):
-                                one = vector_d.extract_strided_slice(vec_type(1, "f32"), acc, [c], [1], [1])
-                                apply_and_store(e, p, memrefs, one, 1, m, fc, aligned=False)
+                store_row_masked(e, p, memrefs, accs[j * tiles_m + i], 4, m, f)
 
 
 def emit_amd_lds_mfma(p: ConvProblem, s: Schedule, machine, memrefs: list) -> None:

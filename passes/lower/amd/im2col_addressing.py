@@ -30,6 +30,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...problem import ConvProblem
+
 # Element offset whose byte offset (2-byte elements: 0x80000000) is past any buffer resource
 # range convc creates (the planner declines buffers of 2 GiB or more).
 OOB_SENTINEL = 1 << 30
@@ -220,51 +222,14 @@ def lds_read_offset(ops, g: TileGeometry, row, logical_chunk):
 
 
 # ------------------------------------------------------------------------- conv addressing
-@dataclass(frozen=True)
-class ConvGeometry:
-    N: int
-    H: int
-    W: int
-    C: int
-    F: int
-    R: int
-    S: int
-    Ho: int
-    Wo: int
-    stride: tuple
-    dilation: tuple
-    pad: tuple          # top, left, bottom, right
-
-    @classmethod
-    def of(cls, p) -> "ConvGeometry":
-        return cls(p.N, p.H, p.W, p.C, p.F, p.R, p.S, p.Ho, p.Wo, tuple(p.stride),
-                   tuple(p.dilation), tuple(p.pad))
-
-    @property
-    def M(self) -> int:
-        return self.N * self.Ho * self.Wo
-
-    @property
-    def K(self) -> int:
-        return self.R * self.S * self.C
-
-    @property
-    def input_elements(self) -> int:
-        return self.N * self.H * self.W * self.C
-
-    @property
-    def filter_elements(self) -> int:
-        return self.F * self.K
-
-
-def choose_subpath(cg: ConvGeometry, block_k: int, vec: int) -> str:
+def choose_subpath(cg: ConvProblem, block_k: int, vec: int) -> str:
     """pointwise: R=S=1, stride 1, no pad (address = m*C + k);
     substrip: block_k <= C and C % block_k == 0 (one (r, s) per tile, uniform);
     per_lane: otherwise (each lane decomposes its own k into (r, s, c)).
     Raises AddressingError when a lane's `vec` channels could straddle two taps."""
     if cg.C % vec:
         raise AddressingError(f"C={cg.C} is not a multiple of the {vec}-element ({2 * vec} B) lane load")
-    if 2 * cg.input_elements > MAX_BUFFER_BYTES or 2 * cg.filter_elements > MAX_BUFFER_BYTES:
+    if 2 * cg.N * cg.H * cg.W * cg.C > MAX_BUFFER_BYTES or 2 * cg.F * cg.gemm_k > MAX_BUFFER_BYTES:
         raise AddressingError("an operand of 2 GiB or more does not fit one buffer resource")
     if cg.R == 1 and cg.S == 1 and cg.stride == (1, 1) and not any(cg.pad):
         return "pointwise"
@@ -273,13 +238,13 @@ def choose_subpath(cg: ConvGeometry, block_k: int, vec: int) -> str:
     return "per_lane"
 
 
-def activation_source(ops, cg: ConvGeometry, subpath: str, block_k: int, vec: int, m, k0, chunk):
+def activation_source(ops, cg: ConvProblem, subpath: str, block_k: int, vec: int, m, k0, chunk):
     """Element offset into the NHWC input of logical chunk `chunk` (vec channels) of im2col row
     `m` in the K tile starting at `k0`, or OOB_SENTINEL for halo / ragged lanes."""
     k = ops.add(k0, ops.mul(chunk, vec))
-    k_ok = True if cg.K % block_k == 0 else ops.lt(k, cg.K)
+    k_ok = True if cg.gemm_k % block_k == 0 else ops.lt(k, cg.gemm_k)
     if subpath == "pointwise":
-        ok = ops.all_of(ops.lt(m, cg.M), k_ok)
+        ok = ops.all_of(ops.lt(m, cg.gemm_m), k_ok)
         return ops.select(ok, ops.add(ops.mul(m, cg.C), k), OOB_SENTINEL)
     if subpath == "substrip":
         rs = ops.div(k0, cg.C)                        # uniform over the tile
@@ -303,7 +268,7 @@ def activation_source(ops, cg: ConvGeometry, subpath: str, block_k: int, vec: in
     h_max = (cg.Ho - 1) * cg.stride[0] + (cg.R - 1) * cg.dilation[0] - cg.pad[0]
     w_max = (cg.Wo - 1) * cg.stride[1] + (cg.S - 1) * cg.dilation[1] - cg.pad[1]
     ok = ops.all_of(
-        ops.lt(m, cg.M), k_ok,
+        ops.lt(m, cg.gemm_m), k_ok,
         ops.ge(h, 0) if cg.pad[0] > 0 else True,
         ops.lt(h, cg.H) if h_max >= cg.H else True,
         ops.ge(w, 0) if cg.pad[1] > 0 else True,
@@ -312,15 +277,15 @@ def activation_source(ops, cg: ConvGeometry, subpath: str, block_k: int, vec: in
     return ops.select(ok, addr, OOB_SENTINEL)
 
 
-def filter_source(ops, cg: ConvGeometry, block_k: int, vec: int, f, k0, chunk):
+def filter_source(ops, cg: ConvProblem, block_k: int, vec: int, f, k0, chunk):
     """Element offset into the [F][K] filter of chunk `chunk` of filter row `f` in the K tile
     at `k0`, or OOB_SENTINEL past F or K."""
     k = ops.add(k0, ops.mul(chunk, vec))
-    ok = ops.all_of(ops.lt(f, cg.F), True if cg.K % block_k == 0 else ops.lt(k, cg.K))
-    return ops.select(ok, ops.add(ops.mul(f, cg.K), k), OOB_SENTINEL)
+    ok = ops.all_of(ops.lt(f, cg.F), True if cg.gemm_k % block_k == 0 else ops.lt(k, cg.gemm_k))
+    return ops.select(ok, ops.add(ops.mul(f, cg.gemm_k), k), OOB_SENTINEL)
 
 
-def lane_source(ops, cg: ConvGeometry, g: TileGeometry, operand: str, subpath: str,
+def lane_source(ops, cg: ConvProblem, g: TileGeometry, operand: str, subpath: str,
                 row0, k0, load: int, lane):
     """Full per-lane story for one direct-to-LDS load: which (row, logical chunk) the lane's
     fixed LDS slot holds, and the source element offset it must read. operand: "act"|"filter";

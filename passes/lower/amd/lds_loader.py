@@ -21,7 +21,7 @@ from ...schedule import Schedule
 from ...target import Target, get_target
 from ..common.emit import float_type
 from .primitives import load_to_lds
-from .im2col_addressing import (AddressingError, ConvGeometry, IrOps, RingPlan, TileGeometry,
+from .im2col_addressing import (AddressingError, IrOps, RingPlan, TileGeometry,
                                 choose_subpath, lane_source, wave_lds_base)
 
 WAVE = 64
@@ -33,7 +33,7 @@ LOADING_WAVES = 2
 class LoaderConfig:
     """Everything static about the loader of one (problem, schedule)."""
 
-    conv: ConvGeometry
+    conv: ConvProblem
     act: TileGeometry
     flt: TileGeometry
     subpath: str
@@ -67,13 +67,12 @@ def loader_config(p: ConvProblem, s: Schedule, t: Target | None = None) -> Loade
     if lanes <= 0:
         raise AddressingError("schedule has no loading waves")
     granule = t.mfma_k // 4           # elements of one MFMA operand per lane
-    cg = ConvGeometry.of(p)
-    subpath = choose_subpath(cg, s.block_k, vec)
+    subpath = choose_subpath(p, s.block_k, vec)
     act = TileGeometry(s.block_m, s.block_k, vec, lanes, granule)
     flt = TileGeometry(s.block_n, s.block_k, vec, lanes, granule)
-    ktiles = -(-cg.K // s.block_k)
+    ktiles = -(-p.gemm_k // s.block_k)
     ring = RingPlan(ktiles, s.stages, act.loads_per_lane + flt.loads_per_lane)
-    return LoaderConfig(cg, act, flt, subpath, ring)
+    return LoaderConfig(p, act, flt, subpath, ring)
 
 
 class LdsLoader:

@@ -46,6 +46,24 @@ def apply_and_store(e: Emitter, p: ConvProblem, memrefs: list, acc: ir.Value, wi
                    alignment=_align(width, p.out_dtype, aligned))
 
 
+def store_row_masked(e: Emitter, p: ConvProblem, memrefs: list, acc: ir.Value, width: int,
+                     m: ir.Value, f: ir.Value) -> None:
+    """Epilogue of `width` accumulators for output row m, channels f .. f+width-1, any of which
+    may lie past the output (rows past M and channels past F are skipped). One vector access
+    when F is a multiple of width (then f is too, and the group is all in or all out), else
+    channel by channel."""
+    with e.if_(e.cmp("slt", m, p.gemm_m)):
+        if p.F % width == 0:
+            with e.if_(e.cmp("slt", f, p.F)):
+                apply_and_store(e, p, memrefs, acc, width, m, f, aligned=True)
+            return
+        for c in range(width):
+            fc = e.add(f, c)
+            with e.if_(e.cmp("slt", fc, p.F)):
+                one = vector_d.extract_strided_slice(vec_type(1, "f32"), acc, [c], [1], [1])
+                apply_and_store(e, p, memrefs, one, 1, m, fc, aligned=False)
+
+
 def apply_steps(p: ConvProblem, acc: ir.Value, operands: list, width: int) -> ir.Value:
     """The epilogue arithmetic alone: acc (vector<width x f32>) and the operand slices in step
     order (any float type) -> the output value in p.out_dtype."""

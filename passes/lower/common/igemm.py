@@ -14,7 +14,7 @@ from ...ir import ir, arith_d, hal_d, memref_d, vector_d
 from ...problem import ConvProblem, DTYPE_BYTES
 from ...schedule import Schedule
 from .emit import Emitter, vec_type, zeros, convert
-from .epilogue import apply_and_store
+from .epilogue import store_row_masked
 
 
 def _cdiv(a, b):
@@ -141,20 +141,9 @@ class PortableIgemm:
     def _epilogue(self, memrefs, acc, m0, n0, tm0, tn0):
         p, s, e = self.p, self.s, self.e
         f = e.add(n0, tn0)
-        vector_ok = p.F % s.thread_n == 0
         for i in range(s.thread_m):
             m = e.add(e.add(m0, tm0), i)
-            row = vector_d.extract(acc, [], [i])
-            with e.if_(e.cmp("slt", m, p.gemm_m)):
-                if vector_ok:
-                    with e.if_(e.cmp("slt", f, p.F)):
-                        apply_and_store(e, p, memrefs, row, s.thread_n, m, f, aligned=True)
-                else:
-                    for j in range(s.thread_n):
-                        fj = e.add(f, j)
-                        with e.if_(e.cmp("slt", fj, p.F)):
-                            one = vector_d.extract_strided_slice(vec_type(1, "f32"), row, [j], [1], [1])
-                            apply_and_store(e, p, memrefs, one, 1, m, fj, aligned=False)
+            store_row_masked(e, p, memrefs, vector_d.extract(acc, [], [i]), s.thread_n, m, f)
 
 
 def emit_portable_igemm(p: ConvProblem, s: Schedule, machine, memrefs: list) -> None:

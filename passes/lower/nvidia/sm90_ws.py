@@ -265,7 +265,7 @@ class Sm90WarpSpecialized:
 
     # ------------------------------------------------------------------ consumers
     def _consumer(self, cw) -> None:
-        p, s, e, lay = self.p, self.s, self.e, self.lay
+        s, e, lay = self.s, self.e, self.lay
         wtid = e.rem(self.tid, WARPGROUP)
         elected = e.cmp("eq", wtid, 0)
         with e.if_(elected):

@@ -176,7 +176,8 @@ def plan_sm90_gather(p: ConvProblem, t: Target, why_not_tma: str) -> Schedule:
     s = Schedule(kernel="sm90_gather_wgmma", target=t.arch, block_m=bm, block_n=bn, block_k=64,
                  thread_m=64, thread_n=bn if bm == 128 else bn // 2, threads=256, vec_a=1, vec_b=1,
                  stages=1, grid=grid, smem_bytes=0, subgroup_size=32,
-                 reason=f"gathered im2col + wgmma (TMA declined: {why_not_tma})")
+                 reason=f"gathered im2col + wgmma (TMA declined: {why_not_tma})",
+                 min_ctas_per_sm=2)     # single-buffered: a second CTA's gather overlaps wgmma
     return dataclasses.replace(s, smem_bytes=gather_smem_bytes(s))
 
 

@@ -35,6 +35,7 @@ class Schedule:
     split_k: int = 1            # CTAs (one cluster) sharing an output tile, each a K slice
     raster: int = 1             # persistent kernels: M tiles per rasterization group
     cluster_m: int = 1          # persistent kernels: CTAs per cluster along M (filter tile multicast)
+    min_ctas_per_sm: int = 0    # co-resident CTAs the register allocation must allow (0: no bound)
 
     def __post_init__(self):
         if self.kernel not in KERNELS:

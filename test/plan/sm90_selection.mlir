@@ -5,7 +5,7 @@
 // Under two waves of 128-row tiles: ping-pong 64x128, one CTA per SM, 384 threads.
 // RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target sm_90a %inputs/tma_large.flow.mlir | FileCheck %s --check-prefix=WS
 // WS: convc.schedule = {block_k = 64 : i64, block_m = 64 : i64, block_n = 128 : i64, cluster_m = 1 : i64, grid = [132, 1, 1]
-// WS-SAME: kernel = "sm90_ws_pingpong", raster = 1 : i64
+// WS-SAME: kernel = "sm90_ws_pingpong", min_ctas_per_sm = 0 : i64, raster = 1 : i64
 // WS-SAME: reason = "warp-specialized persistent TMA + wgmma (ping-pong), TMA-store epilogue"
 // WS-SAME: scratch_bytes = 67584 : i64, smem_bytes = 229552 : i64, split_k = 1 : i64, stages = 8 : i64
 // WS-SAME: threads = 384 : i64
@@ -45,7 +45,7 @@
 
 // C = 16 is not a multiple of 64: wgmma with a gathered im2col tile, and the report says why.
 // RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target sm_90a %inputs/padded_3x3_bias_relu.flow.mlir | FileCheck %s --check-prefix=NARROW
-// NARROW: kernel = "sm90_gather_wgmma"
+// NARROW: kernel = "sm90_gather_wgmma", min_ctas_per_sm = 2 : i64
 // NARROW-SAME: reason = "gathered im2col + wgmma (TMA declined: C=16 is not a multiple of 64
 
 // sm_100a has TMA but no wgmma: portable.

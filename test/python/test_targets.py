@@ -48,6 +48,7 @@ def test_sm90a_ptx(tmp_path):
     assert res.reports[0].schedule.kernel == "sm90_gather_wgmma"
     ptx = _dump_text(tmp_path / "g" / "binaries", "*.ptx")
     assert "fence.proxy.async.shared::cta" in ptx and "st.shared.v4" in ptx
+    assert ".minnctapersm 2" in ptx                 # two CTAs per SM: gather overlaps wgmma
     assert "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16" in ptx
 
 

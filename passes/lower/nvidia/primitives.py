@@ -130,11 +130,6 @@ def mbarrier_arrive_remote(bar_i64, rank) -> None:
     nvvm_d.MBarrierArriveOp(remote, scope=parse_attr("#nvvm.mem_scope<cluster>"))
 
 
-def cluster_rank():
-    """%cluster_ctarank (i32)."""
-    return nvvm_d.read_ptx_sreg_cluster_ctarank(results=[I32()])
-
-
 def trap_unless(cond_i1) -> None:
     """Abort the kernel (a launch error the host sees) when cond is false."""
     from ...ir import scf_d

@@ -6,8 +6,8 @@ shared epilogue of Sm90TmaWgmma run unchanged.
 K (= R*S*C, channels fastest) is walked in 64-wide tiles, zero past K. Each thread fills whole
 16-byte swizzle chunks: 8 consecutive k of one row — one 16-byte load when they are contiguous
 (C a multiple of 8), else element by element (they may span filter taps, walked by carries) —
-then one 16-byte shared store. Two CTAs per SM (`.minnctapersm 2`) so one's gather overlaps the
-other's wgmma. Generic-proxy stores feed the async proxy
+then one 16-byte shared store. The planner asks for two CTAs per SM (`min_ctas_per_sm`) so
+one's gather overlaps the other's wgmma. Generic-proxy stores feed the async proxy
 (wgmma), so each k-tile ends with fence.proxy.async.shared::cta and a CTA barrier.
 """
 

@@ -48,19 +48,28 @@ def wait_for(result) -> None:
         r.to_host()
 
 
-def kernel_time_us(fn, iters: int, warmup: int = 5):
-    """Median over iterations of the summed device time of the kernels fn(i) launches."""
+def device_events(fn, iters: int, warmup: int):
+    """The device-side profiler events (CUPTI via torch.profiler) of `iters` calls fn(i), made
+    after `warmup` untimed calls, with IREE's stream drained before and after."""
     from torch.profiler import ProfilerActivity, profile
+    last = None
     for i in range(warmup):
-        fn(i)
-    wait_for(fn(0))
+        last = fn(i)
+    if last is not None:
+        wait_for(last)
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
         for i in range(iters):
             last = fn(i)
-        wait_for(last)
+        if last is not None:
+            wait_for(last)
+    return [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
+
+
+def kernel_time_us(fn, iters: int, warmup: int = 5):
+    """Median over iterations of the summed device time of the kernels fn(i) launches."""
     # device work of every kind (kernels, device copies, fills); host<->device transfers excluded
-    evs = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA
-           and "HtoD" not in e.name and "DtoH" not in e.name and not e.name.startswith("[memory]")]
+    evs = [e for e in device_events(fn, iters, warmup)
+           if "HtoD" not in e.name and "DtoH" not in e.name and not e.name.startswith("[memory]")]
     evs.sort(key=lambda e: e.time_range.start)
     if not evs:
         return None, []

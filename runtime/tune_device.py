@@ -20,7 +20,7 @@ import sys
 
 import numpy as np
 
-from .bench_device import wait_for
+from .bench_device import device_events
 from .arrays import poison, random_input, storage_dtype, to_f32
 from .gpu_check import TOLERANCE, device_name
 from .module import LoadedModule
@@ -33,21 +33,9 @@ def kernel_times_by_name(fn, iters: int, warmup: int = 3, seen: dict | None = No
     CUPTI sometimes delivers an IREE kernel's records in a later profiling session; every
     kernel a round compiles has a unique name, so records are also pooled by name in `seen`
     and a round's time is taken from the pool when its own session missed them."""
-    import torch
-    from torch.profiler import ProfilerActivity, profile
-    for _ in range(warmup):
-        fn()
-    if warmup:
-        wait_for(fn())
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        for _ in range(iters):
-            last = fn()
-        if last is not None:
-            wait_for(last)
     per: dict[str, list[float]] = {}
-    for e in prof.events():
-        if e.device_type == torch.autograd.DeviceType.CUDA:
-            per.setdefault(e.name, []).append(e.time_range.elapsed_us())
+    for e in device_events(lambda i: fn(), iters, warmup):
+        per.setdefault(e.name, []).append(e.time_range.elapsed_us())
     if seen is not None:
         for k, v in per.items():
             seen.setdefault(k, []).extend(v)

@@ -29,10 +29,11 @@ from ..passes.ir import ir, walk_ops
 from ..passes.plan import candidate_schedules, knobs_of
 from ..passes.target import get_target
 from ..passes.tuning import TuningCache, TuningCacheError, default_cache_path
+from .bench import STOCK_IREE_FLAGS
 from .suite import git_commit, select, write_models
 from .layers import load_suite
 
-REFERENCE_FLAGS = {"nvidia": ["--iree-hal-target-device=cuda", "--iree-cuda-target=sm_80"]}
+REFERENCE_FLAGS = {"nvidia": STOCK_IREE_FLAGS}     # stock IREE builds are the reference outputs
 _DTYPES = {"f16", "bf16", "f32"}
 
 

@@ -307,6 +307,11 @@ def sm90_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
         out.append(plan_sm90_tma(p, t))
     except PlanError:
         pass
+    if p.F > 64:
+        try:               # 128 rows per consumer warpgroup: the filter tile serves 256 rows
+            out.append(plan_sm90_ws(p, t, "sm90_ws_cooperative", 256, 128))
+        except PlanError:
+            pass
     return _unique(out)
 
 

@@ -26,10 +26,14 @@
 // Consumers: wgmma main loop over the persistent tile loop, then the TMA-store epilogue.
 // CHECK: } else {
 // CHECK-NEXT: nvvm.setmaxregister increase 232
+// The first k-tile is peeled: its first wgmma has scale-d 0 (no zero-filled accumulator).
 // CHECK: scf.for
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.wgmma.mma_async {{.+}} <m = 64, n = 128, k = 16>, D[<f32>, <zero>]
+// CHECK-COUNT-3: nvvm.wgmma.mma_async {{.+}} <m = 64, n = 128, k = 16>, D[<f32>, <one>]
 // CHECK: scf.for {{.+}} iter_args
 // CHECK: nvvm.mbarrier.try_wait.parity
-// CHECK-COUNT-4: nvvm.wgmma.mma_async {{.+}} <m = 64, n = 128, k = 16>
+// CHECK-COUNT-4: nvvm.wgmma.mma_async {{.+}} <m = 64, n = 128, k = 16>, D[<f32>, <one>]
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK: nvvm.mbarrier.arrive
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
@@ -53,15 +57,22 @@
 // PP: nvvm.mbarrier.arrive
 // PP: nvvm.cp.async.bulk.tensor.global.shared.cta
 
-// Residual epilogue: the producer TMA-loads the residual tile (res_empty -> res_full); the
-// consumers read it from shared memory and release it.
+// Residual epilogue: the producer TMA-loads the residual tile (res_empty -> res_full) into the
+// consumer's staging slot (same dtype as the output: in place); the elected consumer thread
+// hands the slot back (res_empty, one arrival) in the next tile's first k-step, once the
+// previous TMA store has read it; the epilogue reads the residual and overwrites it in place.
 // RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule,convc-lower-kernel --target sm_90a --tuning-cache %inputs/tuning_cache.json %inputs/tma_3x3_residual.flow.mlir | FileCheck %s --check-prefix=RES
+// RES: nvvm.mbarrier.init %{{.+}}, %c1_i32
 // RES: nvvm.setmaxregister decrease 40
 // RES: nvvm.mbarrier.arrive.expect_tx %{{.+}}, %c16384_i32
 // RES-COUNT-2: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.+}} box[{{.+}}, {{.+}}] :
 // RES: nvvm.setmaxregister increase 232
-// RES: llvm.load {{.+}} : !llvm.ptr<3> -> vector<2xf16>
+// RES: nvvm.wgmma.mma_async
+// RES: nvvm.cp.async.bulk.wait_group 0 read
 // RES: nvvm.mbarrier.arrive
+// RES: llvm.load {{.+}} : !llvm.ptr<3> -> vector<2xf16>
+// RES: llvm.store
+// RES-NOT: nvvm.mbarrier.arrive
 // RES: nvvm.cp.async.bulk.tensor.global.shared.cta
 
 // 2x1 cluster (tuning candidate 9): the kernel traps unless launched as a 2-CTA cluster, each

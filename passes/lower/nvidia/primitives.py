@@ -174,6 +174,11 @@ def zero_accumulator(n: int):
     return acc
 
 
+def undef_accumulator(n: int):
+    """An accumulator fragment for a first wgmma with scale-d 0 (its value is never read)."""
+    return llvm_d.mlir_undef(accumulator_type(n))
+
+
 def wgmma_fence() -> None:
     nvvm_d.WgmmaFenceAlignedOp()
 
@@ -186,13 +191,15 @@ def wgmma_wait(pending: int) -> None:
     nvvm_d.WgmmaWaitGroupSyncOp(pending)
 
 
-def wgmma_m64nk16(acc, desc_a, desc_b, n: int, dtype: str):
-    """wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{dtype}.{dtype}: D += A * B, both operands
-    K-major in shared memory (A "row", B "col": no transposes)."""
+def wgmma_m64nk16(acc, desc_a, desc_b, n: int, dtype: str, accumulate: bool = True):
+    """wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{dtype}.{dtype}: D += A * B (D = A * B with
+    accumulate=False: scale-d 0, the input accumulator is ignored), both operands K-major in
+    shared memory (A "row", B "col": no transposes)."""
     ty = parse_attr(f"#nvvm.wgmma_type<{dtype}>")
+    scale = "one" if accumulate else "zero"
     return nvvm_d.WgmmaMmaAsyncOp(
         accumulator_type(n), acc, desc_a, desc_b, parse_attr(f"#nvvm.shape<m = 64, n = {n}, k = 16>"),
-        ty, ty, parse_attr("#nvvm.wgmma_type<f32>"), parse_attr("#nvvm.wgmma_scale_out<one>"),
+        ty, ty, parse_attr("#nvvm.wgmma_type<f32>"), parse_attr(f"#nvvm.wgmma_scale_out<{scale}>"),
         parse_attr("#nvvm.wgmma_scale_in<one>"), parse_attr("#nvvm.wgmma_scale_in<one>"),
         parse_attr("#nvvm.mma_layout<row>"), parse_attr("#nvvm.mma_layout<col>")).result
 

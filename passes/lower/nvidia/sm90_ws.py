@@ -23,9 +23,14 @@ Epilogue: accumulators + bias (global, per channel) + residual (TMA-loaded into 
 consumer warpgroup owns one staging slot (and one residual slot); before reusing it the
 thread that issued the previous store waits for the store to finish reading it.
 
+When the residual has the output's dtype it is loaded into the staging slot itself (each
+thread reads its residual elements and writes its outputs at the same addresses), which frees
+two tiles of shared memory for ring stages; the slot is handed back to the producer
+(`res_empty`) after the previous tile's TMA store has read it, early in the next main loop.
+
 Shared memory, one 1024-aligned allocation:
-[A stages][B stages][out slots x2][residual slots x2][full][empty][res_full x2][res_empty x2]
-[turn x2].
+[A stages][B stages][out slots x2][residual slots x2 unless in place][full][empty]
+[res_full x2][res_empty x2][turn x2].
 
 Barrier parities: every waiter is at most one phase ahead of the barrier it waits on. The
 ring guarantees it for the producer and for cooperative consumers (each consumes every
@@ -47,7 +52,7 @@ from .primitives import (I32, I64, address_of, as_shared_ptr, bulk_commit, bulk_
                          index_to, mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_init,
                          mbarrier_init_fence, mbarrier_wait, named_barrier, set_max_registers,
                          smem_matrix_descriptor, tma_load, tma_store, wgmma_commit, wgmma_fence,
-                         wgmma_m64nk16, wgmma_wait, zero_accumulator, async_proxy_fence)
+                         wgmma_m64nk16, wgmma_wait, undef_accumulator, async_proxy_fence)
 from .tile_scheduler import PersistentTiles
 from .tma_loader import (CHANNELS_PER_TILE, ConvTmaLoader, acquire_descriptor, descriptor_slots,
                          epilogue_chunk_cols, epilogue_map_args, tensor_maps, write_descriptors)
@@ -86,6 +91,7 @@ class WsLayout:
     rows: int                  # rows per consumer warpgroup
     out_slot: int              # bytes of one staging slot
     res_slot: int              # bytes of one residual slot (0: no residual)
+    res_in_place: bool         # the residual is loaded into the staging slot itself
     a0: int
     b0: int
     out0: int
@@ -115,13 +121,14 @@ def ws_layout(p: ConvProblem, kernel: str, block_m: int, block_n: int, stages: i
     a, b = block_m * ROW_BYTES, block_n * ROW_BYTES
     out_slot = rows * block_n * DTYPE_BYTES[p.out_dtype]
     res_slot = rows * block_n * DTYPE_BYTES[res.dtype] if res else 0
+    in_place = bool(res) and res.dtype == p.out_dtype
     a0 = 0
     b0 = a0 + stages * a
     out0 = b0 + stages * b
-    res0 = out0 + 2 * out_slot
-    bars = res0 + 2 * res_slot
+    res0 = out0 if in_place else out0 + 2 * out_slot
+    bars = res0 + 2 * (out_slot if in_place else res_slot)
     total = bars + 8 * (2 * stages + 6)
-    return WsLayout(stages, a, b, rows, out_slot, res_slot, a0, b0, out0, res0, bars, total)
+    return WsLayout(stages, a, b, rows, out_slot, res_slot, in_place, a0, b0, out0, res0, bars, total)
 
 
 def check_supported(p: ConvProblem, kernel: str, block_m: int, block_n: int) -> None:
@@ -193,7 +200,7 @@ class Sm90WarpSpecialized:
                 mbarrier_init(self.at(lay.empty(i)), (2 if self.coop else 1) * WARPGROUP // 32 * s.cluster_m)
             for w in range(2):
                 mbarrier_init(self.at(lay.res_full(w)), 1)
-                mbarrier_init(self.at(lay.res_empty(w)), WARPGROUP)
+                mbarrier_init(self.at(lay.res_empty(w)), 1 if lay.res_in_place else WARPGROUP)
                 mbarrier_init(self.at(lay.turn(w)), 1)
             mbarrier_init_fence()
         gpu_d.barrier()
@@ -284,23 +291,30 @@ class Sm90WarpSpecialized:
             # Per-channel operands (bias) for this tile, loaded before the main loop so their
             # latency hides under it (loaded in the epilogue they were its largest stall).
             channel_ops = self._channel_operands(n0, wtid)
-            loop = e.for_(0, self.ktiles, 1, [zero_accumulator(s.block_n) for _ in range(subs)])
-            with loop as (kt, accs, set_acc):
-                it = e.add(e.mul(j, self.ktiles), kt)
-                st, phase = self._stage(it)
-                mbarrier_wait(self._bar(lay.full(0), st), phase)
-                accs = self._mma_stage(accs, self._off(lay.a0, st, lay.a_stage),
-                                       self._off(lay.b0, st, lay.b_stage), row_base)
-                wgmma_wait(1)
-                with e.if_(e.cmp("sgt", kt, 0)):
+            # k-tile 0 is peeled: its first wgmma ignores the (undefined) accumulator
+            # (scale-d 0), so no zero-fill sits between the wgmma fence and the wgmma.
+            it0 = e.mul(j, self.ktiles)
+            accs = self._k_step(it0, [undef_accumulator(s.block_n) for _ in range(subs)], row_base, first=True)
+            if lay.res_in_place:
+                # The staging slot doubles as the residual slot: hand it back to the producer
+                # once the previous tile's TMA store has read it.
+                with e.if_(arith_d.andi(elected, e.cmp("sgt", use, 0))):
+                    bulk_wait_read(0)
+                    mbarrier_arrive(self._bar(lay.res_empty(0), cw))
+            if self.ktiles > 1:
+                loop = e.for_(1, self.ktiles, 1, accs)
+                with loop as (kt, accs, set_acc):
+                    it = e.add(it0, kt)
+                    accs = self._k_step(it, accs, row_base)
                     self._release(e.sub(it, 1))
-                set_acc(accs)
+                    set_acc(accs)
+                accs = loop.results
             if not self.coop:
                 with e.if_(elected):
                     mbarrier_arrive(self._bar(lay.turn(0), e.sub(1, cw)))
             wgmma_wait(0)
-            self._release(e.add(e.mul(j, self.ktiles), self.ktiles - 1))
-            self._epilogue(loop.results, cw, use, m0, n0, row_base, wtid, elected, channel_ops)
+            self._release(e.add(it0, self.ktiles - 1))
+            self._epilogue(accs, cw, use, m0, n0, row_base, wtid, elected, channel_ops)
         with e.if_(elected):
             bulk_wait_read(0)          # the last store has read its staging slot
 
@@ -315,8 +329,18 @@ class Sm90WarpSpecialized:
                 peer = e.rem(e.add(self.tiles.rank, d), self.s.cluster_m)
                 mbarrier_arrive_remote(bar, index_to(peer, I32()))
 
-    def _mma_stage(self, accs, a_stage, b_stage, row_base):
-        """One 64-wide K tile: per 64-row sub-block, 4 x wgmma m64n{block_n}k16."""
+    def _k_step(self, it, accs, row_base, first: bool = False):
+        """Ring iteration it: wait for its stage, issue its wgmmas, keep one group in flight."""
+        st, phase = self._stage(it)
+        mbarrier_wait(self._bar(self.lay.full(0), st), phase)
+        accs = self._mma_stage(accs, self._off(self.lay.a0, st, self.lay.a_stage),
+                               self._off(self.lay.b0, st, self.lay.b_stage), row_base, first)
+        wgmma_wait(1)
+        return accs
+
+    def _mma_stage(self, accs, a_stage, b_stage, row_base, first: bool = False):
+        """One 64-wide K tile: per 64-row sub-block, 4 x wgmma m64n{block_n}k16 (the first of
+        a tile with scale-d 0: D = A * B)."""
         s = self.s
         a_wg = arith_d.addi(a_stage, arith_d.muli(index_to(row_base, I64()), i64(ROW_BYTES)))
         wgmma_fence()
@@ -326,7 +350,7 @@ class Sm90WarpSpecialized:
             for kk in range(CHANNELS_PER_TILE // 16):
                 da = smem_matrix_descriptor(arith_d.addi(a_sub, i64(32 * kk)), SWIZZLE_ATOM_BYTES)
                 db = smem_matrix_descriptor(arith_d.addi(b_stage, i64(32 * kk)), SWIZZLE_ATOM_BYTES)
-                acc = wgmma_m64nk16(acc, da, db, s.block_n, self.p.dtype)
+                acc = wgmma_m64nk16(acc, da, db, s.block_n, self.p.dtype, accumulate=not (first and kk == 0))
             out.append(acc)
         wgmma_commit()
         return out
@@ -382,7 +406,7 @@ class Sm90WarpSpecialized:
                     addr = _swizzled(e, out_slot, lay.rows, row, 8 * j, q2, p.out_dtype)
                     llvm_d.StoreOp(apply_steps(p, v, operands, 2), as_shared_ptr(addr),
                                    alignment=2 * DTYPE_BYTES[p.out_dtype])
-        if self.res:
+        if self.res and not lay.res_in_place:
             mbarrier_arrive(self._bar(lay.res_empty(0), cw))   # residual slot may be refilled
         async_proxy_fence()            # st.shared -> visible to the TMA store
         named_barrier(e.add(cw, 1), WARPGROUP)

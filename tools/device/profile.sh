@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Nsight Compute profile of the convc kernel of some bench layers on the device machine, from the
+# repository root:
+#   tools/device/profile.sh BUNDLE [OUTDIR] LAYERS
+# BUNDLE comes from `convc-bench prepare`. Per layer: the full section set as CSV (details) and
+# per-SASS-instruction warp-stall samples (source); everything packed in profile.tar.gz.
+set -uo pipefail
+BUNDLE=${1:?bundle directory}
+OUTDIR=${2:-${OUT:-out}}
+LAYERS=${3:?comma-separated layer names}
+mkdir -p "$OUTDIR"
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
+python3 -m pip install -q --no-index --no-deps --no-build-isolation --no-cache-dir --upgrade --target /tmp/site . >/dev/null
+export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1
+work=$(mktemp -d)
+for layer in ${LAYERS//,/ }; do
+  timeout 300 ncu --set full --import-source no --launch-skip 3 --launch-count 1 -k regex:'^conv_' \
+    -o "$work/$layer" -f \
+    python3 -m convc.runtime.bench_device --bundle "$BUNDLE" --invoke-only "$layer" --count 5 > "$work/$layer.log" 2>&1
+  echo "$layer rc=$?"
+  ncu --import "$work/$layer.ncu-rep" --page details --csv > "$work/$layer.details.csv" 2>/dev/null
+  ncu --import "$work/$layer.ncu-rep" --page source --print-source sass --csv > "$work/$layer.source.csv" 2>/dev/null
+  rm -f "$work/$layer.ncu-rep"
+done
+tar -czf "$OUTDIR/profile.tar.gz" -C "$work" .

@@ -241,7 +241,8 @@ def plan_schedule_for(p: ConvProblem, t: Target) -> Schedule:
 def plan_sm90(p: ConvProblem, t: Target) -> Schedule:
     """sm_90a heuristic, fitted to convc-tune runs over the suite on an H200 (bench/NOTES.md):
     - big problems (2 waves of 128-row tiles, or 1 when K >= 2048): the cooperative kernel,
-      128-row tiles, 256 channels when F allows (fewest operand bytes per MAC);
+      128-row tiles, 256 channels when F allows (fewest operand bytes per MAC), else 256-row
+      tiles of 128 channels when F > 256; ping-pong 128x64 when F <= 128;
     - otherwise ping-pong with 64-row tiles (one warpgroup's epilogue hides under the other's
       main loop, and more tiles balance the SMs), 128-row for F <= 64, 256 channels when that
       still gives half a wave of tiles, 64 when even 64x128 tiles cannot fill a quarter of
@@ -259,7 +260,16 @@ def plan_sm90(p: ConvProblem, t: Target) -> Schedule:
     wide = 256 if p.F % 256 == 0 else 128 if p.F > 64 else 64
     m128, n128 = tile_counts_for(p, 128, wide)
     if m128 * n128 >= 2 * n or (p.gemm_k >= 2048 and m128 * n128 >= n):
-        choice = ("sm90_ws_cooperative", 128, wide)
+        # F = 320-like (no 256-channel tiles): 256x128 (128 rows per warpgroup) moves the
+        # fewest operand bytes per MAC (unet 3x3/320: 107 us vs 129 us for 128x128).
+        # F <= 128: ping-pong 128x64 (5-8% ahead of cooperative on every such suite layer:
+        # the epilogue, a large share at few channels, hides under the other main loop).
+        if p.F <= 128:
+            choice = ("sm90_ws_pingpong", 128, 64)
+        elif wide == 128 and p.F > 256:
+            choice = ("sm90_ws_cooperative", 256, 128)
+        else:
+            choice = ("sm90_ws_cooperative", 128, wide)
     elif p.F <= 64:
         choice = ("sm90_ws_pingpong", 128, 64)
     else:

@@ -162,6 +162,34 @@ def tile_counts_for(p: ConvProblem, block_m: int, block_n: int) -> tuple[int, in
     return _cdiv(p.gemm_m, block_m), _cdiv(p.F, block_n)
 
 
+def plan_sm90_rows(p: ConvProblem, t: Target, why_not_tma: str) -> Schedule:
+    """Row-slab TMA + register-A wgmma, persistent and warp-specialized, for convs whose pixels
+    TMA cannot address but whose input rows it can (e.g. the 3-channel stem)."""
+    from .lower.nvidia.row_slab import RowSlabUnsupported
+    from .lower.nvidia.sm90_rows import DESCRIPTORS, MAX_STAGES, RowsLayout, check_supported
+    from .lower.nvidia.sm90_ws import THREADS
+    from .lower.nvidia.tensormap import DESCRIPTOR_BYTES, TensorMapError
+    if not t.has_wgmma:
+        raise PlanError(f"{t.arch} has no wgmma")
+    try:
+        g = check_supported(p)
+    except (RowSlabUnsupported, TensorMapError) as e:
+        raise PlanError(f"row-slab kernel declined: {e}") from None
+    fixed = RowsLayout(p, g, 0).total
+    slot = RowsLayout(p, g, 1).slot
+    stages = min(MAX_STAGES, (t.smem_bytes - SM90_SMEM_RESERVE - fixed) // (slot + 16)) // 2 * 2
+    if stages < 2:
+        raise PlanError(f"row-slab kernel declined: two {slot}-byte slab slots do not fit")
+    tiles = p.N * p.Ho * (p.F // 64)
+    grid = (min(tiles, t.num_sms), 1, 1)
+    return Schedule(kernel="sm90_rows_wgmma", target=t.arch, block_m=64 * g.subs, block_n=64, block_k=g.kp,
+                    thread_m=64, thread_n=64, threads=THREADS, vec_a=1, vec_b=1, stages=stages, grid=grid,
+                    smem_bytes=RowsLayout(p, g, stages).total, subgroup_size=32,
+                    reason=f"row-slab TMA + register-A wgmma, warp-specialized persistent (im2col TMA declined: {why_not_tma})",
+                    scratch_bytes=grid[0] * DESCRIPTORS * DESCRIPTOR_BYTES,
+                    min_ctas_per_sm=1)     # ptxas ignores setmaxnreg without a known entry register count
+
+
 def plan_sm90_gather(p: ConvProblem, t: Target, why_not_tma: str) -> Schedule:
     """wgmma with a thread-gathered im2col tile, for convs TMA cannot read (e.g. C = 3)."""
     from .lower.nvidia.sm90_gather import gather_smem_bytes
@@ -252,6 +280,10 @@ def plan_sm90(p: ConvProblem, t: Target) -> Schedule:
         plan_sm90_tma(p, t)
     except PlanError as why:
         try:
+            return plan_sm90_rows(p, t, str(why))
+        except PlanError as why_rows:
+            why = f"{why}; {why_rows}"
+        try:
             return plan_sm90_gather(p, t, str(why))
         except PlanError as why2:
             s = plan_portable(p, t)
@@ -299,7 +331,12 @@ def sm90_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
     persistent kernel's cooperative and ping-pong tilings, rasterizations, and the
     non-persistent kernel (split-K / 64-row tiles when the grid is small)."""
     out = [plan_sm90(p, t)]
-    if out[0].kernel in ("sm90_gather_wgmma", "portable_igemm"):
+    if out[0].kernel == "sm90_rows_wgmma":
+        try:
+            out.append(plan_sm90_gather(p, t, "tuning candidate"))
+        except PlanError:
+            pass
+    if out[0].kernel in ("sm90_rows_wgmma", "sm90_gather_wgmma", "portable_igemm"):
         return out
     bns = [bn for bn in (64, 128, 256) if bn == 64 or p.F > bn // 2]
     tries = [("sm90_ws_cooperative", 128, bn, 1) for bn in bns]

@@ -43,13 +43,23 @@ def test_sm90a_ptx(tmp_path):
         assert re.search(r"setmaxnreg.dec.sync.aligned.u32\s+40;", ptx)
         assert re.search(r"setmaxnreg.inc.sync.aligned.u32\s+232;", ptx)
         assert "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group" in ptx
-    stem = next(L for L in SUITE if L.name == "r50_conv1_7x7s2")
-    _, res = compile_layer(tmp_path, stem, target="sm_90a", dump_dir=str(tmp_path / "g"))
+    c96 = next(L for L in SUITE if L.name == "s2_5x5_96")
+    _, res = compile_layer(tmp_path, c96, target="sm_90a", dump_dir=str(tmp_path / "g"))
     assert res.reports[0].schedule.kernel == "sm90_gather_wgmma"
     ptx = _dump_text(tmp_path / "g" / "binaries", "*.ptx")
     assert "fence.proxy.async.shared::cta" in ptx and "st.shared.v4" in ptx
     assert ".minnctapersm 2" in ptx                 # two CTAs per SM: gather overlaps wgmma
     assert "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16" in ptx
+    stem = next(L for L in SUITE if L.name == "r50_conv1_7x7s2")
+    _, res = compile_layer(tmp_path, stem, target="sm_90a", dump_dir=str(tmp_path / "s"))
+    assert res.reports[0].schedule.kernel == "sm90_rows_wgmma"
+    ptx = _dump_text(tmp_path / "s" / "binaries", "*.ptx")
+    assert "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes" in ptx
+    assert "cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group" in ptx
+    # register-A wgmma: the A operand is a brace list of 4 registers, not a descriptor
+    assert re.search(r"wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 \{[^}]+\}, \{%r\d+, %r\d+, %r\d+, %r\d+\}", ptx)
+    assert ".minnctapersm 1" in ptx                 # lets ptxas honour setmaxnreg
+    assert re.search(r"setmaxnreg.inc.sync.aligned.u32\s+232;", ptx)
 
 
 def test_portable_ptx_on_sm100a(tmp_path):

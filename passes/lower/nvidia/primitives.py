@@ -174,6 +174,31 @@ def zero_accumulator(n: int):
     return acc
 
 
+def wgmma_m64nk16_rega(acc, a_regs, desc_b, n: int, dtype: str, accumulate: bool = True):
+    """wgmma.mma_async m64n{n}k16 with A from registers (four b32 of f16/bf16 pairs: rows g,
+    g+8 of k 2q..2q+1, then of k 2q+8..2q+9, the mma.m16n8k16 A fragment per warp) and B from a
+    shared-memory descriptor. NVVM has no op for the register-A form: inline PTX, the
+    accumulator tied in and out (omitted with accumulate=False: scale-d 0)."""
+    f32 = ir.F32Type.get()
+    half = n // 2
+    outs = ",".join(["=f"] * half)
+    if accumulate:
+        ins = [llvm_d.extractvalue(f32, acc, [i]) for i in range(half)]
+        cons = outs + "," + ",".join(str(i) for i in range(half)) + ",r,r,r,r,l"
+        a0 = 2 * half
+    else:
+        ins = []
+        cons = outs + ",r,r,r,r,l"
+        a0 = half
+    d = ", ".join(f"${i}" for i in range(half))
+    a = ", ".join(f"${a0 + i}" for i in range(4))
+    asm = ("{\n.reg .pred p;\n"
+           f"setp.ne.b32 p, {1 if accumulate else 0}, 0;\n"
+           f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{dtype}.{dtype} {{{d}}}, {{{a}}}, ${a0 + 4}, p, 1, 1, 0;\n}}")
+    return llvm_d.InlineAsmOp(accumulator_type(n), ins + list(a_regs) + [desc_b], asm, cons,
+                              has_side_effects=True).result
+
+
 def undef_accumulator(n: int):
     """An accumulator fragment for a first wgmma with scale-d 0 (its value is never read)."""
     return llvm_d.mlir_undef(accumulator_type(n))

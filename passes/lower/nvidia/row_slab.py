@@ -1,0 +1,145 @@
+"""Row-slab operand geometry for convs whose pixels are too narrow for TMA (e.g. a 3-channel
+stem): the loader and the register-A wgmma of sm90_rows.py agree on it through this module.
+
+A tile is one output row (n, ho) of Wo <= 128 pixels. Its im2col rows all read the same R input
+rows; in NHWC each input row is one contiguous run of W*C elements, so a tiled TMA map over the
+input viewed as [N, H, W*C] brings the R rows into shared memory ("the slab"), boxes of 256
+elements starting at x0 = -pad_left*C (out-of-bounds parts, i.e. the padding, arrive as zeros).
+
+A tile box must start on a 16-byte boundary, so the boxes start at xs = x0 - d (d = x0 mod 8)
+and slab element e holds input element xs + e.
+
+K is ordered (r, j') with j' = lead + s*C + c, each filter row's S*C values (after `lead`
+zero slots) padded to SC2 (a multiple of 8): then every 8-wide K chunk lies in one filter row,
+and A[wo, (r, j')] is slab element r*pitch + stride_w*C*wo + j' + (d - lead) — a per-thread
+base plus a compile-time offset. lead = d mod 2 makes that offset even, and with stride_w*C
+even the (k, k+1) pairs a thread holds in the wgmma A fragment are 4-byte aligned: each
+fragment register is one ld.shared.b32, masked where j' is outside [lead, lead + S*C).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...problem import ConvProblem, DTYPE_BYTES
+
+BOX = 256                     # elements per TMA box (the box-dimension limit)
+CHUNK = 8                     # K elements per fragment half-step (one b32 pair per lane)
+MAX_ROWS = 128                # output pixels per tile: two m64 wgmma sub-blocks
+BLOCK_N = 64                  # output channels per tile (one 128-byte swizzle row)
+
+
+class RowSlabUnsupported(ValueError):
+    pass
+
+
+def _cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+@dataclass(frozen=True)
+class RowSlab:
+    sc: int                   # S*C: valid values per filter row
+    lead: int                 # zero K slots before each filter row's values (0 or 1)
+    sc2: int                  # lead + S*C padded to a multiple of 8
+    kp: int                   # R*SC2 padded to a multiple of 16 (the GEMM K)
+    xs: int                   # first slab element's W*C coordinate (16-byte aligned)
+    shift: int                # slab offset of j' = 0 at wo = 0: (x0 - xs) - lead, even
+    boxes: int                # TMA boxes per input row
+    pitch: int                # slab row pitch in elements
+    row_step: int             # slab elements between adjacent output pixels (stride_w*C)
+    subs: int                 # m64 sub-blocks per tile (rows = 64*subs >= Wo)
+    elem_bytes: int
+    rows_r: int               # R: input rows per slab
+
+    @property
+    def ksteps(self) -> int:
+        return self.kp // 16
+
+    @property
+    def ktiles(self) -> int:
+        """64-wide K tiles of the shared-memory filter (128B-swizzled rows)."""
+        return _cdiv(self.kp, 64)
+
+    @property
+    def slab_bytes(self) -> int:
+        return self.pitch * self.elem_bytes * self.rows_r
+
+    def chunk(self, ch: int) -> tuple[int, int] | None:
+        """K chunk ch (elements 8ch .. 8ch+7) -> (slab row r, first j), None past R*SC2."""
+        k0 = CHUNK * ch
+        if k0 >= self.rows_r * self.sc2:
+            return None
+        return k0 // self.sc2, k0 % self.sc2
+
+    def offset(self, wo: int, r: int, j: int) -> int:
+        """Slab element of A[wo, (r, j')]."""
+        return r * self.pitch + self.row_step * wo + j + self.shift
+
+    def valid(self, j: int) -> bool:
+        """Whether K slot j' of a filter row holds a filter value (else its weight is 0)."""
+        return self.lead <= j < self.lead + self.sc
+
+
+def row_slab(p: ConvProblem) -> RowSlab:
+    """Geometry for p, or RowSlabUnsupported with the reason."""
+    eb = DTYPE_BYTES[p.dtype]
+    if p.dilation[1] != 1:
+        raise RowSlabUnsupported(f"dilation {p.dilation[1]} along W (a filter row must be contiguous)")
+    if (p.stride[1] * p.C) % 2:
+        raise RowSlabUnsupported(f"stride_w*C = {p.stride[1] * p.C} is odd (fragment pairs would straddle words)")
+    if (p.W * p.C * eb) % 16:
+        raise RowSlabUnsupported(f"input rows of {p.W * p.C * eb} B are not 16-byte aligned for TMA")
+    if p.Wo > MAX_ROWS:
+        raise RowSlabUnsupported(f"Wo={p.Wo} > {MAX_ROWS} output pixels per row")
+    if p.F % BLOCK_N:
+        raise RowSlabUnsupported(f"F={p.F} is not a multiple of {BLOCK_N}")
+    sc = p.S * p.C
+    x0 = -p.pad[1] * p.C
+    d = x0 % CHUNK                              # 8 elements = 16 bytes
+    lead = d % 2
+    sc2 = _cdiv(lead + sc, CHUNK) * CHUNK
+    kp = _cdiv(p.R * sc2, 16) * 16
+    subs = _cdiv(p.Wo, 64)
+    if (4 * kp // 16 + 32) * subs > 180:
+        raise RowSlabUnsupported(f"K={kp} needs {(4 * kp // 16 + 32) * subs} fragment registers")
+    row_step = p.stride[1] * p.C
+    shift = d - lead
+    span = row_step * (p.Wo - 1) + sc2 + shift  # elements read per slab row
+    boxes = _cdiv(span, BOX)
+    return RowSlab(sc=sc, lead=lead, sc2=sc2, kp=kp, xs=x0 - d, shift=shift, boxes=boxes,
+                   pitch=boxes * BOX, row_step=row_step, subs=subs, elem_bytes=eb, rows_r=p.R)
+
+
+def slab_model(p: ConvProblem, g: RowSlab, x, n: int, ho: int):
+    """numpy model of what the TMA boxes put in shared memory for output row (n, ho):
+    [R, pitch], zeros where the boxes leave the input (the padding)."""
+    import numpy as np
+    rows = x.reshape(p.N, p.H, p.W * p.C)
+    slab = np.zeros((p.R, g.pitch), dtype=x.dtype)
+    for r in range(p.R):
+        hi = p.stride[0] * ho - p.pad[0] + r * p.dilation[0]
+        if not 0 <= hi < p.H:
+            continue
+        lo = max(0, -g.xs)
+        hi_e = min(g.pitch, p.W * p.C - g.xs)
+        slab[r, lo:hi_e] = rows[n, hi, g.xs + lo:g.xs + hi_e]
+    return slab
+
+
+def im2col_from_slab(p: ConvProblem, g: RowSlab, slab, wo_count: int):
+    """numpy model: the [wo_count, kp] A tile the kernel's fragment loads build from one slab
+    (slab: [R, pitch] array). Used by tests against a direct im2col."""
+    import numpy as np
+    a = np.zeros((wo_count, g.kp), dtype=slab.dtype)
+    flat = slab.reshape(-1)
+    for wo in range(wo_count):
+        for ch in range(g.kp // CHUNK):
+            at = g.chunk(ch)
+            if at is None:
+                continue
+            r, cj = at
+            for i in range(CHUNK):
+                if g.valid(cj + i):
+                    a[wo, CHUNK * ch + i] = flat[g.offset(min(wo, p.Wo - 1), r, cj + i)]
+    return a

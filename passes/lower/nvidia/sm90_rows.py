@@ -1,0 +1,333 @@
+"""sm_90a persistent warp-specialized kernel for convs whose pixels TMA cannot address (e.g. the
+3-channel ResNet stem): row-slab TMA loads + register-A wgmma (geometry in row_slab.py).
+
+384 threads, each role one branch of one if/else:
+- producer (warpgroup 0, `setmaxnreg.dec` 40): one thread walks this CTA's tiles (one output
+  row of one 64-channel block each) and TMA-loads the tile's R input rows into a ring slot
+  (`boxes` 256-element boxes per row, zero fill for the padding), waiting on `empty`, arming
+  `full`;
+- two consumer warpgroups (`setmaxnreg.inc` 232) take alternate tiles. The ring has an even
+  number of slots, so each slot always serves the same warpgroup. A consumer builds its wgmma
+  A fragments straight from the slab (one ld.shared.b32 per fragment register, a per-thread
+  base plus compile-time offsets), and multiplies them by the filter, which every CTA stages
+  once in shared memory (128B-swizzled, zero-padded K) at start; then bias/activation in
+  registers, a 128B-swizzled staging tile, and a TMA store through a 3-D output map
+  [N*Ho, Wo, F] that clips the rows past Wo.
+
+Only per-channel epilogue operands (bias) are supported; the planner sends convs with a
+residual elsewhere.
+"""
+
+from __future__ import annotations
+
+from ...ir import ir, arith_d, gpu_d, hal_d, llvm_d, memref_d, parse_attr, vector_d
+from ...problem import ConvProblem, DTYPE_BYTES
+from ...schedule import Schedule
+from ..common.emit import Emitter, float_type, vec_type, zeros
+from ..common.epilogue import apply_steps
+from .primitives import (I32, I64, address_of, as_shared_ptr, async_proxy_fence, bulk_commit, bulk_wait_read, i64,
+                         index_to, mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_init_fence,
+                         mbarrier_wait, named_barrier, set_max_registers, smem_matrix_descriptor, tma_load, tma_store,
+                         undef_accumulator, wgmma_commit, wgmma_fence, wgmma_m64nk16_rega, wgmma_wait)
+from .row_slab import BLOCK_N, BOX, CHUNK, RowSlab, row_slab
+from .sm90_ws import PRODUCER_REGS, CONSUMER_REGS, SWIZZLE_ATOM_BYTES, THREADS, WARPGROUP, _swizzled
+from .tma_loader import _TM_ELEM, _TM_TYPE, acquire_descriptor, descriptor_slots, epilogue_chunk_cols, write_descriptors
+from . import tensormap as tm
+
+DESCRIPTORS = 2                  # input rows, output
+MAX_STAGES = 8
+
+
+def _align(x: int, a: int = 1024) -> int:
+    return -(-x // a) * a
+
+
+def input_map_args(p: ConvProblem) -> tm.TiledArgs:
+    """The input as [N, H, W*C]: one box is 256 consecutive elements of one input row."""
+    eb = DTYPE_BYTES[p.dtype]
+    return tm.TiledArgs(data_type=_TM_TYPE[p.dtype], global_dim=(p.W * p.C, p.H, p.N),
+                        global_strides=(p.W * p.C * eb, p.H * p.W * p.C * eb), box_dim=(BOX, 1, 1),
+                        l2_promotion=tm.L2Promotion.B256)
+
+
+def output_map_args(p: ConvProblem, rows: int) -> tm.TiledArgs:
+    """The output as [N*Ho, Wo, F]; a box is one 128-byte channel chunk of `rows` pixels of
+    one output row (pixels past Wo are clipped by the store)."""
+    ob = DTYPE_BYTES[p.out_dtype]
+    return tm.TiledArgs(data_type=_TM_ELEM[p.out_dtype], global_dim=(p.F, p.Wo, p.N * p.Ho),
+                        global_strides=(p.F * ob, p.Wo * p.F * ob),
+                        box_dim=(epilogue_chunk_cols(p.out_dtype), rows, 1), swizzle=tm.Swizzle.B128,
+                        l2_promotion=tm.L2Promotion.B128)
+
+
+class RowsLayout:
+    """Shared memory: [slab slots][filter k-tiles][staging x2][full][empty]."""
+
+    def __init__(self, p: ConvProblem, g: RowSlab, stages: int):
+        self.stages = stages
+        self.slot = _align(g.slab_bytes)
+        self.filt0 = stages * self.slot
+        self.filt_tile = p.F * 128                       # one 64-wide K tile of all F rows
+        self.stage0 = _align(self.filt0 + g.ktiles * self.filt_tile)
+        self.rows = 64 * g.subs
+        self.stage_bytes = self.rows * BLOCK_N * DTYPE_BYTES[p.out_dtype]
+        self.bars = self.stage0 + 2 * self.stage_bytes
+        self.total = self.bars + 16 * stages
+
+    def full(self, i):
+        return self.bars + 8 * i
+
+    def empty(self, i):
+        return self.bars + 8 * (self.stages + i)
+
+
+def fixed_bytes(p: ConvProblem, g: RowSlab) -> int:
+    return RowsLayout(p, g, 0).total
+
+
+def check_supported(p: ConvProblem) -> RowSlab:
+    """Raises RowSlabUnsupported (a ValueError) with the reason."""
+    from .row_slab import RowSlabUnsupported
+    g = row_slab(p)
+    if any(st.broadcast == "full" for st in p.epilogue if st.op in ("add", "mul")):
+        raise RowSlabUnsupported("output-shaped epilogue operand (residual)")
+    if p.dtype not in _TM_TYPE:
+        raise RowSlabUnsupported(f"dtype {p.dtype}")
+    tm.encode_tiled(input_map_args(p))
+    tm.encode_tiled(output_map_args(p, 64 * g.subs))
+    return g
+
+
+class Sm90Rows:
+    def __init__(self, p: ConvProblem, s: Schedule, machine):
+        self.p, self.s, self.m = p, s, machine
+        self.e = Emitter()
+        self.g = row_slab(p)
+        self.lay = RowsLayout(p, self.g, s.stages)
+        self.fblocks = p.F // BLOCK_N
+        self.tiles = p.N * p.Ho * self.fblocks
+
+    def at(self, offset):
+        return arith_d.addi(self.base, i64(offset) if isinstance(offset, int) else offset)
+
+    def _idx(self, first: int, index, size: int):
+        return self.at(arith_d.addi(i64(first), arith_d.muli(index_to(index, I64()), i64(size))))
+
+    def emit(self, memrefs) -> None:
+        p, s, e, lay = self.p, self.s, self.e, self.lay
+        self.memrefs = memrefs
+        self.pid = hal_d.InterfaceWorkgroupIDOp(0).result
+        tid = gpu_d.thread_id(gpu_d.Dimension.x)
+        space = parse_attr("#gpu.address_space<workgroup>")
+        smem = memref_d.alloc(ir.MemRefType.get([lay.total], ir.IntegerType.get_signless(8), memory_space=space),
+                              [], [], alignment=1024)
+        self.smem = smem
+        self.base = address_of(smem)
+        descs = [tm.encode_tiled(input_map_args(p)), tm.encode_tiled(output_map_args(p, lay.rows))]
+        self.slots = descriptor_slots(self.pid, memrefs[-1], DESCRIPTORS)
+        with e.if_(e.cmp("eq", tid, 0)):
+            write_descriptors(descs, self.slots, [memrefs[p.input], memrefs[p.num_operands]])
+            for i in range(s.stages):
+                mbarrier_init(self.at(lay.full(i)), 1)
+                mbarrier_init(self.at(lay.empty(i)), WARPGROUP // 32)
+            mbarrier_init_fence()
+        self._stage_filter(tid)
+        async_proxy_fence()              # generic stores of the filter -> wgmma (async proxy)
+        gpu_d.barrier()
+        wg = e.div(tid, WARPGROUP)
+        with e.if_else(e.cmp("eq", wg, 0)) as (producer, consumers):
+            with producer:
+                set_max_registers(PRODUCER_REGS, increase=False)
+                with e.if_(e.cmp("eq", tid, 0)):
+                    self._producer()
+            with consumers:
+                set_max_registers(CONSUMER_REGS, increase=True)
+                self._consumer(e.sub(wg, 1), e.rem(tid, WARPGROUP))
+
+    # ------------------------------------------------------------------ filter
+    def _stage_filter(self, tid) -> None:
+        """All threads: the filter as [ktiles][F][64] 128B-swizzled rows, K ordered (r, j')
+        as the slab (row_slab.py), zeros in the padding slots and past R*SC2 (16-byte chunks
+        of 8 scalar loads: the source rows are not 16-byte aligned)."""
+        p, g, e, lay = self.p, self.g, self.e, self.lay
+        per_row = g.ktiles * 64 // CHUNK
+        jobs = p.F * per_row
+        dt = float_type(p.dtype)
+        elems = memref_d.view(ir.MemRefType.get([lay.total // 2], dt, memory_space=parse_attr("#gpu.address_space<workgroup>")),
+                              self.smem, e.c(0), [])
+        w = self.memrefs[p.filter]
+        rsc = p.R * g.sc
+        for it in range(-(-jobs // THREADS)):
+            job = e.add(tid, it * THREADS)
+            f = e.div(job, per_row)
+            kc = e.rem(job, per_row)
+            k0 = e.mul(kc, CHUNK)
+            r = e.div(k0, g.sc2)
+            cj = e.rem(k0, g.sc2)
+            ok_row = e.all_of(e.cmp("slt", job, jobs), e.cmp("slt", r, p.R))
+            vals = []
+            for i in range(CHUNK):
+                j = e.sub(e.add(cj, i), g.lead)             # s*C + c of K slot cj + i
+                ok = e.all_of(ok_row, e.cmp("sge", j, 0), e.cmp("slt", j, g.sc))
+                idx = e.add(e.add(e.mul(f, rsc), e.mul(r, g.sc)), j)
+                x = memref_d.load(w, [e.select(ok, idx, 0)])
+                vals.append(arith_d.select(ok, x, arith_d.constant(dt, 0.0)))
+            vec = vector_d.from_elements(vec_type(CHUNK, p.dtype), vals)
+            unit = arith_d.xori(e.rem(kc, 8), e.rem(f, 8))
+            byte = e.add(e.add(lay.filt0, e.mul(e.div(kc, 8), lay.filt_tile)), e.add(e.mul(f, 128), e.mul(unit, 16)))
+            with e.if_(e.cmp("slt", job, jobs)):
+                vector_d.store(vec, elems, [e.div(byte, 2)], alignment=16)
+
+    # ------------------------------------------------------------------ tiles
+    def _local_count(self):
+        e, grid = self.e, self.s.grid[0]
+        return e.div(e.add(e.sub(self.tiles, self.pid), grid - 1), grid)
+
+    def _tile(self, j):
+        """(output row index n*Ho + ho, first channel) of this CTA's j-th tile."""
+        e = self.e
+        t = e.add(self.pid, e.mul(j, self.s.grid[0]))
+        return e.div(t, self.fblocks), e.mul(e.rem(t, self.fblocks), BLOCK_N)
+
+    def _slot_phase(self, j):
+        e, st = self.e, self.s.stages
+        return e.rem(j, st), index_to(e.rem(e.div(j, st), 2), I32())
+
+    # ------------------------------------------------------------------ producer
+    def _producer(self) -> None:
+        p, g, e, lay = self.p, self.g, self.e, self.lay
+        with e.for_(0, self._local_count(), 1) as (j, _, _y):
+            row, _n0 = self._tile(j)
+            n = e.div(row, p.Ho)
+            ho = e.rem(row, p.Ho)
+            slot, phase = self._slot_phase(j)
+            mbarrier_wait(self._idx(lay.empty(0), slot, 8), arith_d.xori(phase, arith_d.constant(I32(), 1)))
+            full = self._idx(lay.full(0), slot, 8)
+            mbarrier_arrive_expect_tx(full, p.R * g.boxes * BOX * g.elem_bytes)
+            dst0 = self._idx(0, slot, lay.slot)
+            h0 = e.sub(e.mul(ho, p.stride[0]), p.pad[0])
+            for r in range(p.R):
+                hi = index_to(e.add(h0, r * p.dilation[0]), I32())
+                for b in range(g.boxes):
+                    dst = arith_d.addi(dst0, i64((r * g.pitch + b * BOX) * g.elem_bytes))
+                    tma_load(dst, self.slots[0], [arith_d.constant(I32(), g.xs + b * BOX), hi, index_to(n, I32())], full)
+
+    # ------------------------------------------------------------------ consumers
+    def _consumer(self, cw, wtid) -> None:
+        p, g, e, lay = self.p, self.g, self.e, self.lay
+        elected = e.cmp("eq", wtid, 0)
+        with e.if_(elected):
+            acquire_descriptor(self.slots[1])
+        lane = e.rem(wtid, 32)
+        warp = e.div(wtid, 32)
+        q = e.rem(lane, 4)
+        eb = g.elem_bytes
+        # Per-thread slab byte offsets of fragment rows g and g+8 of each m64 sub-block.
+        row_off = []
+        for sub in range(g.subs):
+            offs = []
+            for hr in range(2):
+                wo = e.add(e.add(e.mul(warp, 16), e.div(lane, 4)), 64 * sub + 8 * hr)
+                wo = e.select(e.cmp("slt", wo, p.Wo), wo, p.Wo - 1)
+                offs.append(index_to(e.mul(e.add(e.mul(wo, g.row_step), e.mul(q, 2)), eb), I64()))
+            row_off.append(offs)
+        # In a filter row's first and last chunks a lane's pair may hold a zero-weight slot
+        # (the leading slot, or past S*C): keep only the valid halves.
+        masks = {}
+        for ch in range(g.kp // CHUNK):
+            at = g.chunk(ch)
+            if at is None or at[1] in masks or all(g.valid(at[1] + i) for i in range(CHUNK)):
+                continue
+            k = e.add(e.mul(q, 2), at[1])
+            lo = e.all_of(e.cmp("sge", k, g.lead), e.cmp("slt", k, g.lead + g.sc))
+            hi = e.all_of(e.cmp("sge", k, g.lead - 1), e.cmp("slt", k, g.lead + g.sc - 1))
+            c = lambda v: arith_d.constant(I32(), v)
+            masks[at[1]] = arith_d.ori(arith_d.select(lo, c(0xFFFF), c(0)), arith_d.select(hi, c(-65536), c(0)))
+        with e.for_(cw, self._local_count(), 2) as (j, _, _y):
+            row, n0 = self._tile(j)
+            channel_ops = self._channel_operands(n0, q)
+            slot, phase = self._slot_phase(j)
+            mbarrier_wait(self._idx(lay.full(0), slot, 8), phase)
+            slab = self._idx(0, slot, lay.slot)
+            b_base = arith_d.addi(self.at(lay.filt0), arith_d.muli(index_to(n0, I64()), i64(128)))
+            accs = []
+            for sub in range(g.subs):
+                # Fragments stay live until the wgmmas reading them finish (wait_group 0).
+                regs = [self._fragment(slab, row_off[sub], kk, masks) for kk in range(g.ksteps)]
+                wgmma_fence()
+                acc = undef_accumulator(BLOCK_N)
+                for kk in range(g.ksteps):
+                    kt, kin = divmod(kk, 4)
+                    db = smem_matrix_descriptor(arith_d.addi(b_base, i64(kt * lay.filt_tile + 32 * kin)),
+                                                SWIZZLE_ATOM_BYTES)
+                    acc = wgmma_m64nk16_rega(acc, regs[kk], db, BLOCK_N, p.dtype, accumulate=kk > 0)
+                accs.append(acc)
+            wgmma_commit()
+            wgmma_wait(0)
+            with e.if_(e.cmp("eq", lane, 0)):
+                mbarrier_arrive(self._idx(lay.empty(0), slot, 8))
+            self._epilogue(accs, cw, row, n0, warp, lane, q, elected, channel_ops)
+        with e.if_(elected):
+            bulk_wait_read(0)
+
+    def _fragment(self, slab, offs, kk: int, masks):
+        """The four A registers of k16 step kk: rows g, g+8 of chunks 2kk, 2kk+1."""
+        g = self.g
+        regs = {}
+        for h in range(2):
+            at = g.chunk(2 * kk + h)
+            for hr in range(2):
+                if at is None:
+                    regs[(h, hr)] = arith_d.constant(I32(), 0)
+                    continue
+                r, cj = at
+                addr = arith_d.addi(arith_d.addi(slab, offs[hr]), i64(g.offset(0, r, cj) * g.elem_bytes))
+                v = llvm_d.load(I32(), as_shared_ptr(addr), alignment=4)
+                if cj in masks:
+                    v = arith_d.andi(v, masks[cj])
+                regs[(h, hr)] = v
+        return [regs[(0, 0)], regs[(0, 1)], regs[(1, 0)], regs[(1, 1)]]
+
+    def _channel_operands(self, n0, q) -> dict:
+        p, e = self.p, self.e
+        out = {}
+        for i, step in enumerate(p.epilogue):
+            if step.op not in ("add", "mul") or step.broadcast != "channel":
+                continue
+            for j in range(BLOCK_N // 8):
+                f = e.add(n0, e.add(e.mul(q, 2), 8 * j))
+                out[(i, j)] = vector_d.load(vec_type(2, step.dtype), self.memrefs[step.operand], [f],
+                                            alignment=2 * DTYPE_BYTES[step.dtype])
+        return out
+
+    def _epilogue(self, accs, cw, row, n0, warp, lane, q, elected, channel_ops) -> None:
+        p, e, lay = self.p, self.e, self.lay
+        with e.if_(elected):
+            bulk_wait_read(0)            # the previous store from this slot has read it
+        named_barrier(e.add(cw, 1), WARPGROUP)
+        slot = self._idx(lay.stage0, cw, lay.stage_bytes)
+        q2 = e.mul(q, 2)
+        f32 = ir.F32Type.get()
+        for sub, acc in enumerate(accs):
+            for j in range(BLOCK_N // 8):
+                for h in range(2):
+                    r = e.add(e.add(e.mul(warp, 16), e.div(lane, 4)), 64 * sub + 8 * h)
+                    v = vector_d.from_elements(vec_type(2, "f32"), [
+                        llvm_d.extractvalue(f32, acc, [4 * j + 2 * h]),
+                        llvm_d.extractvalue(f32, acc, [4 * j + 2 * h + 1])])
+                    operands = [channel_ops[(i, j)] for i, st in enumerate(p.epilogue) if st.op in ("add", "mul")]
+                    addr = _swizzled(e, slot, lay.rows, r, 8 * j, q2, p.out_dtype)
+                    llvm_d.StoreOp(apply_steps(p, v, operands, 2), as_shared_ptr(addr),
+                                   alignment=2 * DTYPE_BYTES[p.out_dtype])
+        async_proxy_fence()
+        named_barrier(e.add(cw, 1), WARPGROUP)
+        with e.if_(elected):
+            cc = epilogue_chunk_cols(p.out_dtype)
+            for c in range(BLOCK_N // cc):
+                tma_store(self.slots[1], arith_d.addi(slot, i64(c * lay.rows * 128)),
+                          [index_to(e.add(n0, c * cc), I32()), arith_d.constant(I32(), 0), index_to(row, I32())])
+            bulk_commit()
+
+
+def emit_sm90_rows(p: ConvProblem, s: Schedule, machine, memrefs) -> None:
+    Sm90Rows(p, s, machine).emit(memrefs)

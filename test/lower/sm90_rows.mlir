@@ -1,0 +1,36 @@
+// The row-slab kernel for convs whose pixels are too narrow for TMA (here C = 4): the producer
+// TMA-loads whole input rows (tiled boxes of 256 elements, 16-byte aligned starts, negative
+// for the padding), consumers build wgmma A fragments from them in registers (inline PTX:
+// NVVM has no register-A op) against the filter staged once in shared memory, and write the
+// tile with a 3-D TMA store that clips pixels past Wo.
+// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule,convc-lower-kernel --target sm_90a %inputs/narrow_c4_rows.flow.mlir | FileCheck %s
+// CHECK: func.func @conv_n2h40w40c4_f128r3s3{{.+}} attributes {nvvm.minctasm = 1 : i32
+// Ring: full (1 arrival + TMA bytes) and empty (the owning warpgroup's 4 warps), 8 slots.
+// CHECK-COUNT-8: nvvm.mbarrier.init %{{.+}}, %c{{[14]}}_i32
+// Filter staged by every thread, then handed to the async proxy.
+// CHECK: vector.store {{.+}} : memref<{{.+}}xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK: nvvm.fence.proxy <async.shared>
+// CHECK: gpu.barrier
+// CHECK: nvvm.setmaxregister decrease 40
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.+}}, %c1536_i32
+// CHECK-COUNT-3: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.+}} box[%c-8_i32{{.*}}, %{{.+}}, %{{.+}}] :
+// CHECK: nvvm.setmaxregister increase 232
+// CHECK: llvm.load {{.+}} : !llvm.ptr<3> -> i32
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: llvm.inline_asm has_side_effects "{{.+}}setp.ne.b32 p, 0, 0;{{.+}}wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.+}}p, 1, 1, 0;
+// CHECK-COUNT-2: llvm.inline_asm has_side_effects "{{.+}}setp.ne.b32 p, 1, 0;{{.+}}wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: nvvm.mbarrier.arrive
+// CHECK: nvvm.fence.proxy <async.shared>
+// CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta {{.+}} box[%{{.+}}, %c0_i32{{.*}}, %{{.+}}]
+// CHECK: nvvm.cp.async.bulk.commit.group
+
+// Planner: the row-slab kernel where im2col TMA is declined; the thread-gathered kernel
+// when stride_w*C is odd (fragment pairs would straddle words).
+// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target sm_90a %inputs/narrow_c4_rows.flow.mlir | FileCheck %s --check-prefix=PLAN
+// PLAN: kernel = "sm90_rows_wgmma"
+// PLAN-SAME: reason = "row-slab TMA + register-A wgmma, warp-specialized persistent (im2col TMA declined: C=4
+// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target sm_90a %inputs/odd_c3_stem.flow.mlir | FileCheck %s --check-prefix=ODD
+// ODD: kernel = "sm90_gather_wgmma"
+// ODD-SAME: row-slab kernel declined: stride_w*C = 3 is odd

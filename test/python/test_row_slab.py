@@ -1,0 +1,63 @@
+"""The row-slab geometry (sm_90a kernel for convs too narrow for TMA pixels): the A tile the
+fragment loads build from the TMA-loaded slab equals a direct im2col, on random data."""
+
+import numpy as np
+import pytest
+
+from convc.passes.problem import ConvProblem
+from convc.passes.lower.nvidia.row_slab import (RowSlabUnsupported, im2col_from_slab, row_slab,
+                                                slab_model)
+
+
+def direct_im2col(p, x, n, ho, g):
+    """[Wo, kp] with K ordered (r, lead + s*C + c), each filter row padded to g.sc2."""
+    a = np.zeros((p.Wo, g.kp), dtype=x.dtype)
+    for wo in range(p.Wo):
+        for r in range(p.R):
+            hi = p.stride[0] * ho - p.pad[0] + r * p.dilation[0]
+            for s in range(p.S):
+                wi = p.stride[1] * wo - p.pad[1] + s
+                for c in range(p.C):
+                    if 0 <= hi < p.H and 0 <= wi < p.W:
+                        a[wo, r * g.sc2 + g.lead + s * p.C + c] = x[n, hi, wi, c]
+    return a
+
+
+CASES = [
+    dict(N=2, H=224, W=224, C=3, F=64, R=7, S=7, stride=(2, 2), pad=(3, 3, 3, 3)),   # ResNet stem
+    dict(N=1, H=40, W=40, C=3, F=64, R=3, S=3, stride=(2, 2), pad=(1, 1, 1, 1)),
+    dict(N=1, H=33, W=24, C=2, F=128, R=5, S=3, stride=(1, 1), pad=(2, 0, 1, 2)),
+    dict(N=1, H=17, W=64, C=4, F=64, R=2, S=5, stride=(3, 1), pad=(0, 2, 0, 1), dilation=(2, 1)),
+]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_fragments_equal_im2col(case):
+    p = ConvProblem(**case)
+    g = row_slab(p)
+    assert g.xs % 8 == 0 and g.shift % 2 == 0        # 16-byte box starts, 4-byte fragment pairs
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((p.N, p.H, p.W, p.C)).astype(np.float32)
+    for n, ho in [(0, 0), (p.N - 1, p.Ho - 1), (0, p.Ho // 2)]:
+        slab = slab_model(p, g, x, n, ho)
+        np.testing.assert_array_equal(im2col_from_slab(p, g, slab, p.Wo), direct_im2col(p, x, n, ho, g))
+
+
+def test_stem_geometry():
+    g = row_slab(ConvProblem(N=32, H=224, W=224, C=3, F=64, R=7, S=7, stride=(2, 2), pad=(3, 3, 3, 3)))
+    # x0 = -9: boxes start at -16 (16-byte aligned), one leading zero K slot keeps pairs aligned
+    assert (g.sc, g.lead, g.sc2, g.kp, g.ksteps, g.boxes, g.xs, g.shift, g.subs) == \
+        (21, 1, 24, 176, 11, 3, -16, 6, 2)
+    assert g.xs % 8 == 0 and g.shift % 2 == 0
+
+
+@pytest.mark.parametrize("case, why", [
+    (dict(N=1, H=8, W=8, C=3, F=64, R=3, S=3, dilation=(1, 2)), "dilation"),
+    (dict(N=1, H=8, W=8, C=3, F=64, R=3, S=3), "odd"),
+    (dict(N=1, H=8, W=10, C=2, F=64, R=3, S=3), "16-byte"),
+    (dict(N=1, H=8, W=300, C=2, F=64, R=1, S=1), "Wo="),
+    (dict(N=1, H=8, W=8, C=2, F=48, R=3, S=3), "F=48"),
+])
+def test_declines_with_reason(case, why):
+    with pytest.raises(RowSlabUnsupported, match=why):
+        row_slab(ConvProblem(**case))

@@ -28,7 +28,8 @@ class Target:
 
 
 TARGETS: dict[str, Target] = {
-    "sm_90a": Target("sm_90a", "nvidia", 32, 232448, has_tma=True, has_wgmma=True, ptx_features="+ptx83",
+    # +ptx86: relaxed cluster-scope mbarrier arrivals (the driver JITs PTX 8.6)
+    "sm_90a": Target("sm_90a", "nvidia", 32, 232448, has_tma=True, has_wgmma=True, ptx_features="+ptx86",
                      num_sms=132),
     "sm_100a": Target("sm_100a", "nvidia", 32, 232448, has_tma=True, ptx_features="+ptx86", num_sms=148),
     "gfx942": Target("gfx942", "amd", 64, 65536, num_sms=304, lds_dma_bytes=4, mfma_k=16),

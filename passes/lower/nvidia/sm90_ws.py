@@ -322,12 +322,14 @@ class Sm90WarpSpecialized:
         """This warp is done reading ring iteration it's stage."""
         e = self.e
         st, _ = self._stage(it)
-        with e.if_(e.cmp("eq", e.rem(self.tid, 32), 0)):
-            bar = self._bar(self.lay.empty(0), st)
+        lane = e.rem(self.tid, 32)
+        bar = self._bar(self.lay.empty(0), st)
+        with e.if_(e.cmp("eq", lane, 0)):
             mbarrier_arrive(bar)
-            for d in range(1, self.s.cluster_m):    # the peers multicast into this stage too
+        for d in range(1, self.s.cluster_m):        # the peers multicast into this stage too:
+            with e.if_(e.cmp("eq", lane, d)):       # lane d tells peer rank+d, in parallel
                 peer = e.rem(e.add(self.tiles.rank, d), self.s.cluster_m)
-                mbarrier_arrive_remote(bar, index_to(peer, I32()))
+                mbarrier_arrive_remote(bar, index_to(peer, I32()), relaxed=True)
 
     def _k_step(self, it, accs, row_base, first: bool = False):
         """Ring iteration it: wait for its stage, issue its wgmmas, keep one group in flight."""

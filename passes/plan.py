@@ -399,7 +399,11 @@ def choose_schedule(p: ConvProblem, t: Target, options=None) -> Schedule:
     hit = cache.lookup(t.arch, p.name, getattr(options, "tuning_device", None)) if cache else None
     if hit is None:
         return plan_schedule_for(p, t)
-    for s in candidate_schedules(p, t):
+    cands = candidate_schedules(p, t)
+    if hit.outdated_by(knobs_of(cands[0])):
+        s = cands[0]
+        return dataclasses.replace(s, reason=f"{s.reason} (tuning cache entry from {hit.device} predates this default)")
+    for s in cands:
         if list(knobs_of(s)) == list(hit.knobs):
             return dataclasses.replace(s, reason=f"tuned on {hit.device} ({hit.us:.1f} us, best of {hit.tried}): {s.reason}")
     s = plan_schedule_for(p, t)

@@ -33,6 +33,13 @@ class Winner:
     us: float
     tried: int
     date: str
+    measured: tuple = ()        # knobs of every candidate timed with it (older caches: empty)
+
+    def outdated_by(self, default_knobs) -> bool:
+        """True when the current default schedule was not among the candidates this winner
+        beat (a newer kernel family, e.g.): the measurement no longer says the winner is
+        faster, so the default is used."""
+        return bool(self.measured) and tuple(default_knobs) not in self.measured
 
 
 def default_cache_path() -> str | None:
@@ -86,7 +93,8 @@ class TuningCache:
             t, d, prob = k.split("|", 2)
             if t != target or prob != problem or (device is not None and d != device):
                 continue
-            w = Winner(d, tuple(v["knobs"]), float(v["us"]), int(v.get("tried", 0)), str(v.get("date", "")))
+            measured = tuple(tuple(c["knobs"]) for c in v.get("candidates", []) if "knobs" in c)
+            w = Winner(d, tuple(v["knobs"]), float(v["us"]), int(v.get("tried", 0)), str(v.get("date", "")), measured)
             if best is None or w.date > best.date:
                 best = w
         return best

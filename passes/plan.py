@@ -127,7 +127,8 @@ def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = "sm90_ws_cooperative",
                  block_n: int | None = None, raster: int = 1, cluster_m: int = 1) -> Schedule:
     """Warp-specialized persistent TMA + wgmma kernel (cooperative or ping-pong consumers),
     TMA-store epilogue. Raises PlanError with the reason when it cannot serve p."""
-    from .lower.nvidia.sm90_ws import DESCRIPTORS, THREADS, WsUnsupported, check_supported, ws_layout
+    from .lower.nvidia.sm90_ws import DESCRIPTORS, WsUnsupported, check_supported, ws_layout
+    from .lower.nvidia.warp_roles import THREADS
     from .lower.nvidia.tma_loader import CHANNELS_PER_TILE
     from .lower.nvidia.tensormap import DESCRIPTOR_BYTES
     _require_tma(p, t)
@@ -167,7 +168,7 @@ def plan_sm90_rows(p: ConvProblem, t: Target, why_not_tma: str) -> Schedule:
     TMA cannot address but whose input rows it can (e.g. the 3-channel stem)."""
     from .lower.nvidia.row_slab import RowSlabUnsupported
     from .lower.nvidia.sm90_rows import DESCRIPTORS, MAX_STAGES, RowsLayout, check_supported
-    from .lower.nvidia.sm90_ws import THREADS
+    from .lower.nvidia.warp_roles import THREADS
     from .lower.nvidia.tensormap import DESCRIPTOR_BYTES, TensorMapError
     if not t.has_wgmma:
         raise PlanError(f"{t.arch} has no wgmma")

@@ -23,14 +23,14 @@ from __future__ import annotations
 from ...ir import ir, arith_d, gpu_d, hal_d, llvm_d, memref_d, parse_attr, vector_d
 from ...problem import ConvProblem, DTYPE_BYTES
 from ...schedule import Schedule
-from ..common.emit import Emitter, float_type, vec_type, zeros
-from ..common.epilogue import apply_steps
+from ..common.emit import Emitter, float_type, vec_type
 from .primitives import (I32, I64, address_of, as_shared_ptr, async_proxy_fence, bulk_commit, bulk_wait_read, i64,
                          index_to, mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_init_fence,
-                         mbarrier_wait, named_barrier, set_max_registers, smem_matrix_descriptor, tma_load, tma_store,
+                         mbarrier_wait, named_barrier, smem_matrix_descriptor, tma_load, tma_store,
                          undef_accumulator, wgmma_commit, wgmma_fence, wgmma_m64nk16_rega, wgmma_wait)
 from .row_slab import BLOCK_N, BOX, CHUNK, RowSlab, row_slab
-from .sm90_ws import PRODUCER_REGS, CONSUMER_REGS, SWIZZLE_ATOM_BYTES, THREADS, WARPGROUP, _swizzled
+from .sm90_ws import SWIZZLE_ATOM_BYTES
+from .warp_roles import THREADS, WARPGROUP, channel_operands, split_roles, stage_fragments
 from .tma_loader import _TM_ELEM, _TM_TYPE, acquire_descriptor, descriptor_slots, epilogue_chunk_cols, write_descriptors
 from . import tensormap as tm
 
@@ -134,15 +134,7 @@ class Sm90Rows:
         self._stage_filter(tid)
         async_proxy_fence()              # generic stores of the filter -> wgmma (async proxy)
         gpu_d.barrier()
-        wg = e.div(tid, WARPGROUP)
-        with e.if_else(e.cmp("eq", wg, 0)) as (producer, consumers):
-            with producer:
-                set_max_registers(PRODUCER_REGS, increase=False)
-                with e.if_(e.cmp("eq", tid, 0)):
-                    self._producer()
-            with consumers:
-                set_max_registers(CONSUMER_REGS, increase=True)
-                self._consumer(e.sub(wg, 1), e.rem(tid, WARPGROUP))
+        split_roles(e, tid, self._producer, lambda cw: self._consumer(cw, e.rem(tid, WARPGROUP)))
 
     # ------------------------------------------------------------------ filter
     def _stage_filter(self, tid) -> None:
@@ -245,7 +237,7 @@ class Sm90Rows:
             masks[at[1]] = arith_d.ori(arith_d.select(lo, c(0xFFFF), c(0)), arith_d.select(hi, c(-65536), c(0)))
         with e.for_(cw, self._local_count(), 2) as (j, _, _y):
             row, n0 = self._tile(j)
-            channel_ops = self._channel_operands(n0, q)
+            channel_ops = channel_operands(e, p, self.memrefs, n0, e.mul(q, 2), BLOCK_N)
             slot, phase = self._slot_phase(j)
             mbarrier_wait(self._idx(lay.full(0), slot, 8), phase)
             slab = self._idx(0, slot, lay.slot)
@@ -266,7 +258,7 @@ class Sm90Rows:
             wgmma_wait(0)
             with e.if_(e.cmp("eq", lane, 0)):
                 mbarrier_arrive(self._idx(lay.empty(0), slot, 8))
-            self._epilogue(accs, cw, row, n0, warp, lane, q, elected, channel_ops)
+            self._epilogue(accs, cw, row, n0, warp, lane, elected, channel_ops)
         with e.if_(elected):
             bulk_wait_read(0)
 
@@ -288,37 +280,13 @@ class Sm90Rows:
                 regs[(h, hr)] = v
         return [regs[(0, 0)], regs[(0, 1)], regs[(1, 0)], regs[(1, 1)]]
 
-    def _channel_operands(self, n0, q) -> dict:
-        p, e = self.p, self.e
-        out = {}
-        for i, step in enumerate(p.epilogue):
-            if step.op not in ("add", "mul") or step.broadcast != "channel":
-                continue
-            for j in range(BLOCK_N // 8):
-                f = e.add(n0, e.add(e.mul(q, 2), 8 * j))
-                out[(i, j)] = vector_d.load(vec_type(2, step.dtype), self.memrefs[step.operand], [f],
-                                            alignment=2 * DTYPE_BYTES[step.dtype])
-        return out
-
-    def _epilogue(self, accs, cw, row, n0, warp, lane, q, elected, channel_ops) -> None:
+    def _epilogue(self, accs, cw, row, n0, warp, lane, elected, channel_ops) -> None:
         p, e, lay = self.p, self.e, self.lay
         with e.if_(elected):
             bulk_wait_read(0)            # the previous store from this slot has read it
         named_barrier(e.add(cw, 1), WARPGROUP)
         slot = self._idx(lay.stage0, cw, lay.stage_bytes)
-        q2 = e.mul(q, 2)
-        f32 = ir.F32Type.get()
-        for sub, acc in enumerate(accs):
-            for j in range(BLOCK_N // 8):
-                for h in range(2):
-                    r = e.add(e.add(e.mul(warp, 16), e.div(lane, 4)), 64 * sub + 8 * h)
-                    v = vector_d.from_elements(vec_type(2, "f32"), [
-                        llvm_d.extractvalue(f32, acc, [4 * j + 2 * h]),
-                        llvm_d.extractvalue(f32, acc, [4 * j + 2 * h + 1])])
-                    operands = [channel_ops[(i, j)] for i, st in enumerate(p.epilogue) if st.op in ("add", "mul")]
-                    addr = _swizzled(e, slot, lay.rows, r, 8 * j, q2, p.out_dtype)
-                    llvm_d.StoreOp(apply_steps(p, v, operands, 2), as_shared_ptr(addr),
-                                   alignment=2 * DTYPE_BYTES[p.out_dtype])
+        stage_fragments(e, p, accs, BLOCK_N, slot, lay.rows, warp, lane, channel_ops)
         async_proxy_fence()
         named_barrier(e.add(cw, 1), WARPGROUP)
         with e.if_(elected):

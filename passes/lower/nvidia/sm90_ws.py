@@ -42,25 +42,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...ir import ir, arith_d, gpu_d, hal_d, llvm_d, memref_d, parse_attr, vector_d
+from ...ir import ir, arith_d, gpu_d, hal_d, memref_d, parse_attr
 from ...problem import ConvProblem, DTYPE_BYTES, EpilogueStep
 from ...schedule import Schedule
-from ..common.emit import Emitter, vec_type
-from ..common.epilogue import apply_steps
-from .primitives import (I32, I64, address_of, as_shared_ptr, bulk_commit, bulk_wait_read, i64, cluster_sync,
+from ..common.emit import Emitter
+from .primitives import (I32, I64, address_of, bulk_commit, bulk_wait_read, i64, cluster_sync,
                          cluster_ctarank_count, mbarrier_arrive_remote, trap_unless,
                          index_to, mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_init,
-                         mbarrier_init_fence, mbarrier_wait, named_barrier, set_max_registers,
+                         mbarrier_init_fence, mbarrier_wait, named_barrier,
                          smem_matrix_descriptor, tma_load, tma_store, wgmma_commit, wgmma_fence,
                          wgmma_m64nk16, wgmma_wait, undef_accumulator, async_proxy_fence)
 from .tile_scheduler import PersistentTiles
+from .warp_roles import WARPGROUP, channel_operands, split_roles, stage_fragments
 from .tma_loader import (CHANNELS_PER_TILE, ConvTmaLoader, acquire_descriptor, descriptor_slots,
                          epilogue_chunk_cols, epilogue_map_args, tensor_maps, write_descriptors)
 from . import tensormap as tm
 
-WARPGROUP = 128
-THREADS = 3 * WARPGROUP
-PRODUCER_REGS, CONSUMER_REGS = 40, 232
 ROW_BYTES = CHANNELS_PER_TILE * 2          # one swizzled K row: 64 x 16-bit
 SWIZZLE_ATOM_BYTES = 8 * ROW_BYTES
 DESCRIPTORS = 4                            # activation, filter, output, residual
@@ -150,19 +147,6 @@ def check_supported(p: ConvProblem, kernel: str, block_m: int, block_n: int) -> 
             raise WsUnsupported(f"epilogue TMA descriptor refused: {e}") from None
 
 
-def _swizzled(e, slot_base_i64, rows: int, row, col_static: int, col_lane, dtype: str):
-    """i64 shared address of (row, col) in a 128B-swizzled staging slot of `rows` rows per
-    128-byte column chunk; col = col_static + col_lane (col_lane < 8: within one 16 B unit
-    group of col_static's chunk)."""
-    ob = DTYPE_BYTES[dtype]
-    cc = epilogue_chunk_cols(dtype)
-    chunk, cin = divmod(col_static, cc)
-    byte = e.add(e.mul(col_lane, ob), cin * ob)
-    unit = arith_d.xori(e.div(byte, 16), e.rem(row, 8))
-    off = e.add(e.add(e.mul(row, 128), e.mul(unit, 16)), e.rem(byte, 16))
-    return arith_d.addi(slot_base_i64, index_to(e.add(off, chunk * rows * 128), I64()))
-
-
 class Sm90WarpSpecialized:
     def __init__(self, p: ConvProblem, s: Schedule, machine):
         self.p, self.s, self.m = p, s, machine
@@ -209,15 +193,7 @@ class Sm90WarpSpecialized:
             trap_unless(arith_d.cmpi(0, cluster_ctarank_count(), arith_d.constant(I32(), s.cluster_m)))
             cluster_sync()             # every CTA's barriers are initialised before any multicast
 
-        wg = e.div(tid, WARPGROUP)
-        with e.if_else(e.cmp("eq", wg, 0)) as (producer, consumers):
-            with producer:
-                set_max_registers(PRODUCER_REGS, increase=False)
-                with e.if_(e.cmp("eq", tid, 0)):
-                    self._producer()
-            with consumers:
-                set_max_registers(CONSUMER_REGS, increase=True)
-                self._consumer(e.sub(wg, 1))
+        split_roles(e, tid, self._producer, self._consumer)
         if s.cluster_m > 1:
             cluster_sync()             # no CTA leaves while a peer may still signal its barriers
 
@@ -290,7 +266,7 @@ class Sm90WarpSpecialized:
                 mbarrier_wait(self._bar(lay.turn(0), cw), index_to(e.rem(e.add(use, e.add(cw, 1)), 2), I32()))
             # Per-channel operands (bias) for this tile, loaded before the main loop so their
             # latency hides under it (loaded in the epilogue they were its largest stall).
-            channel_ops = self._channel_operands(n0, wtid)
+            channel_ops = channel_operands(e, self.p, self.memrefs, n0, e.mul(e.rem(e.rem(wtid, 32), 4), 2), s.block_n)
             # k-tile 0 is peeled: its first wgmma ignores the (undefined) accumulator
             # (scale-d 0), so no zero-fill sits between the wgmma fence and the wgmma.
             it0 = e.mul(j, self.ktiles)
@@ -357,25 +333,8 @@ class Sm90WarpSpecialized:
         wgmma_commit()
         return out
 
-    def _channel_operands(self, n0, wtid) -> dict:
-        """{(step index, j): vector<2> of that step's per-channel operand at this thread's
-        columns 8j + 2(l%4) + {0, 1} of the tile (clamped in bounds; stores clip)}."""
-        p, e = self.p, self.e
-        q2 = e.mul(e.rem(e.rem(wtid, 32), 4), 2)
-        out = {}
-        for i, step in enumerate(p.epilogue):
-            if step.op not in ("add", "mul") or step.broadcast != "channel":
-                continue
-            for j in range(self.s.block_n // 8):
-                f = e.add(n0, e.add(q2, 8 * j))
-                f_safe = e.select(e.cmp("slt", f, p.F), f, p.F - 2)
-                out[(i, j)] = vector_d.load(vec_type(2, step.dtype), self.memrefs[step.operand], [f_safe],
-                                            alignment=2 * DTYPE_BYTES[step.dtype])
-        return out
-
     def _epilogue(self, accs, cw, use, m0, n0, row_base, wtid, elected, channel_ops) -> None:
-        """Fragment of m64nNk16 (f32): lane l of warp w holds, per 8-column block j, rows
-        16w + l/4 (+8) and columns 8j + 2(l%4) + {0, 1}."""
+        """Residual wait, fragments -> staging slot, TMA store of the slot."""
         p, s, e, lay = self.p, self.s, self.e, self.lay
         with e.if_(elected):
             bulk_wait_read(0)          # the previous store from this slot has read it
@@ -385,29 +344,7 @@ class Sm90WarpSpecialized:
         out_slot = self._off(lay.out0, cw, lay.out_slot)
         res_slot = self._off(lay.res0, cw, lay.res_slot) if self.res else None
         lane = e.rem(wtid, 32)
-        warp = e.div(wtid, 32)
-        q2 = e.mul(e.rem(lane, 4), 2)
-        f32 = ir.F32Type.get()
-        for sub, acc in enumerate(accs):
-            for j in range(s.block_n // 8):
-                for h in range(2):
-                    row = e.add(e.add(e.mul(warp, 16), e.div(lane, 4)), 64 * sub + 8 * h)
-                    v = vector_d.from_elements(vec_type(2, "f32"), [
-                        llvm_d.extractvalue(f32, acc, [4 * j + 2 * h]),
-                        llvm_d.extractvalue(f32, acc, [4 * j + 2 * h + 1])])
-                    operands = []
-                    for i, step in enumerate(p.epilogue):
-                        if step.op not in ("add", "mul"):
-                            continue
-                        if step.broadcast == "channel":
-                            operands.append(channel_ops[(i, j)])
-                        else:
-                            addr = _swizzled(e, res_slot, lay.rows, row, 8 * j, q2, step.dtype)
-                            operands.append(llvm_d.load(vec_type(2, step.dtype), as_shared_ptr(addr),
-                                                        alignment=2 * DTYPE_BYTES[step.dtype]))
-                    addr = _swizzled(e, out_slot, lay.rows, row, 8 * j, q2, p.out_dtype)
-                    llvm_d.StoreOp(apply_steps(p, v, operands, 2), as_shared_ptr(addr),
-                                   alignment=2 * DTYPE_BYTES[p.out_dtype])
+        stage_fragments(e, p, accs, s.block_n, out_slot, lay.rows, e.div(wtid, 32), lane, channel_ops, res_slot)
         if self.res and not lay.res_in_place:
             mbarrier_arrive(self._bar(lay.res_empty(0), cw))   # residual slot may be refilled
         async_proxy_fence()            # st.shared -> visible to the TMA store

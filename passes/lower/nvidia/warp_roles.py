@@ -1,0 +1,90 @@
+"""What the warp-specialized sm_90a kernels (sm90_ws.py, sm90_rows.py) share: the producer /
+consumer role split with register reallocation, and the epilogue's fragment -> staging-slot
+pass (per-channel operands, an optional residual from shared memory, 128B swizzle).
+"""
+
+from __future__ import annotations
+
+from ...ir import ir, arith_d, llvm_d, vector_d
+from ...problem import ConvProblem, DTYPE_BYTES
+from ..common.emit import vec_type
+from ..common.epilogue import apply_steps
+from .primitives import I64, as_shared_ptr, index_to, set_max_registers
+from .tma_loader import epilogue_chunk_cols
+
+WARPGROUP = 128
+THREADS = 3 * WARPGROUP
+PRODUCER_REGS, CONSUMER_REGS = 40, 232
+
+
+def split_roles(e, tid, producer, consumer) -> None:
+    """One if/else: warpgroup 0 gives registers back (`setmaxnreg.dec`) and its thread 0 runs
+    producer(); warpgroups 1 and 2 take them (`setmaxnreg.inc`) and run consumer(cw) with
+    cw = 0 or 1."""
+    wg = e.div(tid, WARPGROUP)
+    with e.if_else(e.cmp("eq", wg, 0)) as (prod, cons):
+        with prod:
+            set_max_registers(PRODUCER_REGS, increase=False)
+            with e.if_(e.cmp("eq", tid, 0)):
+                producer()
+        with cons:
+            set_max_registers(CONSUMER_REGS, increase=True)
+            consumer(e.sub(wg, 1))
+
+
+def swizzled(e, slot_base_i64, rows: int, row, col_static: int, col_lane, dtype: str):
+    """i64 shared address of (row, col) in a 128B-swizzled staging slot of `rows` rows per
+    128-byte column chunk; col = col_static + col_lane (col_lane < 8: within one 16 B unit
+    group of col_static's chunk)."""
+    ob = DTYPE_BYTES[dtype]
+    cc = epilogue_chunk_cols(dtype)
+    chunk, cin = divmod(col_static, cc)
+    byte = e.add(e.mul(col_lane, ob), cin * ob)
+    unit = arith_d.xori(e.div(byte, 16), e.rem(row, 8))
+    off = e.add(e.add(e.mul(row, 128), e.mul(unit, 16)), e.rem(byte, 16))
+    return arith_d.addi(slot_base_i64, index_to(e.add(off, chunk * rows * 128), I64()))
+
+
+def channel_operands(e, p: ConvProblem, memrefs, n0, q2, block_n: int) -> dict:
+    """{(step index, j): vector<2> of that per-channel epilogue operand at this thread's
+    columns 8j + q2 + {0, 1} of the tile (q2 = 2(lane%4); clamped in bounds: stores clip)}."""
+    out = {}
+    for i, step in enumerate(p.epilogue):
+        if step.op not in ("add", "mul") or step.broadcast != "channel":
+            continue
+        for j in range(block_n // 8):
+            f = e.add(n0, e.add(q2, 8 * j))
+            f_safe = e.select(e.cmp("slt", f, p.F), f, p.F - 2)
+            out[(i, j)] = vector_d.load(vec_type(2, step.dtype), memrefs[step.operand], [f_safe],
+                                        alignment=2 * DTYPE_BYTES[step.dtype])
+    return out
+
+
+def stage_fragments(e, p: ConvProblem, accs, block_n: int, slot, rows: int, warp, lane, channel_ops,
+                    res_slot=None) -> None:
+    """Epilogue of m64nNk16 f32 fragments (lane l of warp w holds, per 8-column block j, rows
+    16w + l/4 (+8) of each 64-row sub-block and columns 8j + 2(l%4) + {0, 1}): apply the
+    epilogue steps (residual read from res_slot, same swizzled layout) and store the result
+    into the staging slot for a TMA store."""
+    q2 = e.mul(e.rem(lane, 4), 2)
+    f32 = ir.F32Type.get()
+    for sub, acc in enumerate(accs):
+        for j in range(block_n // 8):
+            for h in range(2):
+                row = e.add(e.add(e.mul(warp, 16), e.div(lane, 4)), 64 * sub + 8 * h)
+                v = vector_d.from_elements(vec_type(2, "f32"), [
+                    llvm_d.extractvalue(f32, acc, [4 * j + 2 * h]),
+                    llvm_d.extractvalue(f32, acc, [4 * j + 2 * h + 1])])
+                operands = []
+                for i, step in enumerate(p.epilogue):
+                    if step.op not in ("add", "mul"):
+                        continue
+                    if step.broadcast == "channel":
+                        operands.append(channel_ops[(i, j)])
+                    else:
+                        addr = swizzled(e, res_slot, rows, row, 8 * j, q2, step.dtype)
+                        operands.append(llvm_d.load(vec_type(2, step.dtype), as_shared_ptr(addr),
+                                                    alignment=2 * DTYPE_BYTES[step.dtype]))
+                addr = swizzled(e, slot, rows, row, 8 * j, q2, p.out_dtype)
+                llvm_d.StoreOp(apply_steps(p, v, operands, 2), as_shared_ptr(addr),
+                               alignment=2 * DTYPE_BYTES[p.out_dtype])

@@ -9,9 +9,7 @@ BUNDLE=${1:?bundle directory}
 OUTDIR=${2:-${OUT:-out}}
 NCU_LAYER=${3:-r50_l3_3x3_256}
 mkdir -p "$OUTDIR"
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
-python3 -m pip install -q --no-index --no-deps --no-build-isolation --no-cache-dir --upgrade --target /tmp/site . >/dev/null
-export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1
+source "$(dirname "$0")/env.sh"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader || true
 python3 -m convc.runtime.bench_device --bundle "$BUNDLE" --out "$OUTDIR" ${ITERS:+--iters $ITERS} ${ONLY:+--only $ONLY} 2>&1 | tee "$OUTDIR/bench.log" || true
 if command -v ncu >/dev/null && grep -q "\"$NCU_LAYER\"" "$BUNDLE/manifest.json"; then

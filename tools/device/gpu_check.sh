@@ -8,8 +8,6 @@ set -euo pipefail
 BUNDLE=${1:?bundle directory}
 OUTDIR=${2:-${OUT:-out}}
 mkdir -p "$OUTDIR"
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
-python3 -m pip install -q --no-index --no-deps --no-build-isolation --no-cache-dir --target /tmp/site . >/dev/null
-export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1
+source "$(dirname "$0")/env.sh"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
 python3 -m convc.runtime.gpu_check --bundle "$BUNDLE" --driver cuda --json "$OUTDIR/gpu_check.json" --repeats ${REPEATS:-20} 2>&1 | tee "$OUTDIR/gpu_check.log"

@@ -9,9 +9,7 @@ BUNDLE=${1:?bundle directory}
 OUTDIR=${2:-${OUT:-out}}
 LAYERS=${3:?comma-separated layer names}
 mkdir -p "$OUTDIR"
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
-python3 -m pip install -q --no-index --no-deps --no-build-isolation --no-cache-dir --upgrade --target /tmp/site . >/dev/null
-export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1
+source "$(dirname "$0")/env.sh"
 work=$(mktemp -d)
 for layer in ${LAYERS//,/ }; do
   timeout 300 ncu --set full --import-source no --launch-skip 3 --launch-count 1 -k regex:'^conv_' \

@@ -9,9 +9,7 @@ BUNDLE=${1:?bundle directory}
 OUTDIR=${2:-${OUT:-out}}
 LAYERS=${3:-valid_3x3_64_odd,n1_3x3_512_7x7,c24_1x1_to_144,r50_l2_3x3_128}
 mkdir -p "$OUTDIR"
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
-python3 -m pip install -q --no-index --no-deps --no-build-isolation --no-cache-dir --upgrade --target /tmp/site . >/dev/null
-export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1
+source "$(dirname "$0")/env.sh"
 for layer in ${LAYERS//,/ }; do
   for tool in memcheck racecheck synccheck; do
     log="$OUTDIR/run.log"

@@ -8,8 +8,6 @@ set -euo pipefail
 BUNDLE=${1:?bundle directory}
 OUTDIR=${2:-${OUT:-out}}
 mkdir -p "$OUTDIR"
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
-python3 -m pip install -q --no-index --no-deps --no-build-isolation --no-cache-dir --upgrade --target /tmp/site . >/dev/null
-export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1
+source "$(dirname "$0")/env.sh"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
 python3 -m convc.runtime.tune_device --bundle "$BUNDLE" --out "$OUTDIR" ${ITERS:+--iters $ITERS} 2>&1 | tee "$OUTDIR/tune.log"

@@ -269,13 +269,14 @@ def plan_schedule_for(p: ConvProblem, t: Target) -> Schedule:
 
 def plan_sm90(p: ConvProblem, t: Target) -> Schedule:
     """sm_90a heuristic, fitted to convc-tune runs over the suite on an H200 (bench/NOTES.md):
-    - big problems (2 waves of 128-row tiles, or 1 when K >= 2048): the cooperative kernel,
-      128-row tiles, 256 channels when F allows (fewest operand bytes per MAC), else 256-row
-      tiles of 128 channels when F > 256; ping-pong 128x64 when F <= 128;
+    - big problems (2 waves of 128-row tiles, or 1 when K >= 2048): ping-pong 64x256 when F
+      is a multiple of 256 (cooperative 128x256 with a residual), ping-pong 128x160 when
+      160-channel tiles waste fewer columns (F = 320), cooperative 256x128 for other F > 256,
+      ping-pong 128x64 when F <= 128;
     - otherwise ping-pong with 64-row tiles (one warpgroup's epilogue hides under the other's
       main loop, and more tiles balance the SMs), 128-row for F <= 64, 256 channels when that
-      still gives half a wave of tiles, 64 when even 64x128 tiles cannot fill a quarter of
-      the SMs.
+      still gives half a wave of tiles (160 for F = 320), 64 when even 64x128 tiles cannot
+      fill a quarter of the SMs.
     The tuning cache overrides it per problem and device."""
     try:
         plan_sm90_tma(p, t)
@@ -290,23 +291,30 @@ def plan_sm90(p: ConvProblem, t: Target) -> Schedule:
             s = plan_portable(p, t)
             return dataclasses.replace(s, reason=f"portable implicit GEMM: TMA path declined ({why}); {why2}")
     n = t.num_sms
-    wide = 256 if p.F % 256 == 0 else 128 if p.F > 64 else 64
+    wide = 256 if p.F % 256 == 0 else 160 if _fewer_columns_at_160(p) else 128 if p.F > 64 else 64
     m128, n128 = tile_counts_for(p, 128, wide)
     if m128 * n128 >= 2 * n or (p.gemm_k >= 2048 and m128 * n128 >= n):
-        # F = 320-like (no 256-channel tiles): 256x128 (128 rows per warpgroup) moves the
-        # fewest operand bytes per MAC (unet 3x3/320: 107 us vs 129 us for 128x128).
         # F <= 128: ping-pong 128x64 (5-8% ahead of cooperative on every such suite layer:
         # the epilogue, a large share at few channels, hides under the other main loop).
+        # F = 320-like: ping-pong 128x160 (unet 3x3/320: 82 us; 256x128 cooperative 109 us).
+        # F > 256 otherwise: 256x128 (128 rows per warpgroup) moves the fewest operand
+        # bytes per MAC. 256-channel tiles: ping-pong 64x256 (vae 3x3/512: 107 us vs 110 us
+        # cooperative 128x256; the strided 1x1/512: 14.3 vs 15.6 us), but cooperative
+        # 128x256 with a residual (5% ahead on both residual layers).
         if p.F <= 128:
             choice = ("sm90_ws_pingpong", 128, 64)
+        elif wide == 160:
+            choice = ("sm90_ws_pingpong", 128, 160)
         elif wide == 128 and p.F > 256:
             choice = ("sm90_ws_cooperative", 256, 128)
+        elif wide == 256 and not p.reads_residual:
+            choice = ("sm90_ws_pingpong", 64, 256)
         else:
             choice = ("sm90_ws_cooperative", 128, wide)
     elif p.F <= 64:
         choice = ("sm90_ws_pingpong", 128, 64)
     else:
-        bn = 256 if p.F % 256 == 0 and _tiles(p, 64, 256) >= n // 2 else 128
+        bn = 256 if p.F % 256 == 0 and _tiles(p, 64, 256) >= n // 2 else 160 if wide == 160 else 128
         if _tiles(p, 64, bn) < n // 4:
             bn = 64
         choice = ("sm90_ws_pingpong", 64, bn)
@@ -320,6 +328,11 @@ def plan_sm90(p: ConvProblem, t: Target) -> Schedule:
     except PlanError as why:
         tma = plan_sm90_tma(p, t)
         return dataclasses.replace(tma, reason=tma.reason + f" (persistent kernel declined: {why})")
+
+
+def _fewer_columns_at_160(p: ConvProblem) -> bool:
+    """160-channel tiles cover F with fewer wasted columns than 128-channel ones (F = 320)."""
+    return _cdiv(p.F, 160) * 160 < _cdiv(p.F, 128) * 128
 
 
 def _tiles(p: ConvProblem, bm: int, bn: int) -> int:
@@ -345,7 +358,7 @@ def sm90_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
     tries += [("sm90_ws_pingpong", bm, bn, 1) for bm in (64, 128) for bn in bns if bm * bn <= 128 * 128]
     tries = [(*x, 1) for x in tries]
     tries += [("sm90_ws_cooperative", 128, bn, 1, 2) for bn in bns if bn >= 128]
-    tries += [("sm90_ws_pingpong", 64, 128, 1, 2)]
+    tries += [("sm90_ws_pingpong", 64, bn, 1, 2) for bn in bns if bn >= 128]
     for kernel, bm, bn, raster, cluster in tries:
         try:
             out.append(plan_sm90_ws(p, t, kernel, bm, bn, raster, cluster))
@@ -360,6 +373,14 @@ def sm90_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
             out.append(plan_sm90_ws(p, t, "sm90_ws_cooperative", 256, 128))
         except PlanError:
             pass
+    if _fewer_columns_at_160(p):
+        # 160-channel tiles (64 B epilogue panels) waste fewer columns, e.g. F = 320
+        for kernel, bm in (("sm90_ws_cooperative", 256), ("sm90_ws_cooperative", 128),
+                           ("sm90_ws_pingpong", 128), ("sm90_ws_pingpong", 64)):
+            try:
+                out.append(plan_sm90_ws(p, t, kernel, bm, 160))
+            except PlanError:
+                pass
     return _unique(out)
 
 

@@ -111,6 +111,11 @@ class ConvProblem:
         return self.R * self.S * self.C
 
     @property
+    def reads_residual(self) -> bool:
+        """The epilogue reads an output-shaped operand (a residual)."""
+        return any(st.broadcast == "full" for st in self.epilogue)
+
+    @property
     def flops(self) -> int:
         return 2 * self.gemm_m * self.gemm_n * self.gemm_k
 

@@ -48,6 +48,9 @@ class Emitter:
             return self.c(0)
         return arith_d.remui(self._v(a), self._v(b))
 
+    def xor(self, a, b):
+        return arith_d.xori(self._v(a), self._v(b))
+
     def cmp(self, pred: str, a, b):
         return arith_d.cmpi(_CMP[pred], self._v(a), self._v(b))
 

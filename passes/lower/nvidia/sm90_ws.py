@@ -19,7 +19,8 @@ Persistent: one CTA per SM loops over tiles (tile_scheduler.py); the producer ru
 the next tile while consumers finish the epilogue of the current one.
 
 Epilogue: accumulators + bias (global, per channel) + residual (TMA-loaded into shared memory)
--> relu/casts in registers -> 128B-swizzled staging tile in shared memory -> TMA store. Each
+-> relu/casts in registers -> swizzled staging tile in shared memory (128 B panels, or 64 B
+when block_n needs them, e.g. 160) -> TMA store. Each
 consumer warpgroup owns one staging slot (and one residual slot); before reusing it the
 thread that issued the previous store waits for the store to finish reading it.
 
@@ -55,12 +56,15 @@ from .primitives import (I32, I64, address_of, bulk_commit, bulk_wait_read, i64,
 from .tile_scheduler import PersistentTiles
 from .warp_roles import WARPGROUP, channel_operands, split_roles, stage_fragments
 from .tma_loader import (CHANNELS_PER_TILE, ConvTmaLoader, acquire_descriptor, descriptor_slots,
-                         epilogue_chunk_cols, epilogue_map_args, tensor_maps, write_descriptors)
+                         epilogue_panel, epilogue_map_args, tensor_maps, write_descriptors)
 from . import tensormap as tm
 
 ROW_BYTES = CHANNELS_PER_TILE * 2          # one swizzled K row: 64 x 16-bit
 SWIZZLE_ATOM_BYTES = 8 * ROW_BYTES
 DESCRIPTORS = 4                            # activation, filter, output, residual
+# f32 accumulator registers per consumer thread: 160 (a 128x160 tile per warpgroup, F = 320
+# in two tiles) still leaves ptxas room under the 232-register consumer budget without spills.
+MAX_ACC_REGS = 160
 
 
 class WsUnsupported(ValueError):
@@ -134,15 +138,17 @@ def check_supported(p: ConvProblem, kernel: str, block_m: int, block_n: int) -> 
     rows = consumer_rows(kernel, block_m)
     if rows % 64 or rows > 128:
         raise WsUnsupported(f"{rows} rows per consumer warpgroup (64 or 128)")
-    if block_n % 8 or block_n > 256 or rows * block_n > 64 * 256:
+    if block_n % 8 or block_n > 256 or rows * block_n > MAX_ACC_REGS * WARPGROUP:
         raise WsUnsupported(f"block_n={block_n}")
     for dt in [p.out_dtype] + ([res.dtype] if res else []):
-        if block_n % epilogue_chunk_cols(dt):
-            raise WsUnsupported(f"block_n={block_n} is not a multiple of {epilogue_chunk_cols(dt)} {dt} channels (one 128-byte swizzle row)")
+        try:
+            epilogue_panel(dt, block_n)
+        except ValueError as e:
+            raise WsUnsupported(str(e)) from None
         if (p.F * DTYPE_BYTES[dt]) % 16:
             raise WsUnsupported(f"F={p.F} rows of {dt} are not 16-byte aligned for TMA")
         try:
-            tm.encode_tiled(epilogue_map_args(p, dt, rows))
+            tm.encode_tiled(epilogue_map_args(p, dt, rows, block_n))
         except tm.TensorMapError as e:
             raise WsUnsupported(f"epilogue TMA descriptor refused: {e}") from None
 
@@ -170,10 +176,10 @@ class Sm90WarpSpecialized:
         self.base = address_of(smem)
 
         maps = tensor_maps(p, s)
-        descs = [maps.activation, maps.filter, tm.encode_tiled(epilogue_map_args(p, p.out_dtype, lay.rows))]
+        descs = [maps.activation, maps.filter, tm.encode_tiled(epilogue_map_args(p, p.out_dtype, lay.rows, s.block_n))]
         bindings = [memrefs[p.input], memrefs[p.filter], memrefs[p.num_operands]]
         if self.res:
-            descs.append(tm.encode_tiled(epilogue_map_args(p, self.res.dtype, lay.rows)))
+            descs.append(tm.encode_tiled(epilogue_map_args(p, self.res.dtype, lay.rows, s.block_n)))
             bindings.append(memrefs[self.res.operand])
         self.slots = descriptor_slots(pid, memrefs[-1], DESCRIPTORS)
 
@@ -235,16 +241,16 @@ class Sm90WarpSpecialized:
         e, lay = self.e, self.lay
         targets = [(w, e.c(w), j, e.add(m0, w * lay.rows)) for w in range(2)] if self.coop else \
             [(None, e.rem(j, 2), e.div(j, 2), m0)]
-        cc = epilogue_chunk_cols(self.res.dtype)
+        panel = epilogue_panel(self.res.dtype, self.s.block_n)
         for _, w, use, row0 in targets:
             parity = index_to(arith_d.xori(e.rem(use, 2), e.c(1)), I32())
             mbarrier_wait(self._bar(lay.res_empty(0), w), parity)
             full = self._bar(lay.res_full(0), w)
             mbarrier_arrive_expect_tx(full, lay.res_slot)
             slot = self._off(lay.res0, w, lay.res_slot)
-            for c in range(self.s.block_n // cc):
-                tma_load(arith_d.addi(slot, i64(c * lay.rows * 128)), self.slots[3],
-                         [index_to(e.add(n0, c * cc), I32()), index_to(row0, I32())], full)
+            for c in range(self.s.block_n // panel.cols):
+                tma_load(arith_d.addi(slot, i64(c * lay.rows * panel.span)), self.slots[3],
+                         [index_to(e.add(n0, c * panel.cols), I32()), index_to(row0, I32())], full)
 
     # ------------------------------------------------------------------ consumers
     def _consumer(self, cw) -> None:
@@ -350,10 +356,10 @@ class Sm90WarpSpecialized:
         async_proxy_fence()            # st.shared -> visible to the TMA store
         named_barrier(e.add(cw, 1), WARPGROUP)
         with e.if_(elected):
-            cc = epilogue_chunk_cols(p.out_dtype)
-            for c in range(s.block_n // cc):
-                tma_store(self.slots[2], arith_d.addi(out_slot, i64(c * lay.rows * 128)),
-                          [index_to(e.add(n0, c * cc), I32()), index_to(e.add(m0, row_base), I32())])
+            panel = epilogue_panel(p.out_dtype, s.block_n)
+            for c in range(s.block_n // panel.cols):
+                tma_store(self.slots[2], arith_d.addi(out_slot, i64(c * lay.rows * panel.span)),
+                          [index_to(e.add(n0, c * panel.cols), I32()), index_to(e.add(m0, row_base), I32())])
             bulk_commit()
 
 

@@ -88,13 +88,45 @@ def acquire_descriptor(slot) -> None:
     tensormap_prefetch(slot)
 
 
-def epilogue_map_args(p: ConvProblem, dtype: str, rows: int) -> tm.TiledArgs:
+@dataclass(frozen=True)
+class EpiloguePanel:
+    """One TMA box of the epilogue's staging tile: `cols` channels by the slot's rows, `span`
+    bytes per row, swizzled over that span. 128 B when block_n is a multiple of 128 bytes'
+    worth of channels; otherwise 64 B panels, so that tiles such as 160 channels (F = 320
+    in two tiles) need no partial panel."""
+    cols: int
+    span: int
+
+    @property
+    def swizzle(self) -> int:
+        return tm.Swizzle.B128 if self.span == 128 else tm.Swizzle.B64
+
+    def offset(self, ops, row, byte):
+        """Byte offset of (row, byte of the row) in the swizzled panel: the hardware swizzle
+        XORs address bits [4, 4+b) with bits [7, 7+b), rows `span` bytes apart. `ops` is an
+        Emitter, or anything with the same integer methods (the tests' int model)."""
+        rot = ops.rem(row, 8) if self.span == 128 else ops.rem(ops.div(row, 2), 4)
+        unit = ops.xor(ops.div(byte, 16), rot)
+        return ops.add(ops.add(ops.mul(row, self.span), ops.mul(unit, 16)), ops.rem(byte, 16))
+
+
+def epilogue_panel(dtype: str, block_n: int) -> EpiloguePanel:
+    """The widest swizzle panel that tiles block_n channels of dtype exactly."""
+    for span in (128, 64):
+        cols = span // DTYPE_BYTES[dtype]
+        if block_n % cols == 0:
+            return EpiloguePanel(cols, span)
+    raise ValueError(f"block_n={block_n} is not a multiple of {64 // DTYPE_BYTES[dtype]} {dtype} channels (one 64-byte swizzle row)")
+
+
+def epilogue_map_args(p: ConvProblem, dtype: str, rows: int, block_n: int) -> tm.TiledArgs:
     """Tiled map over an output-shaped [M, F] tensor (the output, or a residual operand) whose
-    box is one 128-byte wide column chunk of `rows` rows, 128B-swizzled: the shared-memory
-    staging layout of the TMA-store epilogue."""
+    box is one swizzle panel of `rows` rows: the shared-memory staging layout of the
+    TMA-store epilogue."""
+    panel = epilogue_panel(dtype, block_n)
     return tm.TiledArgs(data_type=_TM_ELEM[dtype], global_dim=(p.F, p.gemm_m),
                         global_strides=(p.F * DTYPE_BYTES[dtype],),
-                        box_dim=(epilogue_chunk_cols(dtype), rows), swizzle=tm.Swizzle.B128,
+                        box_dim=(panel.cols, rows), swizzle=panel.swizzle,
                         l2_promotion=tm.L2Promotion.B128)
 
 

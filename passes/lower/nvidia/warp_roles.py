@@ -1,6 +1,6 @@
 """What the warp-specialized sm_90a kernels (sm90_ws.py, sm90_rows.py) share: the producer /
 consumer role split with register reallocation, and the epilogue's fragment -> staging-slot
-pass (per-channel operands, an optional residual from shared memory, 128B swizzle).
+pass (per-channel operands, an optional residual from shared memory, swizzled panels).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from ...problem import ConvProblem, DTYPE_BYTES
 from ..common.emit import vec_type
 from ..common.epilogue import apply_steps
 from .primitives import I64, as_shared_ptr, index_to, set_max_registers
-from .tma_loader import epilogue_chunk_cols
+from .tma_loader import epilogue_panel
 
 WARPGROUP = 128
 THREADS = 3 * WARPGROUP
@@ -32,17 +32,16 @@ def split_roles(e, tid, producer, consumer) -> None:
             consumer(e.sub(wg, 1))
 
 
-def swizzled(e, slot_base_i64, rows: int, row, col_static: int, col_lane, dtype: str):
-    """i64 shared address of (row, col) in a 128B-swizzled staging slot of `rows` rows per
-    128-byte column chunk; col = col_static + col_lane (col_lane < 8: within one 16 B unit
-    group of col_static's chunk)."""
+def swizzled(e, slot_base_i64, rows: int, row, col_static: int, col_lane, dtype: str, block_n: int):
+    """i64 shared address of (row, col) in a swizzled staging slot of block_n channels: panels
+    (epilogue_panel) of `rows` rows each; col = col_static + col_lane (col_lane < 8: within
+    one 16 B unit group of col_static's panel)."""
     ob = DTYPE_BYTES[dtype]
-    cc = epilogue_chunk_cols(dtype)
-    chunk, cin = divmod(col_static, cc)
+    panel = epilogue_panel(dtype, block_n)
+    chunk, cin = divmod(col_static, panel.cols)
     byte = e.add(e.mul(col_lane, ob), cin * ob)
-    unit = arith_d.xori(e.div(byte, 16), e.rem(row, 8))
-    off = e.add(e.add(e.mul(row, 128), e.mul(unit, 16)), e.rem(byte, 16))
-    return arith_d.addi(slot_base_i64, index_to(e.add(off, chunk * rows * 128), I64()))
+    off = panel.offset(e, row, byte)
+    return arith_d.addi(slot_base_i64, index_to(e.add(off, chunk * rows * panel.span), I64()))
 
 
 def channel_operands(e, p: ConvProblem, memrefs, n0, q2, block_n: int) -> dict:
@@ -82,9 +81,9 @@ def stage_fragments(e, p: ConvProblem, accs, block_n: int, slot, rows: int, warp
                     if step.broadcast == "channel":
                         operands.append(channel_ops[(i, j)])
                     else:
-                        addr = swizzled(e, res_slot, rows, row, 8 * j, q2, step.dtype)
+                        addr = swizzled(e, res_slot, rows, row, 8 * j, q2, step.dtype, block_n)
                         operands.append(llvm_d.load(vec_type(2, step.dtype), as_shared_ptr(addr),
                                                     alignment=2 * DTYPE_BYTES[step.dtype]))
-                addr = swizzled(e, slot, rows, row, 8 * j, q2, p.out_dtype)
+                addr = swizzled(e, slot, rows, row, 8 * j, q2, p.out_dtype, block_n)
                 llvm_d.StoreOp(apply_steps(p, v, operands, 2), as_shared_ptr(addr),
                                alignment=2 * DTYPE_BYTES[p.out_dtype])

@@ -110,6 +110,7 @@ def parse_arguments(argv=None):
     p.add_argument("--suite", help="suite JSON (default: the bundled copy of the project suite)")
     p.add_argument("--target", default="sm_90a")
     p.add_argument("--only", help="comma-separated layer names")
+    p.add_argument("--ptx", action="store_true", help="keep each layer's PTX in the bundle")
     return p.parse_args(argv)
 
 
@@ -120,7 +121,7 @@ def main(args) -> int:
             for p in write_models(layers, args.out):
                 print(p)
             return 0
-        m = compile_suite(layers, args.target, args.out)
+        m = compile_suite(layers, args.target, args.out, keep_ptx=args.ptx)
     except (ConvcError, OSError, ValueError, KeyError) as e:
         print(f"convc-suite: error: {e}", file=sys.stderr)
         return 1

@@ -54,6 +54,7 @@ from .primitives import (I32, I64, address_of, bulk_commit, bulk_wait_read, i64,
                          smem_matrix_descriptor, tma_load, tma_store, wgmma_commit, wgmma_fence,
                          wgmma_m64nk16, wgmma_wait, undef_accumulator, async_proxy_fence)
 from .tile_scheduler import PersistentTiles
+from .trace import Trace
 from .warp_roles import WARPGROUP, channel_operands, split_roles, stage_fragments
 from .tma_loader import (CHANNELS_PER_TILE, ConvTmaLoader, acquire_descriptor, descriptor_slots,
                          epilogue_panel, epilogue_map_args, tensor_maps, write_descriptors)
@@ -182,9 +183,12 @@ class Sm90WarpSpecialized:
             descs.append(tm.encode_tiled(epilogue_map_args(p, self.res.dtype, lay.rows, s.block_n)))
             bindings.append(memrefs[self.res.operand])
         self.slots = descriptor_slots(pid, memrefs[-1], DESCRIPTORS)
+        self.trace = Trace(e, pid, address_of(memrefs[-1]), s.grid[0] * DESCRIPTORS * tm.DESCRIPTOR_BYTES)
 
         with e.if_(e.cmp("eq", tid, 0)):
+            self.trace.stamp("start")
             write_descriptors(descs, self.slots[:len(descs)], bindings)
+            self.trace.stamp("descriptors")
             for i in range(s.stages):
                 mbarrier_init(self.at(lay.full(i)), 1)
                 mbarrier_init(self.at(lay.empty(i)), (2 if self.coop else 1) * WARPGROUP // 32 * s.cluster_m)
@@ -194,6 +198,9 @@ class Sm90WarpSpecialized:
                 mbarrier_init(self.at(lay.turn(w)), 1)
             mbarrier_init_fence()
         gpu_d.barrier()
+        if self.trace.on:
+            with e.if_(e.cmp("eq", tid, 0)):
+                self.trace.stamp("barriers")
         if s.cluster_m > 1:
             # The kernel is compiled for a fixed cluster shape; refuse to run without it.
             trap_unless(arith_d.cmpi(0, cluster_ctarank_count(), arith_d.constant(I32(), s.cluster_m)))
@@ -232,9 +239,14 @@ class Sm90WarpSpecialized:
                 mbarrier_wait(self._bar(lay.empty(0), st), arith_d.xori(phase, arith_d.constant(I32(), 1)))
                 loader.load(kt, self._off(lay.a0, st, lay.a_stage), self._off(lay.b0, st, lay.b_stage),
                             self._bar(lay.full(0), st), cluster_rank=self.tiles.rank)
+                if self.trace.on:
+                    with e.if_(e.cmp("eq", it, 0)):
+                        self.trace.stamp("first_issue")
                 if self.res:
                     with e.if_(e.cmp("eq", kt, prime - 1)):
                         self._load_residual(j, m0, n0)
+        self.trace.stamp("producer_done")
+        self.trace.stamp("tiles", index_to(self.tiles.local_count(), I64()))
 
     def _load_residual(self, j, m0, n0) -> None:
         """TMA the residual rows of tile j for each consumer warpgroup that computes them."""
@@ -277,6 +289,8 @@ class Sm90WarpSpecialized:
             # (scale-d 0), so no zero-fill sits between the wgmma fence and the wgmma.
             it0 = e.mul(j, self.ktiles)
             accs = self._k_step(it0, [undef_accumulator(s.block_n) for _ in range(subs)], row_base, first=True)
+            first_tile = arith_d.andi(elected, e.cmp("eq", use, 0)) if self.trace.on else None
+            self.trace.consumer(e, cw, "first_data", first_tile)
             if lay.res_in_place:
                 # The staging slot doubles as the residual slot: hand it back to the producer
                 # once the previous tile's TMA store has read it.
@@ -295,10 +309,13 @@ class Sm90WarpSpecialized:
                 with e.if_(elected):
                     mbarrier_arrive(self._bar(lay.turn(0), e.sub(1, cw)))
             wgmma_wait(0)
+            self.trace.consumer(e, cw, "mainloop", first_tile)
             self._release(e.add(it0, self.ktiles - 1))
-            self._epilogue(accs, cw, use, m0, n0, row_base, wtid, elected, channel_ops)
+            self._epilogue(accs, cw, use, m0, n0, row_base, wtid, elected, channel_ops, first_tile)
+            self.trace.consumer(e, cw, "stored", first_tile)
         with e.if_(elected):
             bulk_wait_read(0)          # the last store has read its staging slot
+        self.trace.consumer(e, cw, "done", elected)
 
     def _release(self, it) -> None:
         """This warp is done reading ring iteration it's stage."""
@@ -339,7 +356,7 @@ class Sm90WarpSpecialized:
         wgmma_commit()
         return out
 
-    def _epilogue(self, accs, cw, use, m0, n0, row_base, wtid, elected, channel_ops) -> None:
+    def _epilogue(self, accs, cw, use, m0, n0, row_base, wtid, elected, channel_ops, first_tile=None) -> None:
         """Residual wait, fragments -> staging slot, TMA store of the slot."""
         p, s, e, lay = self.p, self.s, self.e, self.lay
         with e.if_(elected):
@@ -347,6 +364,7 @@ class Sm90WarpSpecialized:
         named_barrier(e.add(cw, 1), WARPGROUP)
         if self.res:
             mbarrier_wait(self._bar(lay.res_full(0), cw), index_to(e.rem(use, 2), I32()))
+            self.trace.consumer(e, cw, "residual", first_tile)
         out_slot = self._off(lay.out0, cw, lay.out_slot)
         res_slot = self._off(lay.res0, cw, lay.res_slot) if self.res else None
         lane = e.rem(wtid, 32)

@@ -1,8 +1,8 @@
 """Per-phase %globaltimer stamps for the warp-specialized kernel (a developer diagnostic).
 
 With CONVC_TRACE=1 in the environment of the compile, each CTA stores one u64 nanosecond stamp
-per event below into its 128-byte record of the scratch buffer, after the descriptor slots:
-scratch + grid * descriptor bytes + 128 * CTA. IREE's scratch result is not that large, so
+per event below into its RECORD_BYTES record of the scratch buffer, after the descriptor slots:
+scratch + grid * descriptor bytes + RECORD_BYTES * CTA. IREE's scratch result is not that large, so
 such a build only runs under tools/device/trace_kernel.py, which launches the PTX itself with a
 big enough scratch buffer and prints each phase's time across CTAs. Off (the default), the
 kernel is unchanged.
@@ -45,7 +45,7 @@ class Trace:
 
     def consumer(self, e, cw, what: str, elected) -> None:
         """Stamp c{cw}_{what} from the warpgroup's elected thread (cw: index value)."""
-        if not self.on:
+        if not self.on or elected is None:
             return
         with e.if_(elected):
             with e.if_else(e.cmp("eq", cw, 0)) as (w0, w1):

@@ -149,22 +149,13 @@ def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = "sm90_ws_cooperative",
     grid = (cluster_m * min(m_tiles * n_tiles, t.num_sms // cluster_m), 1, 1)
     raster = max(1, min(raster, m_tiles))
     lay = ws_layout(p, kernel, block_m, bn, stages)
-    role = {"sm90_ws_cooperative": "cooperative", "sm90_ws_pingpong": "ping-pong",
-            "sm90_ws_streamk": "cooperative, stream-K"}[kernel]
-    scratch = grid[0] * DESCRIPTORS * DESCRIPTOR_BYTES
-    if kernel == "sm90_ws_streamk":
-        if cluster_m != 1:
-            raise PlanError("stream-K with a cluster")
-        from .lower.nvidia.stream_k import streamk_scratch
-        # every SM gets an equal share of the (tile, k-tile) iterations
-        grid = (min(t.num_sms, m_tiles * n_tiles * (p.gemm_k // CHANNELS_PER_TILE)), 1, 1)
-        scratch = streamk_scratch(grid[0], block_m, bn, grid[0] * DESCRIPTORS * DESCRIPTOR_BYTES).total
+    role = "cooperative" if kernel == "sm90_ws_cooperative" else "ping-pong"
     s = Schedule(kernel=kernel, target=t.arch, block_m=block_m, block_n=bn, block_k=CHANNELS_PER_TILE,
                  thread_m=64, thread_n=bn, threads=THREADS, vec_a=CHANNELS_PER_TILE, vec_b=CHANNELS_PER_TILE,
                  stages=stages, grid=grid, smem_bytes=lay.total, subgroup_size=32,
                  reason=f"warp-specialized persistent TMA + wgmma ({role}), TMA-store epilogue"
                         + (f", {cluster_m}x1 cluster with filter multicast" if cluster_m > 1 else ""),
-                 scratch_bytes=scratch, raster=raster, cluster_m=cluster_m)
+                 scratch_bytes=grid[0] * DESCRIPTORS * DESCRIPTOR_BYTES, raster=raster, cluster_m=cluster_m)
     return _require_descriptors(p, s)
 
 
@@ -382,13 +373,6 @@ def sm90_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
             out.append(plan_sm90_ws(p, t, "sm90_ws_cooperative", 256, 128))
         except PlanError:
             pass
-    if _tiles(p, 128, 128) < 2 * t.num_sms:
-        # stream-K: few tiles (under two waves of 128x128) share the SMs evenly by K
-        for bn in bns:
-            try:
-                out.append(plan_sm90_ws(p, t, "sm90_ws_streamk", 128, bn))
-            except PlanError:
-                pass
     if _fewer_columns_at_160(p):
         # 160-channel tiles (64 B epilogue panels) waste fewer columns, e.g. F = 320
         for kernel, bm in (("sm90_ws_cooperative", 256), ("sm90_ws_cooperative", 128),

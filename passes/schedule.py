@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-KERNELS = ("portable_igemm", "sm90_tma_wgmma", "sm90_gather_wgmma", "sm90_ws_cooperative", "sm90_ws_pingpong", "sm90_ws_streamk",
+KERNELS = ("portable_igemm", "sm90_tma_wgmma", "sm90_gather_wgmma", "sm90_ws_cooperative", "sm90_ws_pingpong",
            "sm90_rows_wgmma", "amd_lds_mfma")
 
 

@@ -53,8 +53,7 @@ from .primitives import (I32, I64, address_of, bulk_commit, bulk_wait_read, i64,
                          mbarrier_init_fence, mbarrier_wait, named_barrier,
                          smem_matrix_descriptor, tma_load, tma_store, wgmma_commit, wgmma_fence,
                          wgmma_m64nk16, wgmma_wait, undef_accumulator, async_proxy_fence)
-from .tile_scheduler import PersistentTiles, StreamKWork
-from . import stream_k as sk
+from .tile_scheduler import PersistentTiles
 from .trace import Trace
 from .warp_roles import WARPGROUP, channel_operands, split_roles, stage_fragments
 from .tma_loader import (CHANNELS_PER_TILE, ConvTmaLoader, acquire_descriptor, descriptor_slots,
@@ -81,12 +80,9 @@ def residual_step(p: ConvProblem) -> EpilogueStep | None:
     return full[0] if full else None
 
 
-COOPERATIVE = ("sm90_ws_cooperative", "sm90_ws_streamk")
-
-
 def consumer_rows(kernel: str, block_m: int) -> int:
     """Tile rows one consumer warpgroup computes (and stages in its epilogue slot)."""
-    return block_m // 2 if kernel in COOPERATIVE else block_m
+    return block_m // 2 if kernel == "sm90_ws_cooperative" else block_m
 
 
 @dataclass(frozen=True)
@@ -141,8 +137,6 @@ def check_supported(p: ConvProblem, kernel: str, block_m: int, block_n: int) -> 
     """Raises WsUnsupported with the reason when the kernel cannot serve p with this tile."""
     res = residual_step(p)
     rows = consumer_rows(kernel, block_m)
-    if kernel == "sm90_ws_streamk" and res:
-        raise WsUnsupported("stream-K with a residual (the residual load follows tiles, not segments)")
     if rows % 64 or rows > 128:
         raise WsUnsupported(f"{rows} rows per consumer warpgroup (64 or 128)")
     if block_n % 8 or block_n > 256 or rows * block_n > MAX_ACC_REGS * WARPGROUP:
@@ -164,8 +158,7 @@ class Sm90WarpSpecialized:
     def __init__(self, p: ConvProblem, s: Schedule, machine):
         self.p, self.s, self.m = p, s, machine
         self.e = Emitter()
-        self.coop = s.kernel in COOPERATIVE
-        self.streamk = s.kernel == "sm90_ws_streamk"
+        self.coop = s.kernel == "sm90_ws_cooperative"
         self.lay = ws_layout(p, s.kernel, s.block_m, s.block_n, s.stages)
         self.res = residual_step(p)
         self.ktiles = p.gemm_k // CHANNELS_PER_TILE
@@ -191,20 +184,10 @@ class Sm90WarpSpecialized:
             bindings.append(memrefs[self.res.operand])
         self.slots = descriptor_slots(pid, memrefs[-1], DESCRIPTORS)
         self.trace = Trace(e, pid, address_of(memrefs[-1]), s.scratch_bytes)
-        if self.streamk:
-            self.work = StreamKWork(e, self.tiles.count, self.ktiles, s.grid[0], self.tiles.pid)
-            self.sk = sk.streamk_scratch(s.grid[0], s.block_m, s.block_n, s.grid[0] * DESCRIPTORS * tm.DESCRIPTOR_BYTES)
-            self.scratch = address_of(memrefs[-1])
 
-        # Without a cluster, thread 0 issues the first tile's opening k-tiles as soon as the
-        # operand descriptors and barriers exist, before the CTA barrier and before writing
-        # the epilogue's descriptors: the first loads are in flight ~0.3 us earlier.
-        self.early = False            # measured slower (first data later): kept off
-        self.prime = min(s.stages, self.ktiles)
         with e.if_(e.cmp("eq", tid, 0)):
             self.trace.stamp("start")
-            write_descriptors(descs[:2] if self.early else descs, self.slots[:2 if self.early else len(descs)],
-                              bindings[:2] if self.early else bindings)
+            write_descriptors(descs, self.slots[:len(descs)], bindings)
             self.trace.stamp("descriptors")
             for i in range(s.stages):
                 mbarrier_init(self.at(lay.full(i)), 1)
@@ -214,15 +197,6 @@ class Sm90WarpSpecialized:
                 mbarrier_init(self.at(lay.res_empty(w)), 1 if lay.res_in_place else WARPGROUP)
                 mbarrier_init(self.at(lay.turn(w)), 1)
             mbarrier_init_fence()
-            if self.early:
-                with e.if_(e.cmp("sgt", self.tiles.local_count(), 0)):
-                    m0, n0 = self.tiles.origin(e.c(0))
-                    loader = ConvTmaLoader(e, p, s, self.slots[0], self.slots[1], m0, n0)
-                    for kt in range(self.prime):
-                        loader.load(e.c(kt), self.at(lay.a0 + kt * lay.a_stage), self.at(lay.b0 + kt * lay.b_stage),
-                                    self.at(lay.full(kt)))
-                    self.trace.stamp("first_issue")
-                write_descriptors(descs[2:], self.slots[2:len(descs)], bindings[2:])
         gpu_d.barrier()
         if self.trace.on:
             with e.if_(e.cmp("eq", tid, 0)):
@@ -232,10 +206,7 @@ class Sm90WarpSpecialized:
             trap_unless(arith_d.cmpi(0, cluster_ctarank_count(), arith_d.constant(I32(), s.cluster_m)))
             cluster_sync()             # every CTA's barriers are initialised before any multicast
 
-        if self.streamk:
-            split_roles(e, tid, self._producer_streamk, self._consumer_streamk)
-        else:
-            split_roles(e, tid, self._producer, self._consumer)
+        split_roles(e, tid, self._producer, self._consumer)
         if s.cluster_m > 1:
             cluster_sync()             # no CTA leaves while a peer may still signal its barriers
 
@@ -258,26 +229,19 @@ class Sm90WarpSpecialized:
     # ------------------------------------------------------------------ producer
     def _producer(self) -> None:
         p, s, e, lay = self.p, self.s, self.e, self.lay
-        prime = self.prime
+        prime = min(s.stages, self.ktiles)
         with e.for_(0, self.tiles.local_count(), 1) as (j, _, _y):
             m0, n0 = self.tiles.origin(j)
             loader = ConvTmaLoader(e, p, s, self.slots[0], self.slots[1], m0, n0)
             with e.for_(0, self.ktiles, 1) as (kt, _, _y2):
                 it = e.add(e.mul(j, self.ktiles), kt)
-
-                def issue():
-                    st, phase = self._stage(it)
-                    mbarrier_wait(self._bar(lay.empty(0), st), arith_d.xori(phase, arith_d.constant(I32(), 1)))
-                    loader.load(kt, self._off(lay.a0, st, lay.a_stage), self._off(lay.b0, st, lay.b_stage),
-                                self._bar(lay.full(0), st), cluster_rank=self.tiles.rank)
-                if self.early:
-                    with e.if_(e.cmp("sge", it, prime)):     # the opening k-tiles went out early
-                        issue()
-                else:
-                    issue()
-                    if self.trace.on:
-                        with e.if_(e.cmp("eq", it, 0)):
-                            self.trace.stamp("first_issue")
+                st, phase = self._stage(it)
+                mbarrier_wait(self._bar(lay.empty(0), st), arith_d.xori(phase, arith_d.constant(I32(), 1)))
+                loader.load(kt, self._off(lay.a0, st, lay.a_stage), self._off(lay.b0, st, lay.b_stage),
+                            self._bar(lay.full(0), st), cluster_rank=self.tiles.rank)
+                if self.trace.on:
+                    with e.if_(e.cmp("eq", it, 0)):
+                        self.trace.stamp("first_issue")
                 if self.res:
                     with e.if_(e.cmp("eq", kt, prime - 1)):
                         self._load_residual(j, m0, n0)
@@ -299,76 +263,6 @@ class Sm90WarpSpecialized:
             for c in range(self.s.block_n // panel.cols):
                 tma_load(arith_d.addi(slot, i64(c * lay.rows * panel.span)), self.slots[3],
                          [index_to(e.add(n0, c * panel.cols), I32()), index_to(row0, I32())], full)
-
-    # ------------------------------------------------------------------ stream-K
-    def _producer_streamk(self) -> None:
-        """The k-tiles of this CTA's stream-K segments, in ring order."""
-        p, s, e, lay = self.p, self.s, self.e, self.lay
-        with e.for_(0, self.work.count(), 1) as (si, _, _y):
-            t, k0, k1, it0 = self.work.segment(si)
-            m0, n0 = self.tiles.origin_of(t)
-            loader = ConvTmaLoader(e, p, s, self.slots[0], self.slots[1], m0, n0)
-            with e.for_(k0, k1, 1) as (kt, _, _y2):
-                it = e.add(it0, e.sub(kt, k0))
-                st, phase = self._stage(it)
-                mbarrier_wait(self._bar(lay.empty(0), st), arith_d.xori(phase, arith_d.constant(I32(), 1)))
-                loader.load(kt, self._off(lay.a0, st, lay.a_stage), self._off(lay.b0, st, lay.b_stage),
-                            self._bar(lay.full(0), st))
-
-    def _flag(self, cta):
-        return arith_d.addi(self.scratch, index_to(self.e.add(self.e.mul(cta, 8), self.sk.flags0), I64()))
-
-    def _partial(self, cta):
-        return arith_d.addi(self.scratch, arith_d.addi(
-            i64(self.sk.work0), arith_d.muli(index_to(cta, I64()), i64(self.sk.tile_bytes))))
-
-    def _consumer_streamk(self, cw) -> None:
-        """Cooperative consumers over stream-K segments: main loop over the segment's k-tiles;
-        a segment past k = 0 ends in a partial for the tile's finisher; the k = 0 segment adds
-        the other CTAs' partials (in CTA order) and runs the epilogue."""
-        s, e, lay = self.s, self.e, self.lay
-        wtid = e.rem(self.tid, WARPGROUP)
-        elected = e.cmp("eq", wtid, 0)
-        leader = e.all_of(elected, e.cmp("eq", cw, 0))
-        pid = self.tiles.pid
-        with e.if_(elected):
-            acquire_descriptor(self.slots[2])
-        subs = lay.rows // 64
-        row_base = e.mul(cw, lay.rows)
-        with e.for_(0, self.work.count(), 1) as (si, _, _y):
-            t, k0, k1, it0 = self.work.segment(si)
-            m0, n0 = self.tiles.origin_of(t)
-            channel_ops = channel_operands(e, self.p, self.memrefs, n0, e.mul(e.rem(e.rem(wtid, 32), 4), 2), s.block_n)
-            n = e.sub(k1, k0)
-            accs = self._k_step(it0, [undef_accumulator(s.block_n) for _ in range(subs)], row_base, first=True)
-            loop = e.for_(1, n, 1, accs)
-            with loop as (kt, accs, set_acc):
-                it = e.add(it0, kt)
-                accs = self._k_step(it, accs, row_base)
-                self._release(e.sub(it, 1))
-                set_acc(accs)
-            accs = loop.results
-            wgmma_wait(0)
-            self._release(e.add(it0, e.sub(n, 1)))
-            first_peer = e.add(pid, 1)
-            peers_end = e.select(e.cmp("eq", k0, 0), e.add(self.work.last_peer(t), 1), first_peer)
-            fix = e.for_(first_peer, peers_end, 1, accs)
-            with fix as (q, accs, set_acc):
-                with e.if_(leader):
-                    sk.await_partial(self._flag(q), t)
-                named_barrier(sk.CONSUMER_BARRIER, 2 * WARPGROUP)
-                set_acc(sk.add_partial(e, accs, s.block_n, self._partial(q), cw, wtid))
-            accs = fix.results
-            with e.if_else(e.cmp("sgt", k0, 0)) as (partial, finish):
-                with partial:
-                    sk.store_partial(e, accs, s.block_n, self._partial(pid), cw, wtid)
-                    named_barrier(sk.CONSUMER_BARRIER, 2 * WARPGROUP)
-                    with e.if_(leader):
-                        sk.publish(self._flag(pid), t)
-                with finish:
-                    self._epilogue(accs, cw, si, m0, n0, row_base, wtid, elected, channel_ops)
-        with e.if_(elected):
-            bulk_wait_read(0)          # the last store has read its staging slot
 
     # ------------------------------------------------------------------ consumers
     def _consumer(self, cw) -> None:

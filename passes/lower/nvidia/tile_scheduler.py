@@ -47,11 +47,8 @@ class PersistentTiles:
 
     def origin(self, j):
         """(m0, n0): first output row and channel of this CTA's j-th tile."""
-        return self.origin_of(self.e.add(self.pid, self.e.mul(j, self.grid)))
-
-    def origin_of(self, t):
-        """(m0, n0) of linear (cluster) tile t."""
         e, s = self.e, self.s
+        t = e.add(self.pid, e.mul(j, self.grid))
         g = min(s.raster, self.m_tiles)
         if g == 1:
             mt, nt = e.div(t, self.n_tiles), e.rem(t, self.n_tiles)
@@ -76,67 +73,3 @@ def origin_model(p: ConvProblem, s: Schedule, t: int, rank: int = 0) -> tuple[in
     group, r = divmod(t, g * n_tiles)
     rows = min(g, m_tiles - group * g)
     return ((group * g + r % rows) * s.cluster_m + rank) * s.block_m, (r // rows) * s.block_n
-
-
-class StreamKWork:
-    """Stream-K: the W = tiles * ktiles (tile, k-tile) iterations are split evenly over the G
-    persistent CTAs, CTA c running iterations [c*W//G, (c+1)*W//G) in order, so every SM gets
-    the same share of MACs whatever the tile count. A CTA's range is a run of segments, one per
-    tile it touches. A tile split between CTAs is finished (partials added, epilogue) by the
-    CTA holding its k = 0 segment: the lowest of them, which reaches that segment last, after
-    the others wrote theirs first thing (so nobody waits on a CTA that is waiting). Each CTA
-    writes at most one partial (its first segment, when that starts past k = 0).
-
-    Works on index values through the Emitter, or on ints with IntOps (the tests' model)."""
-
-    def __init__(self, e, tiles: int, ktiles: int, grid: int, pid):
-        self.e, self.K, self.G = e, ktiles, grid
-        self.W = tiles * ktiles
-        self.pid = pid
-        self.b = e.div(e.mul(pid, self.W), grid)
-        self.end = e.div(e.mul(e.add(pid, 1), self.W), grid)
-        self.t_first = e.div(self.b, ktiles)
-
-    def count(self):
-        """Segments of this CTA (tiles its range touches; 0 for an empty range)."""
-        e = self.e
-        t_last_plus1 = e.div(e.add(self.end, self.K - 1), self.K)
-        n = e.sub(t_last_plus1, self.t_first)
-        return e.select(e.cmp("sgt", self.end, self.b), n, 0)
-
-    def segment(self, si):
-        """(tile, k0, k1, first ring iteration) of segment si: k-tiles [k0, k1) of tile."""
-        e = self.e
-        t = e.add(self.t_first, si)
-        base = e.mul(t, self.K)
-        k0 = e.select(e.cmp("sgt", self.b, base), e.sub(self.b, base), 0)
-        rest = e.sub(self.end, base)
-        k1 = e.select(e.cmp("slt", rest, self.K), rest, self.K)
-        return t, k0, k1, e.sub(e.add(base, k0), self.b)
-
-    def owner(self, i):
-        """The CTA whose range holds iteration i."""
-        e = self.e
-        return e.sub(e.div(e.add(e.mul(e.add(i, 1), self.G), self.W - 1), self.W), 1)
-
-    def last_peer(self, t):
-        """The highest CTA holding part of tile t."""
-        return self.owner(self.e.add(self.e.mul(t, self.K), self.K - 1))
-
-
-class IntOps:
-    """The Emitter's integer methods on Python ints (models of the emitted arithmetic)."""
-    add = staticmethod(lambda a, b: a + b)
-    sub = staticmethod(lambda a, b: a - b)
-    mul = staticmethod(lambda a, b: a * b)
-    div = staticmethod(lambda a, b: a // b)
-    rem = staticmethod(lambda a, b: a % b)
-    xor = staticmethod(lambda a, b: a ^ b)
-
-    @staticmethod
-    def select(c, a, b):
-        return a if c else b
-
-    @staticmethod
-    def cmp(pred, a, b):
-        return {"sgt": a > b, "slt": a < b, "eq": a == b, "sge": a >= b}[pred]

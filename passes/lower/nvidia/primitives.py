@@ -266,3 +266,24 @@ def bulk_wait_read(pending: int = 0) -> None:
 def cluster_ctarank_count():
     """%cluster_nctarank (i32)."""
     return nvvm_d.read_ptx_sreg_cluster_nctarank(results=[I32()])
+
+
+# ---------------------------------------------------------------------- 8x8 matrix moves
+def ldmatrix_x4(addr_i64):
+    """ldmatrix.sync.aligned.m8n8.x4.shared.b16: lane L gives the address of row L%8 of matrix
+    L/8 (16 contiguous bytes); each lane gets, per matrix, the b32 holding row lane/4, columns
+    2(lane%4) and +1: the accumulator fragment layout. Returns 4 i32."""
+    i32t = I32()
+    st = llvm_d.StructType.get_literal([i32t] * 4)
+    r = llvm_d.InlineAsmOp(st, [arith_d.trunci(i32t, addr_i64)],
+                           "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4];",
+                           "=r,=r,=r,=r,r", has_side_effects=True).result
+    return [llvm_d.extractvalue(i32t, r, [i]) for i in range(4)]
+
+
+def stmatrix_x4(addr_i64, regs) -> None:
+    """stmatrix.sync.aligned.m8n8.x4.shared.b16: the inverse of ldmatrix_x4 (same addresses,
+    same fragment registers)."""
+    llvm_d.InlineAsmOp(None, [arith_d.trunci(I32(), addr_i64)] + list(regs),
+                       "stmatrix.sync.aligned.m8n8.x4.shared.b16 [$0], {$1, $2, $3, $4};",
+                       "r,r,r,r,r", has_side_effects=True)

@@ -9,7 +9,7 @@ from ...ir import ir, arith_d, llvm_d, vector_d
 from ...problem import ConvProblem, DTYPE_BYTES
 from ..common.emit import vec_type
 from ..common.epilogue import apply_steps
-from .primitives import I64, as_shared_ptr, index_to, set_max_registers
+from .primitives import I32, I64, as_shared_ptr, index_to, ldmatrix_x4, set_max_registers, stmatrix_x4
 from .tma_loader import epilogue_panel
 
 WARPGROUP = 128
@@ -34,8 +34,8 @@ def split_roles(e, tid, producer, consumer) -> None:
 
 def swizzled(e, slot_base_i64, rows: int, row, col_static: int, col_lane, dtype: str, block_n: int):
     """i64 shared address of (row, col) in a swizzled staging slot of block_n channels: panels
-    (epilogue_panel) of `rows` rows each; col = col_static + col_lane (col_lane < 8: within
-    one 16 B unit group of col_static's panel)."""
+    (epilogue_panel) of `rows` rows each; col = col_static + col_lane, both in col_static's
+    panel (col_lane: a lane-dependent offset of at most 16 columns)."""
     ob = DTYPE_BYTES[dtype]
     panel = epilogue_panel(dtype, block_n)
     chunk, cin = divmod(col_static, panel.cols)
@@ -73,6 +73,10 @@ def stage_fragments(e, p: ConvProblem, accs, block_n: int, slot, rows: int, warp
     16w + l/4 (+8) of each 64-row sub-block and columns 8j + 2(l%4) + {0, 1}): apply the
     epilogue steps (residual read from res_slot, same swizzled layout; it may be the staging
     slot itself) and store the result into the staging slot for a TMA store."""
+    full = [st for st in p.epilogue if st.op in ("add", "mul") and st.broadcast == "full"]
+    if DTYPE_BYTES[p.out_dtype] == 2 and all(DTYPE_BYTES[st.dtype] == 2 for st in full) and block_n % 16 == 0:
+        _stage_fragments_matrix(e, p, accs, block_n, slot, rows, warp, lane, channel_ops, res_slot)
+        return
     q2 = e.mul(e.rem(lane, 4), 2)
     f32 = ir.F32Type.get()
     frags = [(sub, acc, j, h) for sub, acc in enumerate(accs) for j in range(block_n // 8) for h in range(2)]
@@ -98,3 +102,48 @@ def stage_fragments(e, p: ConvProblem, accs, block_n: int, slot, rows: int, warp
             addr = swizzled(e, slot, rows, row, 8 * j, q2, p.out_dtype, block_n)
             llvm_d.StoreOp(apply_steps(p, v, operands, 2), as_shared_ptr(addr),
                            alignment=2 * DTYPE_BYTES[p.out_dtype])
+
+
+# 8x8 matrix groups (four fragments each) per batch of the matrix epilogue.
+MATRIX_BATCH = 3
+
+
+def _stage_fragments_matrix(e, p: ConvProblem, accs, block_n: int, slot, rows: int, warp, lane,
+                            channel_ops, res_slot) -> None:
+    """16-bit outputs (and residual): four fragments, (j, h) for j in a pair of 8-column
+    blocks and both row halves, move per ldmatrix / stmatrix x4, a quarter of the shared-memory
+    instructions of per-fragment loads and stores. Lane L addresses row L%8 of matrix L/8."""
+    f32 = ir.F32Type.get()
+    m = e.div(lane, 8)
+    row_in = e.add(e.add(e.mul(warp, 16), e.rem(lane, 8)), e.mul(e.rem(m, 2), 8))
+    col_pair = e.mul(e.div(m, 2), 8)          # 0 or 8: which block of the pair this lane addresses
+    groups = [(sub, acc, j) for sub, acc in enumerate(accs) for j in range(0, block_n // 8, 2)]
+
+    def lane_addr(base, sub, j, dtype):
+        return swizzled(e, base, rows, e.add(row_in, 64 * sub), 8 * j, col_pair, dtype, block_n)
+
+    for b in range(0, len(groups), MATRIX_BATCH):
+        loaded = []
+        for sub, acc, j in groups[b:b + MATRIX_BATCH]:
+            res = {}
+            for i, step in enumerate(p.epilogue):
+                if step.op in ("add", "mul") and step.broadcast == "full":
+                    res[i] = ldmatrix_x4(lane_addr(res_slot, sub, j, step.dtype))
+            loaded.append((sub, acc, j, res))
+        for sub, acc, j, res in loaded:
+            regs = []
+            for mm in range(4):                    # matrix mm = (block j + mm/2, half mm%2)
+                jj, h = j + mm // 2, mm % 2
+                v = vector_d.from_elements(vec_type(2, "f32"), [
+                    llvm_d.extractvalue(f32, acc, [4 * jj + 2 * h]),
+                    llvm_d.extractvalue(f32, acc, [4 * jj + 2 * h + 1])])
+                operands = []
+                for i, step in enumerate(p.epilogue):
+                    if step.op not in ("add", "mul"):
+                        continue
+                    if step.broadcast == "channel":
+                        operands.append(channel_ops[(i, jj)])
+                    else:
+                        operands.append(llvm_d.bitcast(vec_type(2, step.dtype), res[i][mm]))
+                regs.append(llvm_d.bitcast(I32(), apply_steps(p, v, operands, 2)))
+            stmatrix_x4(lane_addr(slot, sub, j, p.out_dtype), regs)

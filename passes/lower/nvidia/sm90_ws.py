@@ -187,7 +187,10 @@ class Sm90WarpSpecialized:
 
         with e.if_(e.cmp("eq", tid, 0)):
             self.trace.stamp("start")
-            write_descriptors(descs, self.slots[:len(descs)], bindings)
+            # Only the operand maps are acquired on the way to the first TMA; the residual's
+            # is acquired by the producer before its first residual load, the output's by the
+            # consumers.
+            write_descriptors(descs, self.slots[:len(descs)], bindings, acquire=2)
             self.trace.stamp("descriptors")
             for i in range(s.stages):
                 mbarrier_init(self.at(lay.full(i)), 1)
@@ -244,6 +247,8 @@ class Sm90WarpSpecialized:
                         self.trace.stamp("first_issue")
                 if self.res:
                     with e.if_(e.cmp("eq", kt, prime - 1)):
+                        with e.if_(e.cmp("eq", j, 0)):
+                            acquire_descriptor(self.slots[3])
                         self._load_residual(j, m0, n0)
         self.trace.stamp("producer_done")
         self.trace.stamp("tiles", index_to(self.tiles.local_count(), I64()))

@@ -69,17 +69,18 @@ def descriptor_slots(pid, scratch, count: int = DESCRIPTORS_PER_CTA):
     return [arith_d.addi(slot0, i64(j * tm.DESCRIPTOR_BYTES)) for j in range(count)]
 
 
-def write_descriptors(descs, slots, bindings) -> None:
+def write_descriptors(descs, slots, bindings, acquire: int | None = None) -> None:
     """One thread: store each descriptor as immediates with its binding's address in qword 0,
-    release them to the tensormap proxy, acquire and prefetch them for this thread's TMAs
-    (other threads issuing TMAs with them call acquire_descriptor after a barrier)."""
+    release them to the tensormap proxy, acquire and prefetch the first `acquire` (default:
+    all) for this thread's TMAs; a thread using another one calls acquire_descriptor first
+    (after a barrier, if it is not this thread)."""
     for slot, desc, binding in zip(slots, descs, bindings):
         words = tm.descriptor_qwords(desc)
         store_i64(address_of(binding), slot)
         for q in range(1, len(words)):
             store_i64(i64(_signed(words[q])), arith_d.addi(slot, i64(8 * q)))
     tensormap_release()
-    for slot in slots:
+    for slot in slots[:acquire]:
         acquire_descriptor(slot)
 
 

@@ -39,7 +39,7 @@
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: nvvm.cp.async.bulk.wait_group 0 read
 // CHECK: nvvm.barrier id = %{{.+}} number_of_threads = %c128_i32
-// CHECK: llvm.store {{.+}} : vector<2xf16>, !llvm.ptr<3>
+// CHECK: llvm.inline_asm has_side_effects {{.*}}"stmatrix.sync.aligned.m8n8.x4.shared.b16
 // CHECK: nvvm.fence.proxy <async.shared>, space = <cta>
 // CHECK: nvvm.barrier id
 // CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.global.shared.cta
@@ -60,7 +60,8 @@
 // Residual epilogue: the producer TMA-loads the residual tile (res_empty -> res_full) into the
 // consumer's staging slot (same dtype as the output: in place); the elected consumer thread
 // hands the slot back (res_empty, one arrival) in the next tile's first k-step, once the
-// previous TMA store has read it; the epilogue reads the residual and overwrites it in place.
+// previous TMA store has read it; the epilogue reads the residual (ldmatrix) and overwrites it
+// in place (stmatrix).
 // RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule,convc-lower-kernel --target sm_90a --tuning-cache %inputs/tuning_cache.json %inputs/tma_3x3_residual.flow.mlir | FileCheck %s --check-prefix=RES
 // RES: nvvm.mbarrier.init %{{.+}}, %c1_i32
 // RES: nvvm.setmaxregister decrease 40
@@ -70,8 +71,8 @@
 // RES: nvvm.wgmma.mma_async
 // RES: nvvm.cp.async.bulk.wait_group 0 read
 // RES: nvvm.mbarrier.arrive
-// RES: llvm.load {{.+}} : !llvm.ptr<3> -> vector<2xf16>
-// RES: llvm.store
+// RES: llvm.inline_asm has_side_effects {{.*}}"ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// RES: llvm.inline_asm has_side_effects {{.*}}"stmatrix.sync.aligned.m8n8.x4.shared.b16
 // RES-NOT: nvvm.mbarrier.arrive
 // RES: nvvm.cp.async.bulk.tensor.global.shared.cta
 

@@ -20,9 +20,9 @@ the next tile while consumers finish the epilogue of the current one.
 
 Epilogue: accumulators + bias (global, per channel) + residual (TMA-loaded into shared memory)
 -> relu/casts in registers -> swizzled staging tile in shared memory (128 B panels, or 64 B
-when block_n needs them, e.g. 160) -> TMA store. Each
-consumer warpgroup owns one staging slot (and one residual slot); before reusing it the
-thread that issued the previous store waits for the store to finish reading it.
+when block_n needs them, e.g. 160; 16-bit data moves through ldmatrix/stmatrix, warp_roles.py)
+-> TMA store. Each consumer warpgroup owns one staging slot (and one residual slot); before
+reusing it the thread that issued the previous store waits for the store to finish reading it.
 
 When the residual has the output's dtype it is loaded into the staging slot itself (each
 thread reads its residual elements and writes its outputs at the same addresses), which frees

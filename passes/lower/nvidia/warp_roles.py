@@ -67,6 +67,20 @@ def channel_operands(e, p: ConvProblem, memrefs, n0, q2, block_n: int) -> dict:
 EPILOGUE_BATCH = 12
 
 
+def _acc_pair(acc, j: int, h: int):
+    """vector<2xf32> of the fragment (8-column block j, row half h) of an accumulator."""
+    f32 = ir.F32Type.get()
+    return vector_d.from_elements(vec_type(2, "f32"), [llvm_d.extractvalue(f32, acc, [4 * j + 2 * h]),
+                                                       llvm_d.extractvalue(f32, acc, [4 * j + 2 * h + 1])])
+
+
+def _operands(p: ConvProblem, channel_ops, j: int, residual) -> list:
+    """The epilogue steps' operands for 8-column block j: per-channel ones from channel_ops,
+    the output-shaped one from residual(step index, step)."""
+    return [channel_ops[(i, j)] if step.broadcast == "channel" else residual(i, step)
+            for i, step in enumerate(p.epilogue) if step.op in ("add", "mul")]
+
+
 def stage_fragments(e, p: ConvProblem, accs, block_n: int, slot, rows: int, warp, lane, channel_ops,
                     res_slot=None) -> None:
     """Epilogue of m64nNk16 f32 fragments (lane l of warp w holds, per 8-column block j, rows
@@ -78,29 +92,19 @@ def stage_fragments(e, p: ConvProblem, accs, block_n: int, slot, rows: int, warp
         _stage_fragments_matrix(e, p, accs, block_n, slot, rows, warp, lane, channel_ops, res_slot)
         return
     q2 = e.mul(e.rem(lane, 4), 2)
-    f32 = ir.F32Type.get()
     frags = [(sub, acc, j, h) for sub, acc in enumerate(accs) for j in range(block_n // 8) for h in range(2)]
     for b in range(0, len(frags), EPILOGUE_BATCH):
         batch = []
         for sub, acc, j, h in frags[b:b + EPILOGUE_BATCH]:
             row = e.add(e.add(e.mul(warp, 16), e.div(lane, 4)), 64 * sub + 8 * h)
-            operands = []
-            for i, step in enumerate(p.epilogue):
-                if step.op not in ("add", "mul"):
-                    continue
-                if step.broadcast == "channel":
-                    operands.append(channel_ops[(i, j)])
-                else:
-                    addr = swizzled(e, res_slot, rows, row, 8 * j, q2, step.dtype, block_n)
-                    operands.append(llvm_d.load(vec_type(2, step.dtype), as_shared_ptr(addr),
-                                                alignment=2 * DTYPE_BYTES[step.dtype]))
-            batch.append((acc, j, h, row, operands))
+
+            def residual(i, step, row=row, j=j):
+                addr = swizzled(e, res_slot, rows, row, 8 * j, q2, step.dtype, block_n)
+                return llvm_d.load(vec_type(2, step.dtype), as_shared_ptr(addr), alignment=2 * DTYPE_BYTES[step.dtype])
+            batch.append((acc, j, h, row, _operands(p, channel_ops, j, residual)))
         for acc, j, h, row, operands in batch:
-            v = vector_d.from_elements(vec_type(2, "f32"), [
-                llvm_d.extractvalue(f32, acc, [4 * j + 2 * h]),
-                llvm_d.extractvalue(f32, acc, [4 * j + 2 * h + 1])])
             addr = swizzled(e, slot, rows, row, 8 * j, q2, p.out_dtype, block_n)
-            llvm_d.StoreOp(apply_steps(p, v, operands, 2), as_shared_ptr(addr),
+            llvm_d.StoreOp(apply_steps(p, _acc_pair(acc, j, h), operands, 2), as_shared_ptr(addr),
                            alignment=2 * DTYPE_BYTES[p.out_dtype])
 
 
@@ -113,7 +117,6 @@ def _stage_fragments_matrix(e, p: ConvProblem, accs, block_n: int, slot, rows: i
     """16-bit outputs (and residual): four fragments, (j, h) for j in a pair of 8-column
     blocks and both row halves, move per ldmatrix / stmatrix x4, a quarter of the shared-memory
     instructions of per-fragment loads and stores. Lane L addresses row L%8 of matrix L/8."""
-    f32 = ir.F32Type.get()
     m = e.div(lane, 8)
     row_in = e.add(e.add(e.mul(warp, 16), e.rem(lane, 8)), e.mul(e.rem(m, 2), 8))
     col_pair = e.mul(e.div(m, 2), 8)          # 0 or 8: which block of the pair this lane addresses
@@ -125,25 +128,14 @@ def _stage_fragments_matrix(e, p: ConvProblem, accs, block_n: int, slot, rows: i
     for b in range(0, len(groups), MATRIX_BATCH):
         loaded = []
         for sub, acc, j in groups[b:b + MATRIX_BATCH]:
-            res = {}
-            for i, step in enumerate(p.epilogue):
-                if step.op in ("add", "mul") and step.broadcast == "full":
-                    res[i] = ldmatrix_x4(lane_addr(res_slot, sub, j, step.dtype))
+            res = {i: ldmatrix_x4(lane_addr(res_slot, sub, j, step.dtype)) for i, step in enumerate(p.epilogue)
+                   if step.op in ("add", "mul") and step.broadcast == "full"}
             loaded.append((sub, acc, j, res))
         for sub, acc, j, res in loaded:
             regs = []
             for mm in range(4):                    # matrix mm = (block j + mm/2, half mm%2)
                 jj, h = j + mm // 2, mm % 2
-                v = vector_d.from_elements(vec_type(2, "f32"), [
-                    llvm_d.extractvalue(f32, acc, [4 * jj + 2 * h]),
-                    llvm_d.extractvalue(f32, acc, [4 * jj + 2 * h + 1])])
-                operands = []
-                for i, step in enumerate(p.epilogue):
-                    if step.op not in ("add", "mul"):
-                        continue
-                    if step.broadcast == "channel":
-                        operands.append(channel_ops[(i, jj)])
-                    else:
-                        operands.append(llvm_d.bitcast(vec_type(2, step.dtype), res[i][mm]))
-                regs.append(llvm_d.bitcast(I32(), apply_steps(p, v, operands, 2)))
+                operands = _operands(p, channel_ops, jj,
+                                     lambda i, step: llvm_d.bitcast(vec_type(2, step.dtype), res[i][mm]))
+                regs.append(llvm_d.bitcast(I32(), apply_steps(p, _acc_pair(acc, jj, h), operands, 2)))
             stmatrix_x4(lane_addr(slot, sub, j, p.out_dtype), regs)

@@ -145,14 +145,15 @@ def tune_model_isolated(m: dict, spawn, round_timeout: float, log=print, poll: f
                 used += 1
                 last_progress = time.monotonic()
                 if "late" in rec:
-                    for c in (c for rs in rows.values() for c in rs):
-                        hit = rec["late"].get(f"{c.get('problem')}|{c['round_candidate']}")
-                        if hit and c["us"] is None:
-                            c["us"], c["late_records"] = hit
-                            c.pop("kernels_seen", None)
+                    for prob, rs in rows.items():
+                        for c in rs:
+                            hit = rec["late"].get(f"{prob}|{c['round_candidate']}")
+                            if hit and c["us"] is None:
+                                c["us"], c["late_records"] = hit
+                                c.pop("kernels_seen", None)
                     continue
                 for prob, row in rec["rows"].items():
-                    rows.setdefault(prob, []).append(dict(row, problem=prob))
+                    rows.setdefault(prob, []).append(row)
                 done = rec["round"] + 1
             if rc is not None:
                 if rc != 0 and done < n:
@@ -171,9 +172,6 @@ def tune_model_isolated(m: dict, spawn, round_timeout: float, log=print, poll: f
         for prob, row in failed_rows(m["rounds"][done], done, why).items():
             rows.setdefault(prob, []).append(row)
         start = done + 1
-    for rs in rows.values():
-        for c in rs:
-            c.pop("problem", None)
     return rows
 
 

@@ -111,9 +111,13 @@ class ConvProblem:
         return self.R * self.S * self.C
 
     @property
+    def residual_steps(self) -> list:
+        """Epilogue steps whose operand is shaped like the output (residuals)."""
+        return [st for st in self.epilogue if st.op in ("add", "mul") and st.broadcast == "full"]
+
+    @property
     def reads_residual(self) -> bool:
-        """The epilogue reads an output-shaped operand (a residual)."""
-        return any(st.broadcast == "full" for st in self.epilogue)
+        return bool(self.residual_steps)
 
     @property
     def flops(self) -> int:

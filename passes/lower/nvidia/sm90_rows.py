@@ -89,7 +89,7 @@ def check_supported(p: ConvProblem) -> RowSlab:
     """Raises RowSlabUnsupported (a ValueError) with the reason."""
     from .row_slab import RowSlabUnsupported
     g = row_slab(p)
-    if any(st.broadcast == "full" for st in p.epilogue if st.op in ("add", "mul")):
+    if p.reads_residual:
         raise RowSlabUnsupported("output-shaped epilogue operand (residual)")
     if p.dtype not in _TM_TYPE:
         raise RowSlabUnsupported(f"dtype {p.dtype}")

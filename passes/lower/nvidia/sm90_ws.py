@@ -74,7 +74,7 @@ class WsUnsupported(ValueError):
 
 def residual_step(p: ConvProblem) -> EpilogueStep | None:
     """The epilogue's one output-shaped operand (loaded by TMA), if any."""
-    full = [st for st in p.epilogue if st.op in ("add", "mul") and st.broadcast == "full"]
+    full = p.residual_steps
     if len(full) > 1:
         raise WsUnsupported("more than one output-shaped epilogue operand")
     return full[0] if full else None

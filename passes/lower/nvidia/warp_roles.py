@@ -87,8 +87,8 @@ def stage_fragments(e, p: ConvProblem, accs, block_n: int, slot, rows: int, warp
     16w + l/4 (+8) of each 64-row sub-block and columns 8j + 2(l%4) + {0, 1}): apply the
     epilogue steps (residual read from res_slot, same swizzled layout; it may be the staging
     slot itself) and store the result into the staging slot for a TMA store."""
-    full = [st for st in p.epilogue if st.op in ("add", "mul") and st.broadcast == "full"]
-    if DTYPE_BYTES[p.out_dtype] == 2 and all(DTYPE_BYTES[st.dtype] == 2 for st in full) and block_n % 16 == 0:
+    if (DTYPE_BYTES[p.out_dtype] == 2 and all(DTYPE_BYTES[st.dtype] == 2 for st in p.residual_steps)
+            and block_n % 16 == 0):
         _stage_fragments_matrix(e, p, accs, block_n, slot, rows, warp, lane, channel_ops, res_slot)
         return
     q2 = e.mul(e.rem(lane, 4), 2)

@@ -31,7 +31,7 @@ from .primitives import (I32, I64, address_of, as_shared_ptr, async_proxy_fence,
 from .row_slab import BLOCK_N, BOX, CHUNK, RowSlab, row_slab
 from .sm90_ws import SWIZZLE_ATOM_BYTES
 from .warp_roles import THREADS, WARPGROUP, channel_operands, split_roles, stage_fragments
-from .tma_loader import _TM_ELEM, _TM_TYPE, acquire_descriptor, descriptor_slots, epilogue_chunk_cols, write_descriptors
+from .tma_loader import _TM_ELEM, _TM_TYPE, acquire_descriptor, descriptor_slots, epilogue_panel, write_descriptors
 from . import tensormap as tm
 
 DESCRIPTORS = 2                  # input rows, output
@@ -51,12 +51,13 @@ def input_map_args(p: ConvProblem) -> tm.TiledArgs:
 
 
 def output_map_args(p: ConvProblem, rows: int) -> tm.TiledArgs:
-    """The output as [N*Ho, Wo, F]; a box is one 128-byte channel chunk of `rows` pixels of
-    one output row (pixels past Wo are clipped by the store)."""
+    """The output as [N*Ho, Wo, F]; a box is one swizzle panel (epilogue_panel) of `rows`
+    pixels of one output row (pixels past Wo are clipped by the store)."""
     ob = DTYPE_BYTES[p.out_dtype]
+    panel = epilogue_panel(p.out_dtype, BLOCK_N)
     return tm.TiledArgs(data_type=_TM_ELEM[p.out_dtype], global_dim=(p.F, p.Wo, p.N * p.Ho),
                         global_strides=(p.F * ob, p.Wo * p.F * ob),
-                        box_dim=(epilogue_chunk_cols(p.out_dtype), rows, 1), swizzle=tm.Swizzle.B128,
+                        box_dim=(panel.cols, rows, 1), swizzle=panel.swizzle,
                         l2_promotion=tm.L2Promotion.B128)
 
 
@@ -290,10 +291,9 @@ class Sm90Rows:
         async_proxy_fence()
         named_barrier(e.add(cw, 1), WARPGROUP)
         with e.if_(elected):
-            cc = epilogue_chunk_cols(p.out_dtype)
-            for c in range(BLOCK_N // cc):
-                tma_store(self.slots[1], arith_d.addi(slot, i64(c * lay.rows * 128)),
-                          [index_to(e.add(n0, c * cc), I32()), arith_d.constant(I32(), 0), index_to(row, I32())])
+            for off, ch in epilogue_panel(p.out_dtype, BLOCK_N).boxes(BLOCK_N, lay.rows):
+                tma_store(self.slots[1], arith_d.addi(slot, i64(off)),
+                          [index_to(e.add(n0, ch), I32()), arith_d.constant(I32(), 0), index_to(row, I32())])
             bulk_commit()
 
 

@@ -265,9 +265,9 @@ class Sm90WarpSpecialized:
             full = self._bar(lay.res_full(0), w)
             mbarrier_arrive_expect_tx(full, lay.res_slot)
             slot = self._off(lay.res0, w, lay.res_slot)
-            for c in range(self.s.block_n // panel.cols):
-                tma_load(arith_d.addi(slot, i64(c * lay.rows * panel.span)), self.slots[3],
-                         [index_to(e.add(n0, c * panel.cols), I32()), index_to(row0, I32())], full)
+            for off, ch in panel.boxes(self.s.block_n, lay.rows):
+                tma_load(arith_d.addi(slot, i64(off)), self.slots[3],
+                         [index_to(e.add(n0, ch), I32()), index_to(row0, I32())], full)
 
     # ------------------------------------------------------------------ consumers
     def _consumer(self, cw) -> None:
@@ -381,9 +381,9 @@ class Sm90WarpSpecialized:
         named_barrier(e.add(cw, 1), WARPGROUP)
         with e.if_(elected):
             panel = epilogue_panel(p.out_dtype, s.block_n)
-            for c in range(s.block_n // panel.cols):
-                tma_store(self.slots[2], arith_d.addi(out_slot, i64(c * lay.rows * panel.span)),
-                          [index_to(e.add(n0, c * panel.cols), I32()), index_to(e.add(m0, row_base), I32())])
+            for off, ch in panel.boxes(s.block_n, lay.rows):
+                tma_store(self.slots[2], arith_d.addi(out_slot, i64(off)),
+                          [index_to(e.add(n0, ch), I32()), index_to(e.add(m0, row_base), I32())])
             bulk_commit()
 
 

@@ -110,6 +110,11 @@ class EpiloguePanel:
         unit = ops.xor(ops.div(byte, 16), rot)
         return ops.add(ops.add(ops.mul(row, self.span), ops.mul(unit, 16)), ops.rem(byte, 16))
 
+    def boxes(self, block_n: int, rows: int) -> list[tuple[int, int]]:
+        """(byte offset in the slot, first channel) of each panel of a block_n-wide slot of
+        `rows` rows: one TMA box each."""
+        return [(c * rows * self.span, c * self.cols) for c in range(block_n // self.cols)]
+
 
 def epilogue_panel(dtype: str, block_n: int) -> EpiloguePanel:
     """The widest swizzle panel that tiles block_n channels of dtype exactly."""
@@ -129,11 +134,6 @@ def epilogue_map_args(p: ConvProblem, dtype: str, rows: int, block_n: int) -> tm
                         global_strides=(p.F * DTYPE_BYTES[dtype],),
                         box_dim=(panel.cols, rows), swizzle=panel.swizzle,
                         l2_promotion=tm.L2Promotion.B128)
-
-
-def epilogue_chunk_cols(dtype: str) -> int:
-    """Output channels per 128-byte swizzle row."""
-    return 128 // DTYPE_BYTES[dtype]
 
 
 class ConvTmaLoader:

@@ -13,24 +13,24 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import re
 
 import numpy as np
 
+from ..passes.problem import DTYPE_BYTES
 from ..passes.trace_events import EVENTS, RECORD_BYTES
 
-DTYPE_BYTES = {"f16": 2, "bf16": 2, "f32": 4}
 MAX_DYNAMIC_SMEM = 232448
 
 
-def _buffer_bytes(L: dict) -> int:
+def _buffer_bytes(layer: dict) -> int:
     """Every operand/output buffer gets the largest tensor's size (reads stay in the maps)."""
-    ho = (L["H"] + L["pad"][0] + L["pad"][2] - L["dilation"][0] * (L["R"] - 1) - 1) // L["stride"][0] + 1
-    wo = (L["W"] + L["pad"][1] + L["pad"][3] - L["dilation"][1] * (L["S"] - 1) - 1) // L["stride"][1] + 1
-    b = DTYPE_BYTES[L["dtype"]]
-    return max(L["N"] * L["H"] * L["W"] * L["C"] * b, L["F"] * L["R"] * L["S"] * L["C"] * b,
-               L["N"] * ho * wo * L["F"] * 4)
+    from ..tools.layers import Layer
+    L = Layer(**layer)
+    sizes = [math.prod(shape) * DTYPE_BYTES[dt] for shape, dt in L.input_shapes()]
+    return max(sizes + [math.prod(L.output_shape()) * DTYPE_BYTES[L.out_dtype]])
 
 
 def trace_layer(bundle: str, entry: dict, iters: int) -> dict:

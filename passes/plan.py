@@ -149,13 +149,27 @@ def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = "sm90_ws_cooperative",
     grid = (cluster_m * min(m_tiles * n_tiles, t.num_sms // cluster_m), 1, 1)
     raster = max(1, min(raster, m_tiles))
     lay = ws_layout(p, kernel, block_m, bn, stages)
-    role = "cooperative" if kernel == "sm90_ws_cooperative" else "ping-pong"
+    role = {"sm90_ws_cooperative": "cooperative", "sm90_ws_pingpong": "ping-pong",
+            "sm90_ws_streamk": "ping-pong, stream-K"}[kernel]
+    scratch = grid[0] * DESCRIPTORS * DESCRIPTOR_BYTES
+    if kernel == "sm90_ws_streamk":
+        from .lower.nvidia.stream_k import streamk_scratch
+        if cluster_m != 1:
+            raise PlanError("stream-K with a cluster")
+        if m_tiles * n_tiles >= 1 << 16:
+            raise PlanError(f"stream-K over {m_tiles * n_tiles} tiles (flags carry 16-bit tile indices)")
+        from .lower.nvidia.tile_scheduler import StreamKWork
+        why = StreamKWork.why_not(m_tiles * n_tiles, p.gemm_k // CHANNELS_PER_TILE, t.num_sms)
+        if why:
+            raise PlanError(f"stream-K: {why}")
+        grid = (StreamKWork.grid_for(m_tiles * n_tiles, t.num_sms), 1, 1)
+        scratch = streamk_scratch(grid[0], block_m, bn, grid[0] * DESCRIPTORS * DESCRIPTOR_BYTES).total
     s = Schedule(kernel=kernel, target=t.arch, block_m=block_m, block_n=bn, block_k=CHANNELS_PER_TILE,
                  thread_m=64, thread_n=bn, threads=THREADS, vec_a=CHANNELS_PER_TILE, vec_b=CHANNELS_PER_TILE,
                  stages=stages, grid=grid, smem_bytes=lay.total, subgroup_size=32,
                  reason=f"warp-specialized persistent TMA + wgmma ({role}), TMA-store epilogue"
                         + (f", {cluster_m}x1 cluster with filter multicast" if cluster_m > 1 else ""),
-                 scratch_bytes=grid[0] * DESCRIPTORS * DESCRIPTOR_BYTES, raster=raster, cluster_m=cluster_m)
+                 scratch_bytes=scratch, raster=raster, cluster_m=cluster_m)
     return _require_descriptors(p, s)
 
 
@@ -277,7 +291,8 @@ def plan_sm90(p: ConvProblem, t: Target) -> Schedule:
       main loop, and more tiles balance the SMs), 128-row for F <= 64, 256 channels when that
       still gives half a wave of tiles (160 for F = 320), 64 when even 64x128 tiles cannot
       fill a quarter of the SMs; cooperative 128x256 when a residual layer's 128x256 tiles make
-      one wave.
+      one wave; stream-K chains (two CTAs per tile, in k-lockstep) when even 64x128 tiles
+      fill under a quarter of the SMs.
     The tuning cache overrides it per problem and device."""
     try:
         plan_sm90_tma(p, t)
@@ -318,6 +333,10 @@ def plan_sm90(p: ConvProblem, t: Target) -> Schedule:
         # one wave of 128x256 tiles with a residual: one tile per SM, no residual epilogue
         # queued behind a second tile (r50 1x1/512->2048: 12.1 us vs 13.1 us ping-pong 64x256)
         choice = ("sm90_ws_cooperative", 128, 256)
+    elif _tiles(p, 64, 128) < n // 4 and not p.reads_residual and _streamk_fits(p, t, 64, 128):
+        # a handful of tiles: two CTAs per tile in k-lockstep chains (tile_scheduler.py)
+        # (n1 3x3/512 at 7x7: 11.7 us vs 15.4 us ping-pong 64x64 and 14.4 us split-K x4)
+        choice = ("sm90_ws_streamk", 64, 128)
     else:
         bn = 256 if p.F % 256 == 0 and _tiles(p, 64, 256) >= n // 2 else 160 if wide == 160 else 128
         if _tiles(p, 64, bn) < n // 4:
@@ -333,6 +352,12 @@ def plan_sm90(p: ConvProblem, t: Target) -> Schedule:
     except PlanError as why:
         tma = plan_sm90_tma(p, t)
         return dataclasses.replace(tma, reason=tma.reason + f" (persistent kernel declined: {why})")
+
+
+def _streamk_fits(p: ConvProblem, t: Target, bm: int, bn: int) -> bool:
+    from .lower.nvidia.tile_scheduler import StreamKWork
+    from .lower.nvidia.tma_loader import CHANNELS_PER_TILE
+    return StreamKWork.why_not(_tiles(p, bm, bn), p.gemm_k // CHANNELS_PER_TILE, t.num_sms) is None
 
 
 def _fewer_columns_at_160(p: ConvProblem) -> bool:
@@ -378,6 +403,13 @@ def sm90_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
             out.append(plan_sm90_ws(p, t, "sm90_ws_cooperative", 256, 128))
         except PlanError:
             pass
+    if _tiles(p, 64, 128) < 2 * t.num_sms:
+        # stream-K: tiles that cannot fill the SMs evenly share them by K
+        for bm, bn in [(64, bn) for bn in bns if bn >= 128] + [(128, 128 if p.F > 64 else 64)]:
+            try:
+                out.append(plan_sm90_ws(p, t, "sm90_ws_streamk", bm, bn))
+            except PlanError:
+                pass
     if _fewer_columns_at_160(p):
         # 160-channel tiles (64 B epilogue panels) waste fewer columns, e.g. F = 320
         for kernel, bm in (("sm90_ws_cooperative", 256), ("sm90_ws_cooperative", 128),

@@ -21,5 +21,8 @@ EVENTS = (
     "c1_staged",
     "c1_stored",
     "c1_done",
-    "tiles",              # number of tiles this CTA computed (not a time)
+    "tiles",              # number of tiles (stream-K: segments) this CTA computed (not a time)
+    "partial",            # stream-K: this CTA's partial tile published
+    "c0_fixed",           # stream-K: warpgroup 0 added the other CTAs' partials (last tile)
+    "c1_fixed",
 )

@@ -111,6 +111,8 @@ def parse_arguments(argv=None):
     p.add_argument("--target", default="sm_90a")
     p.add_argument("--only", help="comma-separated layer names")
     p.add_argument("--ptx", action="store_true", help="keep each layer's PTX in the bundle")
+    p.add_argument("--tuning-cache", default="none",
+                   help="convc-tune cache whose winners replace the default schedules (default: none)")
     return p.parse_args(argv)
 
 
@@ -121,7 +123,7 @@ def main(args) -> int:
             for p in write_models(layers, args.out):
                 print(p)
             return 0
-        m = compile_suite(layers, args.target, args.out, keep_ptx=args.ptx)
+        m = compile_suite(layers, args.target, args.out, keep_ptx=args.ptx, tuning_cache=args.tuning_cache)
     except (ConvcError, OSError, ValueError, KeyError) as e:
         print(f"convc-suite: error: {e}", file=sys.stderr)
         return 1

@@ -25,7 +25,7 @@ KERNEL_ATTR = "convc.kernel"
 
 EMITTERS = {"portable_igemm": emit_portable_igemm, "sm90_tma_wgmma": emit_sm90_tma_wgmma,
             "sm90_gather_wgmma": emit_sm90_gather_wgmma, "sm90_ws_cooperative": emit_sm90_ws,
-            "sm90_ws_pingpong": emit_sm90_ws, "sm90_rows_wgmma": emit_sm90_rows,
+            "sm90_ws_pingpong": emit_sm90_ws, "sm90_ws_streamk": emit_sm90_ws, "sm90_rows_wgmma": emit_sm90_rows,
             "amd_lds_mfma": emit_amd_lds_mfma}
 
 

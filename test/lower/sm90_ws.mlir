@@ -88,3 +88,28 @@
 // CL: nvvm.mapa
 // CL: nvvm.mbarrier.arrive {{.+}} : !llvm.ptr<7>
 // CL: nvvm.cluster.arrive aligned
+
+// Stream-K in k-lockstep (the default for a handful of tiles: one 7x7 image, 4 tiles of
+// 64x128 on 8 CTAs): each consumer warpgroup runs one segment (step 2 over the CTA's 1-2
+// segments); a tail spins on the previous CTA's flag (ld.acquire.gpu), meets its warpgroup and
+// adds that CTA's f32 partial (16 coalesced 16-byte loads per thread); a head stores its
+// partial, meets its warpgroup and publishes the flag (st.release.gpu); the epilogue follows.
+// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule,convc-lower-kernel --target sm_90a %inputs/small_grid_3x3.flow.mlir | FileCheck %s --check-prefix=SK
+// SK: workgroup_size = [384, 1, 1]
+// SK: nvvm.setmaxregister decrease 40
+// SK: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.+}} im2col
+// SK: nvvm.setmaxregister increase 232
+// SK: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %c2
+// SK: nvvm.wgmma.mma_async {{.+}} <m = 64, n = 128, k = 16>, D[<f32>, <zero>]
+// SK: nvvm.wgmma.wait.group.sync.aligned 0
+// SK: scf.for {{.+}} iter_args
+// SK: ld.acquire.gpu.global.u64
+// SK: nvvm.barrier id = %{{.+}} number_of_threads = %c128_i32
+// SK-COUNT-16: ld.global.cg.v4.f32
+// SK: scf.if
+// SK-COUNT-16: st.global.v4.f32
+// SK: nvvm.barrier id = %{{.+}} number_of_threads = %c128_i32
+// SK: st.release.gpu.global.u64
+// SK: } else {
+// SK: stmatrix.sync.aligned.m8n8.x4.shared.b16
+// SK: nvvm.cp.async.bulk.tensor.global.shared.cta

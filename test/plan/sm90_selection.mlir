@@ -51,3 +51,11 @@
 // sm_100a has TMA but no wgmma: portable.
 // RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target sm_100a %inputs/tma_3x3_residual.flow.mlir | FileCheck %s --check-prefix=SM100
 // SM100: kernel = "portable_igemm"
+
+// A handful of tiles (one 7x7 image: four 64x128 tiles): stream-K chains on 8 CTAs, with the
+// flags and partial tiles after the descriptor slots in the scratch buffer.
+// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target sm_90a %inputs/small_grid_3x3.flow.mlir | FileCheck %s --check-prefix=STREAMK
+// STREAMK: block_m = 64 : i64, block_n = 128 : i64
+// STREAMK-SAME: grid = [8, 1, 1]
+// STREAMK-SAME: kernel = "sm90_ws_streamk"
+// STREAMK-SAME: scratch_bytes = 266368 : i64

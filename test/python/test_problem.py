@@ -79,10 +79,13 @@ def test_sm90a_takes_tma_path_for_every_eligible_suite_layer():
             assert s.scratch_bytes == s.grid[0] * 2 * 128      # one slot per CTA and descriptor
         else:
             assert s.grid[0] <= t.num_sms and s.smem_bytes <= t.smem_bytes   # persistent: one CTA per SM
-            assert s.scratch_bytes == s.grid[0] * 4 * 128      # + output and residual descriptors
+            if s.kernel == "sm90_ws_streamk":                  # + flags and one partial tile per CTA
+                assert s.scratch_bytes >= s.grid[0] * (4 * 128 + 8 + s.block_m * s.block_n * 4)
+            else:
+                assert s.scratch_bytes == s.grid[0] * 4 * 128  # + output and residual descriptors
 
 
-TMA_KERNELS = ("sm90_tma_wgmma", "sm90_ws_cooperative", "sm90_ws_pingpong")
+TMA_KERNELS = ("sm90_tma_wgmma", "sm90_ws_cooperative", "sm90_ws_pingpong", "sm90_ws_streamk")
 
 
 def test_small_grids_split_k_over_a_cluster_or_use_64_row_tiles():

@@ -268,6 +268,41 @@ def cluster_ctarank_count():
     return nvvm_d.read_ptx_sreg_cluster_nctarank(results=[I32()])
 
 
+# ---------------------------------------------------------------------- inter-CTA handoff
+def global_flag_set(addr_i64, value_i64) -> None:
+    """st.release.gpu of a u64 flag: this thread's earlier writes (and, through a preceding
+    CTA barrier, its CTA's) are visible at GPU scope before the flag is."""
+    llvm_d.InlineAsmOp(None, [addr_i64, value_i64], "st.release.gpu.global.u64 [$0], $1;", "l,l",
+                       has_side_effects=True)
+
+
+def global_flag_wait_and_clear(addr_i64, value_i64) -> None:
+    """Spin with ld.acquire.gpu until the u64 flag equals value, then reset it to 0 (each flag
+    has one reader per launch, so the next launch finds it clear)."""
+    asm = ("{\n.reg .pred cvp;\n.reg .b64 cvv;\n"
+           "$$convc_wait_${:uid}:\n"
+           "ld.acquire.gpu.global.u64 cvv, [$0];\n"
+           "setp.ne.u64 cvp, cvv, $1;\n"
+           "@cvp bra $$convc_wait_${:uid};\n"
+           "st.relaxed.gpu.global.u64 [$0], 0;\n}")
+    llvm_d.InlineAsmOp(None, [addr_i64, value_i64], asm, "l,l", has_side_effects=True)
+
+
+def load_global_cg_v4f32(addr_i64):
+    """ld.global.cg.v4.f32 (L2, not L1: the data was written by another SM) -> 4 f32 values."""
+    f32 = ir.F32Type.get()
+    st = llvm_d.StructType.get_literal([f32] * 4)
+    r = llvm_d.InlineAsmOp(st, [addr_i64], "ld.global.cg.v4.f32 {$0, $1, $2, $3}, [$4];", "=f,=f,=f,=f,l",
+                           has_side_effects=True).result
+    return [llvm_d.extractvalue(f32, r, [i]) for i in range(4)]
+
+
+def store_global_v4f32(addr_i64, values) -> None:
+    """st.global.v4.f32 of 4 f32 values."""
+    llvm_d.InlineAsmOp(None, [addr_i64] + list(values), "st.global.v4.f32 [$0], {$1, $2, $3, $4};",
+                       "l,f,f,f,f", has_side_effects=True)
+
+
 # ---------------------------------------------------------------------- 8x8 matrix moves
 def ldmatrix_x4(addr_i64):
     """ldmatrix.sync.aligned.m8n8.x4.shared.b16: lane L gives the address of row L%8 of matrix

@@ -18,6 +18,11 @@ arrive remotely). The kernel traps if launched without its cluster shape.
 Persistent: one CTA per SM loops over tiles (tile_scheduler.py); the producer runs ahead into
 the next tile while consumers finish the epilogue of the current one.
 
+Stream-K (sm90_ws_streamk, ping-pong consumers, no residual): for grids of a handful of tiles,
+chains of CTAs share tiles in k-lockstep (tile_scheduler.StreamKWork): warpgroup 0 computes the
+head of a tile and publishes its f32 partial through the scratch buffer, warpgroup 1 the tail
+of the previous CTA's head tile, adding that partial before the epilogue (stream_k.py).
+
 Epilogue: accumulators + bias (global, per channel) + residual (TMA-loaded into shared memory)
 -> relu/casts in registers -> swizzled staging tile in shared memory (128 B panels, or 64 B
 when block_n needs them, e.g. 160; 16-bit data moves through ldmatrix/stmatrix, warp_roles.py)
@@ -53,7 +58,8 @@ from .primitives import (I32, I64, address_of, bulk_commit, bulk_wait_read, i64,
                          mbarrier_init_fence, mbarrier_wait, named_barrier,
                          smem_matrix_descriptor, tma_load, tma_store, wgmma_commit, wgmma_fence,
                          wgmma_m64nk16, wgmma_wait, undef_accumulator, async_proxy_fence)
-from .tile_scheduler import PersistentTiles
+from .tile_scheduler import PersistentTiles, StreamKWork
+from . import stream_k as sk
 from .trace import Trace
 from .warp_roles import WARPGROUP, channel_operands, split_roles, stage_fragments
 from .tma_loader import (CHANNELS_PER_TILE, ConvTmaLoader, acquire_descriptor, descriptor_slots,
@@ -78,6 +84,9 @@ def residual_step(p: ConvProblem) -> EpilogueStep | None:
     if len(full) > 1:
         raise WsUnsupported("more than one output-shaped epilogue operand")
     return full[0] if full else None
+
+
+STREAM_K = "sm90_ws_streamk"          # ping-pong consumers over k-lockstep stream-K segments
 
 
 def consumer_rows(kernel: str, block_m: int) -> int:
@@ -137,6 +146,8 @@ def check_supported(p: ConvProblem, kernel: str, block_m: int, block_n: int) -> 
     """Raises WsUnsupported with the reason when the kernel cannot serve p with this tile."""
     res = residual_step(p)
     rows = consumer_rows(kernel, block_m)
+    if kernel == STREAM_K and res:
+        raise WsUnsupported("stream-K with a residual (the residual load follows tiles, not segments)")
     if rows % 64 or rows > 128:
         raise WsUnsupported(f"{rows} rows per consumer warpgroup (64 or 128)")
     if block_n % 8 or block_n > 256 or rows * block_n > MAX_ACC_REGS * WARPGROUP:
@@ -159,6 +170,7 @@ class Sm90WarpSpecialized:
         self.p, self.s, self.m = p, s, machine
         self.e = Emitter()
         self.coop = s.kernel == "sm90_ws_cooperative"
+        self.streamk = s.kernel == STREAM_K
         self.lay = ws_layout(p, s.kernel, s.block_m, s.block_n, s.stages)
         self.res = residual_step(p)
         self.ktiles = p.gemm_k // CHANNELS_PER_TILE
@@ -184,6 +196,10 @@ class Sm90WarpSpecialized:
             bindings.append(memrefs[self.res.operand])
         self.slots = descriptor_slots(pid, memrefs[-1], DESCRIPTORS)
         self.trace = Trace(e, pid, address_of(memrefs[-1]), s.scratch_bytes)
+        if self.streamk:
+            self.work = StreamKWork(e, self.tiles.count, self.ktiles, s.grid[0], self.tiles.pid)
+            self.sk = sk.streamk_scratch(s.grid[0], s.block_m, s.block_n, s.grid[0] * DESCRIPTORS * tm.DESCRIPTOR_BYTES)
+            self.scratch = address_of(memrefs[-1])
 
         with e.if_(e.cmp("eq", tid, 0)):
             self.trace.stamp("start")
@@ -209,7 +225,10 @@ class Sm90WarpSpecialized:
             trap_unless(arith_d.cmpi(0, cluster_ctarank_count(), arith_d.constant(I32(), s.cluster_m)))
             cluster_sync()             # every CTA's barriers are initialised before any multicast
 
-        split_roles(e, tid, self._producer, self._consumer)
+        if self.streamk:
+            split_roles(e, tid, self._producer_streamk, self._consumer_streamk)
+        else:
+            split_roles(e, tid, self._producer, self._consumer)
         if s.cluster_m > 1:
             cluster_sync()             # no CTA leaves while a peer may still signal its barriers
 
@@ -268,6 +287,95 @@ class Sm90WarpSpecialized:
             for off, ch in panel.boxes(self.s.block_n, lay.rows):
                 tma_load(arith_d.addi(slot, i64(off)), self.slots[3],
                          [index_to(e.add(n0, ch), I32()), index_to(row0, I32())], full)
+
+    # ------------------------------------------------------------------ stream-K
+    def _producer_streamk(self) -> None:
+        """The k-tiles of this CTA's stream-K segments (tile_scheduler.StreamKWork), in ring
+        order."""
+        p, s, e, lay = self.p, self.s, self.e, self.lay
+        with e.for_(0, self.work.count(), 1) as (si, _, _y):
+            t, k0, k1, it0 = self.work.segment(si)
+            m0, n0 = self.tiles.origin_of(t)
+            loader = ConvTmaLoader(e, p, s, self.slots[0], self.slots[1], m0, n0)
+            with e.for_(k0, k1, 1) as (kt, _, _y2):
+                it = e.add(it0, e.sub(kt, k0))
+                st, phase = self._stage(it)
+                mbarrier_wait(self._bar(lay.empty(0), st), arith_d.xori(phase, arith_d.constant(I32(), 1)))
+                loader.load(kt, self._off(lay.a0, st, lay.a_stage), self._off(lay.b0, st, lay.b_stage),
+                            self._bar(lay.full(0), st))
+                if self.trace.on:
+                    with e.if_(e.cmp("eq", it, 0)):
+                        self.trace.stamp("first_issue")
+        self.trace.stamp("producer_done")
+        self.trace.stamp("tiles", index_to(self.work.count(), I64()))
+
+    def _flag(self, cta):
+        return arith_d.addi(self.scratch, index_to(self.e.add(self.e.mul(cta, 8), self.sk.flags0), I64()))
+
+    def _partial(self, cta):
+        return arith_d.addi(self.scratch, arith_d.addi(
+            i64(self.sk.work0), arith_d.muli(index_to(cta, I64()), i64(self.sk.tile_bytes))))
+
+    def _consumer_streamk(self, cw) -> None:
+        """Ping-pong consumers over this CTA's segments (warpgroup 0: the head of a tile, if
+        any; warpgroup 1: the tail of the previous CTA's head tile): the main loop over the
+        segment's k-tiles, then a head publishes its partial for the next CTA, and a tail adds
+        the previous CTA's partial and runs the epilogue."""
+        s, e, lay = self.s, self.e, self.lay
+        wtid = e.rem(self.tid, WARPGROUP)
+        elected = e.cmp("eq", wtid, 0)
+        pid = self.tiles.pid
+        with e.if_(elected):
+            acquire_descriptor(self.slots[2])
+        subs = lay.rows // 64
+        row_base = e.c(0)
+        with e.for_(cw, self.work.count(), 2) as (si, _, _y):
+            t, k0, k1, it0 = self.work.segment(si)
+            m0, n0 = self.tiles.origin_of(t)
+            use = e.div(si, 2)
+            mbarrier_wait(self._bar(lay.turn(0), cw), index_to(e.rem(e.add(use, e.add(cw, 1)), 2), I32()))
+            channel_ops = channel_operands(e, self.p, self.memrefs, n0, e.mul(e.rem(e.rem(wtid, 32), 4), 2), s.block_n)
+            n = e.sub(k1, k0)
+            accs = self._k_step(it0, [undef_accumulator(s.block_n) for _ in range(subs)], row_base, first=True)
+            first_tile = arith_d.andi(elected, e.cmp("eq", use, 0)) if self.trace.on else None
+            self.trace.consumer(e, cw, "first_data", first_tile)
+            loop = e.for_(1, n, 1, accs)
+            with loop as (kt, accs, set_acc):
+                it = e.add(it0, kt)
+                accs = self._k_step(it, accs, row_base)
+                self._release(e.sub(it, 1))
+                set_acc(accs)
+            accs = loop.results
+            with e.if_(elected):
+                mbarrier_arrive(self._bar(lay.turn(0), e.sub(1, cw)))
+            wgmma_wait(0)
+            self.trace.consumer(e, cw, "mainloop", first_tile)
+            self._release(e.add(it0, e.sub(n, 1)))
+            # A tail adds the head's partial from the previous CTA (0 or 1 iterations).
+            prev = e.sub(pid, 1)
+            fix = e.for_(prev, e.select(e.cmp("sgt", k0, 0), pid, prev), 1, accs)
+            with fix as (q, accs, set_acc):
+                with e.if_(elected):
+                    sk.await_partial(self._flag(q), t)
+                named_barrier(e.add(cw, 1), WARPGROUP)
+                set_acc(sk.add_partial(e, accs, s.block_n, self._partial(q), wtid))
+                if self.trace.on:
+                    self.trace.consumer(e, cw, "fixed", elected)
+            accs = fix.results
+            head = e.all_of(e.cmp("eq", k0, 0), e.cmp("slt", k1, self.ktiles))
+            with e.if_else(head) as (partial, finish):
+                with partial:
+                    sk.store_partial(e, accs, s.block_n, self._partial(pid), wtid)
+                    named_barrier(e.add(cw, 1), WARPGROUP)
+                    with e.if_(elected):
+                        sk.publish(self._flag(pid), t)
+                        self.trace.stamp("partial")
+                with finish:
+                    self._epilogue(accs, cw, use, m0, n0, row_base, wtid, elected, channel_ops, first_tile)
+                    self.trace.consumer(e, cw, "stored", first_tile)
+        with e.if_(elected):
+            bulk_wait_read(0)          # the last store has read its staging slot
+        self.trace.consumer(e, cw, "done", elected)
 
     # ------------------------------------------------------------------ consumers
     def _consumer(self, cw) -> None:

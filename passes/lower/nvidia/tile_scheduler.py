@@ -47,8 +47,11 @@ class PersistentTiles:
 
     def origin(self, j):
         """(m0, n0): first output row and channel of this CTA's j-th tile."""
+        return self.origin_of(self.e.add(self.pid, self.e.mul(j, self.grid)))
+
+    def origin_of(self, t):
+        """(m0, n0) of linear (cluster) tile t."""
         e, s = self.e, self.s
-        t = e.add(self.pid, e.mul(j, self.grid))
         g = min(s.raster, self.m_tiles)
         if g == 1:
             mt, nt = e.div(t, self.n_tiles), e.rem(t, self.n_tiles)
@@ -73,3 +76,99 @@ def origin_model(p: ConvProblem, s: Schedule, t: int, rank: int = 0) -> tuple[in
     group, r = divmod(t, g * n_tiles)
     rows = min(g, m_tiles - group * g)
     return ((group * g + r % rows) * s.cluster_m + rank) * s.block_m, (r // rows) * s.block_n
+
+
+class StreamKWork:
+    """Stream-K in k-lockstep: T output tiles (fewer than the G CTAs, at least half as many)
+    shared by up to 2T CTAs, every CTA running about K * (m - 1) / m of the K k-tiles of
+    a tile instead of K.
+
+    Measured on an H100: the persistent kernel slows by ~1.6x when its CTAs walk K from
+    different starting points (the data-parallel kernel with each CTA's k-order rotated:
+    l4 3x3/512 18.7 -> 30 us); every CTA reading the same k-slice at the same time is what
+    keeps the operands flowing. Classic stream-K (CTA c starts at iteration c * W / G) spreads
+    the CTAs over all of K and measured that slow. Here the CTAs form chains: a chain of m
+    CTAs computes m - 1 tiles, tile j of the chain split at h(j) = (m - 1 - j) * K // m into
+    a head [0, h(j)) and a tail [h(j), K). CTA j of the chain runs the head of tile j (k = i
+    at its step i) and then the tail of tile j - 1 (k = i + ~K/m): every CTA is on one of two
+    k-slices at any time. The head's partial goes to the next CTA in the chain through the
+    scratch buffer; that CTA adds it after its tail's main loop, long after it was written.
+
+    G' = T + c CTAs in c = min(G - T, T) chains: the first r = T % c chains have q + 1 tiles,
+    the rest q = T // c. Works on index values through the Emitter, or on ints with IntOps
+    (the tests' model)."""
+
+    def __init__(self, e, tiles: int, ktiles: int, grid: int, pid):
+        self.e, self.K, self.T = e, ktiles, tiles
+        c = self.chains = grid - tiles
+        q, r = divmod(tiles, c)
+        self.q, self.r = q, r
+        long_ctas = r * (q + 2)
+        is_long = e.cmp("slt", pid, long_ctas)
+        rest = e.sub(pid, long_ctas)
+        self.m = e.select(is_long, q + 2, q + 1)
+        chain = e.select(is_long, e.div(pid, q + 2), e.add(r, e.div(rest, q + 1)))
+        self.j = e.select(is_long, e.rem(pid, q + 2), e.rem(rest, q + 1))
+        self.tile0 = e.select(is_long, e.mul(chain, q + 1), e.add(r * (q + 1), e.mul(e.sub(chain, r), q)))
+        self.has_head = e.cmp("slt", self.j, e.sub(self.m, 1))
+        self.has_tail = e.cmp("sgt", self.j, 0)
+        self.pid = pid
+
+    @staticmethod
+    def grid_for(tiles: int, sms: int) -> int:
+        """CTAs the chains use: one more than tiles per chain, at most two per tile."""
+        return tiles + min(sms - tiles, tiles)
+
+    @staticmethod
+    def why_not(tiles: int, ktiles: int, sms: int) -> str | None:
+        """Why the chains cannot serve this tile grid (None: they can)."""
+        if tiles >= sms:
+            return f"{tiles} tiles fill the {sms} SMs"
+        longest = tiles // min(sms - tiles, tiles) + 2     # CTAs in the longest chain
+        if ktiles < longest:
+            return f"{ktiles} k-tiles cannot be split {longest} ways"
+        return None
+
+    def split(self, j):
+        """h(j): where tile j of the chain splits into head and tail."""
+        e = self.e
+        return e.div(e.mul(e.sub(e.sub(self.m, 1), j), self.K), self.m)
+
+    def count(self):
+        """Segments of this CTA: 1 (chain ends) or 2."""
+        e = self.e
+        return e.add(e.select(self.has_head, 1, 0), e.select(self.has_tail, 1, 0))
+
+    def segment(self, si):
+        """(tile, k0, k1, first ring iteration) of segment si: k-tiles [k0, k1) of tile. The
+        head (if any) first, then the tail."""
+        e = self.e
+        head = e.all_of(e.cmp("eq", si, 0), self.has_head)
+        h = self.split(self.j)
+        t = e.select(head, e.add(self.tile0, self.j), e.sub(e.add(self.tile0, self.j), 1))
+        k0 = e.select(head, 0, self.split(e.sub(self.j, 1)))
+        k1 = e.select(head, h, self.K)
+        it0 = e.select(head, 0, e.select(self.has_head, h, 0))
+        return t, k0, k1, it0
+
+
+class IntOps:
+    """The Emitter's integer methods on Python ints (models of the emitted arithmetic)."""
+    add = staticmethod(lambda a, b: a + b)
+    sub = staticmethod(lambda a, b: a - b)
+    mul = staticmethod(lambda a, b: a * b)
+    div = staticmethod(lambda a, b: a // b)
+    rem = staticmethod(lambda a, b: a % b)
+    xor = staticmethod(lambda a, b: a ^ b)
+
+    @staticmethod
+    def select(c, a, b):
+        return a if c else b
+
+    @staticmethod
+    def cmp(pred, a, b):
+        return {"sgt": a > b, "slt": a < b, "eq": a == b, "sge": a >= b}[pred]
+
+    @staticmethod
+    def all_of(*conds):
+        return all(conds)

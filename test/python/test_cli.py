@@ -77,3 +77,26 @@ def test_convc_opt_runs_one_pass_and_rejects_unknown_ones():
     assert r.returncode == 0 and "convc.problem" in r.stdout and "convc.schedule" not in r.stdout
     r = run_cli("convc-opt", "--pass=convc-nope", os.path.join(INPUTS, "padded_3x3_bias_relu.flow.mlir"))
     assert r.returncode != 0 and "unknown pass" in r.stderr
+
+
+def test_suite_compile_reads_a_tuning_cache(tmp_path):
+    """convc-suite compile --tuning-cache: the cache's winner replaces the default schedule (the
+    way trace and check bundles of a non-default schedule are built)."""
+    import json
+    from convc.passes.plan import candidate_schedules, knobs_of
+    from convc.passes.target import get_target
+    from convc.tools.layers import load_suite
+    layer = next(L for L in load_suite() if L.name == "n1_3x3_512_7x7")
+    p = layer.expected_problem()
+    cands = candidate_schedules(p, get_target("sm_90a"))
+    assert cands[0].kernel == "sm90_ws_streamk"
+    pick = next(c for c in cands if c.kernel == "sm90_ws_pingpong")
+    cache = tmp_path / "cache.json"
+    cache.write_text(json.dumps({"format": "convc-tuning-1", "entries": {
+        f"sm_90a|GPU|{p.name}": {"knobs": list(knobs_of(pick)), "us": 1.0, "tried": 2, "date": "2026-01-01"}}}))
+    out = tmp_path / "bundle"
+    for extra, kernel in (([], cands[0].describe()), (["--tuning-cache", str(cache)], pick.describe())):
+        r = run_cli("convc-suite", "compile", "--only", layer.name, "--out", str(out), *extra)
+        assert r.returncode == 0, r.stderr
+        manifest = json.loads((out / "manifest.json").read_text())
+        assert manifest["layers"][0]["dispatches"][0]["kernel"] == kernel

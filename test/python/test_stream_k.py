@@ -50,3 +50,26 @@ def test_refusals():
     assert "fill" in StreamKWork.why_not(132, 72, 132)
     assert "split" in StreamKWork.why_not(131, 8, 132)
     assert StreamKWork.why_not(100, 72, 132) is None
+
+
+def test_planner_schedules():
+    """The planner sizes the grid and scratch from the same StreamKWork / streamk_scratch the
+    kernel uses, declines what the kernel cannot do, and defaults to stream-K only for a
+    handful of tiles."""
+    from convc.passes.lower.nvidia.stream_k import streamk_scratch
+    from convc.passes.plan import PlanError, plan_sm90, plan_sm90_ws
+    from convc.passes.target import get_target
+    from convc.tools.layers import load_suite
+    t = get_target("sm_90a")
+    suite = {L.name: L.expected_problem() for L in load_suite()}
+    s = plan_sm90_ws(suite["r50_l4_3x3_512"], t, "sm90_ws_streamk", 64, 128)
+    assert s.grid[0] == StreamKWork.grid_for(100, t.num_sms) == 132
+    assert s.scratch_bytes == streamk_scratch(132, 64, 128, 132 * 4 * 128).total
+    with pytest.raises(PlanError, match="residual"):
+        plan_sm90_ws(suite["r50_l4_1x1_512_2048"], t, "sm90_ws_streamk", 64, 128)
+    with pytest.raises(PlanError, match="cluster"):
+        plan_sm90_ws(suite["r50_l4_3x3_512"], t, "sm90_ws_streamk", 64, 128, cluster_m=2)
+    with pytest.raises(PlanError, match="fill"):
+        plan_sm90_ws(suite["r50_l2_3x3_128"], t, "sm90_ws_streamk", 64, 128)
+    defaults = {name for name, p in suite.items() if plan_sm90(p, t).kernel == "sm90_ws_streamk"}
+    assert defaults == {"n1_3x3_512_7x7"}

@@ -124,7 +124,7 @@ def plan_sm90_tma(p: ConvProblem, t: Target) -> Schedule:
 
 
 def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = "sm90_ws_cooperative", block_m: int = 128,
-                 block_n: int | None = None, raster: int = 1, cluster_m: int = 1, split_k: int = 1) -> Schedule:
+                 block_n: int | None = None, raster: int = 1, cluster_m: int = 1) -> Schedule:
     """Warp-specialized persistent TMA + wgmma kernel (cooperative or ping-pong consumers),
     TMA-store epilogue. Raises PlanError with the reason when it cannot serve p."""
     from .lower.nvidia.sm90_ws import DESCRIPTORS, WsUnsupported, check_supported, ws_layout
@@ -164,24 +164,12 @@ def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = "sm90_ws_cooperative",
             raise PlanError(f"stream-K: {why}")
         grid = (StreamKWork.grid_for(m_tiles * n_tiles, t.num_sms), 1, 1)
         scratch = streamk_scratch(grid[0], block_m, bn, grid[0] * DESCRIPTORS * DESCRIPTOR_BYTES).total
-    if split_k > 1:
-        from .lower.nvidia.split_k import partial_bytes
-        ktiles = p.gemm_k // CHANNELS_PER_TILE
-        if kernel != "sm90_ws_cooperative" or cluster_m != 1 or p.reads_residual:
-            raise PlanError("split-K needs the cooperative kernel, no other cluster and no residual")
-        if m_tiles * n_tiles * split_k > t.num_sms or ktiles < split_k or split_k not in (2, 4):
-            raise PlanError(f"split-K x{split_k} over {m_tiles * n_tiles} tiles of {ktiles} k-tiles")
-        if (bn // split_k) % 64 or partial_bytes(bn) > stages * stage:
-            raise PlanError(f"split-K x{split_k} with block_n={bn}")
-        grid = (m_tiles * n_tiles * split_k, 1, 1)     # one tile per cluster of split_k CTAs
-        scratch = grid[0] * DESCRIPTORS * DESCRIPTOR_BYTES
     s = Schedule(kernel=kernel, target=t.arch, block_m=block_m, block_n=bn, block_k=CHANNELS_PER_TILE,
                  thread_m=64, thread_n=bn, threads=THREADS, vec_a=CHANNELS_PER_TILE, vec_b=CHANNELS_PER_TILE,
                  stages=stages, grid=grid, smem_bytes=lay.total, subgroup_size=32,
                  reason=f"warp-specialized persistent TMA + wgmma ({role}), TMA-store epilogue"
-                        + (f", {cluster_m}x1 cluster with filter multicast" if cluster_m > 1 else "")
-                        + (f", split-K x{split_k} over a cluster (DSMEM reduction)" if split_k > 1 else ""),
-                 scratch_bytes=scratch, raster=raster, cluster_m=cluster_m, split_k=split_k)
+                        + (f", {cluster_m}x1 cluster with filter multicast" if cluster_m > 1 else ""),
+                 scratch_bytes=scratch, raster=raster, cluster_m=cluster_m)
     return _require_descriptors(p, s)
 
 
@@ -415,14 +403,6 @@ def sm90_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
             out.append(plan_sm90_ws(p, t, "sm90_ws_cooperative", 256, 128))
         except PlanError:
             pass
-    for bn in [bn for bn in (256, 128) if p.F > bn // 2]:
-        # split-K over a cluster: big tiles (fewer operand bytes per MAC) on most of the SMs
-        for sk in (2, 4):
-            if t.num_sms // 2 < _tiles(p, 128, bn) * sk <= t.num_sms:
-                try:
-                    out.append(plan_sm90_ws(p, t, "sm90_ws_cooperative", 128, bn, split_k=sk))
-                except PlanError:
-                    pass
     if _tiles(p, 64, 128) < 2 * t.num_sms:
         # stream-K: tiles that cannot fill the SMs evenly share them by K
         for bm, bn in [(64, bn) for bn in bns if bn >= 128] + [(128, 128 if p.F > 64 else 64)]:

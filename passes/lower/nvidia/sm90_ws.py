@@ -60,7 +60,6 @@ from .primitives import (I32, I64, address_of, bulk_commit, bulk_wait_read, i64,
                          wgmma_m64nk16, wgmma_wait, undef_accumulator, async_proxy_fence)
 from .tile_scheduler import PersistentTiles, StreamKWork
 from . import stream_k as sk
-from . import split_k
 from .trace import Trace
 from .warp_roles import WARPGROUP, channel_operands, split_roles, stage_fragments
 from .tma_loader import (CHANNELS_PER_TILE, ConvTmaLoader, acquire_descriptor, descriptor_slots,
@@ -87,7 +86,6 @@ def residual_step(p: ConvProblem) -> EpilogueStep | None:
     return full[0] if full else None
 
 
-SPLIT_BARRIER = 3                      # named barrier over both consumer warpgroups
 STREAM_K = "sm90_ws_streamk"          # ping-pong consumers over k-lockstep stream-K segments
 
 
@@ -173,7 +171,6 @@ class Sm90WarpSpecialized:
         self.e = Emitter()
         self.coop = s.kernel == "sm90_ws_cooperative"
         self.streamk = s.kernel == STREAM_K
-        self.split = s.split_k > 1             # cooperative, split-K over a cluster (split_k.py)
         self.lay = ws_layout(p, s.kernel, s.block_m, s.block_n, s.stages)
         self.res = residual_step(p)
         self.ktiles = p.gemm_k // CHANNELS_PER_TILE
@@ -228,16 +225,7 @@ class Sm90WarpSpecialized:
             trap_unless(arith_d.cmpi(0, cluster_ctarank_count(), arith_d.constant(I32(), s.cluster_m)))
             cluster_sync()             # every CTA's barriers are initialised before any multicast
 
-        if self.split:
-            trap_unless(arith_d.cmpi(0, cluster_ctarank_count(), arith_d.constant(I32(), s.split_k)))
-            self.split_tile, self.split_rank = e.div(pid, s.split_k), e.rem(pid, s.split_k)
-            k0 = e.div(e.mul(self.split_rank, self.ktiles), s.split_k)
-            k1 = e.div(e.mul(e.add(self.split_rank, 1), self.ktiles), s.split_k)
-            self.split_k_range = (k0, k1)
-            # the producer warpgroup's share of the two cluster barriers of the reduction
-            split_roles(e, tid, self._producer_split, self._consumer_split,
-                        producer_after=lambda: (cluster_sync(), cluster_sync()))
-        elif self.streamk:
+        if self.streamk:
             split_roles(e, tid, self._producer_streamk, self._consumer_streamk)
         else:
             split_roles(e, tid, self._producer, self._consumer)
@@ -299,63 +287,6 @@ class Sm90WarpSpecialized:
             for off, ch in panel.boxes(self.s.block_n, lay.rows):
                 tma_load(arith_d.addi(slot, i64(off)), self.slots[3],
                          [index_to(e.add(n0, ch), I32()), index_to(row0, I32())], full)
-
-    # ------------------------------------------------------------------ split-K
-    def _producer_split(self) -> None:
-        """The k-tiles of this CTA's K slice of its cluster's tile."""
-        p, s, e, lay = self.p, self.s, self.e, self.lay
-        k0, k1 = self.split_k_range
-        m0, n0 = self.tiles.origin_of(self.split_tile)
-        loader = ConvTmaLoader(e, p, s, self.slots[0], self.slots[1], m0, n0)
-        with e.for_(k0, k1, 1) as (kt, _, _y):
-            it = e.sub(kt, k0)
-            st, phase = self._stage(it)
-            mbarrier_wait(self._bar(lay.empty(0), st), arith_d.xori(phase, arith_d.constant(I32(), 1)))
-            loader.load(kt, self._off(lay.a0, st, lay.a_stage), self._off(lay.b0, st, lay.b_stage),
-                        self._bar(lay.full(0), st))
-            if self.trace.on:
-                with e.if_(e.cmp("eq", it, 0)):
-                    self.trace.stamp("first_issue")
-        self.trace.stamp("producer_done")
-
-    def _consumer_split(self, cw) -> None:
-        """Cooperative consumers on this CTA's K slice, then the cluster reduction
-        (split_k.py) and the epilogue of this CTA's column slice of the tile."""
-        s, e, lay = self.s, self.e, self.lay
-        wtid = e.rem(self.tid, WARPGROUP)
-        elected = e.cmp("eq", wtid, 0)
-        with e.if_(elected):
-            acquire_descriptor(self.slots[2])
-        k0, k1 = self.split_k_range
-        n = e.sub(k1, k0)
-        m0, n0 = self.tiles.origin_of(self.split_tile)
-        width = s.block_n // s.split_k
-        n0s = e.add(n0, e.mul(self.split_rank, width))
-        row_base = e.mul(cw, lay.rows)
-        channel_ops = channel_operands(e, self.p, self.memrefs, n0s, e.mul(e.rem(e.rem(wtid, 32), 4), 2), width)
-        accs = self._k_step(e.c(0), [undef_accumulator(s.block_n)], row_base, first=True)
-        first_tile = elected if self.trace.on else None
-        self.trace.consumer(e, cw, "first_data", first_tile)
-        loop = e.for_(1, n, 1, accs)
-        with loop as (it, accs, set_acc):
-            accs = self._k_step(it, accs, row_base)
-            self._release(e.sub(it, 1))
-            set_acc(accs)
-        accs = loop.results
-        wgmma_wait(0)
-        self.trace.consumer(e, cw, "mainloop", first_tile)
-        self._release(e.sub(n, 1))
-        # Every CTA's ring becomes a receive buffer once no warpgroup of the cluster reads it.
-        cluster_sync()
-        split_k.push_slices(e, accs[0], s.block_n, s.split_k, self.at(lay.a0), cw, wtid, self.split_rank)
-        cluster_sync()                 # every pushed slice is in its owner's shared memory
-        acc = split_k.reduce_pushed(e, accs[0], s.block_n, s.split_k, self.at(lay.a0), cw, wtid, self.split_rank)
-        self._epilogue([acc], cw, e.c(0), m0, n0s, row_base, wtid, elected, channel_ops, first_tile,
-                       block_n=width)
-        self.trace.consumer(e, cw, "stored", first_tile)
-        with e.if_(elected):
-            bulk_wait_read(0)
-        self.trace.consumer(e, cw, "done", elected)
 
     # ------------------------------------------------------------------ stream-K
     def _producer_streamk(self) -> None:
@@ -538,12 +469,9 @@ class Sm90WarpSpecialized:
         wgmma_commit()
         return out
 
-    def _epilogue(self, accs, cw, use, m0, n0, row_base, wtid, elected, channel_ops, first_tile=None,
-                  block_n: int | None = None) -> None:
-        """Residual wait, fragments -> staging slot, TMA store of the slot (block_n columns from
-        n0: the tile's, or a split-K CTA's slice of it)."""
+    def _epilogue(self, accs, cw, use, m0, n0, row_base, wtid, elected, channel_ops, first_tile=None) -> None:
+        """Residual wait, fragments -> staging slot, TMA store of the slot."""
         p, s, e, lay = self.p, self.s, self.e, self.lay
-        bn = block_n or s.block_n
         with e.if_(elected):
             bulk_wait_read(0)          # the previous store from this slot has read it
         named_barrier(e.add(cw, 1), WARPGROUP)
@@ -553,15 +481,15 @@ class Sm90WarpSpecialized:
         out_slot = self._off(lay.out0, cw, lay.out_slot)
         res_slot = self._off(lay.res0, cw, lay.res_slot) if self.res else None
         lane = e.rem(wtid, 32)
-        stage_fragments(e, p, accs, bn, out_slot, lay.rows, e.div(wtid, 32), lane, channel_ops, res_slot)
+        stage_fragments(e, p, accs, s.block_n, out_slot, lay.rows, e.div(wtid, 32), lane, channel_ops, res_slot)
         self.trace.consumer(e, cw, "staged", first_tile)
         if self.res and not lay.res_in_place:
             mbarrier_arrive(self._bar(lay.res_empty(0), cw))   # residual slot may be refilled
         async_proxy_fence()            # st.shared -> visible to the TMA store
         named_barrier(e.add(cw, 1), WARPGROUP)
         with e.if_(elected):
-            panel = epilogue_panel(p.out_dtype, bn)
-            for off, ch in panel.boxes(bn, lay.rows):
+            panel = epilogue_panel(p.out_dtype, s.block_n)
+            for off, ch in panel.boxes(s.block_n, lay.rows):
                 tma_store(self.slots[2], arith_d.addi(out_slot, i64(off)),
                           [index_to(e.add(n0, ch), I32()), index_to(e.add(m0, row_base), I32())])
             bulk_commit()

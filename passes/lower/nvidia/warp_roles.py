@@ -17,10 +17,9 @@ THREADS = 3 * WARPGROUP
 PRODUCER_REGS, CONSUMER_REGS = 40, 232
 
 
-def split_roles(e, tid, producer, consumer, producer_after=None) -> None:
+def split_roles(e, tid, producer, consumer) -> None:
     """One if/else: warpgroup 0 gives registers back (`setmaxnreg.dec`) and its thread 0 runs
-    producer() (then the whole warpgroup producer_after(), e.g. its share of cluster
-    barriers); warpgroups 1 and 2 take them (`setmaxnreg.inc`) and run consumer(cw) with
+    producer(); warpgroups 1 and 2 take them (`setmaxnreg.inc`) and run consumer(cw) with
     cw = 0 or 1."""
     wg = e.div(tid, WARPGROUP)
     with e.if_else(e.cmp("eq", wg, 0)) as (prod, cons):
@@ -28,8 +27,6 @@ def split_roles(e, tid, producer, consumer, producer_after=None) -> None:
             set_max_registers(PRODUCER_REGS, increase=False)
             with e.if_(e.cmp("eq", tid, 0)):
                 producer()
-            if producer_after:
-                producer_after()
         with cons:
             set_max_registers(CONSUMER_REGS, increase=True)
             consumer(e.sub(wg, 1))

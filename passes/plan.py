@@ -63,13 +63,15 @@ SPLIT_K_MIN_KTILES = 64
 WS_MAX_STAGES = 8
 
 
-def _require_tma(p: ConvProblem, t: Target) -> None:
-    """The constraints every im2col-TMA + wgmma kernel shares; PlanError with the reason."""
+def _require_tma(p: ConvProblem, t: Target, block_k: int | None = None) -> None:
+    """The constraints every im2col-TMA + wgmma kernel shares; PlanError with the reason.
+    block_k: the K step's channels (default 64: one 128-byte swizzled row)."""
     from .lower.nvidia.tma_loader import CHANNELS_PER_TILE
     if not (t.has_tma and t.has_wgmma):
         raise PlanError(f"{t.arch} has no TMA + wgmma path")
-    if p.C % CHANNELS_PER_TILE:
-        raise PlanError(f"C={p.C} is not a multiple of {CHANNELS_PER_TILE} (one 128-byte swizzled row per K step)")
+    bk = block_k or CHANNELS_PER_TILE
+    if p.C % bk:
+        raise PlanError(f"C={p.C} is not a multiple of {bk} (one {2 * bk}-byte swizzled row per K step)")
     if p.F % 8:
         raise PlanError(f"F={p.F} is not a multiple of 8 (16-byte filter rows)")
 
@@ -129,17 +131,19 @@ def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = "sm90_ws_cooperative",
     TMA-store epilogue. Raises PlanError with the reason when it cannot serve p."""
     from .lower.nvidia.sm90_ws import DESCRIPTORS, WsUnsupported, check_supported, ws_layout
     from .lower.nvidia.warp_roles import THREADS
-    from .lower.nvidia.tma_loader import CHANNELS_PER_TILE
+    from .lower.nvidia.tma_loader import k_tile_channels
     from .lower.nvidia.tensormap import DESCRIPTOR_BYTES
-    _require_tma(p, t)
+    bk = k_tile_channels(p.C) or 64
+    _require_tma(p, t, bk)
     bn = block_n or (128 if p.F > 64 else 64)
     try:
         check_supported(p, kernel, block_m, bn)
     except WsUnsupported as e:
         raise PlanError(str(e)) from None
-    stage = (block_m + bn) * CHANNELS_PER_TILE * DTYPE_BYTES[p.dtype]
-    fixed = ws_layout(p, kernel, block_m, bn, 0).total
-    stages = min(WS_MAX_STAGES, (t.smem_bytes - SM90_SMEM_RESERVE - fixed) // (stage + 16))
+    stage = (block_m + bn) * bk * DTYPE_BYTES[p.dtype]
+    fixed = ws_layout(p, kernel, block_m, bn, 0, bk).total
+    # the same bytes in flight with 32-channel K steps: twice the stages
+    stages = min(WS_MAX_STAGES * 64 // bk, (t.smem_bytes - SM90_SMEM_RESERVE - fixed) // (stage + 16))
     if stages < 2:
         raise PlanError(f"{block_m}x{bn} tiles leave room for {stages} stages")
     if cluster_m not in (1, 2) or (bn // cluster_m) % 8:
@@ -148,7 +152,7 @@ def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = "sm90_ws_cooperative",
     m_tiles = _cdiv(m_tiles, cluster_m)                 # cluster tiles along M
     grid = (cluster_m * min(m_tiles * n_tiles, t.num_sms // cluster_m), 1, 1)
     raster = max(1, min(raster, m_tiles))
-    lay = ws_layout(p, kernel, block_m, bn, stages)
+    lay = ws_layout(p, kernel, block_m, bn, stages, bk)
     role = {"sm90_ws_cooperative": "cooperative", "sm90_ws_pingpong": "ping-pong",
             "sm90_ws_streamk": "ping-pong, stream-K"}[kernel]
     scratch = grid[0] * DESCRIPTORS * DESCRIPTOR_BYTES
@@ -159,13 +163,13 @@ def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = "sm90_ws_cooperative",
         if m_tiles * n_tiles >= 1 << 16:
             raise PlanError(f"stream-K over {m_tiles * n_tiles} tiles (flags carry 16-bit tile indices)")
         from .lower.nvidia.tile_scheduler import StreamKWork
-        why = StreamKWork.why_not(m_tiles * n_tiles, p.gemm_k // CHANNELS_PER_TILE, t.num_sms)
+        why = StreamKWork.why_not(m_tiles * n_tiles, p.gemm_k // bk, t.num_sms)
         if why:
             raise PlanError(f"stream-K: {why}")
         grid = (StreamKWork.grid_for(m_tiles * n_tiles, t.num_sms), 1, 1)
         scratch = streamk_scratch(grid[0], block_m, bn, grid[0] * DESCRIPTORS * DESCRIPTOR_BYTES).total
-    s = Schedule(kernel=kernel, target=t.arch, block_m=block_m, block_n=bn, block_k=CHANNELS_PER_TILE,
-                 thread_m=64, thread_n=bn, threads=THREADS, vec_a=CHANNELS_PER_TILE, vec_b=CHANNELS_PER_TILE,
+    s = Schedule(kernel=kernel, target=t.arch, block_m=block_m, block_n=bn, block_k=bk,
+                 thread_m=64, thread_n=bn, threads=THREADS, vec_a=bk, vec_b=bk,
                  stages=stages, grid=grid, smem_bytes=lay.total, subgroup_size=32,
                  reason=f"warp-specialized persistent TMA + wgmma ({role}), TMA-store epilogue"
                         + (f", {cluster_m}x1 cluster with filter multicast" if cluster_m > 1 else ""),
@@ -291,21 +295,18 @@ def plan_sm90(p: ConvProblem, t: Target) -> Schedule:
       main loop, and more tiles balance the SMs), 128-row for F <= 64, 256 channels when that
       still gives half a wave of tiles (160 for F = 320), 64 when even 64x128 tiles cannot
       fill a quarter of the SMs; cooperative 128x256 when a residual layer's 128x256 tiles make
-      one wave; stream-K chains (two CTAs per tile, in k-lockstep) when even 64x128 tiles
-      fill under a quarter of the SMs.
+      one wave; stream-K chains (two CTAs per tile, in k-lockstep) when 64x128 tiles fill
+      under half the SMs and K is at least 32 k-steps.
+    C a multiple of 32 but not of 64 (e.g. 96) takes the persistent kernels with 32-channel K
+    steps (64-byte swizzled rows); the non-persistent kernel needs 64.
     The tuning cache overrides it per problem and device."""
     try:
         plan_sm90_tma(p, t)
+        narrow = None
     except PlanError as why:
-        try:
-            return plan_sm90_rows(p, t, str(why))
-        except PlanError as why_rows:
-            why = f"{why}; {why_rows}"
-        try:
-            return plan_sm90_gather(p, t, str(why))
-        except PlanError as why2:
-            s = plan_portable(p, t)
-            return dataclasses.replace(s, reason=f"portable implicit GEMM: TMA path declined ({why}); {why2}")
+        narrow = why if _narrow_k_steps(p, t) else None
+        if narrow is None:
+            return _sm90_without_im2col_tma(p, t, why)
     n = t.num_sms
     wide = 256 if p.F % 256 == 0 else 160 if _fewer_columns_at_160(p) else 128 if p.F > 64 else 64
     m128, n128 = tile_counts_for(p, 128, wide)
@@ -333,9 +334,12 @@ def plan_sm90(p: ConvProblem, t: Target) -> Schedule:
         # one wave of 128x256 tiles with a residual: one tile per SM, no residual epilogue
         # queued behind a second tile (r50 1x1/512->2048: 12.1 us vs 13.1 us ping-pong 64x256)
         choice = ("sm90_ws_cooperative", 128, 256)
-    elif _tiles(p, 64, 128) < n // 4 and not p.reads_residual and _streamk_fits(p, t, 64, 128):
-        # a handful of tiles: two CTAs per tile in k-lockstep chains (tile_scheduler.py)
-        # (n1 3x3/512 at 7x7: 11.7 us vs 15.4 us ping-pong 64x64 and 14.4 us split-K x4)
+    elif (_tiles(p, 64, 128) < n // 2 and _ktiles(p) >= STREAMK_MIN_KTILES and not p.reads_residual
+          and _streamk_fits(p, t, 64, 128)):
+        # under half a wave of tiles with a long K: two CTAs per tile in k-lockstep chains
+        # (tile_scheduler.py). n1 3x3/512 at 7x7 (4 tiles): 11.7 us vs 15.4 ping-pong 64x64
+        # and 14.4 split-K x4; s2 5x5/96 (41 tiles, 75 k-steps): 10.7 vs 15.1 us. With 9
+        # k-steps the hand-off costs more than it saves (valid 3x3/64: 6.9 vs 5.4 us).
         choice = ("sm90_ws_streamk", 64, 128)
     else:
         bn = 256 if p.F % 256 == 0 and _tiles(p, 64, 256) >= n // 2 else 160 if wide == 160 else 128
@@ -350,14 +354,49 @@ def plan_sm90(p: ConvProblem, t: Target) -> Schedule:
             s = plan_sm90_ws(p, t, "sm90_ws_pingpong", 128, 128)
         return s
     except PlanError as why:
+        if narrow is not None:
+            return _sm90_without_im2col_tma(p, t, f"{narrow}; 32-channel K steps: {why}")
         tma = plan_sm90_tma(p, t)
         return dataclasses.replace(tma, reason=tma.reason + f" (persistent kernel declined: {why})")
 
 
+def _narrow_k_steps(p: ConvProblem, t: Target) -> bool:
+    """C = 32 (mod 64): the persistent kernels can still step K by 32 channels (64 B rows)."""
+    from .lower.nvidia.tma_loader import NARROW_CHANNELS_PER_TILE, k_tile_channels
+    if k_tile_channels(p.C) != NARROW_CHANNELS_PER_TILE or p.dtype not in ("f16", "bf16"):
+        return False
+    try:
+        _require_tma(p, t, NARROW_CHANNELS_PER_TILE)
+    except PlanError:
+        return False
+    return True
+
+
+def _sm90_without_im2col_tma(p: ConvProblem, t: Target, why) -> Schedule:
+    """Row-slab TMA where input rows are TMA-addressable, else thread-gathered, else portable."""
+    try:
+        return plan_sm90_rows(p, t, str(why))
+    except PlanError as why_rows:
+        why = f"{why}; {why_rows}"
+    try:
+        return plan_sm90_gather(p, t, str(why))
+    except PlanError as why2:
+        s = plan_portable(p, t)
+        return dataclasses.replace(s, reason=f"portable implicit GEMM: TMA path declined ({why}); {why2}")
+
+
+STREAMK_MIN_KTILES = 32
+
+
+def _ktiles(p: ConvProblem) -> int:
+    from .lower.nvidia.tma_loader import k_tile_channels
+    return p.gemm_k // (k_tile_channels(p.C) or 64)
+
+
 def _streamk_fits(p: ConvProblem, t: Target, bm: int, bn: int) -> bool:
     from .lower.nvidia.tile_scheduler import StreamKWork
-    from .lower.nvidia.tma_loader import CHANNELS_PER_TILE
-    return StreamKWork.why_not(_tiles(p, bm, bn), p.gemm_k // CHANNELS_PER_TILE, t.num_sms) is None
+    from .lower.nvidia.tma_loader import k_tile_channels
+    return StreamKWork.why_not(_tiles(p, bm, bn), p.gemm_k // (k_tile_channels(p.C) or 64), t.num_sms) is None
 
 
 def _fewer_columns_at_160(p: ConvProblem) -> bool:

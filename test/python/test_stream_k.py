@@ -54,8 +54,8 @@ def test_refusals():
 
 def test_planner_schedules():
     """The planner sizes the grid and scratch from the same StreamKWork / streamk_scratch the
-    kernel uses, declines what the kernel cannot do, and defaults to stream-K only for a
-    handful of tiles."""
+    kernel uses, declines what the kernel cannot do, and defaults to stream-K only under half a
+    wave of tiles with a long K."""
     from convc.passes.lower.nvidia.stream_k import streamk_scratch
     from convc.passes.plan import PlanError, plan_sm90, plan_sm90_ws
     from convc.passes.target import get_target
@@ -72,4 +72,4 @@ def test_planner_schedules():
     with pytest.raises(PlanError, match="fill"):
         plan_sm90_ws(suite["r50_l2_3x3_128"], t, "sm90_ws_streamk", 64, 128)
     defaults = {name for name, p in suite.items() if plan_sm90(p, t).kernel == "sm90_ws_streamk"}
-    assert defaults == {"n1_3x3_512_7x7"}
+    assert defaults == {"n1_3x3_512_7x7", "s2_5x5_96"}

@@ -43,13 +43,21 @@ def test_sm90a_ptx(tmp_path):
         assert re.search(r"setmaxnreg.dec.sync.aligned.u32\s+40;", ptx)
         assert re.search(r"setmaxnreg.inc.sync.aligned.u32\s+232;", ptx)
         assert "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group" in ptx
-    c96 = next(L for L in SUITE if L.name == "s2_5x5_96")
-    _, res = compile_layer(tmp_path, c96, target="sm_90a", dump_dir=str(tmp_path / "g"))
+    c24 = next(L for L in SUITE if L.name == "c24_1x1_to_144")
+    _, res = compile_layer(tmp_path, c24, target="sm_90a", dump_dir=str(tmp_path / "g"))
     assert res.reports[0].schedule.kernel == "sm90_gather_wgmma"
     ptx = _dump_text(tmp_path / "g" / "binaries", "*.ptx")
     assert "fence.proxy.async.shared::cta" in ptx and "st.shared.v4" in ptx
     assert ".minnctapersm 2" in ptx                 # two CTAs per SM: gather overlaps wgmma
-    assert "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16" in ptx
+    assert "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16" in ptx
+    # C = 96: im2col TMA with 32-channel K steps (64-byte rows): two k16 wgmmas per stage
+    c96 = next(L for L in SUITE if L.name == "s2_5x5_96")
+    _, res = compile_layer(tmp_path, c96, target="sm_90a", dump_dir=str(tmp_path / "n"))
+    sched = res.reports[0].schedule
+    assert (sched.kernel, sched.block_k) == ("sm90_ws_streamk", 32)
+    ptx = _dump_text(tmp_path / "n" / "binaries", "*.ptx")
+    assert "cp.async.bulk.tensor.4d.shared::cluster.global.im2col" in ptx
+    assert len(re.findall(r"wgmma.mma_async.sync.aligned.m64n128k16", ptx)) == 4   # peeled + loop
     stem = next(L for L in SUITE if L.name == "r50_conv1_7x7s2")
     _, res = compile_layer(tmp_path, stem, target="sm_90a", dump_dir=str(tmp_path / "s"))
     assert res.reports[0].schedule.kernel == "sm90_rows_wgmma"

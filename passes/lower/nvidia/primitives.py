@@ -151,6 +151,7 @@ def load_remote_shared(t, addr_i64, rank: int, alignment: int):
 
 # ---------------------------------------------------------------------- wgmma
 SWIZZLE_128B_LAYOUT = 1          # matrix-descriptor layout type (bits 62..63)
+SWIZZLE_64B_LAYOUT = 2
 
 
 def smem_matrix_descriptor(addr_i64, stride_byte_offset: int, leading_byte_offset: int = 16,

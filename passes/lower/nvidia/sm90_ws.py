@@ -52,7 +52,7 @@ from ...ir import ir, arith_d, gpu_d, hal_d, memref_d, parse_attr
 from ...problem import ConvProblem, DTYPE_BYTES, EpilogueStep
 from ...schedule import Schedule
 from ..common.emit import Emitter
-from .primitives import (I32, I64, address_of, bulk_commit, bulk_wait_read, i64, cluster_sync,
+from .primitives import (I32, I64, SWIZZLE_128B_LAYOUT, SWIZZLE_64B_LAYOUT, address_of, bulk_commit, bulk_wait_read, i64, cluster_sync,
                          cluster_ctarank_count, mbarrier_arrive_remote, trap_unless,
                          index_to, mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_init,
                          mbarrier_init_fence, mbarrier_wait, named_barrier,
@@ -67,7 +67,12 @@ from .tma_loader import (CHANNELS_PER_TILE, ConvTmaLoader, acquire_descriptor, d
 from . import tensormap as tm
 
 ROW_BYTES = CHANNELS_PER_TILE * 2          # one swizzled K row: 64 x 16-bit
-SWIZZLE_ATOM_BYTES = 8 * ROW_BYTES
+SWIZZLE_ATOM_BYTES = 8 * ROW_BYTES         # 8 rows: the wgmma stride byte offset
+
+
+def row_bytes(block_k: int) -> int:
+    """Bytes of one swizzled K row of 16-bit operands (128 or 64: also the swizzle span)."""
+    return block_k * 2
 DESCRIPTORS = 4                            # activation, filter, output, residual
 # f32 accumulator registers per consumer thread: 160 (a 128x160 tile per warpgroup, F = 320
 # in two tiles) still leaves ptxas room under the 232-register consumer budget without spills.
@@ -126,10 +131,11 @@ class WsLayout:
         return self.bars + 8 * (2 * self.stages + 4 + w)
 
 
-def ws_layout(p: ConvProblem, kernel: str, block_m: int, block_n: int, stages: int) -> WsLayout:
+def ws_layout(p: ConvProblem, kernel: str, block_m: int, block_n: int, stages: int,
+              block_k: int = CHANNELS_PER_TILE) -> WsLayout:
     rows = consumer_rows(kernel, block_m)
     res = residual_step(p)
-    a, b = block_m * ROW_BYTES, block_n * ROW_BYTES
+    a, b = block_m * row_bytes(block_k), block_n * row_bytes(block_k)
     out_slot = rows * block_n * DTYPE_BYTES[p.out_dtype]
     res_slot = rows * block_n * DTYPE_BYTES[res.dtype] if res else 0
     in_place = bool(res) and res.dtype == p.out_dtype
@@ -171,9 +177,11 @@ class Sm90WarpSpecialized:
         self.e = Emitter()
         self.coop = s.kernel == "sm90_ws_cooperative"
         self.streamk = s.kernel == STREAM_K
-        self.lay = ws_layout(p, s.kernel, s.block_m, s.block_n, s.stages)
+        self.lay = ws_layout(p, s.kernel, s.block_m, s.block_n, s.stages, s.block_k)
         self.res = residual_step(p)
-        self.ktiles = p.gemm_k // CHANNELS_PER_TILE
+        self.ktiles = p.gemm_k // s.block_k
+        self.row = row_bytes(s.block_k)
+        self.swizzle_layout = SWIZZLE_128B_LAYOUT if self.row == 128 else SWIZZLE_64B_LAYOUT
 
     def emit(self, memrefs) -> None:
         p, s, e, lay = self.p, self.s, self.e, self.lay
@@ -453,17 +461,18 @@ class Sm90WarpSpecialized:
         return accs
 
     def _mma_stage(self, accs, a_stage, b_stage, row_base, first: bool = False):
-        """One 64-wide K tile: per 64-row sub-block, 4 x wgmma m64n{block_n}k16 (the first of
-        a tile with scale-d 0: D = A * B)."""
+        """One K tile of block_k channels: per 64-row sub-block, block_k / 16 x wgmma
+        m64n{block_n}k16 (the first of a tile with scale-d 0: D = A * B)."""
         s = self.s
-        a_wg = arith_d.addi(a_stage, arith_d.muli(index_to(row_base, I64()), i64(ROW_BYTES)))
+        row, lay = self.row, self.swizzle_layout
+        a_wg = arith_d.addi(a_stage, arith_d.muli(index_to(row_base, I64()), i64(row)))
         wgmma_fence()
         out = []
         for sub, acc in enumerate(accs):
-            a_sub = arith_d.addi(a_wg, i64(64 * sub * ROW_BYTES))
-            for kk in range(CHANNELS_PER_TILE // 16):
-                da = smem_matrix_descriptor(arith_d.addi(a_sub, i64(32 * kk)), SWIZZLE_ATOM_BYTES)
-                db = smem_matrix_descriptor(arith_d.addi(b_stage, i64(32 * kk)), SWIZZLE_ATOM_BYTES)
+            a_sub = arith_d.addi(a_wg, i64(64 * sub * row))
+            for kk in range(s.block_k // 16):
+                da = smem_matrix_descriptor(arith_d.addi(a_sub, i64(32 * kk)), 8 * row, layout=lay)
+                db = smem_matrix_descriptor(arith_d.addi(b_stage, i64(32 * kk)), 8 * row, layout=lay)
                 acc = wgmma_m64nk16(acc, da, db, s.block_n, self.p.dtype, accumulate=not (first and kk == 0))
             out.append(acc)
         wgmma_commit()

@@ -3,8 +3,9 @@
 The activation tile comes from an im2col tensor map over the UNPADDED NHWC input: padding is
 the out-of-bounds zero fill of the pixel bounding box, strides are element strides, and each
 (r, s) filter tap is an im2col offset. The filter tile comes from a tiled map over the filter
-viewed as a row-major [F, K] matrix (K = R*S*C, channels fastest). Both tiles are 64 channels
-(128 B) wide with 128B swizzle, which is what the wgmma descriptors expect.
+viewed as a row-major [F, K] matrix (K = R*S*C, channels fastest). Both tiles are Schedule.block_k
+channels wide: 64 (128 B rows, 128B swizzle), or 32 (64 B rows, 64B swizzle) when C is a
+multiple of 32 but not of 64 (e.g. C = 96); the wgmma descriptors use the same swizzle.
 
 IREE launches kernels with buffer pointers only, so descriptors are built here at compile time
 with address 0 and written by one thread per CTA into that CTA's slots of the dispatch's scratch
@@ -23,6 +24,18 @@ from .primitives import (I16, I32, I64, address_of, i64, index_to, mbarrier_arri
 from ...ir import arith_d
 
 CHANNELS_PER_TILE = 64          # 128 B of f16/bf16: one 128B-swizzle row
+NARROW_CHANNELS_PER_TILE = 32   # 64 B: one 64B-swizzle row, for C = 32 (mod 64)
+
+
+def k_tile_channels(C: int) -> int | None:
+    """Channels per K step for C input channels (None: TMA cannot tile C)."""
+    return CHANNELS_PER_TILE if C % CHANNELS_PER_TILE == 0 else \
+        NARROW_CHANNELS_PER_TILE if C % NARROW_CHANNELS_PER_TILE == 0 else None
+
+
+def operand_swizzle(block_k: int) -> tm.Swizzle:
+    """The smem swizzle of a 16-bit operand row of block_k channels (the row is the span)."""
+    return {CHANNELS_PER_TILE: tm.Swizzle.B128, NARROW_CHANNELS_PER_TILE: tm.Swizzle.B64}[block_k]
 DESCRIPTORS_PER_CTA = 2         # activation (im2col), filter (tiled)
 
 _TM_TYPE = {"f16": tm.DataType.FLOAT16, "bf16": tm.DataType.BFLOAT16}
@@ -39,15 +52,15 @@ def activation_map_args(p: ConvProblem, s: Schedule) -> tm.Im2colArgs:
     return tm.nhwc_im2col_args(
         n=p.N, h=p.H, w=p.W, c=p.C, data_type=_TM_TYPE[p.dtype], filter_hw=(p.R, p.S),
         padding=((p.pad[0], p.pad[2]), (p.pad[1], p.pad[3])),
-        channels_per_pixel=CHANNELS_PER_TILE, pixels_per_column=s.block_m,
-        stride_hw=p.stride, dilation_hw=p.dilation, swizzle=tm.Swizzle.B128,
+        channels_per_pixel=s.block_k, pixels_per_column=s.block_m,
+        stride_hw=p.stride, dilation_hw=p.dilation, swizzle=operand_swizzle(s.block_k),
         l2_promotion=tm.L2Promotion.B128)
 
 
 def filter_map_args(p: ConvProblem, s: Schedule) -> tm.TiledArgs:
     return tm.TiledArgs(data_type=_TM_TYPE[p.dtype], global_dim=(p.gemm_k, p.F),
                         global_strides=(p.gemm_k * DTYPE_BYTES[p.dtype],),
-                        box_dim=(CHANNELS_PER_TILE, s.block_n // s.cluster_m), swizzle=tm.Swizzle.B128,
+                        box_dim=(s.block_k, s.block_n // s.cluster_m), swizzle=operand_swizzle(s.block_k),
                         l2_promotion=tm.L2Promotion.B256)
 
 
@@ -138,7 +151,7 @@ def epilogue_map_args(p: ConvProblem, dtype: str, rows: int, block_n: int) -> tm
 
 class ConvTmaLoader:
     """Issues one k-tile (activation + filter) into a pipeline stage. K tiles run over
-    (r, s, c-block) with channels fastest: k-tile t covers K = [t*64, t*64 + 64)."""
+    (r, s, c-block) with channels fastest: k-tile t covers K = [t*bk, t*bk + bk), bk = block_k."""
 
     def __init__(self, e, p: ConvProblem, s: Schedule, desc_a, desc_b, m0, n0):
         self.e, self.p, self.s = e, p, s
@@ -153,21 +166,22 @@ class ConvTmaLoader:
         self.w0 = index_to(e.sub(e.mul(wo, p.stride[1]), p.pad[1]), I32())
         self.n_img = index_to(n, I32())
         self.f0 = index_to(n0, I32())
-        self.stage_bytes = (s.block_m + s.block_n) * CHANNELS_PER_TILE * DTYPE_BYTES[p.dtype]
+        self.stage_bytes = (s.block_m + s.block_n) * s.block_k * DTYPE_BYTES[p.dtype]
 
     def load(self, kt, a_smem, b_smem, full_bar, cluster_rank=None) -> None:
         """With a cluster along M (cluster_rank: this CTA's rank, an index value), each CTA
         loads its share of the filter rows and multicasts it into every CTA of the cluster,
         at the same offset; every CTA still expects the whole stage's bytes."""
         e, p = self.e, self.p
-        cblocks = p.C // CHANNELS_PER_TILE
+        bk = self.s.block_k
+        cblocks = p.C // bk
         rs = e.div(kt, cblocks)
-        c0 = index_to(e.mul(e.rem(kt, cblocks), CHANNELS_PER_TILE), I32())
+        c0 = index_to(e.mul(e.rem(kt, cblocks), bk), I32())
         r = e.div(rs, p.S)
         sx = e.rem(rs, p.S)
         off_w = index_to(e.mul(sx, p.dilation[1]), I16())
         off_h = index_to(e.mul(r, p.dilation[0]), I16())
-        k0 = index_to(e.mul(kt, CHANNELS_PER_TILE), I32())
+        k0 = index_to(e.mul(kt, bk), I32())
         mbarrier_arrive_expect_tx(full_bar, self.stage_bytes)
         tma_load(a_smem, self.desc_a, [c0, self.w0, self.h0, self.n_img], full_bar, [off_w, off_h])
         if cluster_rank is None or self.s.cluster_m == 1:
@@ -175,5 +189,5 @@ class ConvTmaLoader:
             return
         rows = self.s.block_n // self.s.cluster_m
         f0 = arith_d.addi(self.f0, index_to(e.mul(cluster_rank, rows), I32()))
-        dst = arith_d.addi(b_smem, index_to(e.mul(cluster_rank, rows * CHANNELS_PER_TILE * DTYPE_BYTES[p.dtype]), I64()))
+        dst = arith_d.addi(b_smem, index_to(e.mul(cluster_rank, rows * bk * DTYPE_BYTES[p.dtype]), I64()))
         tma_load(dst, self.desc_b, [k0, f0], full_bar, multicast_mask=(1 << self.s.cluster_m) - 1)

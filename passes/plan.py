@@ -7,6 +7,7 @@ planner cannot serve become `convc.decline` (IREE fallback) with the reason.
 from __future__ import annotations
 
 import dataclasses
+import math
 
 from .ir import ir, attr_to_py, dict_attr, walk_ops
 from .match import PROBLEM_ATTR, DECLINE_ATTR
@@ -66,11 +67,11 @@ WS_MAX_STAGES = 8
 def _require_tma(p: ConvProblem, t: Target, block_k: int | None = None) -> None:
     """The constraints every im2col-TMA + wgmma kernel shares; PlanError with the reason.
     block_k: the K step's channels (default 64: one 128-byte swizzled row)."""
-    from .lower.nvidia.tma_loader import CHANNELS_PER_TILE
+    from .lower.nvidia.tma_loader import CHANNELS_PER_TILE, k_tile_channels
     if not (t.has_tma and t.has_wgmma):
         raise PlanError(f"{t.arch} has no TMA + wgmma path")
     bk = block_k or CHANNELS_PER_TILE
-    if p.C % bk:
+    if p.C % bk and not (block_k and k_tile_channels(p.C, p.R * p.S) == bk):
         raise PlanError(f"C={p.C} is not a multiple of {bk} (one {2 * bk}-byte swizzled row per K step)")
     if p.F % 8:
         raise PlanError(f"F={p.F} is not a multiple of 8 (16-byte filter rows)")
@@ -131,9 +132,9 @@ def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = "sm90_ws_cooperative",
     TMA-store epilogue. Raises PlanError with the reason when it cannot serve p."""
     from .lower.nvidia.sm90_ws import DESCRIPTORS, WsUnsupported, check_supported, ws_layout
     from .lower.nvidia.warp_roles import THREADS
-    from .lower.nvidia.tma_loader import k_tile_channels
+    from .lower.nvidia.tma_loader import k_tile_channels, k_tiles
     from .lower.nvidia.tensormap import DESCRIPTOR_BYTES
-    bk = k_tile_channels(p.C) or 64
+    bk = k_tile_channels(p.C, p.R * p.S) or 64
     _require_tma(p, t, bk)
     bn = block_n or (128 if p.F > 64 else 64)
     try:
@@ -163,13 +164,13 @@ def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = "sm90_ws_cooperative",
         if m_tiles * n_tiles >= 1 << 16:
             raise PlanError(f"stream-K over {m_tiles * n_tiles} tiles (flags carry 16-bit tile indices)")
         from .lower.nvidia.tile_scheduler import StreamKWork
-        why = StreamKWork.why_not(m_tiles * n_tiles, p.gemm_k // bk, t.num_sms)
+        why = StreamKWork.why_not(m_tiles * n_tiles, k_tiles(p, bk), t.num_sms)
         if why:
             raise PlanError(f"stream-K: {why}")
         grid = (StreamKWork.grid_for(m_tiles * n_tiles, t.num_sms), 1, 1)
         scratch = streamk_scratch(grid[0], block_m, bn, grid[0] * DESCRIPTORS * DESCRIPTOR_BYTES).total
     s = Schedule(kernel=kernel, target=t.arch, block_m=block_m, block_n=bn, block_k=bk,
-                 thread_m=64, thread_n=bn, threads=THREADS, vec_a=bk, vec_b=bk,
+                 thread_m=64, thread_n=bn, threads=THREADS, vec_a=math.gcd(bk, p.C), vec_b=math.gcd(bk, p.C),
                  stages=stages, grid=grid, smem_bytes=lay.total, subgroup_size=32,
                  reason=f"warp-specialized persistent TMA + wgmma ({role}), TMA-store epilogue"
                         + (f", {cluster_m}x1 cluster with filter multicast" if cluster_m > 1 else ""),
@@ -296,7 +297,8 @@ def plan_sm90(p: ConvProblem, t: Target) -> Schedule:
       still gives half a wave of tiles (160 for F = 320), 64 when even 64x128 tiles cannot
       fill a quarter of the SMs; cooperative 128x256 when a residual layer's 128x256 tiles make
       one wave; stream-K chains (two CTAs per tile, in k-lockstep) when 64x128 tiles fill
-      under half the SMs and K is at least 32 k-steps.
+      under half the SMs and K is at least 32 k-steps; cooperative 256-row tiles for a single
+      K step and F > 128.
     C a multiple of 32 but not of 64 (e.g. 96) takes the persistent kernels with 32-channel K
     steps (64-byte swizzled rows); the non-persistent kernel needs 64.
     The tuning cache overrides it per problem and device."""
@@ -330,6 +332,10 @@ def plan_sm90(p: ConvProblem, t: Target) -> Schedule:
             choice = ("sm90_ws_cooperative", 128, wide)
     elif p.F <= 64:
         choice = ("sm90_ws_pingpong", 128, 64)
+    elif _ktiles(p) == 1 and p.F > 128 and not p.reads_residual:
+        # a single K step: the kernel streams outputs, and 256-row tiles halve the per-tile
+        # work around each store (c24 1x1/144: 7.0 us vs 12.2 ping-pong 64x160, 9.0 gathered)
+        choice = ("sm90_ws_cooperative", 256, wide)
     elif p.F % 256 == 0 and p.reads_residual and n // 2 <= _tiles(p, 128, 256) <= n:
         # one wave of 128x256 tiles with a residual: one tile per SM, no residual epilogue
         # queued behind a second tile (r50 1x1/512->2048: 12.1 us vs 13.1 us ping-pong 64x256)
@@ -361,9 +367,10 @@ def plan_sm90(p: ConvProblem, t: Target) -> Schedule:
 
 
 def _narrow_k_steps(p: ConvProblem, t: Target) -> bool:
-    """C = 32 (mod 64): the persistent kernels can still step K by 32 channels (64 B rows)."""
+    """C = 32 (mod 64), or any multiple of 8 with one filter tap: the persistent kernels can
+    still step K by 32 channels (64 B rows)."""
     from .lower.nvidia.tma_loader import NARROW_CHANNELS_PER_TILE, k_tile_channels
-    if k_tile_channels(p.C) != NARROW_CHANNELS_PER_TILE or p.dtype not in ("f16", "bf16"):
+    if k_tile_channels(p.C, p.R * p.S) != NARROW_CHANNELS_PER_TILE or p.dtype not in ("f16", "bf16"):
         return False
     try:
         _require_tma(p, t, NARROW_CHANNELS_PER_TILE)
@@ -389,14 +396,13 @@ STREAMK_MIN_KTILES = 32
 
 
 def _ktiles(p: ConvProblem) -> int:
-    from .lower.nvidia.tma_loader import k_tile_channels
-    return p.gemm_k // (k_tile_channels(p.C) or 64)
+    from .lower.nvidia.tma_loader import k_tile_channels, k_tiles
+    return k_tiles(p, k_tile_channels(p.C, p.R * p.S) or 64)
 
 
 def _streamk_fits(p: ConvProblem, t: Target, bm: int, bn: int) -> bool:
     from .lower.nvidia.tile_scheduler import StreamKWork
-    from .lower.nvidia.tma_loader import k_tile_channels
-    return StreamKWork.why_not(_tiles(p, bm, bn), p.gemm_k // (k_tile_channels(p.C) or 64), t.num_sms) is None
+    return StreamKWork.why_not(_tiles(p, bm, bn), _ktiles(p), t.num_sms) is None
 
 
 def _fewer_columns_at_160(p: ConvProblem) -> bool:

@@ -1,6 +1,7 @@
-"""32-channel K steps: convs whose C is a multiple of 32 but not of 64 (C = 96, 160, 224...)
-take the persistent TMA kernels with 64-byte operand rows (64B swizzle in the tensor maps and
-the wgmma descriptors) instead of the thread-gathered kernel."""
+"""32-channel K steps: convs whose C is a multiple of 32 but not of 64 (C = 96, 160, 224...),
+and 1x1 convs with any C that is a multiple of 8 (the last step zero-filled past C), take the
+persistent TMA kernels with 64-byte operand rows (64B swizzle in the tensor maps and the
+wgmma descriptors) instead of the thread-gathered kernel."""
 
 import pytest
 
@@ -12,14 +13,16 @@ from convc.passes.target import get_target
 from convc.tools.layers import load_suite
 
 
-@pytest.mark.parametrize("C,bk", [(64, 64), (512, 64), (96, 32), (160, 32), (32, 32), (24, None), (3, None)])
-def test_k_tile_channels(C, bk):
-    assert k_tile_channels(C) == bk
+@pytest.mark.parametrize("C,taps,bk", [(64, 9, 64), (512, 1, 64), (96, 25, 32), (160, 9, 32), (32, 9, 32),
+                                        (24, 1, 32), (40, 1, 32), (24, 9, None), (3, 1, None), (12, 1, None)])
+def test_k_tile_channels(C, taps, bk):
+    assert k_tile_channels(C, taps) == bk
 
 
 def test_narrow_layers_take_the_persistent_kernels():
     t = get_target("sm_90a")
-    layers = load_suite("test/inputs/narrow_k_suite.json") + [L for L in load_suite() if L.name == "s2_5x5_96"]
+    layers = load_suite("test/inputs/narrow_k_suite.json") + [L for L in load_suite()
+                                                              if L.name in ("s2_5x5_96", "c24_1x1_to_144")]
     for L in layers:
         p = L.expected_problem()
         s = plan_sm90(p, t)
@@ -30,3 +33,16 @@ def test_narrow_layers_take_the_persistent_kernels():
         tensor_maps(p, s)                       # the driver's rules accept both maps
         with pytest.raises(PlanError, match="not a multiple of 64"):
             plan_sm90_tma(p, t)                 # the non-persistent kernel keeps 64-channel steps
+
+
+def test_padded_k_steps():
+    """C = 40 with one tap: two 32-channel steps, the second reading channels 32..63 (zeros
+    past 40); with 3x3 taps C = 24 stays on the gathered kernel."""
+    from convc.passes.lower.nvidia.tma_loader import k_tiles
+    t = get_target("sm_90a")
+    c40 = next(L for L in load_suite("test/inputs/narrow_k_suite.json") if L.C == 40).expected_problem()
+    s = plan_sm90(c40, t)
+    assert s.block_k == 32 and k_tiles(c40, 32) == 2 and s.vec_a == 8
+    import dataclasses
+    c24_3x3 = dataclasses.replace(c40, C=24, R=3, S=3, pad=(1, 1, 1, 1))
+    assert plan_sm90(c24_3x3, t).kernel == "sm90_gather_wgmma"

@@ -43,7 +43,9 @@ def test_sm90a_ptx(tmp_path):
         assert re.search(r"setmaxnreg.dec.sync.aligned.u32\s+40;", ptx)
         assert re.search(r"setmaxnreg.inc.sync.aligned.u32\s+232;", ptx)
         assert "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group" in ptx
-    c24 = next(L for L in SUITE if L.name == "c24_1x1_to_144")
+    import dataclasses
+    c24 = dataclasses.replace(next(L for L in SUITE if L.name == "c24_1x1_to_144"), name="c24_3x3",
+                              R=3, S=3, pad=[1, 1, 1, 1])    # 24 channels over 9 taps: gathered
     _, res = compile_layer(tmp_path, c24, target="sm_90a", dump_dir=str(tmp_path / "g"))
     assert res.reports[0].schedule.kernel == "sm90_gather_wgmma"
     ptx = _dump_text(tmp_path / "g" / "binaries", "*.ptx")

@@ -62,7 +62,7 @@ from .tile_scheduler import PersistentTiles, StreamKWork
 from . import stream_k as sk
 from .trace import Trace
 from .warp_roles import WARPGROUP, channel_operands, split_roles, stage_fragments
-from .tma_loader import (CHANNELS_PER_TILE, ConvTmaLoader, acquire_descriptor, descriptor_slots,
+from .tma_loader import (CHANNELS_PER_TILE, ConvTmaLoader, k_tiles, acquire_descriptor, descriptor_slots,
                          epilogue_panel, epilogue_map_args, tensor_maps, write_descriptors)
 from . import tensormap as tm
 
@@ -179,7 +179,7 @@ class Sm90WarpSpecialized:
         self.streamk = s.kernel == STREAM_K
         self.lay = ws_layout(p, s.kernel, s.block_m, s.block_n, s.stages, s.block_k)
         self.res = residual_step(p)
-        self.ktiles = p.gemm_k // s.block_k
+        self.ktiles = k_tiles(p, s.block_k)
         self.row = row_bytes(s.block_k)
         self.swizzle_layout = SWIZZLE_128B_LAYOUT if self.row == 128 else SWIZZLE_64B_LAYOUT
 

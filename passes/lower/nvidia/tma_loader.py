@@ -27,10 +27,21 @@ CHANNELS_PER_TILE = 64          # 128 B of f16/bf16: one 128B-swizzle row
 NARROW_CHANNELS_PER_TILE = 32   # 64 B: one 64B-swizzle row, for C = 32 (mod 64)
 
 
-def k_tile_channels(C: int) -> int | None:
-    """Channels per K step for C input channels (None: TMA cannot tile C)."""
-    return CHANNELS_PER_TILE if C % CHANNELS_PER_TILE == 0 else \
-        NARROW_CHANNELS_PER_TILE if C % NARROW_CHANNELS_PER_TILE == 0 else None
+def k_tile_channels(C: int, taps: int = 1) -> int | None:
+    """Channels per K step for C input channels and R*S filter taps (None: TMA cannot tile
+    C). With one tap any C that is a multiple of 8 (16-byte pixel rows) works with 32-channel
+    steps: the last one reads past C and TMA fills it with zeros, in the activation and in the
+    filter alike (with several taps a step would run into the next tap's filter channels)."""
+    if C % CHANNELS_PER_TILE == 0:
+        return CHANNELS_PER_TILE
+    if C % NARROW_CHANNELS_PER_TILE == 0 or (taps == 1 and C % 8 == 0):
+        return NARROW_CHANNELS_PER_TILE
+    return None
+
+
+def k_tiles(p: ConvProblem, block_k: int) -> int:
+    """K steps of block_k channels: per filter tap, C rounded up to block_k."""
+    return p.R * p.S * -(-p.C // block_k)
 
 
 def operand_swizzle(block_k: int) -> tm.Swizzle:
@@ -174,7 +185,7 @@ class ConvTmaLoader:
         at the same offset; every CTA still expects the whole stage's bytes."""
         e, p = self.e, self.p
         bk = self.s.block_k
-        cblocks = p.C // bk
+        cblocks = -(-p.C // bk)
         rs = e.div(kt, cblocks)
         c0 = index_to(e.mul(e.rem(kt, cblocks), bk), I32())
         r = e.div(rs, p.S)

@@ -308,6 +308,8 @@ def plan_sm90(p: ConvProblem, t: Target) -> Schedule:
     except PlanError as why:
         narrow = why if _narrow_k_steps(p, t) else None
         if narrow is None:
+            if "multiple of 64" in str(why):
+                why = f"{why}; 32-channel steps need C a multiple of 32, or of 8 with one filter tap"
             return _sm90_without_im2col_tma(p, t, why)
     n = t.num_sms
     wide = 256 if p.F % 256 == 0 else 160 if _fewer_columns_at_160(p) else 128 if p.F > 64 else 64

@@ -9,20 +9,12 @@ import pytest
 
 from conftest import compile_layer
 from convc.passes.lower.nvidia import tensormap as tm
+from convc.passes.lower.nvidia.tile_scheduler import IntOps
 from convc.passes.lower.nvidia.tma_loader import epilogue_map_args, epilogue_panel
 from convc.passes.plan import PlanError, candidate_schedules, plan_sm90, plan_sm90_ws
 from convc.passes.problem import ConvProblem
 from convc.passes.target import get_target
 from convc.tools.layers import load_suite
-
-
-class IntOps:
-    """The Emitter's integer methods on Python ints."""
-    add = staticmethod(lambda a, b: a + b)
-    mul = staticmethod(lambda a, b: a * b)
-    div = staticmethod(lambda a, b: a // b)
-    rem = staticmethod(lambda a, b: a % b)
-    xor = staticmethod(lambda a, b: a ^ b)
 
 
 @pytest.mark.parametrize("dtype,block_n,cols,span", [

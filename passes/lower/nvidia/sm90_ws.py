@@ -264,14 +264,7 @@ class Sm90WarpSpecialized:
             m0, n0 = self.tiles.origin(j)
             loader = ConvTmaLoader(e, p, s, self.slots[0], self.slots[1], m0, n0)
             with e.for_(0, self.ktiles, 1) as (kt, _, _y2):
-                it = e.add(e.mul(j, self.ktiles), kt)
-                st, phase = self._stage(it)
-                mbarrier_wait(self._bar(lay.empty(0), st), arith_d.xori(phase, arith_d.constant(I32(), 1)))
-                loader.load(kt, self._off(lay.a0, st, lay.a_stage), self._off(lay.b0, st, lay.b_stage),
-                            self._bar(lay.full(0), st), cluster_rank=self.tiles.rank)
-                if self.trace.on:
-                    with e.if_(e.cmp("eq", it, 0)):
-                        self.trace.stamp("first_issue")
+                self._issue(loader, kt, e.add(e.mul(j, self.ktiles), kt), cluster_rank=self.tiles.rank)
                 if self.res:
                     with e.if_(e.cmp("eq", kt, prime - 1)):
                         with e.if_(e.cmp("eq", j, 0)):
@@ -279,6 +272,17 @@ class Sm90WarpSpecialized:
                         self._load_residual(j, m0, n0)
         self.trace.stamp("producer_done")
         self.trace.stamp("tiles", index_to(self.tiles.local_count(), I64()))
+
+    def _issue(self, loader, kt, it, cluster_rank=None) -> None:
+        """k-tile kt into ring iteration it's stage, once the consumers released it."""
+        e, lay = self.e, self.lay
+        st, phase = self._stage(it)
+        mbarrier_wait(self._bar(lay.empty(0), st), arith_d.xori(phase, arith_d.constant(I32(), 1)))
+        loader.load(kt, self._off(lay.a0, st, lay.a_stage), self._off(lay.b0, st, lay.b_stage),
+                    self._bar(lay.full(0), st), cluster_rank=cluster_rank)
+        if self.trace.on:
+            with e.if_(e.cmp("eq", it, 0)):
+                self.trace.stamp("first_issue")
 
     def _load_residual(self, j, m0, n0) -> None:
         """TMA the residual rows of tile j for each consumer warpgroup that computes them."""
@@ -306,14 +310,7 @@ class Sm90WarpSpecialized:
             m0, n0 = self.tiles.origin_of(t)
             loader = ConvTmaLoader(e, p, s, self.slots[0], self.slots[1], m0, n0)
             with e.for_(k0, k1, 1) as (kt, _, _y2):
-                it = e.add(it0, e.sub(kt, k0))
-                st, phase = self._stage(it)
-                mbarrier_wait(self._bar(lay.empty(0), st), arith_d.xori(phase, arith_d.constant(I32(), 1)))
-                loader.load(kt, self._off(lay.a0, st, lay.a_stage), self._off(lay.b0, st, lay.b_stage),
-                            self._bar(lay.full(0), st))
-                if self.trace.on:
-                    with e.if_(e.cmp("eq", it, 0)):
-                        self.trace.stamp("first_issue")
+                self._issue(loader, kt, e.add(it0, e.sub(kt, k0)))
         self.trace.stamp("producer_done")
         self.trace.stamp("tiles", index_to(self.work.count(), I64()))
 
@@ -341,21 +338,14 @@ class Sm90WarpSpecialized:
             t, k0, k1, it0 = self.work.segment(si)
             m0, n0 = self.tiles.origin_of(t)
             use = e.div(si, 2)
-            mbarrier_wait(self._bar(lay.turn(0), cw), index_to(e.rem(e.add(use, e.add(cw, 1)), 2), I32()))
-            channel_ops = channel_operands(e, self.p, self.memrefs, n0, e.mul(e.rem(e.rem(wtid, 32), 4), 2), s.block_n)
+            self._turn_wait(cw, use)
+            channel_ops = self._channel_ops(n0, wtid)
             n = e.sub(k1, k0)
             accs = self._k_step(it0, [undef_accumulator(s.block_n) for _ in range(subs)], row_base, first=True)
             first_tile = arith_d.andi(elected, e.cmp("eq", use, 0)) if self.trace.on else None
             self.trace.consumer(e, cw, "first_data", first_tile)
-            loop = e.for_(1, n, 1, accs)
-            with loop as (kt, accs, set_acc):
-                it = e.add(it0, kt)
-                accs = self._k_step(it, accs, row_base)
-                self._release(e.sub(it, 1))
-                set_acc(accs)
-            accs = loop.results
-            with e.if_(elected):
-                mbarrier_arrive(self._bar(lay.turn(0), e.sub(1, cw)))
+            accs = self._k_loop(it0, n, accs, row_base)
+            self._turn_pass(cw, elected)
             wgmma_wait(0)
             self.trace.consumer(e, cw, "mainloop", first_tile)
             self._release(e.add(it0, e.sub(n, 1)))
@@ -400,12 +390,8 @@ class Sm90WarpSpecialized:
             row_base = e.mul(cw, lay.rows) if self.coop else e.c(0)
             use = j if self.coop else e.div(j, 2)
             if not self.coop:
-                # Ping-pong turns: this warpgroup's main loop starts once the other one has
-                # waited on every stage of its tile, so the shared ring's phases never alias.
-                mbarrier_wait(self._bar(lay.turn(0), cw), index_to(e.rem(e.add(use, e.add(cw, 1)), 2), I32()))
-            # Per-channel operands (bias) for this tile, loaded before the main loop so their
-            # latency hides under it (loaded in the epilogue they were its largest stall).
-            channel_ops = channel_operands(e, self.p, self.memrefs, n0, e.mul(e.rem(e.rem(wtid, 32), 4), 2), s.block_n)
+                self._turn_wait(cw, use)
+            channel_ops = self._channel_ops(n0, wtid)
             # k-tile 0 is peeled: its first wgmma ignores the (undefined) accumulator
             # (scale-d 0), so no zero-fill sits between the wgmma fence and the wgmma.
             it0 = e.mul(j, self.ktiles)
@@ -419,16 +405,9 @@ class Sm90WarpSpecialized:
                     bulk_wait_read(0)
                     mbarrier_arrive(self._bar(lay.res_empty(0), cw))
             if self.ktiles > 1:
-                loop = e.for_(1, self.ktiles, 1, accs)
-                with loop as (kt, accs, set_acc):
-                    it = e.add(it0, kt)
-                    accs = self._k_step(it, accs, row_base)
-                    self._release(e.sub(it, 1))
-                    set_acc(accs)
-                accs = loop.results
+                accs = self._k_loop(it0, self.ktiles, accs, row_base)
             if not self.coop:
-                with e.if_(elected):
-                    mbarrier_arrive(self._bar(lay.turn(0), e.sub(1, cw)))
+                self._turn_pass(cw, elected)
             wgmma_wait(0)
             self.trace.consumer(e, cw, "mainloop", first_tile)
             self._release(e.add(it0, self.ktiles - 1))
@@ -437,6 +416,35 @@ class Sm90WarpSpecialized:
         with e.if_(elected):
             bulk_wait_read(0)          # the last store has read its staging slot
         self.trace.consumer(e, cw, "done", elected)
+
+    def _turn_wait(self, cw, use) -> None:
+        """Ping-pong turns: this warpgroup's main loop (its use-th) starts once the other one
+        has waited on every stage of its tile, so the shared ring's phases never alias."""
+        e = self.e
+        mbarrier_wait(self._bar(self.lay.turn(0), cw), index_to(e.rem(e.add(use, e.add(cw, 1)), 2), I32()))
+
+    def _turn_pass(self, cw, elected) -> None:
+        """Hand the ring to the other warpgroup (it has waited on all of this main loop's stages)."""
+        with self.e.if_(elected):
+            mbarrier_arrive(self._bar(self.lay.turn(0), self.e.sub(1, cw)))
+
+    def _channel_ops(self, n0, wtid) -> dict:
+        """Per-channel operands (bias) for the tile at n0, loaded before the main loop so their
+        latency hides under it (loaded in the epilogue they were its largest stall)."""
+        e = self.e
+        return channel_operands(e, self.p, self.memrefs, n0, e.mul(e.rem(e.rem(wtid, 32), 4), 2), self.s.block_n)
+
+    def _k_loop(self, it0, n, accs, row_base):
+        """Ring iterations it0 + 1 .. it0 + n - 1 after the peeled first one, each releasing the
+        stage before it (wgmma keeps one group in flight)."""
+        e = self.e
+        loop = e.for_(1, n, 1, accs)
+        with loop as (kt, accs, set_acc):
+            it = e.add(it0, kt)
+            accs = self._k_step(it, accs, row_base)
+            self._release(e.sub(it, 1))
+            set_acc(accs)
+        return loop.results
 
     def _release(self, it) -> None:
         """This warp is done reading ring iteration it's stage."""

@@ -164,6 +164,22 @@ def smem_matrix_descriptor(addr_i64, stride_byte_offset: int, leading_byte_offse
     return arith_d.ori(a, i64(hi - (1 << 64) if hi >= (1 << 63) else hi))
 
 
+def smem_descriptor_lo(addr_i64, leading_byte_offset: int = 16):
+    """The low word of a wgmma matrix descriptor (start address >> 4, leading byte offset) as
+    an i32: shared addresses fit 18 bits, so later byte offsets b (multiples of 16) are added
+    as b >> 4 without carrying into the next field (smem_descriptor_at)."""
+    a = arith_d.andi(arith_d.shrui(arith_d.trunci(I32(), addr_i64), i32(4)), i32(0x3FFF))
+    return arith_d.ori(a, i32((leading_byte_offset >> 4) << 16))
+
+
+def smem_descriptor_at(lo_i32, byte_offset: int, stride_byte_offset: int, layout: int = SWIZZLE_128B_LAYOUT):
+    """The 64-bit descriptor of lo_i32's matrix moved by byte_offset: 32-bit arithmetic on the
+    low word, constant high word (stride byte offset >> 4 in bits 32..45, layout in 62..63)."""
+    lo = arith_d.addi(lo_i32, i32(byte_offset >> 4)) if byte_offset else lo_i32
+    hi = ((stride_byte_offset >> 4) << 32) | (layout << 62)
+    return arith_d.ori(arith_d.extui(I64(), lo), i64(hi - (1 << 64) if hi >= (1 << 63) else hi))
+
+
 def accumulator_type(n: int) -> ir.Type:
     """The m64nNk16 f32 accumulator fragment: N/2 floats per thread."""
     return ir.Type.parse("!llvm.struct<(" + ", ".join(["f32"] * (n // 2)) + ")>")

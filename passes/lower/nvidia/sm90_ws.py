@@ -56,7 +56,7 @@ from .primitives import (I32, I64, SWIZZLE_128B_LAYOUT, SWIZZLE_64B_LAYOUT, addr
                          cluster_ctarank_count, mbarrier_arrive_remote, trap_unless,
                          index_to, mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_init,
                          mbarrier_init_fence, mbarrier_wait, named_barrier,
-                         smem_matrix_descriptor, tma_load, tma_store, wgmma_commit, wgmma_fence,
+                         smem_descriptor_at, smem_descriptor_lo, tma_load, tma_store, wgmma_commit, wgmma_fence,
                          wgmma_m64nk16, wgmma_wait, undef_accumulator, async_proxy_fence)
 from .tile_scheduler import PersistentTiles, StreamKWork
 from . import stream_k as sk
@@ -436,20 +436,26 @@ class Sm90WarpSpecialized:
 
     def _k_loop(self, it0, n, accs, row_base):
         """Ring iterations it0 + 1 .. it0 + n - 1 after the peeled first one, each releasing the
-        stage before it (wgmma keeps one group in flight)."""
-        e = self.e
-        loop = e.for_(1, n, 1, accs)
-        with loop as (kt, accs, set_acc):
-            it = e.add(it0, kt)
-            accs = self._k_step(it, accs, row_base)
-            self._release(e.sub(it, 1))
-            set_acc(accs)
-        return loop.results
+        stage before it (wgmma keeps one group in flight). The stage and its phase parity are
+        carried through the loop (no division per k-step on the way to the wgmmas)."""
+        e, S = self.e, self.s.stages
+        st0, ph0 = self._stage(it0)
+        loop = e.for_(1, n, 1, list(accs) + [st0, ph0])
+        with loop as (kt, carried, set_acc):
+            accs, prev, ph = carried[:-2], carried[-2], carried[-1]
+            wrap = e.cmp("eq", prev, S - 1)
+            st = e.select(wrap, 0, e.add(prev, 1))
+            ph = arith_d.select(wrap, arith_d.xori(ph, arith_d.constant(I32(), 1)), ph)
+            accs = self._k_step(None, accs, row_base, at=(st, ph))
+            self._release(None, st=prev)
+            set_acc(list(accs) + [st, ph])
+        return loop.results[:-2]
 
-    def _release(self, it) -> None:
-        """This warp is done reading ring iteration it's stage."""
+    def _release(self, it, st=None) -> None:
+        """This warp is done reading ring iteration it's stage (or stage st)."""
         e = self.e
-        st, _ = self._stage(it)
+        if st is None:
+            st, _ = self._stage(it)
         lane = e.rem(self.tid, 32)
         bar = self._bar(self.lay.empty(0), st)
         with e.if_(e.cmp("eq", lane, 0)):
@@ -459,9 +465,10 @@ class Sm90WarpSpecialized:
                 peer = e.rem(e.add(self.tiles.rank, d), self.s.cluster_m)
                 mbarrier_arrive_remote(bar, index_to(peer, I32()), relaxed=True)
 
-    def _k_step(self, it, accs, row_base, first: bool = False):
-        """Ring iteration it: wait for its stage, issue its wgmmas, keep one group in flight."""
-        st, phase = self._stage(it)
+    def _k_step(self, it, accs, row_base, first: bool = False, at=None):
+        """Ring iteration it (or the stage and phase `at`): wait for its stage, issue its
+        wgmmas, keep one group in flight."""
+        st, phase = at if at is not None else self._stage(it)
         mbarrier_wait(self._bar(self.lay.full(0), st), phase)
         accs = self._mma_stage(accs, self._off(self.lay.a0, st, self.lay.a_stage),
                                self._off(self.lay.b0, st, self.lay.b_stage), row_base, first)
@@ -476,11 +483,11 @@ class Sm90WarpSpecialized:
         a_wg = arith_d.addi(a_stage, arith_d.muli(index_to(row_base, I64()), i64(row)))
         wgmma_fence()
         out = []
+        a_lo, b_lo = smem_descriptor_lo(a_wg), smem_descriptor_lo(b_stage)
         for sub, acc in enumerate(accs):
-            a_sub = arith_d.addi(a_wg, i64(64 * sub * row))
             for kk in range(s.block_k // 16):
-                da = smem_matrix_descriptor(arith_d.addi(a_sub, i64(32 * kk)), 8 * row, layout=lay)
-                db = smem_matrix_descriptor(arith_d.addi(b_stage, i64(32 * kk)), 8 * row, layout=lay)
+                da = smem_descriptor_at(a_lo, 64 * sub * row + 32 * kk, 8 * row, layout=lay)
+                db = smem_descriptor_at(b_lo, 32 * kk, 8 * row, layout=lay)
                 acc = wgmma_m64nk16(acc, da, db, s.block_n, self.p.dtype, accumulate=not (first and kk == 0))
             out.append(acc)
         wgmma_commit()

@@ -306,9 +306,10 @@ def plan_sm90(p: ConvProblem, t: Target) -> Schedule:
         plan_sm90_tma(p, t)
         narrow = None
     except PlanError as why:
+        from .lower.nvidia.tma_loader import k_tile_channels
         narrow = why if _narrow_k_steps(p, t) else None
         if narrow is None:
-            if "multiple of 64" in str(why):
+            if k_tile_channels(p.C, p.R * p.S) is None:
                 why = f"{why}; 32-channel steps need C a multiple of 32, or of 8 with one filter tap"
             return _sm90_without_im2col_tma(p, t, why)
     n = t.num_sms

@@ -1,10 +1,11 @@
-"""The consumer's 32-bit wgmma descriptor arithmetic encodes the same 64-bit descriptors as
-the reference encoder, for every stage base and k16 offset the kernels can address.
+"""The wgmma shared-memory descriptors the kernels emit equal the PTX bit layout, for every
+stage base and k16 offset the kernels can address.
 
 sm90_ws builds one low word per stage (smem_descriptor_lo) and adds each operand's byte
-offset >> 4 to it (smem_descriptor_at); smem_matrix_descriptor shifts and masks the full
-64-bit address instead. Both are emitted with constant addresses and folded by MLIR's
-canonicalizer, then compared bit for bit.
+offset >> 4 to it (smem_descriptor_at); the other kernels take smem_matrix_descriptor of the
+full address. Both are emitted with constant addresses, folded by MLIR's canonicalizer, and
+compared bit for bit with the layout written out here: start address >> 4 in bits 0..13,
+leading byte offset >> 4 in 16..29, stride byte offset >> 4 in 32..45, layout in 62..63.
 """
 
 from __future__ import annotations
@@ -20,8 +21,13 @@ from convc.passes.lower.nvidia.primitives import (I64, SWIZZLE_128B_LAYOUT, SWIZ
 SMEM_LIMIT = 232448 + 1024          # the opt-in maximum plus the dynamic window's 0x400 base
 
 
+def _reference(addr: int, sbo: int, layout: int, lbo: int = 16) -> int:
+    return (((addr >> 4) & 0x3FFF) | ((lbo >> 4) << 16) | ((sbo >> 4) << 32) | (layout << 62))
+
+
 def _folded(cases):
-    """[(address, byte offset, stride byte offset, layout)] -> [(new, reference)] as ints."""
+    """[(address, byte offset, stride byte offset, layout)] -> [(per-stage word + offset,
+    full-address encoder)] as ints."""
     with ir.Context(), ir.Location.unknown():
         module = ir.Module.create()
         with ir.InsertionPoint(module.body):
@@ -52,5 +58,7 @@ def test_descriptor_words_match_reference():
             off = 64 * rng.randrange(0, 2) * row + 32 * rng.randrange(0, 4)          # sub-block, k16
             cases.append((base, off, 8 * row, layout))
         cases.append((SMEM_LIMIT - 1024, 3 * 32, 8 * row, layout))                   # highest stage
-    for (new, ref), case in zip(_folded(cases), cases):
-        assert new == ref, (case, hex(new), hex(ref))
+    for (staged, full), (addr, off, sbo, layout) in zip(_folded(cases), cases):
+        ref = _reference(addr + off, sbo, layout)
+        assert staged == ref, ((addr, off, sbo, layout), hex(staged), hex(ref))
+        assert full == ref, ((addr, off, sbo, layout), hex(full), hex(ref))

@@ -159,9 +159,7 @@ def smem_matrix_descriptor(addr_i64, stride_byte_offset: int, leading_byte_offse
     """64-bit wgmma shared-memory matrix descriptor: start address >> 4 in bits 0..13,
     leading byte offset >> 4 in 16..29, stride byte offset >> 4 in 32..45, layout in 62..63
     (base offset 0: tiles are 1024-byte aligned)."""
-    a = arith_d.andi(arith_d.shrui(addr_i64, i64(4)), i64(0x3FFF))
-    hi = ((leading_byte_offset >> 4) << 16) | ((stride_byte_offset >> 4) << 32) | (layout << 62)
-    return arith_d.ori(a, i64(hi - (1 << 64) if hi >= (1 << 63) else hi))
+    return smem_descriptor_at(smem_descriptor_lo(addr_i64, leading_byte_offset), 0, stride_byte_offset, layout)
 
 
 def smem_descriptor_lo(addr_i64, leading_byte_offset: int = 16):

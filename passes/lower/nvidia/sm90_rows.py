@@ -29,7 +29,7 @@ from .primitives import (I32, I64, address_of, as_shared_ptr, async_proxy_fence,
                          mbarrier_wait, named_barrier, smem_matrix_descriptor, tma_load, tma_store,
                          undef_accumulator, wgmma_commit, wgmma_fence, wgmma_m64nk16_rega, wgmma_wait)
 from .row_slab import BLOCK_N, BOX, CHUNK, RowSlab, row_slab
-from .sm90_ws import SWIZZLE_ATOM_BYTES
+from .sm90_igemm import SWIZZLE_ATOM_BYTES
 from .warp_roles import THREADS, WARPGROUP, channel_operands, split_roles, stage_fragments
 from .tma_loader import _TM_ELEM, _TM_TYPE, acquire_descriptor, descriptor_slots, epilogue_panel, write_descriptors
 from . import tensormap as tm

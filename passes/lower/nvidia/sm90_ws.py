@@ -66,13 +66,12 @@ from .tma_loader import (CHANNELS_PER_TILE, ConvTmaLoader, k_tiles, acquire_desc
                          epilogue_panel, epilogue_map_args, tensor_maps, write_descriptors)
 from . import tensormap as tm
 
-ROW_BYTES = CHANNELS_PER_TILE * 2          # one swizzled K row: 64 x 16-bit
-SWIZZLE_ATOM_BYTES = 8 * ROW_BYTES         # 8 rows: the wgmma stride byte offset
-
 
 def row_bytes(block_k: int) -> int:
     """Bytes of one swizzled K row of 16-bit operands (128 or 64: also the swizzle span)."""
     return block_k * 2
+
+
 DESCRIPTORS = 4                            # activation, filter, output, residual
 # f32 accumulator registers per consumer thread: 160 (a 128x160 tile per warpgroup, F = 320
 # in two tiles) still leaves ptxas room under the 232-register consumer budget without spills.
@@ -340,15 +339,15 @@ class Sm90WarpSpecialized:
             use = e.div(si, 2)
             self._turn_wait(cw, use)
             channel_ops = self._channel_ops(n0, wtid)
-            n = e.sub(k1, k0)
-            accs = self._k_step(it0, [undef_accumulator(s.block_n) for _ in range(subs)], row_base, first=True)
+            st0, ph0 = self._stage(it0)
+            accs = self._k_step(st0, ph0, [undef_accumulator(s.block_n) for _ in range(subs)], row_base, first=True)
             first_tile = arith_d.andi(elected, e.cmp("eq", use, 0)) if self.trace.on else None
             self.trace.consumer(e, cw, "first_data", first_tile)
-            accs = self._k_loop(it0, n, accs, row_base)
+            accs, last = self._k_loop(st0, ph0, e.sub(k1, k0), accs, row_base)
             self._turn_pass(cw, elected)
             wgmma_wait(0)
             self.trace.consumer(e, cw, "mainloop", first_tile)
-            self._release(e.add(it0, e.sub(n, 1)))
+            self._release(last)
             # A tail adds the head's partial from the previous CTA (0 or 1 iterations).
             prev = e.sub(pid, 1)
             fix = e.for_(prev, e.select(e.cmp("sgt", k0, 0), pid, prev), 1, accs)
@@ -394,8 +393,8 @@ class Sm90WarpSpecialized:
             channel_ops = self._channel_ops(n0, wtid)
             # k-tile 0 is peeled: its first wgmma ignores the (undefined) accumulator
             # (scale-d 0), so no zero-fill sits between the wgmma fence and the wgmma.
-            it0 = e.mul(j, self.ktiles)
-            accs = self._k_step(it0, [undef_accumulator(s.block_n) for _ in range(subs)], row_base, first=True)
+            st0, ph0 = self._stage(e.mul(j, self.ktiles))
+            accs = self._k_step(st0, ph0, [undef_accumulator(s.block_n) for _ in range(subs)], row_base, first=True)
             first_tile = arith_d.andi(elected, e.cmp("eq", use, 0)) if self.trace.on else None
             self.trace.consumer(e, cw, "first_data", first_tile)
             if lay.res_in_place:
@@ -404,13 +403,14 @@ class Sm90WarpSpecialized:
                 with e.if_(arith_d.andi(elected, e.cmp("sgt", use, 0))):
                     bulk_wait_read(0)
                     mbarrier_arrive(self._bar(lay.res_empty(0), cw))
+            last = st0
             if self.ktiles > 1:
-                accs = self._k_loop(it0, self.ktiles, accs, row_base)
+                accs, last = self._k_loop(st0, ph0, self.ktiles, accs, row_base)
             if not self.coop:
                 self._turn_pass(cw, elected)
             wgmma_wait(0)
             self.trace.consumer(e, cw, "mainloop", first_tile)
-            self._release(e.add(it0, self.ktiles - 1))
+            self._release(last)
             self._epilogue(accs, cw, use, m0, n0, row_base, wtid, elected, channel_ops, first_tile)
             self.trace.consumer(e, cw, "stored", first_tile)
         with e.if_(elected):
@@ -434,28 +434,26 @@ class Sm90WarpSpecialized:
         e = self.e
         return channel_operands(e, self.p, self.memrefs, n0, e.mul(e.rem(e.rem(wtid, 32), 4), 2), self.s.block_n)
 
-    def _k_loop(self, it0, n, accs, row_base):
-        """Ring iterations it0 + 1 .. it0 + n - 1 after the peeled first one, each releasing the
-        stage before it (wgmma keeps one group in flight). The stage and its phase parity are
-        carried through the loop (no division per k-step on the way to the wgmmas)."""
+    def _k_loop(self, st0, ph0, n, accs, row_base):
+        """The n - 1 ring iterations after the peeled first one (stage st0, phase parity ph0),
+        each releasing the stage before it (wgmma keeps one group in flight). The stage and its
+        parity are carried through the loop (no division per k-step on the way to the wgmmas).
+        Returns the accumulators and the last iteration's stage (still to be released)."""
         e, S = self.e, self.s.stages
-        st0, ph0 = self._stage(it0)
         loop = e.for_(1, n, 1, list(accs) + [st0, ph0])
         with loop as (kt, carried, set_acc):
             accs, prev, ph = carried[:-2], carried[-2], carried[-1]
             wrap = e.cmp("eq", prev, S - 1)
             st = e.select(wrap, 0, e.add(prev, 1))
             ph = arith_d.select(wrap, arith_d.xori(ph, arith_d.constant(I32(), 1)), ph)
-            accs = self._k_step(None, accs, row_base, at=(st, ph))
-            self._release(None, st=prev)
+            accs = self._k_step(st, ph, accs, row_base)
+            self._release(prev)
             set_acc(list(accs) + [st, ph])
-        return loop.results[:-2]
+        return loop.results[:-2], loop.results[-2]
 
-    def _release(self, it, st=None) -> None:
-        """This warp is done reading ring iteration it's stage (or stage st)."""
+    def _release(self, st) -> None:
+        """This warp is done reading ring stage st."""
         e = self.e
-        if st is None:
-            st, _ = self._stage(it)
         lane = e.rem(self.tid, 32)
         bar = self._bar(self.lay.empty(0), st)
         with e.if_(e.cmp("eq", lane, 0)):
@@ -465,10 +463,9 @@ class Sm90WarpSpecialized:
                 peer = e.rem(e.add(self.tiles.rank, d), self.s.cluster_m)
                 mbarrier_arrive_remote(bar, index_to(peer, I32()), relaxed=True)
 
-    def _k_step(self, it, accs, row_base, first: bool = False, at=None):
-        """Ring iteration it (or the stage and phase `at`): wait for its stage, issue its
-        wgmmas, keep one group in flight."""
-        st, phase = at if at is not None else self._stage(it)
+    def _k_step(self, st, phase, accs, row_base, first: bool = False):
+        """Ring stage st at phase parity `phase`: wait for it, issue its wgmmas, keep one group
+        in flight."""
         mbarrier_wait(self._bar(self.lay.full(0), st), phase)
         accs = self._mma_stage(accs, self._off(self.lay.a0, st, self.lay.a_stage),
                                self._off(self.lay.b0, st, self.lay.b_stage), row_base, first)

@@ -1,6 +1,7 @@
 // The row-slab kernel for convs whose pixels are too narrow for TMA (here C = 4): the producer
-// TMA-loads whole input rows (tiled boxes of 256 elements, 16-byte aligned starts, negative
-// for the padding), consumers build wgmma A fragments from them in registers (inline PTX:
+// TMA-loads a tile's 3 input rows as one box of the input viewed as [N, H, W*C/16, 16]
+// (3 rows x 12 groups x 16 elements; the start is group -1, a negative 16-byte aligned
+// coordinate for the padding), consumers build wgmma A fragments from them in registers (inline PTX:
 // NVVM has no register-A op) against the filter staged once in shared memory, and write the
 // tile with a 3-D TMA store that clips pixels past Wo.
 // RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule,convc-lower-kernel --target sm_90a %inputs/narrow_c4_rows.flow.mlir | FileCheck %s
@@ -12,8 +13,9 @@
 // CHECK: nvvm.fence.proxy <async.shared>
 // CHECK: gpu.barrier
 // CHECK: nvvm.setmaxregister decrease 40
-// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.+}}, %c1536_i32
-// CHECK-COUNT-3: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.+}} box[%c-8_i32{{.*}}, %{{.+}}, %{{.+}}] :
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.+}}, %c1152_i32
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.+}} box[%c0_i32{{.*}}, %c-1_i32{{.*}}, %{{.+}}, %{{.+}}] :
+// CHECK-NOT: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // CHECK: nvvm.setmaxregister increase 232
 // CHECK: llvm.load {{.+}} : !llvm.ptr<3> -> i32
 // CHECK: nvvm.wgmma.fence.aligned

@@ -5,8 +5,10 @@ import numpy as np
 import pytest
 
 from convc.passes.problem import ConvProblem
+from convc.passes.lower.nvidia import tensormap as tm
 from convc.passes.lower.nvidia.row_slab import (RowSlabUnsupported, im2col_from_slab, row_slab,
                                                 slab_model)
+from convc.passes.lower.nvidia.sm90_rows import input_map_args
 
 
 def direct_im2col(p, x, n, ho, g):
@@ -45,10 +47,25 @@ def test_fragments_equal_im2col(case):
 
 def test_stem_geometry():
     g = row_slab(ConvProblem(N=32, H=224, W=224, C=3, F=64, R=7, S=7, stride=(2, 2), pad=(3, 3, 3, 3)))
-    # x0 = -9: boxes start at -16 (16-byte aligned), one leading zero K slot keeps pairs aligned
-    assert (g.sc, g.lead, g.sc2, g.kp, g.ksteps, g.boxes, g.xs, g.shift, g.subs) == \
-        (21, 1, 24, 176, 11, 3, -16, 6, 2)
-    assert g.xs % 8 == 0 and g.shift % 2 == 0
+    # x0 = -9: 96-element groups (672 = 7 * 96), the slab starts at -96; one leading zero K
+    # slot keeps pairs aligned; all 7 rows in one box of 7 x 9 x 96
+    assert (g.sc, g.lead, g.sc2, g.kp, g.ksteps, g.xs, g.shift, g.subs) == (21, 1, 24, 176, 11, -96, 86, 2)
+    assert (g.group, g.groups, g.rows_box, g.boxes, g.pitch) == (96, 9, 7, 1, 864)
+    assert g.shift + 6 * (112 - 1) + g.sc2 <= g.pitch          # the last pixel's window fits
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_one_box_holds_the_slab(case):
+    """The input map's box is the slab of rows_box rows, the driver's encoder accepts it, and
+    the boxes of a tile add up to the bytes the producer expects."""
+    p = ConvProblem(**case)
+    g = row_slab(p)
+    args = input_map_args(p, g)
+    tm.encode_tiled(args)
+    assert args.box_dim == (g.group, g.groups, g.rows_box, 1)
+    assert g.boxes * g.group * g.groups * g.rows_box * g.elem_bytes == g.slab_bytes
+    assert g.xs % g.group == 0 and (p.W * p.C) % g.group == 0 and (g.group * g.elem_bytes) % 16 == 0
+    assert g.rows_box == (p.R if p.dilation[0] == 1 else 1)
 
 
 @pytest.mark.parametrize("case, why", [

@@ -64,7 +64,8 @@ def test_sm90a_ptx(tmp_path):
     _, res = compile_layer(tmp_path, stem, target="sm_90a", dump_dir=str(tmp_path / "s"))
     assert res.reports[0].schedule.kernel == "sm90_rows_wgmma"
     ptx = _dump_text(tmp_path / "s" / "binaries", "*.ptx")
-    assert "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes" in ptx
+    # the 7 input rows of a tile in one [rows, groups, group] box of the 4-D input view
+    assert len(re.findall(r"cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes", ptx)) == 1
     assert "cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group" in ptx
     # register-A wgmma: the A operand is a brace list of 4 registers, not a descriptor
     assert re.search(r"wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 \{[^}]+\}, \{%r\d+, %r\d+, %r\d+, %r\d+\}", ptx)

@@ -2,12 +2,18 @@
 stem): the loader and the register-A wgmma of sm90_rows.py agree on it through this module.
 
 A tile is one output row (n, ho) of Wo <= 128 pixels. Its im2col rows all read the same R input
-rows; in NHWC each input row is one contiguous run of W*C elements, so a tiled TMA map over the
-input viewed as [N, H, W*C] brings the R rows into shared memory ("the slab"), boxes of 256
-elements starting at x0 = -pad_left*C (out-of-bounds parts, i.e. the padding, arrive as zeros).
+rows; in NHWC each input row is one contiguous run of W*C elements. A tiled TMA map over the
+input viewed as [N, H, W*C / G, G] (G elements per "group", G dividing W*C) brings all R rows
+into shared memory ("the slab") with ONE box of [R, groups, G]: the slab row pitch is
+groups*G elements, and out-of-bounds parts (the padding, rows above or below the image) arrive
+as zeros. One box per tile matters: the producer is a single thread, and at 21 boxes per tile
+(three 256-element boxes per row of the 7x7 stem) it could not keep the consumers fed. With
+a dilation along H the rows are not adjacent and each row is its own box.
 
-A tile box must start on a 16-byte boundary, so the boxes start at xs = x0 - d (d = x0 mod 8)
-and slab element e holds input element xs + e.
+A box starts on a group boundary, so the slab starts at xs = x0 - d (x0 = -pad_left*C, xs the
+largest multiple of G not above x0) and slab element e holds input element xs + e. G is the
+largest divisor of W*C (a multiple of 16 bytes, at most 256 elements) whose slab is within 25%
+of the smallest: wider groups mean fewer, longer box rows, but more leading elements.
 
 K is ordered (r, j') with j' = lead + s*C + c, each filter row's S*C values (after `lead`
 zero slots) padded to SC2 (a multiple of 8): then every 8-wide K chunk lies in one filter row,
@@ -23,7 +29,8 @@ from dataclasses import dataclass
 
 from ...problem import ConvProblem, DTYPE_BYTES
 
-BOX = 256                     # elements per TMA box (the box-dimension limit)
+BOX_DIM = 256                 # the TMA box-dimension limit
+SLAB_SLACK = 1.25             # widest group whose slab pitch is within this of the smallest
 CHUNK = 8                     # K elements per fragment half-step (one b32 pair per lane)
 MAX_ROWS = 128                # output pixels per tile: two m64 wgmma sub-blocks
 BLOCK_N = 64                  # output channels per tile (one 128-byte swizzle row)
@@ -43,14 +50,25 @@ class RowSlab:
     lead: int                 # zero K slots before each filter row's values (0 or 1)
     sc2: int                  # lead + S*C padded to a multiple of 8
     kp: int                   # R*SC2 padded to a multiple of 16 (the GEMM K)
-    xs: int                   # first slab element's W*C coordinate (16-byte aligned)
+    xs: int                   # first slab element's W*C coordinate (a multiple of group)
     shift: int                # slab offset of j' = 0 at wo = 0: (x0 - xs) - lead, even
-    boxes: int                # TMA boxes per input row
-    pitch: int                # slab row pitch in elements
+    group: int                # G: elements per box row (divides W*C, 16-byte multiple)
+    groups: int               # box rows per slab row
+    rows_box: int             # input rows per TMA box: R, or 1 with a dilation along H
     row_step: int             # slab elements between adjacent output pixels (stride_w*C)
     subs: int                 # m64 sub-blocks per tile (rows = 64*subs >= Wo)
     elem_bytes: int
     rows_r: int               # R: input rows per slab
+
+    @property
+    def pitch(self) -> int:
+        """Slab row pitch in elements."""
+        return self.groups * self.group
+
+    @property
+    def boxes(self) -> int:
+        """TMA boxes per tile."""
+        return self.rows_r // self.rows_box
 
     @property
     def ksteps(self) -> int:
@@ -104,11 +122,24 @@ def row_slab(p: ConvProblem) -> RowSlab:
     if (4 * kp // 16 + 32) * subs > 180:
         raise RowSlabUnsupported(f"K={kp} needs {(4 * kp // 16 + 32) * subs} fragment registers")
     row_step = p.stride[1] * p.C
-    shift = d - lead
-    span = row_step * (p.Wo - 1) + sc2 + shift  # elements read per slab row
-    boxes = _cdiv(span, BOX)
-    return RowSlab(sc=sc, lead=lead, sc2=sc2, kp=kp, xs=x0 - d, shift=shift, boxes=boxes,
-                   pitch=boxes * BOX, row_step=row_step, subs=subs, elem_bytes=eb, rows_r=p.R)
+    wc = p.W * p.C
+    align = 16 // eb
+    fits = []                                   # (pitch, group, xs, shift) per candidate group
+    for group in range(align, min(wc, BOX_DIM) + 1, align):
+        if wc % group:
+            continue
+        xs = (x0 // group) * group
+        shift = (x0 - xs) - lead                # x0 - xs = d (mod 8): even, like before
+        groups = _cdiv(row_step * (p.Wo - 1) + sc2 + shift, group)
+        if groups <= BOX_DIM:
+            fits.append((groups * group, group, xs, shift))
+    if not fits:
+        raise RowSlabUnsupported(f"input rows of {wc} elements need more than {BOX_DIM} box rows")
+    least = min(f[0] for f in fits)
+    pitch, group, xs, shift = max((f for f in fits if f[0] <= SLAB_SLACK * least), key=lambda f: f[1])
+    return RowSlab(sc=sc, lead=lead, sc2=sc2, kp=kp, xs=xs, shift=shift, group=group,
+                   groups=pitch // group, rows_box=p.R if p.dilation[0] == 1 else 1,
+                   row_step=row_step, subs=subs, elem_bytes=eb, rows_r=p.R)
 
 
 def slab_model(p: ConvProblem, g: RowSlab, x, n: int, ho: int):

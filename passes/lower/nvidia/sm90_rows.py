@@ -4,8 +4,7 @@
 384 threads, each role one branch of one if/else:
 - producer (warpgroup 0, `setmaxnreg.dec` 40): one thread walks this CTA's tiles (one output
   row of one 64-channel block each) and TMA-loads the tile's R input rows into a ring slot
-  (`boxes` 256-element boxes per row, zero fill for the padding), waiting on `empty`, arming
-  `full`;
+  (one box for all R rows, zero fill for the padding), waiting on `empty`, arming `full`;
 - two consumer warpgroups (`setmaxnreg.inc` 232) take alternate tiles. The ring has an even
   number of slots, so each slot always serves the same warpgroup. A consumer builds its wgmma
   A fragments straight from the slab (one ld.shared.b32 per fragment register, a per-thread
@@ -28,7 +27,7 @@ from .primitives import (I32, I64, address_of, as_shared_ptr, async_proxy_fence,
                          index_to, mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_init_fence,
                          mbarrier_wait, named_barrier, smem_matrix_descriptor, tma_load, tma_store,
                          undef_accumulator, wgmma_commit, wgmma_fence, wgmma_m64nk16_rega, wgmma_wait)
-from .row_slab import BLOCK_N, BOX, CHUNK, RowSlab, row_slab
+from .row_slab import BLOCK_N, CHUNK, RowSlab, row_slab
 from .sm90_igemm import SWIZZLE_ATOM_BYTES
 from .warp_roles import THREADS, WARPGROUP, channel_operands, split_roles, stage_fragments
 from .tma_loader import _TM_ELEM, _TM_TYPE, acquire_descriptor, descriptor_slots, epilogue_panel, write_descriptors
@@ -42,11 +41,14 @@ def _align(x: int, a: int = 1024) -> int:
     return -(-x // a) * a
 
 
-def input_map_args(p: ConvProblem) -> tm.TiledArgs:
-    """The input as [N, H, W*C]: one box is 256 consecutive elements of one input row."""
+def input_map_args(p: ConvProblem, g: RowSlab) -> tm.TiledArgs:
+    """The input as [N, H, W*C / G, G]: one box is the whole slab of a tile, [rows_box,
+    groups, G] (row_slab.py)."""
     eb = DTYPE_BYTES[p.dtype]
-    return tm.TiledArgs(data_type=_TM_TYPE[p.dtype], global_dim=(p.W * p.C, p.H, p.N),
-                        global_strides=(p.W * p.C * eb, p.H * p.W * p.C * eb), box_dim=(BOX, 1, 1),
+    wc = p.W * p.C
+    return tm.TiledArgs(data_type=_TM_TYPE[p.dtype], global_dim=(g.group, wc // g.group, p.H, p.N),
+                        global_strides=(g.group * eb, wc * eb, p.H * wc * eb),
+                        box_dim=(g.group, g.groups, g.rows_box, 1),
                         l2_promotion=tm.L2Promotion.B256)
 
 
@@ -94,7 +96,7 @@ def check_supported(p: ConvProblem) -> RowSlab:
         raise RowSlabUnsupported("output-shaped epilogue operand (residual)")
     if p.dtype not in _TM_TYPE:
         raise RowSlabUnsupported(f"dtype {p.dtype}")
-    tm.encode_tiled(input_map_args(p))
+    tm.encode_tiled(input_map_args(p, g))
     tm.encode_tiled(output_map_args(p, 64 * g.subs))
     return g
 
@@ -124,7 +126,7 @@ class Sm90Rows:
                               [], [], alignment=1024)
         self.smem = smem
         self.base = address_of(smem)
-        descs = [tm.encode_tiled(input_map_args(p)), tm.encode_tiled(output_map_args(p, lay.rows))]
+        descs = [tm.encode_tiled(input_map_args(p, self.g)), tm.encode_tiled(output_map_args(p, lay.rows))]
         self.slots = descriptor_slots(self.pid, memrefs[-1], DESCRIPTORS)
         with e.if_(e.cmp("eq", tid, 0)):
             write_descriptors(descs, self.slots, [memrefs[p.input], memrefs[p.num_operands]])
@@ -196,14 +198,14 @@ class Sm90Rows:
             slot, phase = self._slot_phase(j)
             mbarrier_wait(self._idx(lay.empty(0), slot, 8), arith_d.xori(phase, arith_d.constant(I32(), 1)))
             full = self._idx(lay.full(0), slot, 8)
-            mbarrier_arrive_expect_tx(full, p.R * g.boxes * BOX * g.elem_bytes)
+            mbarrier_arrive_expect_tx(full, g.slab_bytes)
             dst0 = self._idx(0, slot, lay.slot)
             h0 = e.sub(e.mul(ho, p.stride[0]), p.pad[0])
-            for r in range(p.R):
-                hi = index_to(e.add(h0, r * p.dilation[0]), I32())
-                for b in range(g.boxes):
-                    dst = arith_d.addi(dst0, i64((r * g.pitch + b * BOX) * g.elem_bytes))
-                    tma_load(dst, self.slots[0], [arith_d.constant(I32(), g.xs + b * BOX), hi, index_to(n, I32())], full)
+            x0 = arith_d.constant(I32(), g.xs // g.group)
+            for b in range(g.boxes):             # one box, or one per row with a dilation along H
+                hi = index_to(e.add(h0, b * p.dilation[0]), I32())
+                dst = arith_d.addi(dst0, i64(b * g.pitch * g.elem_bytes))
+                tma_load(dst, self.slots[0], [arith_d.constant(I32(), 0), x0, hi, index_to(n, I32())], full)
 
     # ------------------------------------------------------------------ consumers
     def _consumer(self, cw, wtid) -> None:

@@ -247,7 +247,7 @@ class Sm90Rows:
             b_base = arith_d.addi(self.at(lay.filt0), arith_d.muli(index_to(n0, I64()), i64(128)))
             accs = []
             for sub in range(g.subs):
-                # Fragments stay live until the wgmmas reading them finish (wait_group 0).
+                # Fragments stay live until the wgmmas reading them finish (wait_group).
                 regs = [self._fragment(slab, row_off[sub], kk, masks) for kk in range(g.ksteps)]
                 wgmma_fence()
                 acc = undef_accumulator(BLOCK_N)
@@ -256,9 +256,9 @@ class Sm90Rows:
                     db = smem_matrix_descriptor(arith_d.addi(b_base, i64(kt * lay.filt_tile + 32 * kin)),
                                                 SWIZZLE_ATOM_BYTES)
                     acc = wgmma_m64nk16_rega(acc, regs[kk], db, BLOCK_N, p.dtype, accumulate=kk > 0)
+                wgmma_commit()           # one group per sub-block
                 accs.append(acc)
-            wgmma_commit()
-            wgmma_wait(0)
+            # The wgmmas read A from registers, so the slab is free once they are issued.
             with e.if_(e.cmp("eq", lane, 0)):
                 mbarrier_arrive(self._idx(lay.empty(0), slot, 8))
             self._epilogue(accs, cw, row, n0, warp, lane, elected, channel_ops)
@@ -289,7 +289,9 @@ class Sm90Rows:
             bulk_wait_read(0)            # the previous store from this slot has read it
         named_barrier(e.add(cw, 1), WARPGROUP)
         slot = self._idx(lay.stage0, cw, lay.stage_bytes)
-        stage_fragments(e, p, accs, BLOCK_N, slot, lay.rows, warp, lane, channel_ops)
+        for sub, acc in enumerate(accs):
+            wgmma_wait(len(accs) - 1 - sub)      # stage sub-block sub while the later ones multiply
+            stage_fragments(e, p, [acc], BLOCK_N, slot, lay.rows, warp, lane, channel_ops, first_sub=sub)
         async_proxy_fence()
         named_barrier(e.add(cw, 1), WARPGROUP)
         with e.if_(elected):

@@ -82,17 +82,18 @@ def _operands(p: ConvProblem, channel_ops, j: int, residual) -> list:
 
 
 def stage_fragments(e, p: ConvProblem, accs, block_n: int, slot, rows: int, warp, lane, channel_ops,
-                    res_slot=None) -> None:
+                    res_slot=None, first_sub: int = 0) -> None:
     """Epilogue of m64nNk16 f32 fragments (lane l of warp w holds, per 8-column block j, rows
     16w + l/4 (+8) of each 64-row sub-block and columns 8j + 2(l%4) + {0, 1}): apply the
     epilogue steps (residual read from res_slot, same swizzled layout; it may be the staging
-    slot itself) and store the result into the staging slot for a TMA store."""
+    slot itself) and store the result into the staging slot for a TMA store. accs[i] is
+    sub-block first_sub + i of the slot."""
     if (DTYPE_BYTES[p.out_dtype] == 2 and all(DTYPE_BYTES[st.dtype] == 2 for st in p.residual_steps)
             and block_n % 16 == 0):
-        _stage_fragments_matrix(e, p, accs, block_n, slot, rows, warp, lane, channel_ops, res_slot)
+        _stage_fragments_matrix(e, p, accs, block_n, slot, rows, warp, lane, channel_ops, res_slot, first_sub)
         return
     q2 = e.mul(e.rem(lane, 4), 2)
-    frags = [(sub, acc, j, h) for sub, acc in enumerate(accs) for j in range(block_n // 8) for h in range(2)]
+    frags = [(first_sub + i, acc, j, h) for i, acc in enumerate(accs) for j in range(block_n // 8) for h in range(2)]
     for b in range(0, len(frags), EPILOGUE_BATCH):
         batch = []
         for sub, acc, j, h in frags[b:b + EPILOGUE_BATCH]:
@@ -113,14 +114,14 @@ MATRIX_BATCH = 3
 
 
 def _stage_fragments_matrix(e, p: ConvProblem, accs, block_n: int, slot, rows: int, warp, lane,
-                            channel_ops, res_slot) -> None:
+                            channel_ops, res_slot, first_sub: int = 0) -> None:
     """16-bit outputs (and residual): four fragments, (j, h) for j in a pair of 8-column
     blocks and both row halves, move per ldmatrix / stmatrix x4, a quarter of the shared-memory
     instructions of per-fragment loads and stores. Lane L addresses row L%8 of matrix L/8."""
     m = e.div(lane, 8)
     row_in = e.add(e.add(e.mul(warp, 16), e.rem(lane, 8)), e.mul(e.rem(m, 2), 8))
     col_pair = e.mul(e.div(m, 2), 8)          # 0 or 8: which block of the pair this lane addresses
-    groups = [(sub, acc, j) for sub, acc in enumerate(accs) for j in range(0, block_n // 8, 2)]
+    groups = [(first_sub + i, acc, j) for i, acc in enumerate(accs) for j in range(0, block_n // 8, 2)]
 
     def lane_addr(base, sub, j, dtype):
         return swizzled(e, base, rows, e.add(row_in, 64 * sub), 8 * j, col_pair, dtype, block_n)

@@ -21,9 +21,11 @@
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK: llvm.inline_asm has_side_effects "{{.+}}setp.ne.b32 p, 0, 0;{{.+}}wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.+}}p, 1, 1, 0;
 // CHECK-COUNT-2: llvm.inline_asm has_side_effects "{{.+}}setp.ne.b32 p, 1, 0;{{.+}}wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+// One wgmma group per m64 sub-block; the slab slot is released once the wgmmas (register A)
+// are issued, before the epilogue waits for them.
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
-// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: nvvm.mbarrier.arrive
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: nvvm.fence.proxy <async.shared>
 // CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta {{.+}} box[%{{.+}}, %c0_i32{{.*}}, %{{.+}}]
 // CHECK: nvvm.cp.async.bulk.commit.group

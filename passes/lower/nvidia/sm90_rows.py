@@ -238,32 +238,62 @@ class Sm90Rows:
             hi = e.all_of(e.cmp("sge", k, g.lead - 1), e.cmp("slt", k, g.lead + g.sc - 1))
             c = lambda v: arith_d.constant(I32(), v)
             masks[at[1]] = arith_d.ori(arith_d.select(lo, c(0xFFFF), c(0)), arith_d.select(hi, c(-65536), c(0)))
-        with e.for_(cw, self._local_count(), 2) as (j, _, _y):
-            row, n0 = self._tile(j)
-            channel_ops = channel_operands(e, p, self.memrefs, n0, e.mul(q, 2), BLOCK_N)
-            slot, phase = self._slot_phase(j)
-            mbarrier_wait(self._idx(lay.full(0), slot, 8), phase)
-            slab = self._idx(0, slot, lay.slot)
-            b_base = arith_d.addi(self.at(lay.filt0), arith_d.muli(index_to(n0, I64()), i64(128)))
-            accs = []
-            for sub in range(g.subs):
-                # Fragments stay live until the wgmmas reading them finish (wait_group).
-                regs = [self._fragment(slab, row_off[sub], kk, masks) for kk in range(g.ksteps)]
-                wgmma_fence()
-                acc = undef_accumulator(BLOCK_N)
-                for kk in range(g.ksteps):
-                    kt, kin = divmod(kk, 4)
-                    db = smem_matrix_descriptor(arith_d.addi(b_base, i64(kt * lay.filt_tile + 32 * kin)),
-                                                SWIZZLE_ATOM_BYTES)
-                    acc = wgmma_m64nk16_rega(acc, regs[kk], db, BLOCK_N, p.dtype, accumulate=kk > 0)
-                wgmma_commit()           # one group per sub-block
-                accs.append(acc)
-            # The wgmmas read A from registers, so the slab is free once they are issued.
-            with e.if_(e.cmp("eq", lane, 0)):
-                mbarrier_arrive(self._idx(lay.empty(0), slot, 8))
-            self._epilogue(accs, cw, row, n0, warp, lane, elected, channel_ops)
+        # The first sub-block's fragments of a warpgroup's next tile are loaded during this
+        # tile's epilogue and carried into the next iteration: a warpgroup runs its tiles as a
+        # serial chain, and the fragment loads were a quarter of it (bench/NOTES.md, v21).
+        count = e.div(e.add(e.sub(self._local_count(), cw), 1), 2)
+        with e.if_(e.cmp("sgt", count, 0)):
+            slot0, phase0 = self._slot_phase(cw)
+            mbarrier_wait(self._idx(lay.full(0), slot0, 8), phase0)
+            first = self._flat_fragments(self._idx(0, slot0, lay.slot), row_off[0], masks)
+            loop = e.for_(0, count, 1, first)
+            with loop as (t, carried, set_res):
+                j = e.add(cw, e.mul(t, 2))
+                row, n0 = self._tile(j)
+                channel_ops = channel_operands(e, p, self.memrefs, n0, e.mul(q, 2), BLOCK_N)
+                slot, _phase = self._slot_phase(j)
+                slab = self._idx(0, slot, lay.slot)
+                b_base = arith_d.addi(self.at(lay.filt0), arith_d.muli(index_to(n0, I64()), i64(128)))
+                accs = []
+                for sub in range(g.subs):
+                    # Fragments stay live until the wgmmas reading them finish (wait_group).
+                    if sub == 0:
+                        regs = [list(carried[4 * kk:4 * kk + 4]) for kk in range(g.ksteps)]
+                    else:
+                        regs = [self._fragment(slab, row_off[sub], kk, masks) for kk in range(g.ksteps)]
+                    accs.append(self._mma(b_base, regs))
+                # The wgmmas read A from registers, so the slab is free once they are issued.
+                with e.if_(e.cmp("eq", lane, 0)):
+                    mbarrier_arrive(self._idx(lay.empty(0), slot, 8))
+                has_next = e.cmp("slt", e.add(t, 1), count)
+                nslot, nphase = self._slot_phase(e.add(j, 2))
+
+                def prefetch():
+                    """The next tile's first fragments (from the filter area, never rewritten,
+                    when there is no next tile: the values are not used)."""
+                    with e.if_(has_next):
+                        mbarrier_wait(self._idx(lay.full(0), nslot, 8), nphase)
+                    nslab = arith_d.select(has_next, self._idx(0, nslot, lay.slot), self.at(lay.filt0))
+                    return self._flat_fragments(nslab, row_off[0], masks)
+                set_res(self._epilogue(accs, cw, row, n0, warp, lane, elected, channel_ops, prefetch))
         with e.if_(elected):
             bulk_wait_read(0)
+
+    def _flat_fragments(self, slab, offs, masks) -> list:
+        """All k16 steps' A registers of one sub-block, flattened (loop-carried values)."""
+        return [v for kk in range(self.g.ksteps) for v in self._fragment(slab, offs, kk, masks)]
+
+    def _mma(self, b_base, regs):
+        """One sub-block's wgmmas (A from regs per k16 step), one commit group."""
+        p, g, lay = self.p, self.g, self.lay
+        wgmma_fence()
+        acc = undef_accumulator(BLOCK_N)
+        for kk in range(g.ksteps):
+            kt, kin = divmod(kk, 4)
+            db = smem_matrix_descriptor(arith_d.addi(b_base, i64(kt * lay.filt_tile + 32 * kin)), SWIZZLE_ATOM_BYTES)
+            acc = wgmma_m64nk16_rega(acc, regs[kk], db, BLOCK_N, p.dtype, accumulate=kk > 0)
+        wgmma_commit()                   # one group per sub-block
+        return acc
 
     def _fragment(self, slab, offs, kk: int, masks):
         """The four A registers of k16 step kk: rows g, g+8 of chunks 2kk, 2kk+1."""
@@ -283,7 +313,9 @@ class Sm90Rows:
                 regs[(h, hr)] = v
         return [regs[(0, 0)], regs[(0, 1)], regs[(1, 0)], regs[(1, 1)]]
 
-    def _epilogue(self, accs, cw, row, n0, warp, lane, elected, channel_ops) -> None:
+    def _epilogue(self, accs, cw, row, n0, warp, lane, elected, channel_ops, after_first):
+        """Stage and store the tile; after_first() runs once the first sub-block is staged (its
+        wgmma registers are free by then) and its result is returned."""
         p, e, lay = self.p, self.e, self.lay
         with e.if_(elected):
             bulk_wait_read(0)            # the previous store from this slot has read it
@@ -292,6 +324,8 @@ class Sm90Rows:
         for sub, acc in enumerate(accs):
             wgmma_wait(len(accs) - 1 - sub)      # stage sub-block sub while the later ones multiply
             stage_fragments(e, p, [acc], BLOCK_N, slot, lay.rows, warp, lane, channel_ops, first_sub=sub)
+            if sub == 0:
+                result = after_first()
         async_proxy_fence()
         named_barrier(e.add(cw, 1), WARPGROUP)
         with e.if_(elected):
@@ -299,6 +333,7 @@ class Sm90Rows:
                 tma_store(self.slots[1], arith_d.addi(slot, i64(off)),
                           [index_to(e.add(n0, ch), I32()), arith_d.constant(I32(), 0), index_to(row, I32())])
             bulk_commit()
+        return result
 
 
 def emit_sm90_rows(p: ConvProblem, s: Schedule, machine, memrefs) -> None:

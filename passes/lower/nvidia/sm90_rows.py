@@ -216,28 +216,8 @@ class Sm90Rows:
         lane = e.rem(wtid, 32)
         warp = e.div(wtid, 32)
         q = e.rem(lane, 4)
-        eb = g.elem_bytes
-        # Per-thread slab byte offsets of fragment rows g and g+8 of each m64 sub-block.
-        row_off = []
-        for sub in range(g.subs):
-            offs = []
-            for hr in range(2):
-                wo = e.add(e.add(e.mul(warp, 16), e.div(lane, 4)), 64 * sub + 8 * hr)
-                wo = e.select(e.cmp("slt", wo, p.Wo), wo, p.Wo - 1)
-                offs.append(index_to(e.mul(e.add(e.mul(wo, g.row_step), e.mul(q, 2)), eb), I64()))
-            row_off.append(offs)
-        # In a filter row's first and last chunks a lane's pair may hold a zero-weight slot
-        # (the leading slot, or past S*C): keep only the valid halves.
-        masks = {}
-        for ch in range(g.kp // CHUNK):
-            at = g.chunk(ch)
-            if at is None or at[1] in masks or all(g.valid(at[1] + i) for i in range(CHUNK)):
-                continue
-            k = e.add(e.mul(q, 2), at[1])
-            lo = e.all_of(e.cmp("sge", k, g.lead), e.cmp("slt", k, g.lead + g.sc))
-            hi = e.all_of(e.cmp("sge", k, g.lead - 1), e.cmp("slt", k, g.lead + g.sc - 1))
-            c = lambda v: arith_d.constant(I32(), v)
-            masks[at[1]] = arith_d.ori(arith_d.select(lo, c(0xFFFF), c(0)), arith_d.select(hi, c(-65536), c(0)))
+        row_off = self._row_offsets(warp, lane, q)
+        masks = self._pair_masks(q)
         # The first sub-block's fragments of a warpgroup's next tile are loaded during this
         # tile's epilogue and carried into the next iteration: a warpgroup runs its tiles as a
         # serial chain, and the fragment loads were a quarter of it (bench/NOTES.md, v21).
@@ -278,6 +258,37 @@ class Sm90Rows:
                 set_res(self._epilogue(accs, cw, row, n0, warp, lane, elected, channel_ops, prefetch))
         with e.if_(elected):
             bulk_wait_read(0)
+
+    def _row_offsets(self, warp, lane, q) -> list:
+        """Per m64 sub-block, this thread's slab byte offsets of fragment rows g and g+8
+        (pixels past Wo clamped to the last one)."""
+        p, g, e = self.p, self.g, self.e
+        row_off = []
+        for sub in range(g.subs):
+            offs = []
+            for hr in range(2):
+                wo = e.add(e.add(e.mul(warp, 16), e.div(lane, 4)), 64 * sub + 8 * hr)
+                wo = e.select(e.cmp("slt", wo, p.Wo), wo, p.Wo - 1)
+                offs.append(index_to(e.mul(e.add(e.mul(wo, g.row_step), e.mul(q, 2)), g.elem_bytes), I64()))
+            row_off.append(offs)
+        return row_off
+
+    def _pair_masks(self, q) -> dict:
+        """{first K slot of a chunk: i32 mask}: in a filter row's first and last chunks a
+        lane's pair may hold a zero-weight slot (the leading slot, or past S*C), whose slab
+        value (a neighbouring pixel, possibly not finite) is cleared."""
+        g, e = self.g, self.e
+        masks = {}
+        for ch in range(g.kp // CHUNK):
+            at = g.chunk(ch)
+            if at is None or at[1] in masks or all(g.valid(at[1] + i) for i in range(CHUNK)):
+                continue
+            k = e.add(e.mul(q, 2), at[1])
+            lo = e.all_of(e.cmp("sge", k, g.lead), e.cmp("slt", k, g.lead + g.sc))
+            hi = e.all_of(e.cmp("sge", k, g.lead - 1), e.cmp("slt", k, g.lead + g.sc - 1))
+            c = lambda v: arith_d.constant(I32(), v)
+            masks[at[1]] = arith_d.ori(arith_d.select(lo, c(0xFFFF), c(0)), arith_d.select(hi, c(-65536), c(0)))
+        return masks
 
     def _flat_fragments(self, slab, offs, masks) -> list:
         """All k16 steps' A registers of one sub-block, flattened (loop-carried values)."""

@@ -8,7 +8,7 @@ from convc.passes.problem import ConvProblem
 from convc.passes.lower.nvidia import tensormap as tm
 from convc.passes.lower.nvidia.row_slab import (RowSlabUnsupported, im2col_from_slab, row_slab,
                                                 slab_model)
-from convc.passes.lower.nvidia.sm90_rows import input_map_args
+from convc.passes.lower.nvidia.sm90_rows import RowsLayout, input_map_args
 
 
 def direct_im2col(p, x, n, ho, g):
@@ -78,3 +78,16 @@ def test_one_box_holds_the_slab(case):
 def test_declines_with_reason(case, why):
     with pytest.raises(RowSlabUnsupported, match=why):
         row_slab(ConvProblem(**case))
+
+
+@pytest.mark.parametrize("case", CASES + [
+    dict(N=1, H=8, W=512, C=4, F=64, R=3, S=3, stride=(4, 4), pad=(1, 1, 1, 1)),   # slab > filter
+])
+def test_prefetch_source_covers_a_slab(case):
+    """A warpgroup without a next tile prefetches fragments from the filter region, so that
+    region must span a whole slab slot (in bounds, never rewritten)."""
+    p = ConvProblem(**case)
+    g = row_slab(p)
+    lay = RowsLayout(p, g, 2)
+    assert lay.stage0 - lay.filt0 >= lay.slot >= g.slab_bytes
+    assert lay.stage0 - lay.filt0 >= g.ktiles * lay.filt_tile

@@ -64,14 +64,17 @@ def output_map_args(p: ConvProblem, rows: int) -> tm.TiledArgs:
 
 
 class RowsLayout:
-    """Shared memory: [slab slots][filter k-tiles][staging x2][full][empty]."""
+    """Shared memory: [slab slots][filter k-tiles][staging x2][full][empty].
+
+    The filter region is at least one slab slot long: a consumer with no next tile takes its
+    (unused) fragment prefetch from there, memory nothing rewrites after the prologue."""
 
     def __init__(self, p: ConvProblem, g: RowSlab, stages: int):
         self.stages = stages
         self.slot = _align(g.slab_bytes)
         self.filt0 = stages * self.slot
         self.filt_tile = p.F * 128                       # one 64-wide K tile of all F rows
-        self.stage0 = _align(self.filt0 + g.ktiles * self.filt_tile)
+        self.stage0 = _align(self.filt0 + max(g.ktiles * self.filt_tile, self.slot))
         self.rows = 64 * g.subs
         self.stage_bytes = self.rows * BLOCK_N * DTYPE_BYTES[p.out_dtype]
         self.bars = self.stage0 + 2 * self.stage_bytes

@@ -127,9 +127,12 @@ def plan_sm90_tma(p: ConvProblem, t: Target) -> Schedule:
 
 
 def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = "sm90_ws_cooperative", block_m: int = 128,
-                 block_n: int | None = None, raster: int = 1, cluster_m: int = 1) -> Schedule:
+                 block_n: int | None = None, raster: int = 1, cluster_m: int = 1, slots: int = 1,
+                 swap: bool = False) -> Schedule:
     """Warp-specialized persistent TMA + wgmma kernel (cooperative or ping-pong consumers),
-    TMA-store epilogue. Raises PlanError with the reason when it cannot serve p."""
+    TMA-store epilogue with `slots` staging slots per consumer warpgroup; `swap`: channels on
+    the wgmma's M, block_m pixels on its N. Raises PlanError with the reason when it cannot
+    serve p."""
     from .lower.nvidia.sm90_ws import DESCRIPTORS, WsUnsupported, check_supported, ws_layout
     from .lower.nvidia.warp_roles import THREADS
     from .lower.nvidia.tma_loader import k_tile_channels, k_tiles
@@ -138,11 +141,11 @@ def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = "sm90_ws_cooperative",
     _require_tma(p, t, bk)
     bn = block_n or (128 if p.F > 64 else 64)
     try:
-        check_supported(p, kernel, block_m, bn)
+        check_supported(p, kernel, block_m, bn, slots, swap, cluster_m)
     except WsUnsupported as e:
         raise PlanError(str(e)) from None
     stage = (block_m + bn) * bk * DTYPE_BYTES[p.dtype]
-    fixed = ws_layout(p, kernel, block_m, bn, 0, bk).total
+    fixed = ws_layout(p, kernel, block_m, bn, 0, bk, slots, swap).total
     # the same bytes in flight with 32-channel K steps: twice the stages
     stages = min(WS_MAX_STAGES * 64 // bk, (t.smem_bytes - SM90_SMEM_RESERVE - fixed) // (stage + 16))
     if stages < 2:
@@ -153,7 +156,7 @@ def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = "sm90_ws_cooperative",
     m_tiles = _cdiv(m_tiles, cluster_m)                 # cluster tiles along M
     grid = (cluster_m * min(m_tiles * n_tiles, t.num_sms // cluster_m), 1, 1)
     raster = max(1, min(raster, m_tiles))
-    lay = ws_layout(p, kernel, block_m, bn, stages, bk)
+    lay = ws_layout(p, kernel, block_m, bn, stages, bk, slots, swap)
     role = {"sm90_ws_cooperative": "cooperative", "sm90_ws_pingpong": "ping-pong",
             "sm90_ws_streamk": "ping-pong, stream-K"}[kernel]
     scratch = grid[0] * DESCRIPTORS * DESCRIPTOR_BYTES
@@ -173,8 +176,10 @@ def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = "sm90_ws_cooperative",
                  thread_m=64, thread_n=bn, threads=THREADS, vec_a=math.gcd(bk, p.C), vec_b=math.gcd(bk, p.C),
                  stages=stages, grid=grid, smem_bytes=lay.total, subgroup_size=32,
                  reason=f"warp-specialized persistent TMA + wgmma ({role}), TMA-store epilogue"
-                        + (f", {cluster_m}x1 cluster with filter multicast" if cluster_m > 1 else ""),
-                 scratch_bytes=scratch, raster=raster, cluster_m=cluster_m)
+                        + (f", {cluster_m}x1 cluster with filter multicast" if cluster_m > 1 else "")
+                        + (f", {slots} epilogue slots per warpgroup" if slots > 1 else "")
+                        + (", channels on the wgmma M (swapped)" if swap else ""),
+                 scratch_bytes=scratch, raster=raster, cluster_m=cluster_m, epilogue_slots=slots, swap_ab=swap)
     return _require_descriptors(p, s)
 
 
@@ -355,6 +360,10 @@ def plan_sm90(p: ConvProblem, t: Target) -> Schedule:
         if _tiles(p, 64, bn) < n // 4:
             bn = 64
         choice = ("sm90_ws_pingpong", 64, bn)
+    if choice[0] != "sm90_ws_streamk" and narrow is None:
+        swapped = _swapped_choice(p, t)
+        if swapped is not None:
+            return swapped
     try:
         s = plan_sm90_ws(p, t, *choice)
         if s.stages < 3:
@@ -367,6 +376,36 @@ def plan_sm90(p: ConvProblem, t: Target) -> Schedule:
             return _sm90_without_im2col_tma(p, t, f"{narrow}; 32-channel K steps: {why}")
         tma = plan_sm90_tma(p, t)
         return dataclasses.replace(tma, reason=tma.reason + f" (persistent kernel declined: {why})")
+
+
+# Fewest pixels per swapped tile the heuristic takes: below it the wgmma's N is short and the
+# swapped tiles measured slower than 64-row tiles (r50_l4 3x3/512: 48x128 18.4 us vs 16.9).
+SWAP_MIN_PIXELS = 96
+
+
+def _swapped_choice(p: ConvProblem, t: Target) -> Schedule | None:
+    """Swapped tiles (channels on the wgmma's M), when their pixel count can be chosen to
+    spread the work evenly (swap_block_ms) and stays >= SWAP_MIN_PIXELS: cooperative
+    bm x 128 for F a multiple of 128, else ping-pong bm x 64 (also for F <= 64). H200
+    tuning (bench/NOTES.md, v23): r50_l3 3x3/256 15.3 -> 13.7 us (96x128: 132 tiles where
+    64x256 makes 98), dil2 3x3/256 26.4 -> 17.4, vae 3x3/256 113 -> 106, r50_l4 1x1/2048->512
+    9.1 -> 8.7 (ping-pong 112x64), r50 1x1/64 7.7 -> 6.9; the many-wave 1x1 layers move
+    within 2% either way."""
+    if p.F % 128 == 0:
+        options = [("sm90_ws_cooperative", 128), ("sm90_ws_pingpong", 64)]
+    elif p.F <= 64:
+        options = [("sm90_ws_pingpong", 64)]
+    else:
+        return None                # e.g. F = 320: ping-pong 128x160 (swapped 208x64: 92 vs 81 us)
+    for kernel, bn in options:
+        bms = swap_block_ms(p, t, bn, 256)
+        if not bms or bms[0] < SWAP_MIN_PIXELS:
+            continue
+        try:
+            return plan_sm90_ws(p, t, kernel, bms[0], bn, swap=True)
+        except PlanError:
+            continue
+    return None
 
 
 def _narrow_k_steps(p: ConvProblem, t: Target) -> bool:
@@ -458,6 +497,27 @@ def sm90_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
                 out.append(plan_sm90_ws(p, t, "sm90_ws_streamk", bm, bn))
             except PlanError:
                 pass
+    if _tiles(p, 128, 128) > t.num_sms:
+        # several tiles per CTA: two staging slots per warpgroup let a tile's residual land
+        # (and the previous store drain) during the previous tile's epilogue, at the cost
+        # of ring stages
+        for kernel, bm, bn in [("sm90_ws_cooperative", 128, bn) for bn in bns if bn >= 128] + \
+                [("sm90_ws_pingpong", bm, bn) for bm in (64, 128) for bn in bns if bm * bn <= 128 * 256]:
+            try:
+                s2 = plan_sm90_ws(p, t, kernel, bm, bn, slots=2)
+            except PlanError:
+                continue
+            if s2.stages >= 2:
+                out.append(s2)
+    for kernel, bn in (("sm90_ws_cooperative", 128), ("sm90_ws_cooperative", 256),
+                       ("sm90_ws_pingpong", 64), ("sm90_ws_pingpong", 128)):
+        # swapped tiles: pixel counts per tile that spread the work evenly over the SMs
+        for bm in swap_block_ms(p, t, bn, 256 if bn // (2 if "coop" in kernel else 1) == 64 else 160):
+            for slots in (1, 2) if p.reads_residual and _tiles(p, bm, bn) > t.num_sms else (1,):
+                try:
+                    out.append(plan_sm90_ws(p, t, kernel, bm, bn, slots=slots, swap=True))
+                except PlanError:
+                    pass
     if _fewer_columns_at_160(p):
         # 160-channel tiles (64 B epilogue panels) waste fewer columns, e.g. F = 320
         for kernel, bm in (("sm90_ws_cooperative", 256), ("sm90_ws_cooperative", 128),
@@ -467,6 +527,28 @@ def sm90_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
             except PlanError:
                 pass
     return _unique(out)
+
+
+# Per-SM rates behind the swapped-tile model (H200 traces, bench/NOTES.md): wgmma MACs per ns
+# (800 TFLOP/s over 132 SMs) and operand bytes per ns from L2 (64x128 k-steps ran at 175-190 ns).
+SM_MACS_PER_NS = 3030
+SM_FEED_BYTES_PER_NS = 140
+
+
+def swap_block_ms(p: ConvProblem, t: Target, bn: int, max_bm: int, count: int = 2) -> list[int]:
+    """Pixel counts (multiples of 16) for swapped tiles of bn channels, best first by the
+    busiest SM's main-loop time: its tiles (waves) x one tile's k-step, which is bound by the
+    tensor cores (bm x bn MACs) or by the operand feed ((bm + bn) rows), whichever is slower."""
+    n_tiles = _cdiv(p.F, bn)
+    if 4 * n_tiles * bn > 5 * p.F:
+        return []                  # over a quarter of the tile's channels past F
+    row = 64 * DTYPE_BYTES[p.dtype]
+
+    def cost(bm):
+        tiles = _cdiv(p.gemm_m, bm) * n_tiles
+        step = max(bm * bn * 64 / SM_MACS_PER_NS, (bm + bn) * row / SM_FEED_BYTES_PER_NS)
+        return (_cdiv(tiles, t.num_sms) * step, tiles)
+    return sorted(range(16, max_bm + 1, 16), key=cost)[:count]
 
 
 def _unique(scheds: list[Schedule]) -> list[Schedule]:
@@ -480,8 +562,12 @@ def _unique(scheds: list[Schedule]) -> list[Schedule]:
 
 
 def knobs_of(s: Schedule) -> tuple:
-    """What distinguishes one candidate from another (the tuning cache stores this)."""
-    return (s.kernel, s.block_m, s.block_n, s.raster, s.split_k, s.cluster_m)
+    """What distinguishes one candidate from another (the tuning cache stores this). The
+    epilogue slot count and swap join only when not at their defaults, so caches written
+    before them still match."""
+    base = (s.kernel, s.block_m, s.block_n, s.raster, s.split_k, s.cluster_m)
+    extra = (s.epilogue_slots, s.swap_ab)
+    return base + (extra if extra != (1, False) else ())
 
 
 def candidate_schedules(p: ConvProblem, t: Target) -> list[Schedule]:

@@ -76,9 +76,9 @@
 // RES-NOT: nvvm.mbarrier.arrive
 // RES: nvvm.cp.async.bulk.tensor.global.shared.cta
 
-// 2x1 cluster (tuning candidate 9): the kernel traps unless launched as a 2-CTA cluster, each
+// 2x1 cluster (tuning candidate 10): the kernel traps unless launched as a 2-CTA cluster, each
 // CTA multicasts half the filter tile, consumers release stages in both CTAs.
-// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule,convc-lower-kernel --target sm_90a --candidate 8 %inputs/tma_large.flow.mlir | FileCheck %s --check-prefix=CL
+// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule,convc-lower-kernel --target sm_90a --candidate 9 %inputs/tma_large.flow.mlir | FileCheck %s --check-prefix=CL
 // CL: nvvm.cluster_dim = array<i32: 2, 1, 1>
 // CL: nvvm.mbarrier.init %{{.+}}, %c16_i32
 // CL: nvvm.read.ptx.sreg.cluster.nctarank
@@ -113,3 +113,35 @@
 // SK: } else {
 // SK: stmatrix.sync.aligned.m8n8.x4.shared.b16
 // SK: nvvm.cp.async.bulk.tensor.global.shared.cta
+
+// Two epilogue slots per consumer warpgroup (tuning candidate 14: cooperative 128x128): the
+// epilogue reuses a slot two tiles later, so it waits only for the store before last
+// (wait_group 1), and the ring loses a stage to the second slot.
+// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule,convc-lower-kernel --target sm_90a --candidate 13 %inputs/tma_large.flow.mlir | FileCheck %s --check-prefix=SL
+// SL: memref.alloc() alignment = 1024 : memref<229536xi8, #gpu.address_space<workgroup>>
+// SL: nvvm.setmaxregister increase 232
+// SL: nvvm.wgmma.mma_async {{.+}} <m = 64, n = 128, k = 16>
+// SL: nvvm.cp.async.bulk.wait_group 1 read
+// SL: stmatrix.sync.aligned.m8n8.x4.shared.b16
+// SL: nvvm.cp.async.bulk.tensor.global.shared.cta
+
+// Swapped tiles (a tuning-cache winner: cooperative 144 pixels x 128 channels): the filter
+// stage is the wgmma's A (64 channels per consumer warpgroup), the 144 activation rows its N;
+// each warpgroup stages its 64 channels transposed (stmatrix.trans) and stores one panel.
+// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule,convc-lower-kernel --target sm_90a --tuning-cache %inputs/swapped_cache.json %inputs/tma_large.flow.mlir | FileCheck %s --check-prefix=SW
+// SW: nvvm.mbarrier.arrive.expect_tx %{{.+}}, %c34816_i32
+// SW: nvvm.setmaxregister increase 232
+// SW: nvvm.wgmma.mma_async {{.+}} <m = 64, n = 144, k = 16>, D[<f32>, <zero>]
+// SW-NOT: stmatrix.sync.aligned.m8n8.x4.shared.b16
+// SW: stmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+// SW: nvvm.fence.proxy <async.shared>, space = <cta>
+// SW-COUNT-1: nvvm.cp.async.bulk.tensor.global.shared.cta
+// SW-NEXT: nvvm.cp.async.bulk.commit.group
+
+// Swapped tiles with a residual: the residual is read back transposed (ldmatrix.trans) from
+// the staging slot it was loaded into.
+// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule,convc-lower-kernel --target sm_90a --tuning-cache %inputs/swapped_cache.json %inputs/tma_3x3_residual.flow.mlir | FileCheck %s --check-prefix=SWR
+// SWR: nvvm.wgmma.mma_async {{.+}} <m = 64, n = 32, k = 16>
+// SWR: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+// SWR: stmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+// SWR: nvvm.cp.async.bulk.tensor.global.shared.cta

@@ -37,7 +37,10 @@ def test_sm90a_ptx(tmp_path):
     ptx = _dump_text(tmp_path / "d" / "binaries", "*.ptx")
     assert ".target sm_90a" in ptx and ".version 8.6" in ptx      # +ptx86: relaxed cluster arrivals
     assert "cp.async.bulk.tensor.4d.shared::cluster.global.im2col" in ptx
-    assert f"wgmma.mma_async.sync.aligned.m64n{sched.block_n}k16.f32.f16.f16" in ptx
+    n = sched.block_m if sched.swap_ab else sched.block_n      # swapped: pixels on the wgmma's N
+    assert f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.f16.f16" in ptx
+    if sched.swap_ab:
+        assert "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16" in ptx
     assert "mbarrier.try_wait.parity" in ptx
     if sched.kernel.startswith("sm90_ws"):
         assert re.search(r"setmaxnreg.dec.sync.aligned.u32\s+40;", ptx)

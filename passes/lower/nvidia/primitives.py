@@ -319,21 +319,24 @@ def store_global_v4f32(addr_i64, values) -> None:
 
 
 # ---------------------------------------------------------------------- 8x8 matrix moves
-def ldmatrix_x4(addr_i64):
+def ldmatrix_x4(addr_i64, trans: bool = False):
     """ldmatrix.sync.aligned.m8n8.x4.shared.b16: lane L gives the address of row L%8 of matrix
     L/8 (16 contiguous bytes); each lane gets, per matrix, the b32 holding row lane/4, columns
-    2(lane%4) and +1: the accumulator fragment layout. Returns 4 i32."""
+    2(lane%4) and +1: the accumulator fragment layout. With trans, the fragment is that of the
+    transposed matrix (memory row r becomes column r). Returns 4 i32."""
     i32t = I32()
     st = llvm_d.StructType.get_literal([i32t] * 4)
+    t = ".trans" if trans else ""
     r = llvm_d.InlineAsmOp(st, [arith_d.trunci(i32t, addr_i64)],
-                           "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4];",
+                           f"ldmatrix.sync.aligned.m8n8.x4{t}.shared.b16 {{$0, $1, $2, $3}}, [$4];",
                            "=r,=r,=r,=r,r", has_side_effects=True).result
     return [llvm_d.extractvalue(i32t, r, [i]) for i in range(4)]
 
 
-def stmatrix_x4(addr_i64, regs) -> None:
+def stmatrix_x4(addr_i64, regs, trans: bool = False) -> None:
     """stmatrix.sync.aligned.m8n8.x4.shared.b16: the inverse of ldmatrix_x4 (same addresses,
-    same fragment registers)."""
+    same fragment registers, same trans)."""
+    t = ".trans" if trans else ""
     llvm_d.InlineAsmOp(None, [arith_d.trunci(I32(), addr_i64)] + list(regs),
-                       "stmatrix.sync.aligned.m8n8.x4.shared.b16 [$0], {$1, $2, $3, $4};",
+                       f"stmatrix.sync.aligned.m8n8.x4{t}.shared.b16 [$0], {{$1, $2, $3, $4}};",
                        "r,r,r,r,r", has_side_effects=True)

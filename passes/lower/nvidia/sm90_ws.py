@@ -34,9 +34,16 @@ thread reads its residual elements and writes its outputs at the same addresses)
 two tiles of shared memory for ring stages; the slot is handed back to the producer
 (`res_empty`) after the previous tile's TMA store has read it, early in the next main loop.
 
+Swapped tiles (Schedule.swap_ab): the wgmma's M runs over output channels (the filter
+stage is its A operand, 64 channels per sub-block) and its N over the tile's pixels (the
+activation stage is B), so block_m can be any multiple of 16 up to 256: tile counts that
+fill the SMs evenly (e.g. 96-pixel tiles: 6272 pixels x 256 channels in 132 tiles of 96x128
+where 64x256 makes 98). Cooperative consumers split the channels; the epilogue stores each
+8x8 block transposed (stmatrix.trans) into the same [pixel][channel] staging layout.
+
 Shared memory, one 1024-aligned allocation:
-[A stages][B stages][out slots x2][residual slots x2 unless in place][full][empty]
-[res_full x2][res_empty x2][turn x2].
+[A stages][B stages][out slots][residual slots unless in place][full][empty]
+[res_full][res_empty][turn x2], `epilogue_slots` slots per consumer warpgroup.
 
 Barrier parities: every waiter is at most one phase ahead of the barrier it waits on. The
 ring guarantees it for the producer and for cooperative consumers (each consumes every
@@ -61,7 +68,8 @@ from .primitives import (I32, I64, SWIZZLE_128B_LAYOUT, SWIZZLE_64B_LAYOUT, addr
 from .tile_scheduler import PersistentTiles, StreamKWork
 from . import stream_k as sk
 from .trace import Trace
-from .warp_roles import WARPGROUP, channel_operands, split_roles, stage_fragments
+from .warp_roles import (WARPGROUP, channel_operands, channel_operands_rows, split_roles, stage_fragments,
+                         stage_fragments_swapped)
 from .tma_loader import (CHANNELS_PER_TILE, ConvTmaLoader, k_tiles, acquire_descriptor, descriptor_slots,
                          epilogue_panel, epilogue_map_args, tensor_maps, write_descriptors)
 from . import tensormap as tm
@@ -93,20 +101,29 @@ def residual_step(p: ConvProblem) -> EpilogueStep | None:
 STREAM_K = "sm90_ws_streamk"          # ping-pong consumers over k-lockstep stream-K segments
 
 
-def consumer_rows(kernel: str, block_m: int) -> int:
-    """Tile rows one consumer warpgroup computes (and stages in its epilogue slot)."""
-    return block_m // 2 if kernel == "sm90_ws_cooperative" else block_m
+def consumer_slice(kernel: str, block_m: int, block_n: int, swap: bool = False) -> tuple[int, int]:
+    """(pixel rows, channels) of the tile that one consumer warpgroup computes and stages:
+    cooperative warpgroups split the rows, or the channels of a swapped tile."""
+    if kernel != "sm90_ws_cooperative":
+        return block_m, block_n
+    return (block_m, block_n // 2) if swap else (block_m // 2, block_n)
 
 
 @dataclass(frozen=True)
 class WsLayout:
+    """Shared memory of the persistent kernels: the operand ring, then `slots` staging slots
+    per consumer warpgroup (each also the residual's when it has the output's dtype, else
+    separate residual slots), then the barriers. Two slots let tile u's residual land while
+    tile u - 1's epilogue and store run, and let a store drain while the next tile is staged."""
     stages: int
     a_stage: int
     b_stage: int
-    rows: int                  # rows per consumer warpgroup
+    rows: int                  # pixel rows per consumer warpgroup
+    cols: int                  # channels per consumer warpgroup
     out_slot: int              # bytes of one staging slot
     res_slot: int              # bytes of one residual slot (0: no residual)
     res_in_place: bool         # the residual is loaded into the staging slot itself
+    slots: int                 # staging (and residual) slots per consumer warpgroup
     a0: int
     b0: int
     out0: int
@@ -124,48 +141,61 @@ class WsLayout:
         return self.bars + 8 * (2 * self.stages + w)
 
     def res_empty(self, w):
-        return self.bars + 8 * (2 * self.stages + 2 + w)
+        return self.bars + 8 * (2 * self.stages + 2 * self.slots + w)
 
     def turn(self, w):
-        return self.bars + 8 * (2 * self.stages + 4 + w)
+        return self.bars + 8 * (2 * self.stages + 4 * self.slots + w)
 
 
 def ws_layout(p: ConvProblem, kernel: str, block_m: int, block_n: int, stages: int,
-              block_k: int = CHANNELS_PER_TILE) -> WsLayout:
-    rows = consumer_rows(kernel, block_m)
+              block_k: int = CHANNELS_PER_TILE, slots: int = 1, swap: bool = False) -> WsLayout:
+    rows, cols = consumer_slice(kernel, block_m, block_n, swap)
     res = residual_step(p)
     a, b = block_m * row_bytes(block_k), block_n * row_bytes(block_k)
-    out_slot = rows * block_n * DTYPE_BYTES[p.out_dtype]
-    res_slot = rows * block_n * DTYPE_BYTES[res.dtype] if res else 0
+    out_slot = rows * cols * DTYPE_BYTES[p.out_dtype]
+    res_slot = rows * cols * DTYPE_BYTES[res.dtype] if res else 0
     in_place = bool(res) and res.dtype == p.out_dtype
     a0 = 0
     b0 = a0 + stages * a
     out0 = b0 + stages * b
-    res0 = out0 if in_place else out0 + 2 * out_slot
-    bars = res0 + 2 * (out_slot if in_place else res_slot)
-    total = bars + 8 * (2 * stages + 6)
-    return WsLayout(stages, a, b, rows, out_slot, res_slot, in_place, a0, b0, out0, res0, bars, total)
+    res0 = out0 if in_place else out0 + 2 * slots * out_slot
+    bars = res0 + 2 * slots * (out_slot if in_place else res_slot)
+    total = bars + 8 * (2 * stages + 4 * slots + 2)
+    return WsLayout(stages, a, b, rows, cols, out_slot, res_slot, in_place, slots, a0, b0, out0, res0, bars, total)
 
 
-def check_supported(p: ConvProblem, kernel: str, block_m: int, block_n: int) -> None:
+def check_supported(p: ConvProblem, kernel: str, block_m: int, block_n: int, slots: int = 1,
+                    swap: bool = False, cluster_m: int = 1) -> None:
     """Raises WsUnsupported with the reason when the kernel cannot serve p with this tile."""
     res = residual_step(p)
-    rows = consumer_rows(kernel, block_m)
+    rows, cols = consumer_slice(kernel, block_m, block_n, swap)
     if kernel == STREAM_K and res:
         raise WsUnsupported("stream-K with a residual (the residual load follows tiles, not segments)")
-    if rows % 64 or rows > 128:
-        raise WsUnsupported(f"{rows} rows per consumer warpgroup (64 or 128)")
-    if block_n % 8 or block_n > 256 or rows * block_n > MAX_ACC_REGS * WARPGROUP:
-        raise WsUnsupported(f"block_n={block_n}")
+    if slots not in (1, 2) or (kernel == STREAM_K and slots != 1):
+        raise WsUnsupported(f"{slots} epilogue slots per warpgroup with {kernel}")
+    if swap:
+        if kernel == STREAM_K or cluster_m != 1:
+            raise WsUnsupported("swapped tiles with stream-K or a cluster")
+        if cols % 64 or cols > 128:
+            raise WsUnsupported(f"swapped tiles: {cols} channels per consumer warpgroup (64 or 128)")
+        if block_m % 16 or block_m > 256 or cols * block_m > MAX_ACC_REGS * WARPGROUP:
+            raise WsUnsupported(f"swapped tiles: block_m={block_m} (a multiple of 16, at most 256)")
+        if any(DTYPE_BYTES[dt] != 2 for dt in [p.out_dtype] + ([res.dtype] if res else [])):
+            raise WsUnsupported("swapped tiles need 16-bit outputs and residuals (transposed 8x8 moves)")
+    else:
+        if rows % 64 or rows > 128:
+            raise WsUnsupported(f"{rows} rows per consumer warpgroup (64 or 128)")
+        if block_n % 8 or block_n > 256 or rows * block_n > MAX_ACC_REGS * WARPGROUP:
+            raise WsUnsupported(f"block_n={block_n}")
     for dt in [p.out_dtype] + ([res.dtype] if res else []):
         try:
-            epilogue_panel(dt, block_n)
+            epilogue_panel(dt, cols)
         except ValueError as e:
             raise WsUnsupported(str(e)) from None
         if (p.F * DTYPE_BYTES[dt]) % 16:
             raise WsUnsupported(f"F={p.F} rows of {dt} are not 16-byte aligned for TMA")
         try:
-            tm.encode_tiled(epilogue_map_args(p, dt, rows, block_n))
+            tm.encode_tiled(epilogue_map_args(p, dt, rows, cols))
         except tm.TensorMapError as e:
             raise WsUnsupported(f"epilogue TMA descriptor refused: {e}") from None
 
@@ -176,7 +206,12 @@ class Sm90WarpSpecialized:
         self.e = Emitter()
         self.coop = s.kernel == "sm90_ws_cooperative"
         self.streamk = s.kernel == STREAM_K
-        self.lay = ws_layout(p, s.kernel, s.block_m, s.block_n, s.stages, s.block_k)
+        self.swap = s.swap_ab
+        self.lay = ws_layout(p, s.kernel, s.block_m, s.block_n, s.stages, s.block_k, s.epilogue_slots, s.swap_ab)
+        # per consumer warpgroup: 64-row wgmma sub-blocks (of pixels; of channels when swapped),
+        # the wgmma's N, and the (pixel, channel) offset of its slice of the tile
+        self.subs = (self.lay.cols if self.swap else self.lay.rows) // 64
+        self.mma_n = s.block_m if self.swap else s.block_n
         self.res = residual_step(p)
         self.ktiles = k_tiles(p, s.block_k)
         self.row = row_bytes(s.block_k)
@@ -196,10 +231,10 @@ class Sm90WarpSpecialized:
         self.base = address_of(smem)
 
         maps = tensor_maps(p, s)
-        descs = [maps.activation, maps.filter, tm.encode_tiled(epilogue_map_args(p, p.out_dtype, lay.rows, s.block_n))]
+        descs = [maps.activation, maps.filter, tm.encode_tiled(epilogue_map_args(p, p.out_dtype, lay.rows, lay.cols))]
         bindings = [memrefs[p.input], memrefs[p.filter], memrefs[p.num_operands]]
         if self.res:
-            descs.append(tm.encode_tiled(epilogue_map_args(p, self.res.dtype, lay.rows, s.block_n)))
+            descs.append(tm.encode_tiled(epilogue_map_args(p, self.res.dtype, lay.rows, lay.cols)))
             bindings.append(memrefs[self.res.operand])
         self.slots = descriptor_slots(pid, memrefs[-1], DESCRIPTORS)
         self.trace = Trace(e, pid, address_of(memrefs[-1]), s.scratch_bytes)
@@ -218,9 +253,10 @@ class Sm90WarpSpecialized:
             for i in range(s.stages):
                 mbarrier_init(self.at(lay.full(i)), 1)
                 mbarrier_init(self.at(lay.empty(i)), (2 if self.coop else 1) * WARPGROUP // 32 * s.cluster_m)
-            for w in range(2):
+            for w in range(2 * lay.slots):
                 mbarrier_init(self.at(lay.res_full(w)), 1)
                 mbarrier_init(self.at(lay.res_empty(w)), 1 if lay.res_in_place else WARPGROUP)
+            for w in range(2):
                 mbarrier_init(self.at(lay.turn(w)), 1)
             mbarrier_init_fence()
         gpu_d.barrier()
@@ -255,6 +291,23 @@ class Sm90WarpSpecialized:
     def _off(self, first: int, index, size: int):
         return self.at(arith_d.addi(i64(first), arith_d.muli(index_to(index, I64()), i64(size))))
 
+    def _slice(self, w):
+        """(pixel, channel) offsets of consumer warpgroup w's slice of a tile (w: an index
+        value; ping-pong warpgroups own whole tiles)."""
+        e = self.e
+        if not self.coop:
+            return e.c(0), e.c(0)
+        return (e.c(0), e.mul(w, self.lay.cols)) if self.swap else (e.mul(w, self.lay.rows), e.c(0))
+
+    def _slot(self, w, use):
+        """(epilogue slot index, phase parity as i32) of warpgroup w's use-th tile: the slots
+        of a warpgroup are used round-robin, so a slot's barriers complete a phase every
+        `slots` tiles."""
+        e, n = self.e, self.lay.slots
+        if n == 1:
+            return w, index_to(e.rem(use, 2), I32())
+        return e.add(e.mul(w, n), e.rem(use, n)), index_to(e.rem(e.div(use, n), 2), I32())
+
     # ------------------------------------------------------------------ producer
     def _producer(self) -> None:
         p, s, e, lay = self.p, self.s, self.e, self.lay
@@ -286,18 +339,19 @@ class Sm90WarpSpecialized:
     def _load_residual(self, j, m0, n0) -> None:
         """TMA the residual rows of tile j for each consumer warpgroup that computes them."""
         e, lay = self.e, self.lay
-        targets = [(w, e.c(w), j, e.add(m0, w * lay.rows)) for w in range(2)] if self.coop else \
-            [(None, e.rem(j, 2), e.div(j, 2), m0)]
-        panel = epilogue_panel(self.res.dtype, self.s.block_n)
-        for _, w, use, row0 in targets:
-            parity = index_to(arith_d.xori(e.rem(use, 2), e.c(1)), I32())
-            mbarrier_wait(self._bar(lay.res_empty(0), w), parity)
-            full = self._bar(lay.res_full(0), w)
+        targets = [(e.c(w), j) for w in range(2)] if self.coop else [(e.rem(j, 2), e.div(j, 2))]
+        panel = epilogue_panel(self.res.dtype, lay.cols)
+        for w, use in targets:
+            dm, dn = self._slice(w)
+            row0, col0 = e.add(m0, dm), e.add(n0, dn)
+            k, parity = self._slot(w, use)
+            mbarrier_wait(self._bar(lay.res_empty(0), k), arith_d.xori(parity, arith_d.constant(I32(), 1)))
+            full = self._bar(lay.res_full(0), k)
             mbarrier_arrive_expect_tx(full, lay.res_slot)
-            slot = self._off(lay.res0, w, lay.res_slot)
-            for off, ch in panel.boxes(self.s.block_n, lay.rows):
+            slot = self._off(lay.res0, k, lay.res_slot)
+            for off, ch in panel.boxes(lay.cols, lay.rows):
                 tma_load(arith_d.addi(slot, i64(off)), self.slots[3],
-                         [index_to(e.add(n0, ch), I32()), index_to(row0, I32())], full)
+                         [index_to(e.add(col0, ch), I32()), index_to(row0, I32())], full)
 
     # ------------------------------------------------------------------ stream-K
     def _producer_streamk(self) -> None:
@@ -331,7 +385,7 @@ class Sm90WarpSpecialized:
         pid = self.tiles.pid
         with e.if_(elected):
             acquire_descriptor(self.slots[2])
-        subs = lay.rows // 64
+        subs = self.subs
         row_base = e.c(0)
         with e.for_(cw, self.work.count(), 2) as (si, _, _y):
             t, k0, k1, it0 = self.work.segment(si)
@@ -340,7 +394,7 @@ class Sm90WarpSpecialized:
             self._turn_wait(cw, use)
             channel_ops = self._channel_ops(n0, wtid)
             st0, ph0 = self._stage(it0)
-            accs = self._k_step(st0, ph0, [undef_accumulator(s.block_n) for _ in range(subs)], row_base, first=True)
+            accs = self._k_step(st0, ph0, [undef_accumulator(self.mma_n) for _ in range(subs)], row_base, first=True)
             first_tile = arith_d.andi(elected, e.cmp("eq", use, 0)) if self.trace.on else None
             self.trace.consumer(e, cw, "first_data", first_tile)
             accs, last = self._k_loop(st0, ph0, e.sub(k1, k0), accs, row_base)
@@ -368,7 +422,7 @@ class Sm90WarpSpecialized:
                         sk.publish(self._flag(pid), t)
                         self.trace.stamp("partial")
                 with finish:
-                    self._epilogue(accs, cw, use, m0, n0, row_base, wtid, elected, channel_ops, first_tile)
+                    self._epilogue(accs, cw, use, m0, n0, wtid, elected, channel_ops, first_tile)
                     self.trace.consumer(e, cw, "stored", first_tile)
         with e.if_(elected):
             bulk_wait_read(0)          # the last store has read its staging slot
@@ -381,28 +435,31 @@ class Sm90WarpSpecialized:
         elected = e.cmp("eq", wtid, 0)
         with e.if_(elected):
             acquire_descriptor(self.slots[2])
-        subs = lay.rows // 64
+        subs = self.subs
         step = 1 if self.coop else 2
         lb = e.c(0) if self.coop else cw
+        dm, dn = self._slice(cw)
         with e.for_(lb, self.tiles.local_count(), step) as (j, _, _y):
             m0, n0 = self.tiles.origin(j)
-            row_base = e.mul(cw, lay.rows) if self.coop else e.c(0)
+            # the warpgroup's first operand row in the stage: pixels, or channels when swapped
+            row_base = dn if self.swap else dm
             use = j if self.coop else e.div(j, 2)
             if not self.coop:
                 self._turn_wait(cw, use)
-            channel_ops = self._channel_ops(n0, wtid)
+            channel_ops = self._channel_ops(e.add(n0, dn), wtid)
             # k-tile 0 is peeled: its first wgmma ignores the (undefined) accumulator
             # (scale-d 0), so no zero-fill sits between the wgmma fence and the wgmma.
             st0, ph0 = self._stage(e.mul(j, self.ktiles))
-            accs = self._k_step(st0, ph0, [undef_accumulator(s.block_n) for _ in range(subs)], row_base, first=True)
+            accs = self._k_step(st0, ph0, [undef_accumulator(self.mma_n) for _ in range(subs)], row_base, first=True)
             first_tile = arith_d.andi(elected, e.cmp("eq", use, 0)) if self.trace.on else None
             self.trace.consumer(e, cw, "first_data", first_tile)
             if lay.res_in_place:
-                # The staging slot doubles as the residual slot: hand it back to the producer
-                # once the previous tile's TMA store has read it.
+                # The staging slot doubles as the residual slot: once the previous tile's TMA
+                # store has read its slot, hand that slot back to the producer (for this
+                # tile's residual with one slot, the next tile's with two).
                 with e.if_(arith_d.andi(elected, e.cmp("sgt", use, 0))):
                     bulk_wait_read(0)
-                    mbarrier_arrive(self._bar(lay.res_empty(0), cw))
+                    mbarrier_arrive(self._bar(lay.res_empty(0), self._slot(cw, e.sub(use, 1))[0]))
             last = st0
             if self.ktiles > 1:
                 accs, last = self._k_loop(st0, ph0, self.ktiles, accs, row_base)
@@ -411,7 +468,7 @@ class Sm90WarpSpecialized:
             wgmma_wait(0)
             self.trace.consumer(e, cw, "mainloop", first_tile)
             self._release(last)
-            self._epilogue(accs, cw, use, m0, n0, row_base, wtid, elected, channel_ops, first_tile)
+            self._epilogue(accs, cw, use, e.add(m0, dm), e.add(n0, dn), wtid, elected, channel_ops, first_tile)
             self.trace.consumer(e, cw, "stored", first_tile)
         with e.if_(elected):
             bulk_wait_read(0)          # the last store has read its staging slot
@@ -429,10 +486,14 @@ class Sm90WarpSpecialized:
             mbarrier_arrive(self._bar(self.lay.turn(0), self.e.sub(1, cw)))
 
     def _channel_ops(self, n0, wtid) -> dict:
-        """Per-channel operands (bias) for the tile at n0, loaded before the main loop so their
-        latency hides under it (loaded in the epilogue they were its largest stall)."""
+        """Per-channel operands (bias) for the warpgroup's channels from n0, loaded before the
+        main loop so their latency hides under it (loaded in the epilogue they were its
+        largest stall)."""
         e = self.e
-        return channel_operands(e, self.p, self.memrefs, n0, e.mul(e.rem(e.rem(wtid, 32), 4), 2), self.s.block_n)
+        lane = e.rem(wtid, 32)
+        if self.swap:
+            return channel_operands_rows(e, self.p, self.memrefs, n0, e.div(wtid, 32), lane, self.subs)
+        return channel_operands(e, self.p, self.memrefs, n0, e.mul(e.rem(lane, 4), 2), self.s.block_n)
 
     def _k_loop(self, st0, ph0, n, accs, row_base):
         """The n - 1 ring iterations after the peeled first one (stage st0, phase parity ph0),
@@ -474,45 +535,53 @@ class Sm90WarpSpecialized:
 
     def _mma_stage(self, accs, a_stage, b_stage, row_base, first: bool = False):
         """One K tile of block_k channels: per 64-row sub-block, block_k / 16 x wgmma
-        m64n{block_n}k16 (the first of a tile with scale-d 0: D = A * B)."""
+        m64n{N}k16 (the first of a tile with scale-d 0: D = A * B). The sub-blocks are
+        activation rows (N = block_n), or filter rows when swapped (N = block_m pixels)."""
         s = self.s
         row, lay = self.row, self.swizzle_layout
-        a_wg = arith_d.addi(a_stage, arith_d.muli(index_to(row_base, I64()), i64(row)))
+        m_stage, n_stage = (b_stage, a_stage) if self.swap else (a_stage, b_stage)
+        m_wg = arith_d.addi(m_stage, arith_d.muli(index_to(row_base, I64()), i64(row)))
         wgmma_fence()
         out = []
-        a_lo, b_lo = smem_descriptor_lo(a_wg), smem_descriptor_lo(b_stage)
+        a_lo, b_lo = smem_descriptor_lo(m_wg), smem_descriptor_lo(n_stage)
         for sub, acc in enumerate(accs):
             for kk in range(s.block_k // 16):
                 da = smem_descriptor_at(a_lo, 64 * sub * row + 32 * kk, 8 * row, layout=lay)
                 db = smem_descriptor_at(b_lo, 32 * kk, 8 * row, layout=lay)
-                acc = wgmma_m64nk16(acc, da, db, s.block_n, self.p.dtype, accumulate=not (first and kk == 0))
+                acc = wgmma_m64nk16(acc, da, db, self.mma_n, self.p.dtype, accumulate=not (first and kk == 0))
             out.append(acc)
         wgmma_commit()
         return out
 
-    def _epilogue(self, accs, cw, use, m0, n0, row_base, wtid, elected, channel_ops, first_tile=None) -> None:
-        """Residual wait, fragments -> staging slot, TMA store of the slot."""
+    def _epilogue(self, accs, cw, use, m0, n0, wtid, elected, channel_ops, first_tile=None) -> None:
+        """Residual wait, fragments -> staging slot, TMA store of the slot to the warpgroup's
+        slice of the output at (m0, n0)."""
         p, s, e, lay = self.p, self.s, self.e, self.lay
+        k, parity = self._slot(cw, use)
         with e.if_(elected):
-            bulk_wait_read(0)          # the previous store from this slot has read it
+            bulk_wait_read(lay.slots - 1)    # the previous store from this slot has read it
         named_barrier(e.add(cw, 1), WARPGROUP)
         if self.res:
-            mbarrier_wait(self._bar(lay.res_full(0), cw), index_to(e.rem(use, 2), I32()))
+            mbarrier_wait(self._bar(lay.res_full(0), k), parity)
             self.trace.consumer(e, cw, "residual", first_tile)
-        out_slot = self._off(lay.out0, cw, lay.out_slot)
-        res_slot = self._off(lay.res0, cw, lay.res_slot) if self.res else None
+        out_slot = self._off(lay.out0, k, lay.out_slot)
+        res_slot = self._off(lay.res0, k, lay.res_slot) if self.res else None
         lane = e.rem(wtid, 32)
-        stage_fragments(e, p, accs, s.block_n, out_slot, lay.rows, e.div(wtid, 32), lane, channel_ops, res_slot)
+        if self.swap:
+            stage_fragments_swapped(e, p, accs, lay.rows, out_slot, lay.cols, e.div(wtid, 32), lane, channel_ops,
+                                    res_slot)
+        else:
+            stage_fragments(e, p, accs, s.block_n, out_slot, lay.rows, e.div(wtid, 32), lane, channel_ops, res_slot)
         self.trace.consumer(e, cw, "staged", first_tile)
         if self.res and not lay.res_in_place:
-            mbarrier_arrive(self._bar(lay.res_empty(0), cw))   # residual slot may be refilled
+            mbarrier_arrive(self._bar(lay.res_empty(0), k))    # residual slot may be refilled
         async_proxy_fence()            # st.shared -> visible to the TMA store
         named_barrier(e.add(cw, 1), WARPGROUP)
         with e.if_(elected):
-            panel = epilogue_panel(p.out_dtype, s.block_n)
-            for off, ch in panel.boxes(s.block_n, lay.rows):
+            panel = epilogue_panel(p.out_dtype, lay.cols)
+            for off, ch in panel.boxes(lay.cols, lay.rows):
                 tma_store(self.slots[2], arith_d.addi(out_slot, i64(off)),
-                          [index_to(e.add(n0, ch), I32()), index_to(e.add(m0, row_base), I32())])
+                          [index_to(e.add(n0, ch), I32()), index_to(m0, I32())])
             bulk_commit()
 
 

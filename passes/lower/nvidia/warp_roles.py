@@ -5,7 +5,7 @@ pass (per-channel operands, an optional residual from shared memory, swizzled pa
 
 from __future__ import annotations
 
-from ...ir import ir, arith_d, llvm_d, vector_d
+from ...ir import ir, arith_d, llvm_d, memref_d, vector_d
 from ...problem import ConvProblem, DTYPE_BYTES
 from ..common.emit import vec_type
 from ..common.epilogue import apply_steps
@@ -56,6 +56,24 @@ def channel_operands(e, p: ConvProblem, memrefs, n0, q2, block_n: int) -> dict:
             f_safe = e.select(e.cmp("slt", f, p.F), f, p.F - 2)
             out[(i, j)] = vector_d.load(vec_type(2, step.dtype), memrefs[step.operand], [f_safe],
                                         alignment=2 * DTYPE_BYTES[step.dtype])
+    return out
+
+
+def channel_operands_rows(e, p: ConvProblem, memrefs, ch0, warp, lane, subs: int) -> dict:
+    """Swapped tiles (channels on the wgmma's M): {(step index, sub, h): vector<2> holding twice
+    the per-channel epilogue operand of this thread's channel row 64 sub + 16 warp + lane/4 + 8h
+    after ch0 (both pixel columns of a fragment share it; clamped in bounds: stores clip)}."""
+    out = {}
+    g = e.add(e.mul(warp, 16), e.div(lane, 4))
+    for i, step in enumerate(p.epilogue):
+        if step.op not in ("add", "mul") or step.broadcast != "channel":
+            continue
+        for sub in range(subs):
+            for h in range(2):
+                f = e.add(ch0, e.add(g, 64 * sub + 8 * h))
+                f_safe = e.select(e.cmp("slt", f, p.F), f, p.F - 1)
+                out[(i, sub, h)] = vector_d.broadcast(vec_type(2, step.dtype),
+                                                      memref_d.load(memrefs[step.operand], [f_safe]))
     return out
 
 
@@ -140,3 +158,46 @@ def _stage_fragments_matrix(e, p: ConvProblem, accs, block_n: int, slot, rows: i
                                      lambda i, step: llvm_d.bitcast(vec_type(2, step.dtype), res[i][mm]))
                 regs.append(llvm_d.bitcast(I32(), apply_steps(p, _acc_pair(acc, jj, h), operands, 2)))
             stmatrix_x4(lane_addr(slot, sub, j, p.out_dtype), regs)
+
+
+def swapped_cell(ops, lane, warp, sub: int = 0, j: int = 0):
+    """(pixel row, first of 8 channels) of the 16-byte staging row that `lane` addresses in
+    the transposed x4 move of sub-block `sub`, pixel blocks j and j + 1: matrix m = lane/8 is
+    (pixel block j + m/2, channel half m%2) of warp `warp`'s 16 channel rows, and the lane
+    gives its pixel row lane%8. `ops`: an Emitter, or the tests' int model."""
+    m = ops.div(lane, 8)
+    pixel = ops.add(ops.add(ops.rem(lane, 8), ops.mul(ops.div(m, 2), 8)), 8 * j)
+    channel = ops.add(ops.add(ops.mul(warp, 16), ops.mul(ops.rem(m, 2), 8)), 64 * sub)
+    return pixel, channel
+
+
+def stage_fragments_swapped(e, p: ConvProblem, accs, rows: int, slot, cols: int, warp, lane, channel_ops,
+                            res_slot=None) -> None:
+    """Epilogue of swapped tiles: accs[sub] holds m64n{rows} f32 fragments whose rows are the
+    channels 64 sub .. 64 sub + 63 of this warpgroup's `cols` and whose columns are the tile's
+    `rows` pixels. The staging slot keeps the usual [pixel][channel] swizzled layout (what the
+    TMA store and the residual load use), so every 8x8 block moves transposed: stmatrix.trans
+    (ldmatrix.trans for the residual), four blocks per instruction, (pixel block j or j + 1)
+    x (channel half h). Lane L addresses pixel row L%8 of matrix L/8. 16-bit outputs and
+    residuals only; rows a multiple of 16."""
+    pixel_in, channel_in = swapped_cell(e, lane, warp)
+    groups = [(sub, acc, j) for sub, acc in enumerate(accs) for j in range(0, rows // 8, 2)]
+
+    def lane_addr(base, sub, j, dtype):
+        return swizzled(e, base, rows, e.add(pixel_in, 8 * j), 64 * sub, channel_in, dtype, cols)
+
+    for b in range(0, len(groups), MATRIX_BATCH):
+        loaded = []
+        for sub, acc, j in groups[b:b + MATRIX_BATCH]:
+            res = {i: ldmatrix_x4(lane_addr(res_slot, sub, j, step.dtype), trans=True)
+                   for i, step in enumerate(p.epilogue) if step.op in ("add", "mul") and step.broadcast == "full"}
+            loaded.append((sub, acc, j, res))
+        for sub, acc, j, res in loaded:
+            regs = []
+            for mm in range(4):                    # matrix mm = (pixel block j + mm/2, half mm%2)
+                jj, h = j + mm // 2, mm % 2
+                operands = [channel_ops[(i, sub, h)] if step.broadcast == "channel"
+                            else llvm_d.bitcast(vec_type(2, step.dtype), res[i][mm])
+                            for i, step in enumerate(p.epilogue) if step.op in ("add", "mul")]
+                regs.append(llvm_d.bitcast(I32(), apply_steps(p, _acc_pair(acc, jj, h), operands, 2)))
+            stmatrix_x4(lane_addr(slot, sub, j, p.out_dtype), regs, trans=True)

@@ -1,0 +1,106 @@
+"""Swapped tiles (channels on the wgmma's M, pixels on its N) and double epilogue slots in the
+persistent sm_90a kernels: the transposed epilogue's addressing against the stmatrix/ldmatrix
+.trans semantics, the planner's candidates and refusals, and the shared-memory layout."""
+
+import dataclasses
+
+import pytest
+
+from convc.passes.lower.nvidia.sm90_ws import consumer_slice, ws_layout
+from convc.passes.lower.nvidia.tile_scheduler import IntOps
+from convc.passes.lower.nvidia.warp_roles import swapped_cell
+from convc.passes.plan import (PlanError, candidate_schedules, knobs_of, plan_sm90, plan_sm90_ws,
+                               swap_block_ms)
+from convc.passes.target import get_target
+from convc.tools.layers import load_suite
+
+T = get_target("sm_90a")
+
+
+def _problem(name):
+    return next(L for L in load_suite() if L.name == name).expected_problem()
+
+
+@pytest.mark.parametrize("rows,subs", [(96, 1), (48, 2), (144, 1), (16, 2)])
+def test_transposed_moves_cover_the_slot_once(rows, subs):
+    """stmatrix.trans stores matrix m's column r (pixel 8(j + m/2) + r of the fragment block
+    (j + m/2, half m%2): channels 16 warp + 8(m%2) + 0..7) at the row lane 8m + r addresses.
+    Every lane must address exactly that 16-byte row, and the moves of all warps, sub-blocks and
+    pixel-block pairs must write each (pixel, 8-channel group) of the slot exactly once."""
+    seen = []
+    for warp in range(4):
+        for sub in range(subs):
+            for j in range(0, rows // 8, 2):
+                for lane in range(32):
+                    m, r = divmod(lane, 8)
+                    pixel, channel = swapped_cell(IntOps, lane, warp, sub, j)
+                    assert (pixel, channel) == (8 * (j + m // 2) + r, 64 * sub + 16 * warp + 8 * (m % 2))
+                    seen.append((pixel, channel))
+    assert sorted(seen) == [(p, c) for p in range(rows) for c in range(0, 64 * subs, 8)]
+
+
+def test_swapped_candidates_fill_the_sms():
+    """r50_l3_1x1_1024_256 (6272 pixels x 256 channels): 64-row tiles make 98 tiles for 132
+    SMs; swapped 96x128 tiles make 132."""
+    p = _problem("r50_l3_1x1_1024_256")
+    assert swap_block_ms(p, T, 128, 256)[0] == 96
+    swapped = [c for c in candidate_schedules(p, T) if c.swap_ab]
+    assert swapped and all(c.block_m % 16 == 0 and c.block_m <= 256 for c in swapped)
+    coop = next(c for c in swapped if c.kernel == "sm90_ws_cooperative" and c.block_n == 128)
+    assert -(-p.gemm_m // coop.block_m) * 2 == T.num_sms
+
+
+def test_swapped_candidates_skip_wasted_channels():
+    """No swapped tile with over a quarter of its channels past F (F = 128 in 256-channel
+    tiles ran 3x slower on the H200)."""
+    p = _problem("r50_l2_3x3_128")
+    assert all(c.block_n <= 128 for c in candidate_schedules(p, T) if c.swap_ab)
+
+
+def test_swapped_layout_splits_channels_between_warpgroups():
+    p = _problem("r50_l3_1x1_1024_256")
+    assert consumer_slice("sm90_ws_cooperative", 96, 128, swap=True) == (96, 64)
+    assert consumer_slice("sm90_ws_cooperative", 128, 128) == (64, 128)
+    lay = ws_layout(p, "sm90_ws_cooperative", 96, 128, 7, swap=True)
+    assert (lay.rows, lay.cols, lay.out_slot) == (96, 64, 96 * 64 * 2)
+    assert lay.total <= T.smem_bytes
+
+
+@pytest.mark.parametrize("slots", [1, 2])
+def test_epilogue_slots_layout(slots):
+    """Each consumer warpgroup owns `slots` staging slots and a res_full/res_empty pair per
+    slot; no two barriers or buffers overlap."""
+    p = _problem("r50_l3_1x1_256_1024")                 # residual in place (f16)
+    lay = ws_layout(p, "sm90_ws_pingpong", 128, 128, 3, slots=slots)
+    assert lay.res_in_place and lay.res0 == lay.out0
+    assert lay.bars == lay.out0 + 2 * slots * lay.out_slot
+    bars = ([lay.full(i) for i in range(3)] + [lay.empty(i) for i in range(3)]
+            + [lay.res_full(k) for k in range(2 * slots)] + [lay.res_empty(k) for k in range(2 * slots)]
+            + [lay.turn(w) for w in range(2)])
+    assert len(set(bars)) == len(bars) and max(bars) + 8 == lay.total
+
+
+def test_swap_refusals():
+    p = _problem("r50_l3_1x1_1024_256")
+    with pytest.raises(PlanError, match="multiple of 16"):
+        plan_sm90_ws(p, T, "sm90_ws_cooperative", 104, 128, swap=True)
+    with pytest.raises(PlanError, match="cluster"):
+        plan_sm90_ws(p, T, "sm90_ws_cooperative", 96, 128, cluster_m=2, swap=True)
+    with pytest.raises(PlanError, match="stream-K"):
+        plan_sm90_ws(p, T, "sm90_ws_streamk", 96, 128, swap=True)
+    with pytest.raises(PlanError, match="channels per consumer warpgroup"):
+        plan_sm90_ws(p, T, "sm90_ws_cooperative", 96, 64, swap=True)
+    f32 = dataclasses.replace(p, out_dtype="f32", epilogue=())
+    with pytest.raises(PlanError, match="16-bit"):
+        plan_sm90_ws(f32, T, "sm90_ws_cooperative", 96, 128, swap=True)
+
+
+def test_knobs_of_old_caches_still_match():
+    """Schedules at the default slot count and orientation keep the six knobs older caches
+    store; the others carry both."""
+    p = _problem("r50_l3_1x1_1024_256")
+    assert len(knobs_of(plan_sm90(p, T))) == 6 or plan_sm90(p, T).swap_ab
+    s = plan_sm90_ws(p, T, "sm90_ws_cooperative", 96, 128, swap=True)
+    assert knobs_of(s)[-2:] == (1, True)
+    d = plan_sm90_ws(p, T, "sm90_ws_pingpong", 128, 128, slots=2)
+    assert knobs_of(d)[-2:] == (2, False)

@@ -304,6 +304,8 @@ def plan_sm90(p: ConvProblem, t: Target) -> Schedule:
       one wave; stream-K chains (two CTAs per tile, in k-lockstep) when 64x128 tiles fill
       under half the SMs and K is at least 32 k-steps; cooperative 256-row tiles for a single
       K step and F > 128.
+    Then swapped tiles (channels on the wgmma's M, _swapped_choice) replace that choice for
+    filters with several taps, and for 1x1 convs without a residual whose tiles leave SMs idle.
     C a multiple of 32 but not of 64 (e.g. 96) takes the persistent kernels with 32-channel K
     steps (64-byte swizzled rows); the non-persistent kernel needs 64.
     The tuning cache overrides it per problem and device."""
@@ -360,7 +362,11 @@ def plan_sm90(p: ConvProblem, t: Target) -> Schedule:
         if _tiles(p, 64, bn) < n // 4:
             bn = 64
         choice = ("sm90_ws_pingpong", 64, bn)
-    if choice[0] != "sm90_ws_streamk" and narrow is None:
+    # Swapped tiles for filters with several taps, and for 1x1 convs whose tiles leave SMs
+    # idle (no residual): on the many-wave and residual 1x1 layers they measured 2-5% slower
+    # in convc-bench (cold L2; bench/NOTES.md v23).
+    idle = _tiles(p, choice[1], choice[2]) < n and not p.reads_residual
+    if choice[0] != "sm90_ws_streamk" and narrow is None and (p.R * p.S > 1 or idle):
         swapped = _swapped_choice(p, t)
         if swapped is not None:
             return swapped
@@ -387,10 +393,9 @@ def _swapped_choice(p: ConvProblem, t: Target) -> Schedule | None:
     """Swapped tiles (channels on the wgmma's M), when their pixel count can be chosen to
     spread the work evenly (swap_block_ms) and stays >= SWAP_MIN_PIXELS: cooperative
     bm x 128 for F a multiple of 128, else ping-pong bm x 64 (also for F <= 64). H200
-    tuning (bench/NOTES.md, v23): r50_l3 3x3/256 15.3 -> 13.7 us (96x128: 132 tiles where
-    64x256 makes 98), dil2 3x3/256 26.4 -> 17.4, vae 3x3/256 113 -> 106, r50_l4 1x1/2048->512
-    9.1 -> 8.7 (ping-pong 112x64), r50 1x1/64 7.7 -> 6.9; the many-wave 1x1 layers move
-    within 2% either way."""
+    bench (bench/NOTES.md, v23): r50_l3 3x3/256 15.5 -> 14.0 us (96x128: 132 tiles where
+    64x256 makes 98), r50_l3 1x1/1024->256 10.1 -> 8.8, dil2 3x3/256 26.8 -> 17.6, vae
+    3x3/256 111 -> 107, r50_l4 1x1/2048->512 9.7 -> 9.2 (ping-pong 112x64)."""
     if p.F % 128 == 0:
         options = [("sm90_ws_cooperative", 128), ("sm90_ws_pingpong", 64)]
     elif p.F <= 64:

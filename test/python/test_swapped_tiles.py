@@ -104,3 +104,16 @@ def test_knobs_of_old_caches_still_match():
     assert knobs_of(s)[-2:] == (1, True)
     d = plan_sm90_ws(p, T, "sm90_ws_pingpong", 128, 128, slots=2)
     assert knobs_of(d)[-2:] == (2, False)
+
+
+@pytest.mark.parametrize("name,swapped", [
+    ("r50_l3_3x3_256", True), ("dil2_3x3_256_33x33", True), ("r50_l4_3x3_512", True),
+    ("r50_l3_1x1_1024_256", True),        # 1x1, 98 tiles of 64x256 on 132 SMs
+    ("r50_l2_1x1_256_128", False),        # 1x1, many waves
+    ("r50_l3_1x1_256_1024", False),       # 1x1 with a residual
+    ("unet_3x3_320_64x64_bf16", False)])  # F = 320: 160-channel tiles
+def test_planner_swaps_where_measured_faster(name, swapped):
+    s = plan_sm90(_problem(name), T)
+    assert s.swap_ab == swapped, s.describe()
+    if swapped:
+        assert s.block_m >= 96 and "swapped" in s.reason

@@ -177,6 +177,8 @@ def bench_layer(bundle, entry, iters, rotate, peak, bw, seed):
     row["smem_bytes"] = sched.get("smem_bytes")
     row["stages"] = sched.get("stages")
     row["tile"] = f"{sched.get('block_m')}x{sched.get('block_n')}x{sched.get('block_k')}" if sched else None
+    row["swap_ab"] = bool(sched.get("swap_ab", False))          # tile = pixels x channels either way
+    row["epilogue_slots"] = sched.get("epilogue_slots", 1)
     if entry.get("ptx"):
         row.update(ptxas_resources(os.path.join(bundle, entry["ptx"])))
     rng = np.random.default_rng(seed)

@@ -1,11 +1,14 @@
 """Device side of convc-tune: times every candidate build of a tuning bundle on one GPU.
 
-  python3 -m convc.runtime.tune_device --bundle B --out DIR [--iters 50]
+  python3 -m convc.runtime.tune_device --bundle B --out DIR [--iters 50] [--rotate 4]
 
 Per model: random inputs (output buffers NaN-poisoned), the stock IREE reference build run
 once, then every candidate round: its outputs must match the reference (rel. L2 within the
 GPU check's tolerance, no NaN) and each convc kernel's time is the median over `iters`
-back-to-back runs (CUPTI through torch.profiler, per kernel name). Prints progress; writes
+back-to-back runs (CUPTI through torch.profiler, per kernel name) that cycle through `rotate`
+input sets, as convc-bench does: with one set, a layer whose tensors fit the L2 cache is timed
+hot, which favoured schedules that lost once their operands came from DRAM (H200: a swapped
+1x1 schedule tuned at 6.7 us against 7.7 timed 9.6-9.7 both ways in the benchmark). Prints progress; writes
 DIR/tune.json, which `convc-tune collect` turns into tuning-cache entries.
 
 Each model runs in a child process that reports every finished round. A candidate that hangs
@@ -34,14 +37,14 @@ from .reference import rel_l2
 
 
 def kernel_times_by_name(fn, iters: int, warmup: int = 3, seen: dict | None = None) -> dict[str, float]:
-    """Median device time (us) per kernel name over `iters` calls of fn.
+    """Median device time (us) per kernel name over `iters` calls fn(i).
 
     CUPTI sometimes delivers an IREE kernel's records in a later profiling session; every
     kernel a round compiles has a unique name, so records are also pooled by name in `seen`
     and a round's time is taken from the pool when its own session missed them."""
     from .bench_device import device_events      # torch: only on the GPU machine
     per: dict[str, list[float]] = {}
-    for e in device_events(lambda i: fn(), iters, warmup):
+    for e in device_events(fn, iters, warmup):
         per.setdefault(e.name, []).append(e.time_range.elapsed_us())
     if seen is not None:
         for k, v in per.items():
@@ -50,6 +53,7 @@ def kernel_times_by_name(fn, iters: int, warmup: int = 3, seen: dict | None = No
 
 
 PROFILE_ATTEMPTS = 3
+ROTATE = 4                      # input sets timed in turn (convc-bench's default too)
 
 
 def _lookup(times: dict, kernel: str):
@@ -57,13 +61,15 @@ def _lookup(times: dict, kernel: str):
     return next((v for name, v in times.items() if name == kernel or name.startswith(kernel + "_")), None)
 
 
-def _run(mod: LoadedModule, fn_name: str, args_spec, arrays):
-    args = [mod.to_device(a, s["dtype"]) for a, s in zip(arrays, args_spec)]
+def _run(mod: LoadedModule, fn_name: str, args_spec, array_sets):
+    """Runs the function once on the first input set; returns (call(i): a run on set
+    i % len(array_sets), that run's outputs on the host)."""
+    sets = [[mod.to_device(a, s["dtype"]) for a, s in zip(arrays, args_spec)] for arrays in array_sets]
     fn = mod.function(fn_name)
-    res = fn(*args)
+    res = fn(*sets[0])
     res = list(res) if isinstance(res, (list, tuple)) else [res]
     outs = [np.array(r.to_host(), copy=True) for r in res]
-    return (lambda: fn(*args)), outs
+    return (lambda i: fn(*sets[i % len(sets)])), outs
 
 
 def _to_f32(host: np.ndarray, dtype: str) -> np.ndarray:
@@ -71,26 +77,27 @@ def _to_f32(host: np.ndarray, dtype: str) -> np.ndarray:
 
 
 def tune_model(bundle: str, m: dict, iters: int, seed: int, log=print, seen: dict | None = None,
-               config=None, start: int = 0, on_round=None) -> dict:
+               config=None, start: int = 0, on_round=None, rotate: int = ROTATE) -> dict:
     """{problem: [candidate rows]} for one model of the bundle, rounds from `start` on;
-    on_round(r, {problem: row}) after each."""
+    on_round(r, {problem: row}) after each. Outputs are checked on the first of `rotate`
+    input sets; times cycle through all of them."""
     rng = np.random.default_rng(seed)
     spec = m["args"]
-    arrays = [poison(s["shape"], s["dtype"]) if s["output"] else random_input(rng, s["shape"], s["dtype"])
-              for s in spec]
+    array_sets = [[poison(s["shape"], s["dtype"]) if s["output"] else random_input(rng, s["shape"], s["dtype"])
+                   for s in spec] for _ in range(max(1, rotate))]
     out_dtypes = m["results"]
     # One device (one CUDA context) for every build: CUPTI loses kernel records of contexts
     # created and destroyed between profiling sessions.
     config = config or __import__("iree.runtime", fromlist=["Config"]).Config("cuda")
     keep = [LoadedModule(os.path.join(bundle, m["reference"]), "cuda", config)]
-    _, ref = _run(keep[0], m["function"], spec, arrays)
+    _, ref = _run(keep[0], m["function"], spec, array_sets[:1])
     rows: dict[str, list] = {}
     for r, rnd in enumerate(m["rounds"]):
         if r < start:
             continue
         mod = LoadedModule(os.path.join(bundle, rnd["vmfb"]), "cuda", config)
         keep.append(mod)
-        call, outs = _run(mod, m["function"], spec, arrays)
+        call, outs = _run(mod, m["function"], spec, array_sets)
         ok, worst = True, 0.0
         for i, (got, want) in enumerate(zip(outs, ref)):
             dt = out_dtypes[i] if i < len(out_dtypes) else "f32"
@@ -175,7 +182,7 @@ def tune_model_isolated(m: dict, spawn, round_timeout: float, log=print, poll: f
     return rows
 
 
-def run_model_rounds(bundle: str, index: int, start: int, rows_path: str, iters: int) -> int:
+def run_model_rounds(bundle: str, index: int, start: int, rows_path: str, iters: int, rotate: int = ROTATE) -> int:
     """Child process: model `index` of the bundle from round `start`; one JSON line per
     finished round, then one line with the times of kernels whose CUPTI records arrived in a
     later profiling session than their own."""
@@ -189,8 +196,8 @@ def run_model_rounds(bundle: str, index: int, start: int, rows_path: str, iters:
             out.flush()
             missing.extend((prob, c) for prob, c in rows.items() if c["us"] is None)
         tune_model(bundle, m, iters, seed=3000 + index, log=lambda s: print(s, flush=True), seen=seen,
-                   start=start, on_round=on_round)
-        kernel_times_by_name(lambda: None, 1, warmup=0, seen=seen)     # flush late records
+                   start=start, on_round=on_round, rotate=rotate)
+        kernel_times_by_name(lambda i: None, 1, warmup=0, seen=seen)   # flush late records
         late = {}
         for prob, c in missing:
             v = seen.get(f"{prob}_cand{c['round_candidate']}")
@@ -200,7 +207,7 @@ def run_model_rounds(bundle: str, index: int, start: int, rows_path: str, iters:
     return 0
 
 
-def tune_bundle(bundle: str, iters: int = 50, log=print, round_timeout: float = 120.0) -> dict:
+def tune_bundle(bundle: str, iters: int = 50, log=print, round_timeout: float = 120.0, rotate: int = ROTATE) -> dict:
     with open(os.path.join(bundle, "tune_manifest.json")) as f:
         manifest = json.load(f)
     problems: dict[str, dict] = {}
@@ -210,14 +217,14 @@ def tune_bundle(bundle: str, iters: int = 50, log=print, round_timeout: float = 
         def spawn(start, path, i=i):
             return subprocess.Popen([sys.executable, "-m", "convc.runtime.tune_device", "--bundle", bundle,
                                      "--model", str(i), "--start", str(start), "--rows", path,
-                                     "--iters", str(iters)])
+                                     "--iters", str(iters), "--rotate", str(rotate)])
         for prob, rows in tune_model_isolated(m, spawn, round_timeout, log=log).items():
             problems.setdefault(prob, {"candidates": []})["candidates"].extend(rows)
     late = sum(1 for r in problems.values() for c in r["candidates"] if c.get("late_records"))
     log(f"{late} candidate times recovered from late profiler records")
     return {"device": device_name("cuda"), "target": manifest["target"], "commit": manifest["commit"],
             "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-            "iters": iters, "problems": problems}
+            "iters": iters, "rotate": rotate, "problems": problems}
 
 
 def main(argv=None) -> int:
@@ -225,6 +232,7 @@ def main(argv=None) -> int:
     p.add_argument("--bundle", required=True)
     p.add_argument("--out", default="tune_out")
     p.add_argument("--iters", type=int, default=50)
+    p.add_argument("--rotate", type=int, default=ROTATE, help="input sets the timed runs cycle through")
     p.add_argument("--round-timeout", type=float, default=120.0,
                    help="seconds a candidate may take before it counts as hung")
     p.add_argument("--model", type=int, help=argparse.SUPPRESS)     # child process: this model
@@ -232,10 +240,11 @@ def main(argv=None) -> int:
     p.add_argument("--rows", help=argparse.SUPPRESS)
     a = p.parse_args(argv)
     if a.model is not None:
-        rc = run_model_rounds(a.bundle, a.model, a.start, a.rows, a.iters)
+        rc = run_model_rounds(a.bundle, a.model, a.start, a.rows, a.iters, a.rotate)
         sys.stdout.flush()
         os._exit(rc)     # skip runtime/profiler teardown at exit (it can abort after the results are out)
-    res = tune_bundle(a.bundle, a.iters, log=lambda s: print(s, flush=True), round_timeout=a.round_timeout)
+    res = tune_bundle(a.bundle, a.iters, log=lambda s: print(s, flush=True), round_timeout=a.round_timeout,
+                      rotate=a.rotate)
     os.makedirs(a.out, exist_ok=True)
     with open(os.path.join(a.out, "tune.json"), "w") as f:
         json.dump(res, f, indent=1)

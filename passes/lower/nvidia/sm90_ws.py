@@ -26,13 +26,15 @@ of the previous CTA's head tile, adding that partial before the epilogue (stream
 Epilogue: accumulators + bias (global, per channel) + residual (TMA-loaded into shared memory)
 -> relu/casts in registers -> swizzled staging tile in shared memory (128 B panels, or 64 B
 when block_n needs them, e.g. 160; 16-bit data moves through ldmatrix/stmatrix, warp_roles.py)
--> TMA store. Each consumer warpgroup owns one staging slot (and one residual slot); before
-reusing it the thread that issued the previous store waits for the store to finish reading it.
+-> TMA store. Each consumer warpgroup owns `epilogue_slots` staging slots (and as many
+residual slots), used round-robin; before reusing one, the thread that issued the stores waits
+until the store from that slot has finished reading it.
 
 When the residual has the output's dtype it is loaded into the staging slot itself (each
 thread reads its residual elements and writes its outputs at the same addresses), which frees
 two tiles of shared memory for ring stages; the slot is handed back to the producer
-(`res_empty`) after the previous tile's TMA store has read it, early in the next main loop.
+(`res_empty`) after the previous tile's TMA store has read it, early in the next main loop
+(with two slots, that slot takes the residual of the tile after this one).
 
 Swapped tiles (Schedule.swap_ab): the wgmma's M runs over output channels (the filter
 stage is its A operand, 64 channels per sub-block) and its N over the tile's pixels (the

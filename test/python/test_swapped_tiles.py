@@ -117,3 +117,14 @@ def test_planner_swaps_where_measured_faster(name, swapped):
     assert s.swap_ab == swapped, s.describe()
     if swapped:
         assert s.block_m >= 96 and "swapped" in s.reason
+
+
+def test_two_slots_need_an_in_place_residual():
+    p = _problem("r50_l3_1x1_256_1024")
+    res = next(st for st in p.epilogue if st.broadcast == "full")
+    f32 = dataclasses.replace(p, out_dtype="f32", epilogue=tuple(
+        dataclasses.replace(st, dtype="f32") if st.op == "cast" else st for st in p.epilogue))
+    assert res.dtype == "f16" and f32.out_dtype == "f32"
+    with pytest.raises(PlanError, match="dtype differs"):
+        plan_sm90_ws(f32, T, "sm90_ws_pingpong", 128, 128, slots=2)
+    plan_sm90_ws(f32, T, "sm90_ws_pingpong", 64, 128)            # one slot: separate residual slots

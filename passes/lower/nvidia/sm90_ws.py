@@ -175,6 +175,9 @@ def check_supported(p: ConvProblem, kernel: str, block_m: int, block_n: int, slo
         raise WsUnsupported("stream-K with a residual (the residual load follows tiles, not segments)")
     if slots not in (1, 2) or (kernel == STREAM_K and slots != 1):
         raise WsUnsupported(f"{slots} epilogue slots per warpgroup with {kernel}")
+    if slots > 1 and res and res.dtype != p.out_dtype:
+        # the residual would need slots of its own (not in place): a protocol no GPU check covers
+        raise WsUnsupported("two epilogue slots with a residual whose dtype differs from the output's")
     if swap:
         if kernel == STREAM_K or cluster_m != 1:
             raise WsUnsupported("swapped tiles with stream-K or a cluster")

@@ -396,6 +396,7 @@ def _swapped_choice(p: ConvProblem, t: Target) -> Schedule | None:
     bench (bench/NOTES.md, v23): r50_l3 3x3/256 15.5 -> 14.0 us (96x128: 132 tiles where
     64x256 makes 98), r50_l3 1x1/1024->256 10.1 -> 8.8, dil2 3x3/256 26.8 -> 17.6, vae
     3x3/256 111 -> 107, r50_l4 1x1/2048->512 9.7 -> 9.2 (ping-pong 112x64)."""
+    from .lower.nvidia.sm90_ws import swap_max_pixels
     if p.F % 128 == 0:
         options = [("sm90_ws_cooperative", 128), ("sm90_ws_pingpong", 64)]
     elif p.F <= 64:
@@ -403,7 +404,7 @@ def _swapped_choice(p: ConvProblem, t: Target) -> Schedule | None:
     else:
         return None                # e.g. F = 320: ping-pong 128x160 (swapped 208x64: 92 vs 81 us)
     for kernel, bn in options:
-        bms = swap_block_ms(p, t, bn, 256)
+        bms = swap_block_ms(p, t, bn, swap_max_pixels(kernel, bn))
         if not bms or bms[0] < SWAP_MIN_PIXELS:
             continue
         try:
@@ -466,6 +467,7 @@ def sm90_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
     """Schedules the tuner times for p on sm_90a: the heuristic's choice first, then the
     persistent kernel's cooperative and ping-pong tilings, rasterizations, and the
     non-persistent kernel (split-K / 64-row tiles when the grid is small)."""
+    from .lower.nvidia.sm90_ws import swap_max_pixels
     out = [plan_sm90(p, t)]
     if out[0].kernel == "sm90_rows_wgmma":
         try:
@@ -509,15 +511,13 @@ def sm90_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
         for kernel, bm, bn in [("sm90_ws_cooperative", 128, bn) for bn in bns if bn >= 128] + \
                 [("sm90_ws_pingpong", bm, bn) for bm in (64, 128) for bn in bns if bm * bn <= 128 * 256]:
             try:
-                s2 = plan_sm90_ws(p, t, kernel, bm, bn, slots=2)
+                out.append(plan_sm90_ws(p, t, kernel, bm, bn, slots=2))
             except PlanError:
-                continue
-            if s2.stages >= 2:
-                out.append(s2)
+                pass
     for kernel, bn in (("sm90_ws_cooperative", 128), ("sm90_ws_cooperative", 256),
                        ("sm90_ws_pingpong", 64), ("sm90_ws_pingpong", 128)):
         # swapped tiles: pixel counts per tile that spread the work evenly over the SMs
-        for bm in swap_block_ms(p, t, bn, 256 if bn // (2 if "coop" in kernel else 1) == 64 else 160):
+        for bm in swap_block_ms(p, t, bn, swap_max_pixels(kernel, bn)):
             for slots in (1, 2) if p.reads_residual and _tiles(p, bm, bn) > t.num_sms else (1,):
                 try:
                     out.append(plan_sm90_ws(p, t, kernel, bm, bn, slots=slots, swap=True))

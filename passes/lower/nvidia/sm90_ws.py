@@ -149,6 +149,14 @@ class WsLayout:
         return self.bars + 8 * (2 * self.stages + 4 * self.slots + w)
 
 
+def swap_max_pixels(kernel: str, block_n: int) -> int:
+    """Most pixels a swapped tile of block_n channels may hold: the wgmma's N limit (256),
+    and the accumulators of a warpgroup's channels (cols x pixels / 128 per thread) within
+    MAX_ACC_REGS, in multiples of 16."""
+    cols = consumer_slice(kernel, 0, block_n, swap=True)[1]
+    return min(256, MAX_ACC_REGS * WARPGROUP // cols // 16 * 16)
+
+
 def ws_layout(p: ConvProblem, kernel: str, block_m: int, block_n: int, stages: int,
               block_k: int = CHANNELS_PER_TILE, slots: int = 1, swap: bool = False) -> WsLayout:
     rows, cols = consumer_slice(kernel, block_m, block_n, swap)
@@ -213,8 +221,8 @@ class Sm90WarpSpecialized:
         self.streamk = s.kernel == STREAM_K
         self.swap = s.swap_ab
         self.lay = ws_layout(p, s.kernel, s.block_m, s.block_n, s.stages, s.block_k, s.epilogue_slots, s.swap_ab)
-        # per consumer warpgroup: 64-row wgmma sub-blocks (of pixels; of channels when swapped),
-        # the wgmma's N, and the (pixel, channel) offset of its slice of the tile
+        # per consumer warpgroup: 64-row wgmma sub-blocks (of pixels; of channels when
+        # swapped) and the wgmma's N
         self.subs = (self.lay.cols if self.swap else self.lay.rows) // 64
         self.mma_n = s.block_m if self.swap else s.block_n
         self.res = residual_step(p)

@@ -144,20 +144,32 @@ def _stage_fragments_matrix(e, p: ConvProblem, accs, block_n: int, slot, rows: i
     def lane_addr(base, sub, j, dtype):
         return swizzled(e, base, rows, e.add(row_in, 64 * sub), 8 * j, col_pair, dtype, block_n)
 
+    _move_matrix_groups(e, p, groups, lane_addr, slot, res_slot,
+                        lambda sub, jj, h, residual: _operands(p, channel_ops, jj, residual))
+
+
+def _move_matrix_groups(e, p: ConvProblem, groups, lane_addr, slot, res_slot, operands_of,
+                        trans: bool = False) -> None:
+    """The x4 matrix epilogue shared by both tile orientations: per group (sub-block, its
+    accumulator, fragment block j), matrix mm of the x4 move is (block j + mm/2, half mm%2).
+    Each batch of MATRIX_BATCH groups loads its residual matrices (ldmatrix) before any of its
+    stores (stmatrix), applies the epilogue steps in registers, and stores the outputs at the
+    same lane addresses (lane_addr(base, sub, j, dtype)); operands_of(sub, jj, h, residual)
+    gives a fragment's step operands, residual(step index, step) its residual pair."""
     for b in range(0, len(groups), MATRIX_BATCH):
         loaded = []
         for sub, acc, j in groups[b:b + MATRIX_BATCH]:
-            res = {i: ldmatrix_x4(lane_addr(res_slot, sub, j, step.dtype)) for i, step in enumerate(p.epilogue)
-                   if step.op in ("add", "mul") and step.broadcast == "full"}
+            res = {i: ldmatrix_x4(lane_addr(res_slot, sub, j, step.dtype), trans=trans)
+                   for i, step in enumerate(p.epilogue) if step.op in ("add", "mul") and step.broadcast == "full"}
             loaded.append((sub, acc, j, res))
         for sub, acc, j, res in loaded:
             regs = []
-            for mm in range(4):                    # matrix mm = (block j + mm/2, half mm%2)
+            for mm in range(4):
                 jj, h = j + mm // 2, mm % 2
-                operands = _operands(p, channel_ops, jj,
-                                     lambda i, step: llvm_d.bitcast(vec_type(2, step.dtype), res[i][mm]))
+                operands = operands_of(sub, jj, h,
+                                       lambda i, step: llvm_d.bitcast(vec_type(2, step.dtype), res[i][mm]))
                 regs.append(llvm_d.bitcast(I32(), apply_steps(p, _acc_pair(acc, jj, h), operands, 2)))
-            stmatrix_x4(lane_addr(slot, sub, j, p.out_dtype), regs)
+            stmatrix_x4(lane_addr(slot, sub, j, p.out_dtype), regs, trans=trans)
 
 
 def swapped_cell(ops, lane, warp, sub: int = 0, j: int = 0):
@@ -186,18 +198,8 @@ def stage_fragments_swapped(e, p: ConvProblem, accs, rows: int, slot, cols: int,
     def lane_addr(base, sub, j, dtype):
         return swizzled(e, base, rows, e.add(pixel_in, 8 * j), 64 * sub, channel_in, dtype, cols)
 
-    for b in range(0, len(groups), MATRIX_BATCH):
-        loaded = []
-        for sub, acc, j in groups[b:b + MATRIX_BATCH]:
-            res = {i: ldmatrix_x4(lane_addr(res_slot, sub, j, step.dtype), trans=True)
-                   for i, step in enumerate(p.epilogue) if step.op in ("add", "mul") and step.broadcast == "full"}
-            loaded.append((sub, acc, j, res))
-        for sub, acc, j, res in loaded:
-            regs = []
-            for mm in range(4):                    # matrix mm = (pixel block j + mm/2, half mm%2)
-                jj, h = j + mm // 2, mm % 2
-                operands = [channel_ops[(i, sub, h)] if step.broadcast == "channel"
-                            else llvm_d.bitcast(vec_type(2, step.dtype), res[i][mm])
-                            for i, step in enumerate(p.epilogue) if step.op in ("add", "mul")]
-                regs.append(llvm_d.bitcast(I32(), apply_steps(p, _acc_pair(acc, jj, h), operands, 2)))
-            stmatrix_x4(lane_addr(slot, sub, j, p.out_dtype), regs, trans=True)
+    def operands_of(sub, jj, h, residual):
+        return [channel_ops[(i, sub, h)] if step.broadcast == "channel" else residual(i, step)
+                for i, step in enumerate(p.epilogue) if step.op in ("add", "mul")]
+
+    _move_matrix_groups(e, p, groups, lane_addr, slot, res_slot, operands_of, trans=True)

@@ -130,7 +130,8 @@ def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = "sm90_ws_cooperative",
                  block_n: int | None = None, raster: int = 1, cluster_m: int = 1, slots: int = 1,
                  swap: bool = False) -> Schedule:
     """Warp-specialized persistent TMA + wgmma kernel (cooperative or ping-pong consumers),
-    TMA-store epilogue with `slots` staging slots per consumer warpgroup; `swap`: channels on
+    TMA-store epilogue with `slots` staging slots per consumer warpgroup (0: each warpgroup
+    stages in a ring stage lent to it per tile, cooperative only); `swap`: channels on
     the wgmma's M, block_m pixels on its N. Raises PlanError with the reason when it cannot
     serve p."""
     from .lower.nvidia.sm90_ws import DESCRIPTORS, WsUnsupported, check_supported, ws_layout
@@ -141,7 +142,7 @@ def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = "sm90_ws_cooperative",
     _require_tma(p, t, bk)
     bn = block_n or (128 if p.F > 64 else 64)
     try:
-        check_supported(p, kernel, block_m, bn, slots, swap, cluster_m)
+        check_supported(p, kernel, block_m, bn, slots, swap, cluster_m, bk)
     except WsUnsupported as e:
         raise PlanError(str(e)) from None
     stage = (block_m + bn) * bk * DTYPE_BYTES[p.dtype]
@@ -150,6 +151,10 @@ def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = "sm90_ws_cooperative",
     stages = min(WS_MAX_STAGES * 64 // bk, (t.smem_bytes - SM90_SMEM_RESERVE - fixed) // (stage + 16))
     if stages < 2:
         raise PlanError(f"{block_m}x{bn} tiles leave room for {stages} stages")
+    if slots == 0 and stages < 3:
+        # a warpgroup hands its lent stage back after the next tile's first k-step, which
+        # needs a third stage
+        raise PlanError(f"epilogue staged in a {stages}-stage ring")
     if cluster_m not in (1, 2) or (bn // cluster_m) % 8:
         raise PlanError(f"cluster {cluster_m}x1 with block_n={bn}")
     m_tiles, n_tiles = tile_counts_for(p, block_m, bn)
@@ -178,6 +183,7 @@ def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = "sm90_ws_cooperative",
                  reason=f"warp-specialized persistent TMA + wgmma ({role}), TMA-store epilogue"
                         + (f", {cluster_m}x1 cluster with filter multicast" if cluster_m > 1 else "")
                         + (f", {slots} epilogue slots per warpgroup" if slots > 1 else "")
+                        + (", epilogue staged in ring stages" if slots == 0 else "")
                         + (", channels on the wgmma M (swapped)" if swap else ""),
                  scratch_bytes=scratch, raster=raster, cluster_m=cluster_m, epilogue_slots=slots, swap_ab=swap)
     return _require_descriptors(p, s)
@@ -301,7 +307,8 @@ def plan_sm90(p: ConvProblem, t: Target) -> Schedule:
       main loop, and more tiles balance the SMs), 128-row for F <= 64, 256 channels when that
       still gives half a wave of tiles (160 for F = 320), 64 when even 64x128 tiles cannot
       fill a quarter of the SMs; cooperative 128x256 when a residual layer's 128x256 tiles make
-      one wave; stream-K chains (two CTAs per tile, in k-lockstep) when 64x128 tiles fill
+      one wave (swapped 128-channel tiles with the epilogue staged in the ring when they fit,
+      _one_wave_ring); stream-K chains (two CTAs per tile, in k-lockstep) when 64x128 tiles fill
       under half the SMs and K is at least 32 k-steps; cooperative 256-row tiles for a single
       K step and F > 128.
     Then swapped tiles (channels on the wgmma's M, _swapped_choice) replace that choice for
@@ -370,6 +377,10 @@ def plan_sm90(p: ConvProblem, t: Target) -> Schedule:
         swapped = _swapped_choice(p, t)
         if swapped is not None:
             return swapped
+    if choice == ("sm90_ws_cooperative", 128, 256) and p.reads_residual:
+        ring = _one_wave_ring(p, t)
+        if ring is not None:
+            return ring
     try:
         s = plan_sm90_ws(p, t, *choice)
         if s.stages < 3:
@@ -382,6 +393,24 @@ def plan_sm90(p: ConvProblem, t: Target) -> Schedule:
             return _sm90_without_im2col_tma(p, t, f"{narrow}; 32-channel K steps: {why}")
         tma = plan_sm90_tma(p, t)
         return dataclasses.replace(tma, reason=tma.reason + f" (persistent kernel declined: {why})")
+
+
+def _one_wave_ring(p: ConvProblem, t: Target) -> Schedule | None:
+    """One wave of residual tiles (one tile per SM, e.g. r50 1x1/512->2048 at 7x7): swapped
+    cooperative tiles of 128 channels with the epilogue staged in the ring, which leaves room
+    for 5 stages where staging slots left 3, with the fewest pixel tiles, evenly sized (1568
+    pixels: 7 tiles of 224). H200 (bench/NOTES.md, v24): 10.1 us against 11.3 for
+    cooperative 128x256 with staging slots, 10.4-10.7 for 208-pixel tiles (128 tiles)."""
+    from .lower.nvidia.sm90_ws import swap_max_pixels
+    most = swap_max_pixels("sm90_ws_cooperative", 128)
+    m_tiles = _cdiv(p.gemm_m, most)
+    bm = _cdiv(_cdiv(p.gemm_m, m_tiles), 16) * 16
+    if p.F % 128 or m_tiles * (p.F // 128) > t.num_sms:
+        return None
+    try:
+        return plan_sm90_ws(p, t, "sm90_ws_cooperative", bm, 128, slots=0, swap=True)
+    except PlanError:
+        return None
 
 
 # Fewest pixels per swapped tile the heuristic takes: below it the wgmma's N is short and the
@@ -514,6 +543,18 @@ def sm90_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
                 out.append(plan_sm90_ws(p, t, kernel, bm, bn, slots=2))
             except PlanError:
                 pass
+    # epilogue staged in ring stages (no staging slots): a deeper ring for cooperative tiles
+    # whose staging slots cost a stage (128x256: 4 stages instead of 3)
+    for bm, bn in [(128, bn) for bn in bns if bn >= 128] + [(256, 128)]:
+        try:
+            out.append(plan_sm90_ws(p, t, "sm90_ws_cooperative", bm, bn, slots=0))
+        except PlanError:
+            pass
+    for bm in swap_block_ms(p, t, 128, swap_max_pixels("sm90_ws_cooperative", 128)):
+        try:
+            out.append(plan_sm90_ws(p, t, "sm90_ws_cooperative", bm, 128, slots=0, swap=True))
+        except PlanError:
+            pass
     for kernel, bn in (("sm90_ws_cooperative", 128), ("sm90_ws_cooperative", 256),
                        ("sm90_ws_pingpong", 64), ("sm90_ws_pingpong", 128)):
         # swapped tiles: pixel counts per tile that spread the work evenly over the SMs

@@ -36,7 +36,8 @@ class Schedule:
     raster: int = 1             # persistent kernels: M tiles per rasterization group
     cluster_m: int = 1          # persistent kernels: CTAs per cluster along M (filter tile multicast)
     min_ctas_per_sm: int = 0    # co-resident CTAs the register allocation must allow (0: no bound)
-    epilogue_slots: int = 1     # persistent kernels: staging (and residual) slots per consumer warpgroup
+    epilogue_slots: int = 1     # persistent kernels: staging (and residual) slots per consumer warpgroup;
+                                # 0: staged in a ring stage lent per tile (cooperative)
     swap_ab: bool = False       # persistent kernels: wgmma M over channels, N over block_m pixels
 
     def __post_init__(self):
@@ -66,5 +67,5 @@ class Schedule:
                 + (f" split_k={self.split_k}" if self.split_k > 1 else "")
                 + (f" raster={self.raster}" if self.raster > 1 else "")
                 + (f" cluster={self.cluster_m}x1" if self.cluster_m > 1 else "")
-                + (f" epilogue_slots={self.epilogue_slots}" if self.epilogue_slots > 1 else "")
+                + (f" epilogue_slots={self.epilogue_slots}" if self.epilogue_slots != 1 else "")
                 + (" swap_ab" if self.swap_ab else ""))

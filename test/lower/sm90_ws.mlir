@@ -145,3 +145,28 @@
 // SWR: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 // SWR: stmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 // SWR: nvvm.cp.async.bulk.tensor.global.shared.cta
+
+// Epilogue staged in the ring (a tuning-cache winner: cooperative 128x128, epilogue_slots = 0):
+// no staging slots, so 7 stages of 32 KB fill the allocation; after each tile's k-tiles the
+// producer lends one stage per consumer warpgroup and loads that warpgroup's 64x128 residual
+// slice into it; a warpgroup stages its output there in place, then waits on the other
+// warpgroup's lent stage too, and hands both back (4 arrivals each, for its four warps) once
+// its store has read its own, after the next tile's first k-step.
+// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule,convc-lower-kernel --target sm_90a --tuning-cache %inputs/ring_cache.json %inputs/tma_3x3_residual.flow.mlir | FileCheck %s --check-prefix=RING
+// RING: memref.alloc() alignment = 1024 : memref<229504xi8, #gpu.address_space<workgroup>>
+// RING: nvvm.setmaxregister decrease 40
+// RING: nvvm.mbarrier.arrive.expect_tx %{{.+}}, %c32768_i32
+// RING: nvvm.mbarrier.arrive.expect_tx %{{.+}}, %c16384_i32
+// RING: nvvm.mbarrier.arrive.expect_tx %{{.+}}, %c16384_i32
+// RING: nvvm.setmaxregister increase 232
+// RING: nvvm.cp.async.bulk.wait_group 0 read
+// RING-NEXT: arith.constant
+// RING-COUNT-2: nvvm.mbarrier.arrive %{{.+}}, %c4_i32
+// RING: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// RING: stmatrix.sync.aligned.m8n8.x4.shared.b16
+// RING: nvvm.cp.async.bulk.tensor.global.shared.cta
+// RING: nvvm.cp.async.bulk.commit.group
+// RING-NEXT: }
+// RING: nvvm.mbarrier.try_wait.parity
+// RING: epilogue_slots = 0 : i64
+// RING-SAME: stages = 7 : i64

@@ -22,12 +22,12 @@
 // RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target sm_90a --candidate 2 %inputs/tma_large.flow.mlir | FileCheck %s --check-prefix=COOP
 // COOP: block_m = 128 : i64, block_n = 128 : i64, cluster_m = 1 : i64, epilogue_slots = 1 : i64, grid = [132, 1, 1]
 // COOP-SAME: kernel = "sm90_ws_cooperative"
-// COOP-SAME: reason = "tuning candidate 3/23: warp-specialized persistent TMA + wgmma (cooperative)
+// COOP-SAME: reason = "tuning candidate 3/{{[0-9]+}}: warp-specialized persistent TMA + wgmma (cooperative)
 // COOP-SAME: smem_bytes = 229520 : i64, split_k = 1 : i64, stages = 6 : i64
 // RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target sm_90a --candidate 5 %inputs/tma_large.flow.mlir | FileCheck %s --check-prefix=CAND
 // CAND: block_m = 64 : i64, block_n = 64 : i64
 // CAND-SAME: kernel = "sm90_ws_pingpong"
-// CAND-SAME: reason = "tuning candidate 6/23: warp-specialized persistent TMA + wgmma (ping-pong)
+// CAND-SAME: reason = "tuning candidate 6/{{[0-9]+}}: warp-specialized persistent TMA + wgmma (ping-pong)
 // RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target sm_90a --candidate 9 %inputs/tma_large.flow.mlir | FileCheck %s --check-prefix=CLUSTER
 // CLUSTER: block_m = 128 : i64, block_n = 128 : i64, cluster_m = 2 : i64, epilogue_slots = 1 : i64, grid = [132, 1, 1]
 // CLUSTER-SAME: 2x1 cluster with filter multicast

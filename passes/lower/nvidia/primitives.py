@@ -100,8 +100,10 @@ def mbarrier_arrive_expect_tx(bar_i64, tx_bytes: int) -> None:
     nvvm_d.MBarrierArriveExpectTxOp(as_shared_ptr(bar_i64), i32(tx_bytes), results=[I64()])
 
 
-def mbarrier_arrive(bar_i64) -> None:
-    nvvm_d.MBarrierArriveOp(as_shared_ptr(bar_i64), results=[I64()])
+def mbarrier_arrive(bar_i64, count: int = 1) -> None:
+    """mbarrier.arrive (count > 1: that many arrivals in one, for a thread that speaks for
+    several warps)."""
+    nvvm_d.MBarrierArriveOp(as_shared_ptr(bar_i64), count=i32(count) if count > 1 else None, results=[I64()])
 
 
 def mbarrier_wait(bar_i64, phase_i32) -> None:

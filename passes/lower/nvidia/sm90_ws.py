@@ -116,7 +116,11 @@ class WsLayout:
     """Shared memory of the persistent kernels: the operand ring, then `slots` staging slots
     per consumer warpgroup (each also the residual's when it has the output's dtype, else
     separate residual slots), then the barriers. Two slots let tile u's residual land while
-    tile u - 1's epilogue and store run, and let a store drain while the next tile is staged."""
+    tile u - 1's epilogue and store run, and let a store drain while the next tile is staged.
+    slots = 0: no staging slots; each consumer warpgroup stages its slice of a tile (and
+    receives its residual) in one ring stage of its own, the activation or filter part of
+    that stage (`out0` and `slot_stride` then address the ring), so the whole allocation is
+    ring: 128x256 cooperative tiles get 4 stages instead of 3."""
     stages: int
     a_stage: int
     b_stage: int
@@ -125,7 +129,8 @@ class WsLayout:
     out_slot: int              # bytes of one staging slot
     res_slot: int              # bytes of one residual slot (0: no residual)
     res_in_place: bool         # the residual is loaded into the staging slot itself
-    slots: int                 # staging (and residual) slots per consumer warpgroup
+    slots: int                 # staging (and residual) slots per consumer warpgroup; 0: in the ring
+    slot_stride: int           # bytes from one staging slot to the next (a ring part's when slots = 0)
     a0: int
     b0: int
     out0: int
@@ -167,22 +172,38 @@ def ws_layout(p: ConvProblem, kernel: str, block_m: int, block_n: int, stages: i
     in_place = bool(res) and res.dtype == p.out_dtype
     a0 = 0
     b0 = a0 + stages * a
+    if slots == 0:
+        # the smaller ring part that holds a warpgroup's slice (check_supported: one does)
+        out0, stride = (a0, a) if out_slot <= a and (a <= b or out_slot > b) else (b0, b)
+        bars = b0 + stages * b
+        return WsLayout(stages, a, b, rows, cols, out_slot, res_slot, in_place, 0, stride, a0, b0, out0, out0,
+                        bars, bars + 8 * (2 * stages + 2))
     out0 = b0 + stages * b
     res0 = out0 if in_place else out0 + 2 * slots * out_slot
     bars = res0 + 2 * slots * (out_slot if in_place else res_slot)
     total = bars + 8 * (2 * stages + 4 * slots + 2)
-    return WsLayout(stages, a, b, rows, cols, out_slot, res_slot, in_place, slots, a0, b0, out0, res0, bars, total)
+    return WsLayout(stages, a, b, rows, cols, out_slot, res_slot, in_place, slots, out_slot, a0, b0, out0, res0,
+                    bars, total)
 
 
 def check_supported(p: ConvProblem, kernel: str, block_m: int, block_n: int, slots: int = 1,
-                    swap: bool = False, cluster_m: int = 1) -> None:
+                    swap: bool = False, cluster_m: int = 1, block_k: int = CHANNELS_PER_TILE) -> None:
     """Raises WsUnsupported with the reason when the kernel cannot serve p with this tile."""
     res = residual_step(p)
     rows, cols = consumer_slice(kernel, block_m, block_n, swap)
     if kernel == STREAM_K and res:
         raise WsUnsupported("stream-K with a residual (the residual load follows tiles, not segments)")
-    if slots not in (1, 2) or (kernel == STREAM_K and slots != 1):
+    if slots not in (0, 1, 2) or (kernel == STREAM_K and slots != 1):
         raise WsUnsupported(f"{slots} epilogue slots per warpgroup with {kernel}")
+    if slots == 0:
+        # staging in the ring: each cooperative warpgroup lends one ring stage per tile
+        if kernel != "sm90_ws_cooperative" or cluster_m != 1:
+            raise WsUnsupported("epilogue staged in the ring needs cooperative consumers without a cluster")
+        if res and res.dtype != p.out_dtype:
+            raise WsUnsupported("epilogue staged in the ring with a residual whose dtype differs from the output's")
+        lay = ws_layout(p, kernel, block_m, block_n, 1, block_k, 0, swap)
+        if lay.out_slot > max(lay.a_stage, lay.b_stage):
+            raise WsUnsupported(f"a {lay.rows}x{lay.cols} {p.out_dtype} slice does not fit a ring stage's operand part")
     if slots > 1 and res and res.dtype != p.out_dtype:
         # the residual would need slots of its own (not in place): a protocol no GPU check covers
         raise WsUnsupported("two epilogue slots with a residual whose dtype differs from the output's")
@@ -227,6 +248,10 @@ class Sm90WarpSpecialized:
         self.mma_n = s.block_m if self.swap else s.block_n
         self.res = residual_step(p)
         self.ktiles = k_tiles(p, s.block_k)
+        # ring iterations per tile: its k-tiles, then (epilogue in the ring) one lent stage
+        # per consumer warpgroup
+        self.in_ring = self.lay.slots == 0
+        self.per_tile = self.ktiles + (2 if self.in_ring else 0)
         self.row = row_bytes(s.block_k)
         self.swizzle_layout = SWIZZLE_128B_LAYOUT if self.row == 128 else SWIZZLE_64B_LAYOUT
 
@@ -329,12 +354,18 @@ class Sm90WarpSpecialized:
             m0, n0 = self.tiles.origin(j)
             loader = ConvTmaLoader(e, p, s, self.slots[0], self.slots[1], m0, n0)
             with e.for_(0, self.ktiles, 1) as (kt, _, _y2):
-                self._issue(loader, kt, e.add(e.mul(j, self.ktiles), kt), cluster_rank=self.tiles.rank)
-                if self.res:
+                self._issue(loader, kt, e.add(e.mul(j, self.per_tile), kt), cluster_rank=self.tiles.rank)
+                if self.res and not self.in_ring:
                     with e.if_(e.cmp("eq", kt, prime - 1)):
                         with e.if_(e.cmp("eq", j, 0)):
                             acquire_descriptor(self.slots[3])
                         self._load_residual(j, m0, n0)
+            if self.in_ring:
+                if self.res:
+                    with e.if_(e.cmp("eq", j, 0)):
+                        acquire_descriptor(self.slots[3])
+                for w in range(2):
+                    self._lend_stage(j, w, m0, n0)
         self.trace.stamp("producer_done")
         self.trace.stamp("tiles", index_to(self.tiles.local_count(), I64()))
 
@@ -348,6 +379,30 @@ class Sm90WarpSpecialized:
         if self.trace.on:
             with e.if_(e.cmp("eq", it, 0)):
                 self.trace.stamp("first_issue")
+
+    def _epilogue_iteration(self, j, w):
+        """Ring iteration of the stage that consumer warpgroup w stages tile j in (slots = 0)."""
+        e = self.e
+        return e.add(e.add(e.mul(j, self.per_tile), self.ktiles), w)
+
+    def _lend_stage(self, j, w, m0, n0) -> None:
+        """Epilogue in the ring: once the consumers released the stage of warpgroup w's
+        epilogue iteration of tile j, TMA that warpgroup's residual rows into it (arming
+        `full` for their bytes), or, without a residual, just complete its `full` phase."""
+        e, lay = self.e, self.lay
+        st, phase = self._stage(self._epilogue_iteration(j, w))
+        mbarrier_wait(self._bar(lay.empty(0), st), arith_d.xori(phase, arith_d.constant(I32(), 1)))
+        full = self._bar(lay.full(0), st)
+        if not self.res:
+            mbarrier_arrive(full)
+            return
+        mbarrier_arrive_expect_tx(full, lay.res_slot)
+        dm, dn = self._slice(e.c(w))
+        row0, col0 = e.add(m0, dm), e.add(n0, dn)
+        slot = self._off(lay.res0, st, lay.slot_stride)
+        for off, ch in epilogue_panel(self.res.dtype, lay.cols).boxes(lay.cols, lay.rows):
+            tma_load(arith_d.addi(slot, i64(off)), self.slots[3],
+                     [index_to(e.add(col0, ch), I32()), index_to(row0, I32())], full)
 
     def _load_residual(self, j, m0, n0) -> None:
         """TMA the residual rows of tile j for each consumer warpgroup that computes them."""
@@ -435,7 +490,7 @@ class Sm90WarpSpecialized:
                         sk.publish(self._flag(pid), t)
                         self.trace.stamp("partial")
                 with finish:
-                    self._epilogue(accs, cw, use, m0, n0, wtid, elected, channel_ops, first_tile)
+                    self._epilogue(accs, cw, None, use, m0, n0, wtid, elected, channel_ops, first_tile)
                     self.trace.consumer(e, cw, "stored", first_tile)
         with e.if_(elected):
             bulk_wait_read(0)          # the last store has read its staging slot
@@ -462,11 +517,21 @@ class Sm90WarpSpecialized:
             channel_ops = self._channel_ops(e.add(n0, dn), wtid)
             # k-tile 0 is peeled: its first wgmma ignores the (undefined) accumulator
             # (scale-d 0), so no zero-fill sits between the wgmma fence and the wgmma.
-            st0, ph0 = self._stage(e.mul(j, self.ktiles))
+            st0, ph0 = self._stage(e.mul(j, self.per_tile))
             accs = self._k_step(st0, ph0, [undef_accumulator(self.mma_n) for _ in range(subs)], row_base, first=True)
             first_tile = arith_d.andi(elected, e.cmp("eq", use, 0)) if self.trace.on else None
             self.trace.consumer(e, cw, "first_data", first_tile)
-            if lay.res_in_place:
+            if self.in_ring:
+                # Hand both stages the previous tile was staged in back to the producer once
+                # this warpgroup's TMA store has read its own: each warpgroup arrives for its
+                # four warps on both, so neither stage refills before both warpgroups waited
+                # on it (a skipped phase would let a later wait on that stage pass early).
+                with e.if_(arith_d.andi(elected, e.cmp("sgt", use, 0))):
+                    bulk_wait_read(0)
+                    for w in range(2):
+                        prev, _ = self._stage(self._epilogue_iteration(e.sub(j, 1), w))
+                        mbarrier_arrive(self._bar(lay.empty(0), prev), count=WARPGROUP // 32)
+            elif lay.res_in_place:
                 # The staging slot doubles as the residual slot: once the previous tile's TMA
                 # store has read its slot, hand that slot back to the producer (for this
                 # tile's residual with one slot, the next tile's with two).
@@ -481,7 +546,7 @@ class Sm90WarpSpecialized:
             wgmma_wait(0)
             self.trace.consumer(e, cw, "mainloop", first_tile)
             self._release(last)
-            self._epilogue(accs, cw, use, e.add(m0, dm), e.add(n0, dn), wtid, elected, channel_ops, first_tile)
+            self._epilogue(accs, cw, j, use, e.add(m0, dm), e.add(n0, dn), wtid, elected, channel_ops, first_tile)
             self.trace.consumer(e, cw, "stored", first_tile)
         with e.if_(elected):
             bulk_wait_read(0)          # the last store has read its staging slot
@@ -566,19 +631,25 @@ class Sm90WarpSpecialized:
         wgmma_commit()
         return out
 
-    def _epilogue(self, accs, cw, use, m0, n0, wtid, elected, channel_ops, first_tile=None) -> None:
+    def _epilogue(self, accs, cw, j, use, m0, n0, wtid, elected, channel_ops, first_tile=None) -> None:
         """Residual wait, fragments -> staging slot, TMA store of the slot to the warpgroup's
         slice of the output at (m0, n0)."""
         p, s, e, lay = self.p, self.s, self.e, self.lay
-        k, parity = self._slot(cw, use)
-        with e.if_(elected):
-            bulk_wait_read(lay.slots - 1)    # the previous store from this slot has read it
-        named_barrier(e.add(cw, 1), WARPGROUP)
+        if self.in_ring:
+            # the lent stage: its `full` phase says the producer has it (and its residual landed)
+            k, parity = self._stage(self._epilogue_iteration(j, cw))
+            mbarrier_wait(self._bar(lay.full(0), k), parity)
+        else:
+            k, parity = self._slot(cw, use)
+            with e.if_(elected):
+                bulk_wait_read(lay.slots - 1)    # the previous store from this slot has read it
+            named_barrier(e.add(cw, 1), WARPGROUP)
+            if self.res:
+                mbarrier_wait(self._bar(lay.res_full(0), k), parity)
         if self.res:
-            mbarrier_wait(self._bar(lay.res_full(0), k), parity)
             self.trace.consumer(e, cw, "residual", first_tile)
-        out_slot = self._off(lay.out0, k, lay.out_slot)
-        res_slot = self._off(lay.res0, k, lay.res_slot) if self.res else None
+        out_slot = self._off(lay.out0, k, lay.slot_stride)
+        res_slot = self._off(lay.res0, k, lay.slot_stride if lay.res_in_place else lay.res_slot) if self.res else None
         lane = e.rem(wtid, 32)
         if self.swap:
             stage_fragments_swapped(e, p, accs, lay.rows, out_slot, lay.cols, e.div(wtid, 32), lane, channel_ops,
@@ -596,6 +667,11 @@ class Sm90WarpSpecialized:
                 tma_store(self.slots[2], arith_d.addi(out_slot, i64(off)),
                           [index_to(e.add(n0, ch), I32()), index_to(m0, I32())])
             bulk_commit()
+        if self.in_ring:
+            # observe the other warpgroup's lent stage too: every consumer thread then waits on
+            # every phase of every stage's `full` barrier, as in the main loop
+            other, other_parity = self._stage(self._epilogue_iteration(j, e.sub(1, cw)))
+            mbarrier_wait(self._bar(lay.full(0), other), other_parity)
 
 
 def emit_sm90_ws(p: ConvProblem, s: Schedule, machine, memrefs) -> None:

@@ -15,15 +15,17 @@ def _f(x, fmt="{:.1f}"):
 
 
 def summarize(res: dict) -> dict:
-    """Per-group geomeans of the ratios (convc time / other time: < 1 means convc is faster)."""
+    """Per-group geomeans of the ratios (convc time / other time: < 1 means convc is faster).
+    cuDNN-fused (conv + bias (+ residual) + relu in cuDNN) covers only the layers whose
+    epilogue cuDNN can fuse."""
     groups = {}
     for r in res["layers"]:
         groups.setdefault(r["group"], []).append(r)
     out = {}
     for g, rows in groups.items():
         out[g] = {k: geomean([r.get(k) for r in rows])
-                  for k in ("convc_vs_cudnn", "convc_vs_iree", "convc_vs_torch_eager", "convc_tflops",
-                            "pct_of_floor")}
+                  for k in ("convc_vs_cudnn", "convc_vs_cudnn_fused", "convc_vs_iree", "convc_vs_torch_eager",
+                            "convc_tflops", "pct_of_floor")}
     return out
 
 
@@ -32,19 +34,22 @@ def print_report(res: dict) -> None:
           f"peak {res['peak_tflops']:.0f} TFLOP/s  bandwidth {res['bandwidth_tbs']:.2f} TB/s  "
           f"timing: {res.get('timing_method', '')}")
     hdr = (f"{'layer':26s} {'convc':>8s} {'IREE':>8s} {'cuDNN':>8s} {'eager':>8s} {'floor':>7s} "
-           f"{'TFLOP/s':>8s} {'%floor':>7s} {'/cuDNN':>7s} {'/IREE':>7s} {'/eager':>7s}  ok   kernel            regs  smem   st")
+           f"{'TFLOP/s':>8s} {'%floor':>7s} {'/cuDNN':>7s} {'/fused':>7s} {'/IREE':>7s} {'/eager':>7s}  ok   "
+           f"kernel            regs  smem   st")
     print(hdr)
     for r in res["layers"]:
         print(f"{r['name']:26s} {_f(r.get('convc_us')):>8s} {_f(r.get('iree_us')):>8s} "
               f"{_f(r.get('cudnn_us')):>8s} {_f(r.get('torch_eager_us')):>8s} {_f(r.get('floor_us')):>7s} "
               f"{_f(r.get('convc_tflops')):>8s} {_f(r.get('pct_of_floor')):>7s} "
-              f"{_f(r.get('convc_vs_cudnn'), '{:.2f}'):>7s} {_f(r.get('convc_vs_iree'), '{:.2f}'):>7s} "
+              f"{_f(r.get('convc_vs_cudnn'), '{:.2f}'):>7s} {_f(r.get('convc_vs_cudnn_fused'), '{:.2f}'):>7s} "
+              f"{_f(r.get('convc_vs_iree'), '{:.2f}'):>7s} "
               f"{_f(r.get('convc_vs_torch_eager'), '{:.2f}'):>7s}  {'PASS' if r.get('correct') else 'FAIL'} "
               f"{str(r.get('kernel') or '-'):17s} {str(r.get('registers', '-')):>4s} "
               f"{str(r.get('smem_bytes') or '-'):>6s} {str(r.get('stages') or '-'):>3s}")
     print("geomean per group (convc time / other time; < 1: convc faster):")
     for g, s in summarize(res).items():
-        print(f"  {g:10s} convc/cuDNN {_f(s['convc_vs_cudnn'], '{:.2f}')}  convc/IREE "
+        print(f"  {g:10s} convc/cuDNN {_f(s['convc_vs_cudnn'], '{:.2f}')}  "
+              f"convc/cuDNN-fused {_f(s['convc_vs_cudnn_fused'], '{:.2f}')}  convc/IREE "
               f"{_f(s['convc_vs_iree'], '{:.3f}')}  convc/eager {_f(s['convc_vs_torch_eager'], '{:.2f}')}  "
               f"convc {_f(s['convc_tflops'])} TFLOP/s  {_f(s['pct_of_floor'])}% of floor")
 

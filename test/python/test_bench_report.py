@@ -13,7 +13,8 @@ RESULTS = {
     "layers": [
         {"name": "a", "group": "g", "convc_us": 10.0, "iree_us": 40.0, "cudnn_us": 5.0, "torch_eager_us": 20.0,
          "floor_us": 2.0, "correct": True, "convc_vs_cudnn": 2.0, "convc_vs_iree": 0.25,
-         "convc_vs_torch_eager": 0.5, "convc_tflops": 100.0, "pct_of_floor": 20.0},
+         "convc_vs_torch_eager": 0.5, "convc_tflops": 100.0, "pct_of_floor": 20.0,
+         "cudnn_fused_us": 12.5, "convc_vs_cudnn_fused": 0.8},
         {"name": "b", "group": "g", "convc_us": 8.0, "iree_us": 16.0, "cudnn_us": 16.0, "torch_eager_us": 32.0,
          "floor_us": 4.0, "correct": False, "convc_vs_cudnn": 0.5, "convc_vs_iree": 0.5,
          "convc_vs_torch_eager": 0.25, "convc_tflops": 400.0, "pct_of_floor": 50.0},
@@ -32,6 +33,8 @@ def test_group_summary_and_table(capsys):
     print_report(RESULTS)
     out = capsys.readouterr().out
     assert "FAIL" in out and "PASS" in out and "convc/cuDNN 1.00" in out
+    # cuDNN's fused path exists for layer a only: its geomean covers that layer alone
+    assert math.isclose(s["convc_vs_cudnn_fused"], 0.8) and "convc/cuDNN-fused 0.80" in out
 
 
 def test_report_command_writes_a_chart(tmp_path):

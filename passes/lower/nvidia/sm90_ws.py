@@ -36,6 +36,15 @@ two tiles of shared memory for ring stages; the slot is handed back to the produ
 (`res_empty`) after the previous tile's TMA store has read it, early in the next main loop
 (with two slots, that slot takes the residual of the tile after this one).
 
+Epilogue in the ring (epilogue_slots = 0, cooperative): no staging slots. After a tile's
+k-tiles the producer lends each consumer warpgroup the next ring stage (TMA-loading its
+residual slice into the stage's activation or filter part, or just completing `full`); the
+warpgroup stages its output there in place and stores it. Each warpgroup waits on both lent
+stages and, after the next tile's first k-step and once its own store has read its stage,
+arrives on both `empty` barriers for its four warps: a warpgroup that skipped the other's
+lent stage could otherwise find that stage's `full` one phase behind when it next waits on it
+and pass early.
+
 Swapped tiles (Schedule.swap_ab): the wgmma's M runs over output channels (the filter
 stage is its A operand, 64 channels per sub-block) and its N over the tile's pixels (the
 activation stage is B), so block_m can be any multiple of 16 up to 256: tile counts that
@@ -45,7 +54,8 @@ where 64x256 makes 98). Cooperative consumers split the channels; the epilogue s
 
 Shared memory, one 1024-aligned allocation:
 [A stages][B stages][out slots][residual slots unless in place][full][empty]
-[res_full][res_empty][turn x2], `epilogue_slots` slots per consumer warpgroup.
+[res_full][res_empty][turn x2], `epilogue_slots` slots per consumer warpgroup (with none:
+[A stages][B stages][full][empty][turn x2]).
 
 Barrier parities: every waiter is at most one phase ahead of the barrier it waits on. The
 ring guarantees it for the producer and for cooperative consumers (each consumes every

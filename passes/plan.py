@@ -545,9 +545,9 @@ def sm90_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
                 pass
     # epilogue staged in ring stages (no staging slots): a deeper ring for cooperative tiles
     # whose staging slots cost a stage (128x256: 4 stages instead of 3)
-    for bm, bn, cluster in [(128, bn, c) for bn in bns if bn >= 128 for c in (1, 2)] + [(256, 128, 1)]:
+    for bm, bn in [(128, bn) for bn in bns if bn >= 128] + [(256, 128)]:
         try:
-            out.append(plan_sm90_ws(p, t, "sm90_ws_cooperative", bm, bn, cluster_m=cluster, slots=0))
+            out.append(plan_sm90_ws(p, t, "sm90_ws_cooperative", bm, bn, slots=0))
         except PlanError:
             pass
     for bm in swap_block_ms(p, t, 128, swap_max_pixels("sm90_ws_cooperative", 128)):

@@ -125,15 +125,14 @@ def cluster_sync() -> None:
     nvvm_d.ClusterWaitOp(aligned=True)
 
 
-def mbarrier_arrive_remote(bar_i64, rank, relaxed: bool = False, count: int = 1) -> None:
+def mbarrier_arrive_remote(bar_i64, rank, relaxed: bool = False) -> None:
     """mbarrier.arrive{.release|.relaxed}.cluster.shared::cluster on the barrier at the same
     shared offset in cluster CTA `rank` (an i32 value). The release form orders this thread's
     earlier memory operations before the arrival, which costs a cluster-scope memory barrier
     per call; relaxed is enough when the arrival only says that asynchronous-proxy reads
     (wgmma) this thread already waited for are done."""
     remote = nvvm_d.MapaOp(ir.Type.parse("!llvm.ptr<7>"), as_shared_ptr(bar_i64), rank).result
-    nvvm_d.MBarrierArriveOp(remote, count=i32(count) if count > 1 else None,
-                            scope=parse_attr("#nvvm.mem_scope<cluster>"), relaxed=relaxed or None)
+    nvvm_d.MBarrierArriveOp(remote, scope=parse_attr("#nvvm.mem_scope<cluster>"), relaxed=relaxed or None)
 
 
 def trap_unless(cond_i1) -> None:

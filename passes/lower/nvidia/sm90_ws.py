@@ -207,8 +207,8 @@ def check_supported(p: ConvProblem, kernel: str, block_m: int, block_n: int, slo
         raise WsUnsupported(f"{slots} epilogue slots per warpgroup with {kernel}")
     if slots == 0:
         # staging in the ring: each cooperative warpgroup lends one ring stage per tile
-        if kernel != "sm90_ws_cooperative":
-            raise WsUnsupported("epilogue staged in the ring needs cooperative consumers")
+        if kernel != "sm90_ws_cooperative" or cluster_m != 1:
+            raise WsUnsupported("epilogue staged in the ring needs cooperative consumers without a cluster")
         if res and res.dtype != p.out_dtype:
             raise WsUnsupported("epilogue staged in the ring with a residual whose dtype differs from the output's")
         lay = ws_layout(p, kernel, block_m, block_n, 1, block_k, 0, swap)
@@ -536,17 +536,11 @@ class Sm90WarpSpecialized:
                 # this warpgroup's TMA store has read its own: each warpgroup arrives for its
                 # four warps on both, so neither stage refills before both warpgroups waited
                 # on it (a skipped phase would let a later wait on that stage pass early).
-                # In a cluster the peers' producers multicast into these stages next, so their
-                # `empty` barriers hear the same arrivals.
                 with e.if_(arith_d.andi(elected, e.cmp("sgt", use, 0))):
                     bulk_wait_read(0)
                     for w in range(2):
                         prev, _ = self._stage(self._epilogue_iteration(e.sub(j, 1), w))
-                        bar = self._bar(lay.empty(0), prev)
-                        mbarrier_arrive(bar, count=WARPGROUP // 32)
-                        for d in range(1, s.cluster_m):
-                            peer = e.rem(e.add(self.tiles.rank, d), s.cluster_m)
-                            mbarrier_arrive_remote(bar, index_to(peer, I32()), count=WARPGROUP // 32)
+                        mbarrier_arrive(self._bar(lay.empty(0), prev), count=WARPGROUP // 32)
             elif lay.res_in_place:
                 # The staging slot doubles as the residual slot: once the previous tile's TMA
                 # store has read its slot, hand that slot back to the producer (for this

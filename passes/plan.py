@@ -327,6 +327,7 @@ def plan_sm90(p: ConvProblem, t: Target) -> Schedule:
                 why = f"{why}; 32-channel steps need C a multiple of 32, or of 8 with one filter tap"
             return _sm90_without_im2col_tma(p, t, why)
     n = t.num_sms
+    one_wave_residual = False
     wide = 256 if p.F % 256 == 0 else 160 if _fewer_columns_at_160(p) else 128 if p.F > 64 else 64
     m128, n128 = tile_counts_for(p, 128, wide)
     if m128 * n128 >= 2 * n or (p.gemm_k >= 2048 and m128 * n128 >= n):
@@ -355,8 +356,9 @@ def plan_sm90(p: ConvProblem, t: Target) -> Schedule:
         choice = ("sm90_ws_cooperative", 256, wide)
     elif p.F % 256 == 0 and p.reads_residual and n // 2 <= _tiles(p, 128, 256) <= n:
         # one wave of 128x256 tiles with a residual: one tile per SM, no residual epilogue
-        # queued behind a second tile (r50 1x1/512->2048: 12.1 us vs 13.1 us ping-pong 64x256)
-        choice = ("sm90_ws_cooperative", 128, 256)
+        # queued behind a second tile (r50 1x1/512->2048: 12.1 us vs 13.1 us ping-pong 64x256);
+        # swapped tiles staged in the ring first, when they fit (_one_wave_ring)
+        choice, one_wave_residual = ("sm90_ws_cooperative", 128, 256), True
     elif (_tiles(p, 64, 128) < n // 2 and _ktiles(p) >= STREAMK_MIN_KTILES and not p.reads_residual
           and _streamk_fits(p, t, 64, 128)):
         # under half a wave of tiles with a long K: two CTAs per tile in k-lockstep chains
@@ -377,7 +379,7 @@ def plan_sm90(p: ConvProblem, t: Target) -> Schedule:
         swapped = _swapped_choice(p, t)
         if swapped is not None:
             return swapped
-    if choice == ("sm90_ws_cooperative", 128, 256) and p.reads_residual:
+    if one_wave_residual:
         ring = _one_wave_ring(p, t)
         if ring is not None:
             return ring
@@ -402,11 +404,10 @@ def _one_wave_ring(p: ConvProblem, t: Target) -> Schedule | None:
     pixels: 7 tiles of 224). H200 (bench/NOTES.md, v24): 10.1 us against 11.3 for
     cooperative 128x256 with staging slots, 10.4-10.7 for 208-pixel tiles (128 tiles)."""
     from .lower.nvidia.sm90_ws import swap_max_pixels
-    most = swap_max_pixels("sm90_ws_cooperative", 128)
-    m_tiles = _cdiv(p.gemm_m, most)
-    bm = _cdiv(_cdiv(p.gemm_m, m_tiles), 16) * 16
+    m_tiles = _cdiv(p.gemm_m, swap_max_pixels("sm90_ws_cooperative", 128))
     if p.F % 128 or m_tiles * (p.F // 128) > t.num_sms:
         return None
+    bm = _cdiv(_cdiv(p.gemm_m, m_tiles), 16) * 16
     try:
         return plan_sm90_ws(p, t, "sm90_ws_cooperative", bm, 128, slots=0, swap=True)
     except PlanError:

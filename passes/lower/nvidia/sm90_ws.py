@@ -184,7 +184,7 @@ def ws_layout(p: ConvProblem, kernel: str, block_m: int, block_n: int, stages: i
     b0 = a0 + stages * a
     if slots == 0:
         # the smaller ring part that holds a warpgroup's slice (check_supported: one does)
-        out0, stride = (a0, a) if out_slot <= a and (a <= b or out_slot > b) else (b0, b)
+        stride, out0 = min([part for part in ((a, a0), (b, b0)) if out_slot <= part[0]] or [(b, b0)])
         bars = b0 + stages * b
         return WsLayout(stages, a, b, rows, cols, out_slot, res_slot, in_place, 0, stride, a0, b0, out0, out0,
                         bars, bars + 8 * (2 * stages + 2))
@@ -406,10 +406,16 @@ class Sm90WarpSpecialized:
         if not self.res:
             mbarrier_arrive(full)
             return
+        self._tma_residual(st, lay.slot_stride, full, e.c(w), m0, n0)
+
+    def _tma_residual(self, k, stride: int, full, w, m0, n0) -> None:
+        """Arm `full` for consumer warpgroup w's residual slice of the tile at (m0, n0) and TMA
+        it into residual slot k (slots `stride` bytes apart), one box per epilogue panel."""
+        e, lay = self.e, self.lay
         mbarrier_arrive_expect_tx(full, lay.res_slot)
-        dm, dn = self._slice(e.c(w))
+        dm, dn = self._slice(w)
         row0, col0 = e.add(m0, dm), e.add(n0, dn)
-        slot = self._off(lay.res0, st, lay.slot_stride)
+        slot = self._off(lay.res0, k, stride)
         for off, ch in epilogue_panel(self.res.dtype, lay.cols).boxes(lay.cols, lay.rows):
             tma_load(arith_d.addi(slot, i64(off)), self.slots[3],
                      [index_to(e.add(col0, ch), I32()), index_to(row0, I32())], full)
@@ -418,18 +424,10 @@ class Sm90WarpSpecialized:
         """TMA the residual rows of tile j for each consumer warpgroup that computes them."""
         e, lay = self.e, self.lay
         targets = [(e.c(w), j) for w in range(2)] if self.coop else [(e.rem(j, 2), e.div(j, 2))]
-        panel = epilogue_panel(self.res.dtype, lay.cols)
         for w, use in targets:
-            dm, dn = self._slice(w)
-            row0, col0 = e.add(m0, dm), e.add(n0, dn)
             k, parity = self._slot(w, use)
             mbarrier_wait(self._bar(lay.res_empty(0), k), arith_d.xori(parity, arith_d.constant(I32(), 1)))
-            full = self._bar(lay.res_full(0), k)
-            mbarrier_arrive_expect_tx(full, lay.res_slot)
-            slot = self._off(lay.res0, k, lay.res_slot)
-            for off, ch in panel.boxes(lay.cols, lay.rows):
-                tma_load(arith_d.addi(slot, i64(off)), self.slots[3],
-                         [index_to(e.add(col0, ch), I32()), index_to(row0, I32())], full)
+            self._tma_residual(k, lay.res_slot, self._bar(lay.res_full(0), k), w, m0, n0)
 
     # ------------------------------------------------------------------ stream-K
     def _producer_streamk(self) -> None:

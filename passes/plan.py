@@ -62,6 +62,11 @@ def plan_portable(p: ConvProblem, t: Target) -> Schedule:
 SM90_SMEM_RESERVE = 1024        # barriers and alignment slack inside the one allocation
 SPLIT_K_MIN_KTILES = 64
 WS_MAX_STAGES = 8
+# leading k-tiles of a persistent CTA's first tile that its consumers load with cp.async while
+# the tensor maps are written (lower/nvidia/direct_loads.py), when every CTA has one tile: there
+# start-up is a large share of the kernel (r50_l4_1x1_512_2048 -11%, c24_1x1_to_144 -10%); with
+# several tiles per CTA the same loads measured 1-5% slower (bench/NOTES.md)
+WS_DIRECT_STAGES = 2
 
 
 def _require_tma(p: ConvProblem, t: Target, block_k: int | None = None) -> None:
@@ -186,6 +191,10 @@ def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = "sm90_ws_cooperative",
                         + (", epilogue staged in ring stages" if slots == 0 else "")
                         + (", channels on the wgmma M (swapped)" if swap else ""),
                  scratch_bytes=scratch, raster=raster, cluster_m=cluster_m, epilogue_slots=slots, swap_ab=swap)
+    if m_tiles * n_tiles <= grid[0] // cluster_m:
+        from .lower.nvidia.direct_loads import direct_stages_for
+        s = dataclasses.replace(s, direct_stages=WS_DIRECT_STAGES)
+        s = dataclasses.replace(s, direct_stages=direct_stages_for(p, s, k_tiles(p, bk)))
     return _require_descriptors(p, s)
 
 
@@ -473,6 +482,11 @@ def _sm90_without_im2col_tma(p: ConvProblem, t: Target, why) -> Schedule:
 STREAMK_MIN_KTILES = 32
 
 
+def _ktiles_of(p: ConvProblem, s: Schedule) -> int:
+    from .lower.nvidia.tma_loader import k_tiles
+    return k_tiles(p, s.block_k)
+
+
 def _ktiles(p: ConvProblem) -> int:
     from .lower.nvidia.tma_loader import k_tile_channels, k_tiles
     return k_tiles(p, k_tile_channels(p.C, p.R * p.S) or 64)
@@ -573,6 +587,17 @@ def sm90_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
                 out.append(plan_sm90_ws(p, t, kernel, bm, 160))
             except PlanError:
                 pass
+    if out[0].direct_stages:
+        # the default without the consumers' direct loads: its first k-tiles by TMA
+        out.append(dataclasses.replace(out[0], direct_stages=0, reason=out[0].reason + ", first k-tiles by TMA"))
+    elif out[0].kernel in ("sm90_ws_cooperative", "sm90_ws_pingpong") and out[0].cluster_m == 1:
+        # ... or with them, where its CTAs have several tiles
+        from .lower.nvidia.direct_loads import direct_stages_for
+        d = dataclasses.replace(out[0], direct_stages=WS_DIRECT_STAGES)
+        d = dataclasses.replace(d, direct_stages=direct_stages_for(p, d, _ktiles_of(p, d)),
+                                reason=out[0].reason + ", first k-tiles loaded directly")
+        if d.direct_stages:
+            out.append(d)
     return _unique(out)
 
 
@@ -610,11 +635,13 @@ def _unique(scheds: list[Schedule]) -> list[Schedule]:
 
 def knobs_of(s: Schedule) -> tuple:
     """What distinguishes one candidate from another (the tuning cache stores this). The
-    epilogue slot count and swap join only when not at their defaults, so caches written
-    before them still match."""
+    epilogue slot count and swap join only when not at their defaults, and the direct prologue
+    loads only when used, so caches written before them still match (a winner measured
+    without direct loads stays without them)."""
     base = (s.kernel, s.block_m, s.block_n, s.raster, s.split_k, s.cluster_m)
     extra = (s.epilogue_slots, s.swap_ab)
-    return base + (extra if extra != (1, False) else ())
+    direct = (f"direct{s.direct_stages}",) if s.direct_stages else ()
+    return base + (extra if extra != (1, False) or direct else ()) + direct
 
 
 def candidate_schedules(p: ConvProblem, t: Target) -> list[Schedule]:
@@ -643,9 +670,11 @@ def choose_schedule(p: ConvProblem, t: Target, options=None) -> Schedule:
     if hit.outdated_by(knobs_of(cands[0])):
         s = cands[0]
         return dataclasses.replace(s, reason=f"{s.reason} (tuning cache entry from {hit.device} predates this default)")
-    for s in cands:
-        if list(knobs_of(s)) == list(hit.knobs):
-            return dataclasses.replace(s, reason=f"tuned on {hit.device} ({hit.us:.1f} us, best of {hit.tried}): {s.reason}")
+    # an entry from before direct prologue loads names its tile without them: the tile, with
+    # whatever prologue the planner gives it now, unless the no-direct variant is a candidate
+    legacy = [s for s in cands if list(knobs_of(dataclasses.replace(s, direct_stages=0))) == list(hit.knobs)]
+    for s in [s for s in cands if list(knobs_of(s)) == list(hit.knobs)] + legacy:
+        return dataclasses.replace(s, reason=f"tuned on {hit.device} ({hit.us:.1f} us, best of {hit.tried}): {s.reason}")
     s = plan_schedule_for(p, t)
     return dataclasses.replace(s, reason=f"{s.reason} (tuning cache entry from {hit.device} names no current candidate)")
 

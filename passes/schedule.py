@@ -39,6 +39,8 @@ class Schedule:
     epilogue_slots: int = 1     # persistent kernels: staging (and residual) slots per consumer warpgroup;
                                 # 0: staged in a ring stage lent per tile (cooperative)
     swap_ab: bool = False       # persistent kernels: wgmma M over channels, N over block_m pixels
+    direct_stages: int = 0      # persistent kernels: leading k-tiles the consumers load with cp.async
+                                # while the TMA descriptors are written (direct_loads.py)
 
     def __post_init__(self):
         if self.kernel not in KERNELS:
@@ -68,4 +70,5 @@ class Schedule:
                 + (f" raster={self.raster}" if self.raster > 1 else "")
                 + (f" cluster={self.cluster_m}x1" if self.cluster_m > 1 else "")
                 + (f" epilogue_slots={self.epilogue_slots}" if self.epilogue_slots != 1 else "")
-                + (" swap_ab" if self.swap_ab else ""))
+                + (" swap_ab" if self.swap_ab else "")
+                + (f" direct={self.direct_stages}" if self.direct_stages else ""))

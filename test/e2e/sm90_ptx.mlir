@@ -18,9 +18,12 @@
 
 // The same model with a tuning cache selecting the warp-specialized persistent kernel: the
 // report names the cache entry, the PTX has the roles' register moves, named barriers, the
-// TMA-loaded residual and the TMA-store epilogue.
+// TMA-loaded residual, the TMA-store epilogue, and the consumers' direct loads of the first
+// two k-tiles (cp.async with zero fill, issued after the barrier inits and descriptor stores,
+// one group per k-tile: each waited for, fenced to the async proxy and joined at named
+// barrier 3 before that k-tile's wgmmas).
 // RUN: rm -rf %t.ws && convc %inputs/tma_3x3_residual.model.mlir -o %t.ws.vmfb --target sm_90a --tuning-cache %inputs/tuning_cache.json --tuning-device "NVIDIA H200" --dump-dir %t.ws --report | FileCheck %s --check-prefix=WSREPORT
-// WSREPORT: convc [sm90_ws_cooperative 128x128x64 threads=384 stages={{[0-9]+}} smem={{[0-9]+}}B]: tuned on NVIDIA H200 (4.0 us, best of 8)
+// WSREPORT: convc [sm90_ws_cooperative 128x128x64 threads=384 stages={{[0-9]+}} smem={{[0-9]+}}B direct=2]: tuned on NVIDIA H200 (4.0 us, best of 8)
 // RUN: cat %t.ws/binaries/*.ptx | FileCheck %s --check-prefix=WSPTX
 // WSPTX: .entry conv_n2h8w8c64_f128r3s3
 // WSPTX-DAG: setmaxnreg.dec.sync.aligned.u32 40
@@ -32,6 +35,22 @@
 // WSPTX-DAG: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
 // WSPTX-DAG: cp.async.bulk.commit_group
 // WSPTX-DAG: cp.async.bulk.wait_group.read 0
+// RUN: cat %t.ws/binaries/*.ptx | FileCheck %s --check-prefix=WSDIRECT
+// WSDIRECT: mbarrier.init.shared.b64
+// WSDIRECT: st.global.b64
+// WSDIRECT: bar.sync 0;
+// WSDIRECT: cp.async.cg.shared.global [{{.+}}], [{{.+}}], 16, {{%r[0-9]+}};
+// WSDIRECT: cp.async.commit_group;
+// WSDIRECT: cp.async.cg.shared.global
+// WSDIRECT: cp.async.commit_group;
+// WSDIRECT: fence.proxy.tensormap::generic.release.gpu
+// WSDIRECT: bar.sync 0;
+// WSDIRECT: setmaxnreg.inc.sync.aligned.u32 232
+// WSDIRECT: cp.async.wait_group 1;
+// WSDIRECT: fence.proxy.async.shared::cta;
+// WSDIRECT: bar.sync 3, 256;
+// WSDIRECT: mbarrier.try_wait.parity.shared.b64
+// WSDIRECT: wgmma.mma_async
 // The H100 entry is older: without --tuning-device the most recent (H200) entry wins; naming
 // the H100 picks its ping-pong winner.
 // RUN: convc %inputs/tma_3x3_residual.model.mlir -o %t.h100.vmfb --target sm_90a --tuning-cache %inputs/tuning_cache.json --tuning-device "NVIDIA H100" --report | FileCheck %s --check-prefix=H100

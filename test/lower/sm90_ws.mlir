@@ -2,7 +2,8 @@
 // roles in one if/else with setmaxnreg, the full/empty ring, wgmma, and an epilogue that
 // stages the tile in shared memory and writes it with TMA stores.
 
-// Cooperative (tuning candidate 3: both consumer warpgroups on each 128x128 tile).
+// Cooperative (tuning candidate 3: both consumer warpgroups on each 128x128 tile; 133 tiles
+// on 132 SMs, so its first k-tiles come by TMA).
 // RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule,convc-lower-kernel --target sm_90a --candidate 2 %inputs/tma_large.flow.mlir | FileCheck %s
 // CHECK: workgroup_size = [384, 1, 1]
 // CHECK-LABEL: hal.executable.source private @conv_n2h92w92c64_f128r3s3
@@ -14,6 +15,7 @@
 // CHECK: nvvm.mbarrier.init %{{.+}}, %c8_i32
 // CHECK: nvvm.fence.mbarrier.init
 // CHECK: gpu.barrier
+// CHECK-NOT: cp.async.cg.shared.global
 // Producer: every TMA load, waiting on `empty`.
 // CHECK: scf.if
 // CHECK-NEXT: nvvm.setmaxregister decrease 40
@@ -170,3 +172,36 @@
 // RING: nvvm.mbarrier.try_wait.parity
 // RING: epilogue_slots = 0 : i64
 // RING-SAME: stages = 7 : i64
+
+// The default for the same problem makes one tile per CTA (144x128, 118 CTAs), so its consumers
+// load the first two k-tiles directly (direct_loads.py): thread 0 initialises the barriers and
+// stores the descriptors, then the consumer threads copy k-tiles 0 and 1 (a cp.async group each)
+// while thread 0 fences the maps; before the wgmmas of each, every consumer thread waits for its
+// group, fences it to the async proxy and joins named barrier 3 (256 threads); the producer only
+// completes those stages' `full` phases.
+// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule,convc-lower-kernel --target sm_90a %inputs/tma_large.flow.mlir | FileCheck %s --check-prefix=DIRECT
+// DIRECT: nvvm.mbarrier.init %{{.+}}, %c1_i32
+// DIRECT: nvvm.fence.mbarrier.init
+// DIRECT: llvm.store
+// DIRECT: gpu.barrier
+// DIRECT: cp.async.cg.shared.global
+// DIRECT: cp.async.commit_group
+// DIRECT: cp.async.cg.shared.global
+// DIRECT: cp.async.commit_group
+// DIRECT: nvvm.fence.proxy.release gpu
+// DIRECT: gpu.barrier
+// DIRECT: nvvm.setmaxregister decrease 40
+// DIRECT: nvvm.mbarrier.try_wait.parity
+// DIRECT: nvvm.mbarrier.arrive %{{.+}} : !llvm.ptr<3> -> i64
+// DIRECT-NEXT: } else {
+// DIRECT-NOT: nvvm.mbarrier.arrive %
+// DIRECT: nvvm.mbarrier.arrive.expect_tx
+// DIRECT: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// DIRECT: nvvm.setmaxregister increase 232
+// DIRECT: cp.async.wait_group 1
+// DIRECT-NEXT: nvvm.fence.proxy <async.shared>
+// DIRECT: nvvm.barrier id = %{{.+}} number_of_threads = %{{.+}}
+// DIRECT: nvvm.mbarrier.try_wait.parity
+// DIRECT: nvvm.wgmma.mma_async
+// DIRECT: scf.for {{.+}} iter_args
+// DIRECT: cp.async.wait_group 0

@@ -101,9 +101,11 @@ def test_knobs_of_old_caches_still_match():
     p = _problem("r50_l3_1x1_1024_256")
     assert len(knobs_of(plan_sm90(p, T))) == 6 or plan_sm90(p, T).swap_ab
     s = plan_sm90_ws(p, T, "sm90_ws_cooperative", 96, 128, swap=True)
-    assert knobs_of(s)[-2:] == (1, True)
+    assert knobs_of(s)[-3:] == (1, True, "direct2")          # one tile per CTA: direct loads
     d = plan_sm90_ws(p, T, "sm90_ws_pingpong", 128, 128, slots=2)
-    assert knobs_of(d)[-2:] == (2, False)
+    assert knobs_of(d)[-3:] == (2, False, "direct2")
+    assert knobs_of(dataclasses.replace(d, direct_stages=0))[-2:] == (2, False)
+    assert knobs_of(dataclasses.replace(s, direct_stages=0))[-2:] == (1, True)
 
 
 @pytest.mark.parametrize("name,swapped", [

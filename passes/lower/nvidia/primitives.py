@@ -320,6 +320,27 @@ def store_global_v4f32(addr_i64, values) -> None:
                        "l,f,f,f,f", has_side_effects=True)
 
 
+# ---------------------------------------------------------------------- per-thread async copies
+def cp_async_16(dst_smem_i64, src_generic_i64, valid_i1) -> None:
+    """cp.async.cg.shared.global [dst], [src], 16, src-size: 16 bytes global -> shared without
+    registers (L2 only), zero-filled when valid is false (src-size 0: nothing is read)."""
+    size = arith_d.select(valid_i1, i32(16), i32(0)) if not isinstance(valid_i1, bool) else i32(16 if valid_i1 else 0)
+    llvm_d.InlineAsmOp(None, [arith_d.trunci(I32(), dst_smem_i64), src_generic_i64, size],
+                       "{\n.reg .u64 cvg;\ncvta.to.global.u64 cvg, $1;\n"
+                       "cp.async.cg.shared.global [$0], [cvg], 16, $2;\n}",
+                       "r,l,r", has_side_effects=True)
+
+
+def cp_async_commit() -> None:
+    """cp.async.commit_group: close this thread's current group of cp.async."""
+    llvm_d.InlineAsmOp(None, [], "cp.async.commit_group;", "", has_side_effects=True)
+
+
+def cp_async_wait_group(pending: int) -> None:
+    """cp.async.wait_group N: all but this thread's N most recent groups have landed."""
+    llvm_d.InlineAsmOp(None, [], f"cp.async.wait_group {pending};", "", has_side_effects=True)
+
+
 # ---------------------------------------------------------------------- 8x8 matrix moves
 def ldmatrix_x4(addr_i64, trans: bool = False):
     """ldmatrix.sync.aligned.m8n8.x4.shared.b16: lane L gives the address of row L%8 of matrix

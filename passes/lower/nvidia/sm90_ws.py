@@ -82,8 +82,10 @@ from . import stream_k as sk
 from .trace import Trace
 from .warp_roles import (WARPGROUP, channel_operands, channel_operands_rows, split_roles, stage_fragments,
                          stage_fragments_swapped)
+from .direct_loads import DirectPrologue, Loaders, direct_stages_for
 from .tma_loader import (CHANNELS_PER_TILE, ConvTmaLoader, k_tiles, acquire_descriptor, descriptor_slots,
-                         epilogue_panel, epilogue_map_args, tensor_maps, write_descriptors)
+                         epilogue_panel, epilogue_map_args, publish_descriptors, store_descriptors, tensor_maps,
+                         write_descriptors)
 from . import tensormap as tm
 
 
@@ -263,6 +265,7 @@ class Sm90WarpSpecialized:
         self.in_ring = self.lay.slots == 0
         self.per_tile = self.ktiles + (2 if self.in_ring else 0)
         self.row = row_bytes(s.block_k)
+        self.direct = direct_stages_for(p, s, self.ktiles)
         self.swizzle_layout = SWIZZLE_128B_LAYOUT if self.row == 128 else SWIZZLE_64B_LAYOUT
 
     def emit(self, memrefs) -> None:
@@ -291,22 +294,33 @@ class Sm90WarpSpecialized:
             self.sk = sk.streamk_scratch(s.grid[0], s.block_m, s.block_n, s.grid[0] * DESCRIPTORS * tm.DESCRIPTOR_BYTES)
             self.scratch = address_of(memrefs[-1])
 
-        with e.if_(e.cmp("eq", tid, 0)):
-            self.trace.stamp("start")
-            # Only the operand maps are acquired on the way to the first TMA; the residual's
-            # is acquired by the producer before its first residual load, the output's by the
-            # consumers.
-            write_descriptors(descs, self.slots[:len(descs)], bindings, acquire=2)
-            self.trace.stamp("descriptors")
-            for i in range(s.stages):
-                mbarrier_init(self.at(lay.full(i)), 1)
-                mbarrier_init(self.at(lay.empty(i)), (2 if self.coop else 1) * WARPGROUP // 32 * s.cluster_m)
-            for w in range(2 * lay.slots):
-                mbarrier_init(self.at(lay.res_full(w)), 1)
-                mbarrier_init(self.at(lay.res_empty(w)), 1 if lay.res_in_place else WARPGROUP)
-            for w in range(2):
-                mbarrier_init(self.at(lay.turn(w)), 1)
-            mbarrier_init_fence()
+        if self.direct:
+            # Direct prologue (direct_loads.py): thread 0 initialises the barriers and issues
+            # the descriptor stores first, so that the consumers' copies queue behind them; it
+            # fences the maps while they copy.
+            with e.if_(e.cmp("eq", tid, 0)):
+                self.trace.stamp("start")
+                self._init_barriers()
+                store_descriptors(descs, self.slots[:len(descs)], bindings)
+            gpu_d.barrier()
+            loaders = Loaders.of(self.coop)
+            self.prologue = DirectPrologue(e, p, s, memrefs, self.direct, lay.a0, lay.a_stage, lay.b0,
+                                           lay.b_stage, self.base, loaders)
+            with e.if_(e.all_of(e.cmp("sge", tid, WARPGROUP), e.cmp("slt", tid, WARPGROUP + loaders.threads))):
+                m0, n0 = self.tiles.origin(e.c(0))
+                self.prologue.issue(e.sub(tid, WARPGROUP), m0, n0)
+            with e.if_(e.cmp("eq", tid, 0)):
+                publish_descriptors(self.slots[:len(descs)], acquire=2)
+                self.trace.stamp("descriptors")
+        else:
+            with e.if_(e.cmp("eq", tid, 0)):
+                self.trace.stamp("start")
+                # Only the operand maps are acquired on the way to the first TMA; the residual's
+                # is acquired by the producer before its first residual load, the output's by the
+                # consumers.
+                write_descriptors(descs, self.slots[:len(descs)], bindings, acquire=2)
+                self.trace.stamp("descriptors")
+                self._init_barriers()
         gpu_d.barrier()
         if self.trace.on:
             with e.if_(e.cmp("eq", tid, 0)):
@@ -322,6 +336,18 @@ class Sm90WarpSpecialized:
             split_roles(e, tid, self._producer, self._consumer)
         if s.cluster_m > 1:
             cluster_sync()             # no CTA leaves while a peer may still signal its barriers
+
+    def _init_barriers(self) -> None:
+        s, lay = self.s, self.lay
+        for i in range(s.stages):
+            mbarrier_init(self.at(lay.full(i)), 1)
+            mbarrier_init(self.at(lay.empty(i)), (2 if self.coop else 1) * WARPGROUP // 32 * s.cluster_m)
+        for w in range(2 * lay.slots):
+            mbarrier_init(self.at(lay.res_full(w)), 1)
+            mbarrier_init(self.at(lay.res_empty(w)), 1 if lay.res_in_place else WARPGROUP)
+        for w in range(2):
+            mbarrier_init(self.at(lay.turn(w)), 1)
+        mbarrier_init_fence()
 
     # ------------------------------------------------------------------ helpers
     def at(self, offset):
@@ -364,7 +390,9 @@ class Sm90WarpSpecialized:
             m0, n0 = self.tiles.origin(j)
             loader = ConvTmaLoader(e, p, s, self.slots[0], self.slots[1], m0, n0)
             with e.for_(0, self.ktiles, 1) as (kt, _, _y2):
-                self._issue(loader, kt, e.add(e.mul(j, self.per_tile), kt), cluster_rank=self.tiles.rank)
+                direct = e.all_of(e.cmp("eq", j, 0), e.cmp("slt", kt, self.direct)) if self.direct else None
+                self._issue(loader, kt, e.add(e.mul(j, self.per_tile), kt), cluster_rank=self.tiles.rank,
+                            direct=direct)
                 if self.res and not self.in_ring:
                     with e.if_(e.cmp("eq", kt, prime - 1)):
                         with e.if_(e.cmp("eq", j, 0)):
@@ -379,13 +407,26 @@ class Sm90WarpSpecialized:
         self.trace.stamp("producer_done")
         self.trace.stamp("tiles", index_to(self.tiles.local_count(), I64()))
 
-    def _issue(self, loader, kt, it, cluster_rank=None) -> None:
-        """k-tile kt into ring iteration it's stage, once the consumers released it."""
+    def _issue(self, loader, kt, it, cluster_rank=None, direct=None) -> None:
+        """k-tile kt into ring iteration it's stage, once the consumers released it. Where
+        `direct` holds, the consumers loaded it themselves (direct_loads.py): just complete
+        the stage's `full` phase."""
         e, lay = self.e, self.lay
         st, phase = self._stage(it)
         mbarrier_wait(self._bar(lay.empty(0), st), arith_d.xori(phase, arith_d.constant(I32(), 1)))
-        loader.load(kt, self._off(lay.a0, st, lay.a_stage), self._off(lay.b0, st, lay.b_stage),
-                    self._bar(lay.full(0), st), cluster_rank=cluster_rank)
+        full = self._bar(lay.full(0), st)
+
+        def tma():
+            loader.load(kt, self._off(lay.a0, st, lay.a_stage), self._off(lay.b0, st, lay.b_stage),
+                        full, cluster_rank=cluster_rank)
+        if direct is None:
+            tma()
+        else:
+            with e.if_else(direct) as (loaded, fetch):
+                with loaded:
+                    mbarrier_arrive(full)
+                with fetch:
+                    tma()
         if self.trace.on:
             with e.if_(e.cmp("eq", it, 0)):
                 self.trace.stamp("first_issue")
@@ -526,7 +567,10 @@ class Sm90WarpSpecialized:
             # k-tile 0 is peeled: its first wgmma ignores the (undefined) accumulator
             # (scale-d 0), so no zero-fill sits between the wgmma fence and the wgmma.
             st0, ph0 = self._stage(e.mul(j, self.per_tile))
-            accs = self._k_step(st0, ph0, [undef_accumulator(self.mma_n) for _ in range(subs)], row_base, first=True)
+            # the CTA's first tile (ring iteration 0 on): its leading k-tiles may be direct loads
+            direct = e.cmp("eq", j, 0) if self.direct else None
+            accs = self._k_step(st0, ph0, [undef_accumulator(self.mma_n) for _ in range(subs)], row_base, first=True,
+                                direct=None if direct is None else (0, direct))
             first_tile = arith_d.andi(elected, e.cmp("eq", use, 0)) if self.trace.on else None
             self.trace.consumer(e, cw, "first_data", first_tile)
             if self.in_ring:
@@ -548,7 +592,8 @@ class Sm90WarpSpecialized:
                     mbarrier_arrive(self._bar(lay.res_empty(0), self._slot(cw, e.sub(use, 1))[0]))
             last = st0
             if self.ktiles > 1:
-                accs, last = self._k_loop(st0, ph0, self.ktiles, accs, row_base)
+                accs, last = self._k_loop(st0, ph0, self.ktiles, accs, row_base,
+                                          direct if self.direct > 1 else None)
             if not self.coop:
                 self._turn_pass(cw, elected)
             wgmma_wait(0)
@@ -581,10 +626,11 @@ class Sm90WarpSpecialized:
             return channel_operands_rows(e, self.p, self.memrefs, n0, e.div(wtid, 32), lane, self.subs)
         return channel_operands(e, self.p, self.memrefs, n0, e.mul(e.rem(lane, 4), 2), self.s.block_n)
 
-    def _k_loop(self, st0, ph0, n, accs, row_base):
+    def _k_loop(self, st0, ph0, n, accs, row_base, direct_tile=None):
         """The n - 1 ring iterations after the peeled first one (stage st0, phase parity ph0),
         each releasing the stage before it (wgmma keeps one group in flight). The stage and its
         parity are carried through the loop (no division per k-step on the way to the wgmmas).
+        direct_tile: this tile's first `self.direct` k-tiles were direct loads (i1).
         Returns the accumulators and the last iteration's stage (still to be released)."""
         e, S = self.e, self.s.stages
         loop = e.for_(1, n, 1, list(accs) + [st0, ph0])
@@ -593,7 +639,9 @@ class Sm90WarpSpecialized:
             wrap = e.cmp("eq", prev, S - 1)
             st = e.select(wrap, 0, e.add(prev, 1))
             ph = arith_d.select(wrap, arith_d.xori(ph, arith_d.constant(I32(), 1)), ph)
-            accs = self._k_step(st, ph, accs, row_base)
+            # direct k-tiles are 0 and 1 (direct_loads.MAX_DIRECT_STAGES): here only k-tile 1
+            direct = None if direct_tile is None else (1, arith_d.andi(direct_tile, e.cmp("eq", kt, 1)))
+            accs = self._k_step(st, ph, accs, row_base, direct=direct)
             self._release(prev)
             set_acc(list(accs) + [st, ph])
         return loop.results[:-2], loop.results[-2]
@@ -610,9 +658,14 @@ class Sm90WarpSpecialized:
                 peer = e.rem(e.add(self.tiles.rank, d), self.s.cluster_m)
                 mbarrier_arrive_remote(bar, index_to(peer, I32()), relaxed=True)
 
-    def _k_step(self, st, phase, accs, row_base, first: bool = False):
+    def _k_step(self, st, phase, accs, row_base, first: bool = False, direct=None):
         """Ring stage st at phase parity `phase`: wait for it, issue its wgmmas, keep one group
-        in flight."""
+        in flight. direct = (kt, i1): where it holds, the stage is direct k-tile kt, loaded by
+        the consumers' cp.async (direct_loads.py): join it first."""
+        if direct is not None:
+            kt, cond = direct
+            with self.e.if_(cond):
+                self.prologue.join(kt)
         mbarrier_wait(self._bar(self.lay.full(0), st), phase)
         accs = self._mma_stage(accs, self._off(self.lay.a0, st, self.lay.a_stage),
                                self._off(self.lay.b0, st, self.lay.b_stage), row_base, first)

@@ -98,11 +98,21 @@ def write_descriptors(descs, slots, bindings, acquire: int | None = None) -> Non
     release them to the tensormap proxy, acquire and prefetch the first `acquire` (default:
     all) for this thread's TMAs; a thread using another one calls acquire_descriptor first
     (after a barrier, if it is not this thread)."""
+    store_descriptors(descs, slots, bindings)
+    publish_descriptors(slots, acquire)
+
+
+def store_descriptors(descs, slots, bindings) -> None:
+    """The stores of write_descriptors (a kernel may put work between them and the fence)."""
     for slot, desc, binding in zip(slots, descs, bindings):
         words = tm.descriptor_qwords(desc)
         store_i64(address_of(binding), slot)
         for q in range(1, len(words)):
             store_i64(i64(_signed(words[q])), arith_d.addi(slot, i64(8 * q)))
+
+
+def publish_descriptors(slots, acquire: int | None = None) -> None:
+    """The same thread, after store_descriptors: release, then acquire and prefetch."""
     tensormap_release()
     for slot in slots[:acquire]:
         acquire_descriptor(slot)

@@ -63,9 +63,10 @@ SM90_SMEM_RESERVE = 1024        # barriers and alignment slack inside the one al
 SPLIT_K_MIN_KTILES = 64
 WS_MAX_STAGES = 8
 # leading k-tiles of a persistent CTA's first tile that its consumers load with cp.async while
-# the tensor maps are written (lower/nvidia/direct_loads.py), when every CTA has one tile: there
-# start-up is a large share of the kernel (r50_l4_1x1_512_2048 -11%, c24_1x1_to_144 -10%); with
-# several tiles per CTA the same loads measured 1-5% slower (bench/NOTES.md)
+# the tensor maps are written (lower/nvidia/direct_loads.py), when every CTA has one tile (there
+# start-up is a large share of the kernel: 5-9% faster) or the filter has one tap (plain row
+# copies, short k-loops: 0.5-4% faster with 3-6 tiles per CTA); 3x3 layers with several tiles
+# per CTA measured 1-10% slower with them (bench/NOTES.md)
 WS_DIRECT_STAGES = 2
 
 
@@ -191,7 +192,7 @@ def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = "sm90_ws_cooperative",
                         + (", epilogue staged in ring stages" if slots == 0 else "")
                         + (", channels on the wgmma M (swapped)" if swap else ""),
                  scratch_bytes=scratch, raster=raster, cluster_m=cluster_m, epilogue_slots=slots, swap_ab=swap)
-    if m_tiles * n_tiles <= grid[0] // cluster_m:
+    if m_tiles * n_tiles <= grid[0] // cluster_m or p.R * p.S == 1:
         from .lower.nvidia.direct_loads import direct_stages_for
         s = dataclasses.replace(s, direct_stages=WS_DIRECT_STAGES)
         s = dataclasses.replace(s, direct_stages=direct_stages_for(p, s, k_tiles(p, bk)))
@@ -591,7 +592,7 @@ def sm90_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
         # the default without the consumers' direct loads: its first k-tiles by TMA
         out.append(dataclasses.replace(out[0], direct_stages=0, reason=out[0].reason + ", first k-tiles by TMA"))
     elif out[0].kernel in ("sm90_ws_cooperative", "sm90_ws_pingpong") and out[0].cluster_m == 1:
-        # ... or with them, where its CTAs have several tiles
+        # ... or with them, where its CTAs have several tiles of a multi-tap filter
         from .lower.nvidia.direct_loads import direct_stages_for
         d = dataclasses.replace(out[0], direct_stages=WS_DIRECT_STAGES)
         d = dataclasses.replace(d, direct_stages=direct_stages_for(p, d, _ktiles_of(p, d)),

@@ -8,7 +8,8 @@ threads, idle until data arrives, load the first `Schedule.direct_stages` k-tile
 CTA's first tile themselves, 16 bytes per `cp.async` with zero fill, into exactly the bytes the
 TMA would have written (same swizzle), while thread 0 writes the descriptors; the producer's
 TMAs start at the k-tile after them. The planner uses it where every CTA has one tile (5-9%
-faster there, H200); with several tiles per CTA it measured 1-5% slower.
+faster there, H200) or the filter has one tap (0.5-4% with several tiles per CTA); 3x3 layers
+with several tiles per CTA measured 1-10% slower.
 
 Where each 16-byte chunk comes from and lands is written once, against the integer-ops
 interface (common/int_ops.py): `NumpyOps` evaluates it in the model test against a numpy

@@ -55,3 +55,18 @@
 // the H100 picks its ping-pong winner.
 // RUN: convc %inputs/tma_3x3_residual.model.mlir -o %t.h100.vmfb --target sm_90a --tuning-cache %inputs/tuning_cache.json --tuning-device "NVIDIA H100" --report | FileCheck %s --check-prefix=H100
 // H100: convc [sm90_ws_pingpong 128x128x64 {{.+}}]: tuned on NVIDIA H100 (5.0 us, best of 8)
+
+// Without a tuning cache the default is ping-pong 64x64 (one tile per CTA): warpgroup 0, which
+// computes the CTA's tile, copies the two direct k-tiles alone and joins its own named barrier
+// (1, 128 threads) before each; no 256-thread barrier that warpgroup 1 would have to join.
+// RUN: rm -rf %t.pp && convc %inputs/tma_3x3_residual.model.mlir -o %t.pp.vmfb --target sm_90a --tuning-cache none --dump-dir %t.pp --report | FileCheck %s --check-prefix=PPREPORT
+// PPREPORT: convc [sm90_ws_pingpong 64x64x64 threads=384 stages={{[0-9]+}} smem={{[0-9]+}}B direct=2]
+// RUN: cat %t.pp/binaries/*.ptx | FileCheck %s --check-prefix=PPDIRECT
+// PPDIRECT: cp.async.cg.shared.global
+// PPDIRECT-NOT: bar.sync 3, 256;
+// PPDIRECT: cp.async.wait_group 1;
+// PPDIRECT: fence.proxy.async.shared::cta;
+// PPDIRECT: bar.sync 1, 128;
+// PPDIRECT: cp.async.wait_group 0;
+// PPDIRECT: fence.proxy.async.shared::cta;
+// PPDIRECT: bar.sync 1, 128;

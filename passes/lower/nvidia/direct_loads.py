@@ -44,6 +44,7 @@ from .primitives import (I64, address_of, async_proxy_fence, cp_async_16, cp_asy
 
 CHUNK = 16                       # bytes per cp.async
 WARPGROUP = 128
+MAX_DIRECT_STAGES = 2            # join(kt) waits with an immediate group count
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,6 @@ class Loaders:
     @staticmethod
     def of(cooperative: bool) -> "Loaders":
         return Loaders(2 * WARPGROUP, 3) if cooperative else Loaders(WARPGROUP, 1)
-MAX_DIRECT_STAGES = 2            # join(kt) waits with an immediate group count
 
 
 @dataclass(frozen=True)

@@ -193,10 +193,17 @@ def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = "sm90_ws_cooperative",
                         + (", channels on the wgmma M (swapped)" if swap else ""),
                  scratch_bytes=scratch, raster=raster, cluster_m=cluster_m, epilogue_slots=slots, swap_ab=swap)
     if m_tiles * n_tiles <= grid[0] // cluster_m or p.R * p.S == 1:
-        from .lower.nvidia.direct_loads import direct_stages_for
-        s = dataclasses.replace(s, direct_stages=WS_DIRECT_STAGES)
-        s = dataclasses.replace(s, direct_stages=direct_stages_for(p, s, k_tiles(p, bk)))
+        s = _with_direct_loads(p, s)
     return _require_descriptors(p, s)
+
+
+def _with_direct_loads(p: ConvProblem, s: Schedule) -> Schedule:
+    """s with WS_DIRECT_STAGES direct prologue loads, as many as its kernel can take (none in
+    a cluster or with stream-K: direct_stages_for)."""
+    from .lower.nvidia.direct_loads import direct_stages_for
+    from .lower.nvidia.tma_loader import k_tiles
+    return dataclasses.replace(s, direct_stages=direct_stages_for(
+        p, dataclasses.replace(s, direct_stages=WS_DIRECT_STAGES), k_tiles(p, s.block_k)))
 
 
 def tile_counts_for(p: ConvProblem, block_m: int, block_n: int) -> tuple[int, int]:
@@ -483,11 +490,6 @@ def _sm90_without_im2col_tma(p: ConvProblem, t: Target, why) -> Schedule:
 STREAMK_MIN_KTILES = 32
 
 
-def _ktiles_of(p: ConvProblem, s: Schedule) -> int:
-    from .lower.nvidia.tma_loader import k_tiles
-    return k_tiles(p, s.block_k)
-
-
 def _ktiles(p: ConvProblem) -> int:
     from .lower.nvidia.tma_loader import k_tile_channels, k_tiles
     return k_tiles(p, k_tile_channels(p.C, p.R * p.S) or 64)
@@ -591,14 +593,11 @@ def sm90_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
     if out[0].direct_stages:
         # the default without the consumers' direct loads: its first k-tiles by TMA
         out.append(dataclasses.replace(out[0], direct_stages=0, reason=out[0].reason + ", first k-tiles by TMA"))
-    elif out[0].kernel in ("sm90_ws_cooperative", "sm90_ws_pingpong") and out[0].cluster_m == 1:
+    elif out[0].kernel in ("sm90_ws_cooperative", "sm90_ws_pingpong"):
         # ... or with them, where its CTAs have several tiles of a multi-tap filter
-        from .lower.nvidia.direct_loads import direct_stages_for
-        d = dataclasses.replace(out[0], direct_stages=WS_DIRECT_STAGES)
-        d = dataclasses.replace(d, direct_stages=direct_stages_for(p, d, _ktiles_of(p, d)),
-                                reason=out[0].reason + ", first k-tiles loaded directly")
+        d = _with_direct_loads(p, out[0])
         if d.direct_stages:
-            out.append(d)
+            out.append(dataclasses.replace(d, reason=out[0].reason + ", first k-tiles loaded directly"))
     return _unique(out)
 
 

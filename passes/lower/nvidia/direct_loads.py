@@ -39,6 +39,7 @@ from ...ir import arith_d
 from ...problem import ConvProblem, DTYPE_BYTES
 from ...schedule import Schedule
 from ..common.int_ops import IrOps
+from .tma_loader import k_tile_tap, swizzle_rotation
 from .primitives import (I64, address_of, async_proxy_fence, cp_async_16, cp_async_commit, cp_async_wait_group, i64,
                          index_to, named_barrier)
 
@@ -80,9 +81,8 @@ class OperandTile:
         return self.rows * self.chunks_per_row
 
     def offset(self, ops, row, unit):
-        """Byte offset of 16-byte unit `unit` of `row`: the hardware swizzle XORs address bits
-        [4, 4+b) with bits [7, 7+b)."""
-        rot = ops.rem(row, 8) if self.span == 128 else ops.rem(ops.div(row, 2), 4)
+        """Byte offset of 16-byte unit `unit` of `row`, swizzled as the TMA writes it."""
+        rot = swizzle_rotation(ops, row, self.span)
         return ops.add(ops.mul(row, self.span), ops.mul(ops.xor(unit, rot), CHUNK))
 
 
@@ -99,10 +99,8 @@ def activation_chunk(ops, p: ConvProblem, block_k: int, m0, kt: int, row, unit):
     """(element offset into the NHWC input, valid) of activation chunk (row, unit) of k-tile kt
     for the tile starting at output pixel m0. Invalid: padding, pixels past N*Ho*Wo, channels
     past C (zero-filled, as the TMA does)."""
-    cblocks = -(-p.C // block_k)
-    rs, cb = divmod(kt, cblocks)
-    r, sx = divmod(rs, p.S)
-    c = ops.add(cb * block_k, ops.mul(unit, CHUNK // DTYPE_BYTES[p.dtype]))
+    r, sx, c0 = k_tile_tap(ops, p, block_k, kt)
+    c = ops.add(c0, ops.mul(unit, CHUNK // DTYPE_BYTES[p.dtype]))
     m = ops.add(m0, row)
     howo = p.Ho * p.Wo
     n = ops.div(m, howo)

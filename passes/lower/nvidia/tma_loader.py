@@ -123,6 +123,22 @@ def acquire_descriptor(slot) -> None:
     tensormap_prefetch(slot)
 
 
+def swizzle_rotation(ops, row, span: int):
+    """What the hardware swizzle XORs into the 16-byte unit index of `row` in a tile of
+    `span`-byte rows (128 B: 128B swizzle, 64 B: 64B): address bits [4, 4+b) are XORed with
+    bits [7, 7+b). `ops`: an Emitter or anything with its integer methods."""
+    return ops.rem(row, 8) if span == 128 else ops.rem(ops.div(row, 2), 4)
+
+
+def k_tile_tap(ops, p: ConvProblem, block_k: int, kt):
+    """(r, s, first channel) of k-tile kt: K steps run over (r, s, c-block), channels fastest,
+    C rounded up to block_k per tap. `ops`: an Emitter or anything with its integer methods."""
+    cblocks = -(-p.C // block_k)
+    rs = ops.div(kt, cblocks)
+    c0 = ops.mul(ops.rem(kt, cblocks), block_k)
+    return ops.div(rs, p.S), ops.rem(rs, p.S), c0
+
+
 @dataclass(frozen=True)
 class EpiloguePanel:
     """One TMA box of the epilogue's staging tile: `cols` channels by the slot's rows, `span`
@@ -140,7 +156,7 @@ class EpiloguePanel:
         """Byte offset of (row, byte of the row) in the swizzled panel: the hardware swizzle
         XORs address bits [4, 4+b) with bits [7, 7+b), rows `span` bytes apart. `ops` is an
         Emitter, or anything with the same integer methods (the tests' int model)."""
-        rot = ops.rem(row, 8) if self.span == 128 else ops.rem(ops.div(row, 2), 4)
+        rot = swizzle_rotation(ops, row, self.span)
         unit = ops.xor(ops.div(byte, 16), rot)
         return ops.add(ops.add(ops.mul(row, self.span), ops.mul(unit, 16)), ops.rem(byte, 16))
 
@@ -195,11 +211,8 @@ class ConvTmaLoader:
         at the same offset; every CTA still expects the whole stage's bytes."""
         e, p = self.e, self.p
         bk = self.s.block_k
-        cblocks = -(-p.C // bk)
-        rs = e.div(kt, cblocks)
-        c0 = index_to(e.mul(e.rem(kt, cblocks), bk), I32())
-        r = e.div(rs, p.S)
-        sx = e.rem(rs, p.S)
+        r, sx, c0 = k_tile_tap(e, p, bk, kt)
+        c0 = index_to(c0, I32())
         off_w = index_to(e.mul(sx, p.dilation[1]), I16())
         off_h = index_to(e.mul(r, p.dilation[0]), I16())
         k0 = index_to(e.mul(kt, bk), I32())

@@ -6,7 +6,9 @@
 Launches each layer's PTX directly (CuPy; the same kernel IREE would launch, with a scratch
 buffer large enough for the trace records of passes/lower/nvidia/trace.py), then prints, per
 event, the time from the kernel's first CTA start across CTAs (min / median / max, us), and
-the kernel's own time measured with CUDA events over repeated launches.
+the kernel's own time measured with CUDA events over repeated launches. --cold evicts L2
+(writes a buffer larger than it) before the traced launch, as convc-bench's rotating inputs
+leave most operands in DRAM.
 """
 
 from __future__ import annotations
@@ -33,7 +35,10 @@ def _buffer_bytes(layer: dict) -> int:
     return max(sizes + [math.prod(L.output_shape()) * DTYPE_BYTES[L.out_dtype]])
 
 
-def trace_layer(bundle: str, entry: dict, iters: int) -> dict:
+L2_EVICT_BYTES = 256 << 20          # several times any Hopper L2
+
+
+def trace_layer(bundle: str, entry: dict, iters: int, cold: bool = False) -> dict:
     import cupy as cp
     s, L = entry["schedule"], entry["layer"]
     ptx = open(os.path.join(bundle, entry["ptx"])).read()
@@ -60,6 +65,8 @@ def trace_layer(bundle: str, entry: dict, iters: int) -> dict:
     stop.synchronize()
     kernel_us = cp.cuda.get_elapsed_time(start, stop) * 1000 / iters
     scratch[s["scratch_bytes"]:] = 0
+    if cold:
+        cp.empty(L2_EVICT_BYTES, dtype=cp.uint8).fill(1)
     launch()
     cp.cuda.Device().synchronize()
     rec = cp.asnumpy(scratch[s["scratch_bytes"]:]).view(np.uint64).reshape(grid, RECORD_BYTES // 8)
@@ -82,6 +89,7 @@ def main(argv=None) -> int:
     ap.add_argument("--bundle", required=True)
     ap.add_argument("--out")
     ap.add_argument("--iters", type=int, default=20)
+    ap.add_argument("--cold", action="store_true", help="evict L2 before the traced launch")
     args = ap.parse_args(argv)
     man = json.load(open(os.path.join(args.bundle, "manifest.json")))
     results = []
@@ -90,7 +98,7 @@ def main(argv=None) -> int:
         if not entry.get("ptx") or not s.get("kernel", "").startswith("sm90_ws"):
             continue
         try:
-            r = trace_layer(args.bundle, entry, args.iters)
+            r = trace_layer(args.bundle, entry, args.iters, args.cold)
         except Exception as e:               # report and go on with the next layer
             print(f"{entry['layer']['name']}: {type(e).__name__}: {e}", flush=True)
             continue
@@ -101,7 +109,7 @@ def main(argv=None) -> int:
             print(f"  {ev:16s} {lo:7.2f} {med:7.2f} {hi:7.2f}  {n}")
     if args.out:
         with open(args.out, "w") as f:
-            json.dump({"commit": man.get("commit"), "layers": results}, f, indent=1)
+            json.dump({"commit": man.get("commit"), "cold_l2": args.cold, "layers": results}, f, indent=1)
     return 0
 
 

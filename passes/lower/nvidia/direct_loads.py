@@ -142,12 +142,12 @@ class DirectPrologue:
     """Emits the consumers' copies (`issue`, before the role split) and their hand-off to the
     wgmmas (`join`)."""
 
-    def __init__(self, e, p: ConvProblem, s: Schedule, memrefs, count: int, a0: int, a_step: int, b0: int,
-                 b_step: int, smem_base, loaders: Loaders):
+    def __init__(self, e, p: ConvProblem, s: Schedule, memrefs, count: int, a0: int, a_stage: int, b0: int,
+                 b_stage: int, smem_base, loaders: Loaders):
         self.e, self.p, self.s, self.count, self.loaders = e, p, s, count, loaders
         self.ops = IrOps(e)
-        self.a = (OperandTile(s.block_m, s.block_k), a0, a_step, address_of(memrefs[p.input]), activation_chunk)
-        self.b = (OperandTile(s.block_n, s.block_k), b0, b_step, address_of(memrefs[p.filter]), filter_chunk)
+        self.a = (OperandTile(s.block_m, s.block_k), a0, a_stage, address_of(memrefs[p.input]), activation_chunk)
+        self.b = (OperandTile(s.block_n, s.block_k), b0, b_stage, address_of(memrefs[p.filter]), filter_chunk)
         self.smem_base = smem_base
 
     def issue(self, ctid, m0, n0) -> None:

@@ -262,12 +262,6 @@ def named_barrier(barrier_id, threads: int) -> None:
     nvvm_d.BarrierOp(barrierId=bid, numberOfThreads=i32(threads))
 
 
-def tma_prefetch_l2(desc_addr_i64, coords_i32) -> None:
-    """cp.async.bulk.prefetch.tensor.Nd.L2.global.tile: bring one box into L2 (no shared
-    memory, no barrier; a hint the hardware may drop)."""
-    nvvm_d.CpAsyncBulkTensorPrefetchOp(as_generic_ptr(desc_addr_i64), list(coords_i32), [])
-
-
 def tma_store(desc_addr_i64, src_smem_i64, coords_i32) -> None:
     """cp.async.bulk.tensor.Nd.global.shared::cta.tile.bulk_group: one box from shared memory
     to global (out-of-bounds parts of the box are not written)."""

@@ -73,7 +73,7 @@ from ...schedule import Schedule
 from ..common.emit import Emitter
 from .primitives import (I32, I64, SWIZZLE_128B_LAYOUT, SWIZZLE_64B_LAYOUT, address_of, bulk_commit, bulk_wait_read, i64, cluster_sync,
                          cluster_ctarank_count, mbarrier_arrive_remote, trap_unless,
-                         index_to, mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_init, tma_prefetch_l2,
+                         index_to, mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_init,
                          mbarrier_init_fence, mbarrier_wait, named_barrier,
                          smem_descriptor_at, smem_descriptor_lo, tma_load, tma_store, wgmma_commit, wgmma_fence,
                          wgmma_m64nk16, wgmma_wait, undef_accumulator, async_proxy_fence)
@@ -132,13 +132,10 @@ class WsLayout:
     slots = 0: no staging slots; each consumer warpgroup stages its slice of a tile (and
     receives its residual) in one ring stage of its own, the activation or filter part of
     that stage (`out0` and `slot_stride` then address the ring), so the whole allocation is
-    ring: 128x256 cooperative tiles get 4 stages instead of 3. A slice larger than either
-    part takes the whole stage: the ring is then interleaved (each stage's filter part right
-    after its activation part, `a_step` = `b_step` = one stage), e.g. swapped 192x256 tiles
-    (48 KB slices in 56 KB stages: four stages, one tile per SM on r50 1x1/256->1024)."""
+    ring: 128x256 cooperative tiles get 4 stages instead of 3."""
     stages: int
-    a_stage: int               # bytes of one stage's activation part
-    b_stage: int               # bytes of one stage's filter part
+    a_stage: int
+    b_stage: int
     rows: int                  # pixel rows per consumer warpgroup
     cols: int                  # channels per consumer warpgroup
     out_slot: int              # bytes of one staging slot
@@ -152,16 +149,6 @@ class WsLayout:
     res0: int
     bars: int
     total: int
-    a_step: int = 0            # bytes from one stage's activation part to the next's (0: a_stage)
-    b_step: int = 0            # the same for the filter parts (0: b_stage)
-
-    def __post_init__(self):
-        object.__setattr__(self, "a_step", self.a_step or self.a_stage)
-        object.__setattr__(self, "b_step", self.b_step or self.b_stage)
-
-    @property
-    def interleaved(self) -> bool:
-        return self.a_step != self.a_stage
 
     def full(self, i):
         return self.bars + 8 * i
@@ -198,14 +185,9 @@ def ws_layout(p: ConvProblem, kernel: str, block_m: int, block_n: int, stages: i
     a0 = 0
     b0 = a0 + stages * a
     if slots == 0:
+        # the smaller ring part that holds a warpgroup's slice (check_supported: one does)
+        stride, out0 = min([part for part in ((a, a0), (b, b0)) if out_slot <= part[0]] or [(b, b0)])
         bars = b0 + stages * b
-        fits = [part for part in ((a, a0), (b, b0)) if out_slot <= part[0]]
-        if not fits:
-            # the whole stage (check_supported: it holds the slice), the ring interleaved
-            return WsLayout(stages, a, b, rows, cols, out_slot, res_slot, in_place, 0, a + b, 0, a, 0, 0,
-                            bars, bars + 8 * (2 * stages + 2), a_step=a + b, b_step=a + b)
-        # the smaller ring part that holds a warpgroup's slice
-        stride, out0 = min(fits)
         return WsLayout(stages, a, b, rows, cols, out_slot, res_slot, in_place, 0, stride, a0, b0, out0, out0,
                         bars, bars + 8 * (2 * stages + 2))
     out0 = b0 + stages * b
@@ -232,8 +214,8 @@ def check_supported(p: ConvProblem, kernel: str, block_m: int, block_n: int, slo
         if res and res.dtype != p.out_dtype:
             raise WsUnsupported("epilogue staged in the ring with a residual whose dtype differs from the output's")
         lay = ws_layout(p, kernel, block_m, block_n, 1, block_k, 0, swap)
-        if lay.out_slot > lay.a_stage + lay.b_stage:
-            raise WsUnsupported(f"a {lay.rows}x{lay.cols} {p.out_dtype} slice does not fit a ring stage")
+        if lay.out_slot > max(lay.a_stage, lay.b_stage):
+            raise WsUnsupported(f"a {lay.rows}x{lay.cols} {p.out_dtype} slice does not fit a ring stage's operand part")
     if slots > 1 and res and res.dtype != p.out_dtype:
         # the residual would need slots of its own (not in place): a protocol no GPU check covers
         raise WsUnsupported("two epilogue slots with a residual whose dtype differs from the output's")
@@ -322,8 +304,8 @@ class Sm90WarpSpecialized:
                 store_descriptors(descs, self.slots[:len(descs)], bindings)
             gpu_d.barrier()
             loaders = Loaders.of(self.coop)
-            self.prologue = DirectPrologue(e, p, s, memrefs, self.direct, lay.a0, lay.a_step, lay.b0,
-                                           lay.b_step, self.base, loaders)
+            self.prologue = DirectPrologue(e, p, s, memrefs, self.direct, lay.a0, lay.a_stage, lay.b0,
+                                           lay.b_stage, self.base, loaders)
             with e.if_(e.all_of(e.cmp("sge", tid, WARPGROUP), e.cmp("slt", tid, WARPGROUP + loaders.threads))):
                 m0, n0 = self.tiles.origin(e.c(0))
                 self.prologue.issue(e.sub(tid, WARPGROUP), m0, n0)
@@ -411,19 +393,13 @@ class Sm90WarpSpecialized:
                 direct = e.all_of(e.cmp("eq", j, 0), e.cmp("slt", kt, self.direct)) if self.direct else None
                 self._issue(loader, kt, e.add(e.mul(j, self.per_tile), kt), cluster_rank=self.tiles.rank,
                             direct=direct)
-                if self.res and s.residual_prefetch:
-                    with e.if_(e.cmp("eq", kt, 0)):
-                        with e.if_(e.cmp("eq", j, 0)):
-                            acquire_descriptor(self.slots[3])
-                        self._prefetch_residual(m0, n0)
                 if self.res and not self.in_ring:
                     with e.if_(e.cmp("eq", kt, prime - 1)):
-                        if not s.residual_prefetch:
-                            with e.if_(e.cmp("eq", j, 0)):
-                                acquire_descriptor(self.slots[3])
+                        with e.if_(e.cmp("eq", j, 0)):
+                            acquire_descriptor(self.slots[3])
                         self._load_residual(j, m0, n0)
             if self.in_ring:
-                if self.res and not s.residual_prefetch:
+                if self.res:
                     with e.if_(e.cmp("eq", j, 0)):
                         acquire_descriptor(self.slots[3])
                 for w in range(2):
@@ -441,7 +417,7 @@ class Sm90WarpSpecialized:
         full = self._bar(lay.full(0), st)
 
         def tma():
-            loader.load(kt, self._off(lay.a0, st, lay.a_step), self._off(lay.b0, st, lay.b_step),
+            loader.load(kt, self._off(lay.a0, st, lay.a_stage), self._off(lay.b0, st, lay.b_stage),
                         full, cluster_rank=cluster_rank)
         if direct is None:
             tma()
@@ -484,16 +460,6 @@ class Sm90WarpSpecialized:
         for off, ch in epilogue_panel(self.res.dtype, lay.cols).boxes(lay.cols, lay.rows):
             tma_load(arith_d.addi(slot, i64(off)), self.slots[3],
                      [index_to(e.add(col0, ch), I32()), index_to(row0, I32())], full)
-
-    def _prefetch_residual(self, m0, n0) -> None:
-        """Prefetch the tile's residual rows into L2 (every warpgroup's slice), so that their
-        TMA load, issued once a slot or lent stage frees, finds them there."""
-        e, lay = self.e, self.lay
-        for w in range(2 if self.coop else 1):
-            dm, dn = self._slice(e.c(w))
-            row0, col0 = e.add(m0, dm), e.add(n0, dn)
-            for _, ch in epilogue_panel(self.res.dtype, lay.cols).boxes(lay.cols, lay.rows):
-                tma_prefetch_l2(self.slots[3], [index_to(e.add(col0, ch), I32()), index_to(row0, I32())])
 
     def _load_residual(self, j, m0, n0) -> None:
         """TMA the residual rows of tile j for each consumer warpgroup that computes them."""
@@ -701,8 +667,8 @@ class Sm90WarpSpecialized:
             with self.e.if_(cond):
                 self.prologue.join(kt)
         mbarrier_wait(self._bar(self.lay.full(0), st), phase)
-        accs = self._mma_stage(accs, self._off(self.lay.a0, st, self.lay.a_step),
-                               self._off(self.lay.b0, st, self.lay.b_step), row_base, first)
+        accs = self._mma_stage(accs, self._off(self.lay.a0, st, self.lay.a_stage),
+                               self._off(self.lay.b0, st, self.lay.b_stage), row_base, first)
         wgmma_wait(1)
         return accs
 

@@ -38,7 +38,7 @@ def _buffer_bytes(layer: dict) -> int:
 L2_EVICT_BYTES = 256 << 20          # several times any Hopper L2
 
 
-def trace_layer(bundle: str, entry: dict, iters: int, cold: bool = False) -> dict:
+def trace_layer(bundle: str, entry: dict, iters: int, cold: bool = False, per_cta: bool = False) -> dict:
     import cupy as cp
     s, L = entry["schedule"], entry["layer"]
     ptx = open(os.path.join(bundle, entry["ptx"])).read()
@@ -81,6 +81,10 @@ def trace_layer(bundle: str, entry: dict, iters: int, cold: bool = False) -> dic
         if valid.size:
             out["events"][ev] = [float(valid.min()) / 1e3, float(np.median(valid)) / 1e3,
                                  float(valid.max()) / 1e3, int(valid.size)]
+            if per_cta:
+                # per CTA (by block index), us from the first start; None where not stamped
+                out.setdefault("per_cta", {})[ev] = [round((int(v) - int(t0)) / 1e3, 3) if v > 0 else None
+                                                     for v in col]
     return out
 
 
@@ -90,6 +94,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out")
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--cold", action="store_true", help="evict L2 before the traced launch")
+    ap.add_argument("--per-cta", action="store_true", help="also write every CTA's event times (--out)")
     args = ap.parse_args(argv)
     man = json.load(open(os.path.join(args.bundle, "manifest.json")))
     results = []
@@ -98,7 +103,7 @@ def main(argv=None) -> int:
         if not entry.get("ptx") or not s.get("kernel", "").startswith("sm90_ws"):
             continue
         try:
-            r = trace_layer(args.bundle, entry, args.iters, args.cold)
+            r = trace_layer(args.bundle, entry, args.iters, args.cold, args.per_cta)
         except Exception as e:               # report and go on with the next layer
             print(f"{entry['layer']['name']}: {type(e).__name__}: {e}", flush=True)
             continue

@@ -28,7 +28,8 @@ import numpy as np
 import pytest
 
 from convc.passes.lower.amd.im2col_addressing import (
-    OOB_SENTINEL, AddressingError, NumpyOps, RingPlan, lane_source, lds_read_offset, wave_lds_base)
+    OOB_SENTINEL, AddressingError, RingPlan, lane_source, lds_read_offset, wave_lds_base)
+from convc.passes.lower.common.int_ops import NumpyOps
 from convc.passes.lower.amd.lds_loader import loader_config
 from convc.passes.plan import PlanError, plan_amd_lds_mfma, plan_schedule_for
 from convc.passes.problem import ConvProblem

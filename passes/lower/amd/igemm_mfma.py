@@ -22,7 +22,8 @@ from ...schedule import Schedule
 from ...target import get_target
 from ..common.emit import Emitter, float_type, vec_type, zeros
 from ..common.epilogue import store_row_masked
-from .im2col_addressing import IrOps, lds_read_offset
+from ..common.int_ops import IrOps
+from .im2col_addressing import lds_read_offset
 from .lds_loader import MFMA_WAVES, WAVE, LdsLoader, loader_config
 from .primitives import (buffer_view, keep_rolled, lds_barrier, lds_read, mfma_16x16, readfirstlane,
                          s_barrier, wait_vmcnt)

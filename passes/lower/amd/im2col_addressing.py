@@ -1,7 +1,8 @@
 """Address and halo logic of the AMD LDS-direct im2col loader, as pure integer math.
 
 This module is the single definition of *where every lane loads from and where its bytes land
-in LDS*. It is written against a tiny integer-ops interface and evaluated by two backends:
+in LDS*. It is written against the integer-ops interface of common/int_ops.py and evaluated
+by its two backends:
 
 - `NumpyOps` (test/python/test_amd_loader_model.py): lanes are numpy arrays; the model test
   simulates the loader filling the LDS ring and compares with a numpy im2col.
@@ -31,7 +32,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...problem import ConvProblem
-from ..common.int_ops import IrOps, NumpyOps  # noqa: F401  (the loader model's backends)
 
 # Element offset whose byte offset (2-byte elements: 0x80000000) is past any buffer resource
 # range convc creates (the planner declines buffers of 2 GiB or more).

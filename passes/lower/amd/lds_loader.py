@@ -21,8 +21,9 @@ from ...schedule import Schedule
 from ...target import Target, get_target
 from ..common.emit import float_type
 from .primitives import load_to_lds
-from .im2col_addressing import (AddressingError, IrOps, RingPlan, TileGeometry,
-                                choose_subpath, lane_source, wave_lds_base)
+from ..common.int_ops import IrOps
+from .im2col_addressing import (AddressingError, RingPlan, TileGeometry, choose_subpath, lane_source,
+                                wave_lds_base)
 
 WAVE = 64
 MFMA_WAVES = 4          # 2 x 2 waves, each a (block_m/2) x (block_n/2) accumulator tile

@@ -40,11 +40,11 @@ from ...problem import ConvProblem, DTYPE_BYTES
 from ...schedule import Schedule
 from ..common.int_ops import IrOps
 from .tma_loader import k_tile_tap, swizzle_rotation
+from .warp_roles import WARPGROUP
 from .primitives import (I64, address_of, async_proxy_fence, cp_async_16, cp_async_commit, cp_async_wait_group, i64,
                          index_to, named_barrier)
 
-CHUNK = 16                       # bytes per cp.async
-WARPGROUP = 128
+CHUNK = 16                       # bytes per cp.async (one swizzle unit)
 MAX_DIRECT_STAGES = 2            # join(kt) waits with an immediate group count
 
 

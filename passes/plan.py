@@ -134,7 +134,7 @@ def plan_sm90_tma(p: ConvProblem, t: Target) -> Schedule:
 
 def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = "sm90_ws_cooperative", block_m: int = 128,
                  block_n: int | None = None, raster: int = 1, cluster_m: int = 1, slots: int = 1,
-                 swap: bool = False, dynamic: bool = False) -> Schedule:
+                 swap: bool = False) -> Schedule:
     """Warp-specialized persistent TMA + wgmma kernel (cooperative or ping-pong consumers),
     TMA-store epilogue with `slots` staging slots per consumer warpgroup (0: each warpgroup
     stages in a ring stage lent to it per tile, cooperative only); `swap`: channels on
@@ -144,7 +144,6 @@ def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = "sm90_ws_cooperative",
     from .lower.nvidia.warp_roles import THREADS
     from .lower.nvidia.tma_loader import k_tile_channels, k_tiles
     from .lower.nvidia.tensormap import DESCRIPTOR_BYTES
-    from .lower.nvidia.tile_scheduler import dynamic_scratch
     bk = k_tile_channels(p.C, p.R * p.S) or 64
     _require_tma(p, t, bk)
     bn = block_n or (128 if p.F > 64 else 64)
@@ -153,11 +152,9 @@ def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = "sm90_ws_cooperative",
     except WsUnsupported as e:
         raise PlanError(str(e)) from None
     stage = (block_m + bn) * bk * DTYPE_BYTES[p.dtype]
-    fixed = ws_layout(p, kernel, block_m, bn, 0, bk, slots, swap, dynamic).total
-    # the same bytes in flight with 32-channel K steps: twice the stages (each with its two
-    # barriers, and with dynamic tiles a tile-id word)
-    stages = min(WS_MAX_STAGES * 64 // bk,
-                 (t.smem_bytes - SM90_SMEM_RESERVE - fixed) // (stage + 16 + (4 if dynamic else 0)))
+    fixed = ws_layout(p, kernel, block_m, bn, 0, bk, slots, swap).total
+    # the same bytes in flight with 32-channel K steps: twice the stages
+    stages = min(WS_MAX_STAGES * 64 // bk, (t.smem_bytes - SM90_SMEM_RESERVE - fixed) // (stage + 16))
     if stages < 2:
         raise PlanError(f"{block_m}x{bn} tiles leave room for {stages} stages")
     if slots == 0 and stages < 3:
@@ -170,10 +167,7 @@ def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = "sm90_ws_cooperative",
     m_tiles = _cdiv(m_tiles, cluster_m)                 # cluster tiles along M
     grid = (cluster_m * min(m_tiles * n_tiles, t.num_sms // cluster_m), 1, 1)
     raster = max(1, min(raster, m_tiles))
-    if dynamic and (kernel == "sm90_ws_streamk" or cluster_m != 1 or m_tiles * n_tiles <= grid[0]):
-        raise PlanError("dynamic tiles need a persistent kernel without stream-K or a cluster, "
-                        "with more tiles than CTAs")
-    lay = ws_layout(p, kernel, block_m, bn, stages, bk, slots, swap, dynamic)
+    lay = ws_layout(p, kernel, block_m, bn, stages, bk, slots, swap)
     role = {"sm90_ws_cooperative": "cooperative", "sm90_ws_pingpong": "ping-pong",
             "sm90_ws_streamk": "ping-pong, stream-K"}[kernel]
     scratch = grid[0] * DESCRIPTORS * DESCRIPTOR_BYTES
@@ -196,10 +190,8 @@ def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = "sm90_ws_cooperative",
                         + (f", {cluster_m}x1 cluster with filter multicast" if cluster_m > 1 else "")
                         + (f", {slots} epilogue slots per warpgroup" if slots > 1 else "")
                         + (", epilogue staged in ring stages" if slots == 0 else "")
-                        + (", channels on the wgmma M (swapped)" if swap else "")
-                        + (", tiles claimed dynamically" if dynamic else ""),
-                 scratch_bytes=dynamic_scratch(scratch).total if dynamic else scratch, raster=raster,
-                 cluster_m=cluster_m, epilogue_slots=slots, swap_ab=swap, dynamic_tiles=dynamic)
+                        + (", channels on the wgmma M (swapped)" if swap else ""),
+                 scratch_bytes=scratch, raster=raster, cluster_m=cluster_m, epilogue_slots=slots, swap_ab=swap)
     if m_tiles * n_tiles <= grid[0] // cluster_m or p.R * p.S == 1:
         s = _with_direct_loads(p, s)
     return _require_descriptors(p, s)
@@ -649,8 +641,7 @@ def knobs_of(s: Schedule) -> tuple:
     base = (s.kernel, s.block_m, s.block_n, s.raster, s.split_k, s.cluster_m)
     extra = (s.epilogue_slots, s.swap_ab)
     direct = (f"direct{s.direct_stages}",) if s.direct_stages else ()
-    dynamic = ("dynamic",) if s.dynamic_tiles else ()
-    return base + (extra if extra != (1, False) or direct or dynamic else ()) + direct + dynamic
+    return base + (extra if extra != (1, False) or direct else ()) + direct
 
 
 def candidate_schedules(p: ConvProblem, t: Target) -> list[Schedule]:

@@ -41,8 +41,6 @@ class Schedule:
     swap_ab: bool = False       # persistent kernels: wgmma M over channels, N over block_m pixels
     direct_stages: int = 0      # persistent kernels: leading k-tiles the consumers load with cp.async
                                 # while the TMA descriptors are written (direct_loads.py)
-    dynamic_tiles: bool = False # persistent kernels: each CTA's tiles after its first are claimed from a
-                                # global counter as it goes (tile_scheduler.DynamicTiles)
 
     def __post_init__(self):
         if self.kernel not in KERNELS:
@@ -73,5 +71,4 @@ class Schedule:
                 + (f" cluster={self.cluster_m}x1" if self.cluster_m > 1 else "")
                 + (f" epilogue_slots={self.epilogue_slots}" if self.epilogue_slots != 1 else "")
                 + (" swap_ab" if self.swap_ab else "")
-                + (f" direct={self.direct_stages}" if self.direct_stages else "")
-                + (" dynamic" if self.dynamic_tiles else ""))
+                + (f" direct={self.direct_stages}" if self.direct_stages else ""))

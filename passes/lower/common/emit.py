@@ -79,13 +79,6 @@ class Emitter:
         """Context manager over an scf.for: yields (iv, iter_args, set_results)."""
         return _ForCtx(self, lb, ub, step, iter_args)
 
-    def while_(self, inits):
-        """An scf.while over loop-carried `inits`: `w = e.while_([...])`; `with w.before() as
-        args:` computes the condition and ends with `w.condition(cond, values)`; `with
-        w.after() as values:` is the body, ending with `w.next([...])` (the next iteration's
-        carried values); `w.results` are the values the condition passed on when it failed."""
-        return _WhileCtx(inits)
-
 
 class _IfElse:
     def __init__(self, cond):
@@ -130,36 +123,6 @@ class _ForCtx:
             scf_d.YieldOp(self._yielded or [])
         self._ip.__exit__(*exc)
         return False
-
-    @property
-    def results(self):
-        return list(self.op.results)
-
-
-class _WhileCtx:
-    def __init__(self, inits):
-        self.types = [v.type for v in inits]
-        self.op = scf_d.WhileOp(self.types, list(inits))
-        self._before = self.op.before.blocks.append(*self.types)
-        self._after = self.op.after.blocks.append(*self.types)
-
-    @contextmanager
-    def before(self):
-        with ir.InsertionPoint(self._before):
-            yield list(self._before.arguments)
-
-    def condition(self, cond, values) -> None:
-        """Ends the before region: continue with `values` (the inits' types) into the body
-        while cond holds; they are the loop's results once it fails."""
-        scf_d.ConditionOp(cond, list(values))
-
-    @contextmanager
-    def after(self):
-        with ir.InsertionPoint(self._after):
-            yield list(self._after.arguments)
-
-    def next(self, values) -> None:
-        scf_d.YieldOp(list(values))
 
     @property
     def results(self):

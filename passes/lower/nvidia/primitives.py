@@ -305,40 +305,6 @@ def global_flag_wait_and_clear(addr_i64, value_i64) -> None:
     llvm_d.InlineAsmOp(None, [addr_i64, value_i64], asm, "l,l", has_side_effects=True)
 
 
-def global_flag_wait(addr_i64, value_i64) -> None:
-    """Spin with ld.acquire.gpu until the u64 flag equals value (it stays set)."""
-    asm = ("{\n.reg .pred cvp;\n.reg .b64 cvv;\n"
-           "$$convc_spin_${:uid}:\n"
-           "ld.acquire.gpu.global.u64 cvv, [$0];\n"
-           "setp.ne.u64 cvp, cvv, $1;\n"
-           "@cvp bra $$convc_spin_${:uid};\n}")
-    llvm_d.InlineAsmOp(None, [addr_i64, value_i64], asm, "l,l,~{memory}", has_side_effects=True)
-
-
-def store_global_relaxed_u64(addr_i64, value_i64) -> None:
-    """st.relaxed.gpu.global.u64 (ordered for other SMs only by a later release)."""
-    llvm_d.InlineAsmOp(None, [addr_i64, value_i64], "st.relaxed.gpu.global.u64 [$0], $1;", "l,l,~{memory}",
-                       has_side_effects=True)
-
-
-def atomic_add_global_u64(addr_i64, value: int):
-    """atom.relaxed.gpu.global.add.u64 -> the old value (i64)."""
-    return llvm_d.InlineAsmOp(I64(), [addr_i64, i64(value)], "atom.relaxed.gpu.global.add.u64 $0, [$1], $2;",
-                              "=l,l,l,~{memory}", has_side_effects=True).result
-
-
-def store_shared_i32(addr_i64, value_i32) -> None:
-    """st.shared.u32, ordered before this thread's later mbarrier arrive (its release)."""
-    llvm_d.InlineAsmOp(None, [arith_d.trunci(I32(), addr_i64), value_i32], "st.shared.u32 [$0], $1;",
-                       "r,r,~{memory}", has_side_effects=True)
-
-
-def load_shared_i32(addr_i64):
-    """ld.shared.u32, kept after this thread's earlier mbarrier wait (its acquire)."""
-    return llvm_d.InlineAsmOp(I32(), [arith_d.trunci(I32(), addr_i64)], "ld.shared.u32 $0, [$1];",
-                              "=r,r,~{memory}", has_side_effects=True).result
-
-
 def load_global_cg_v4f32(addr_i64):
     """ld.global.cg.v4.f32 (L2, not L1: the data was written by another SM) -> 4 f32 values."""
     f32 = ir.F32Type.get()

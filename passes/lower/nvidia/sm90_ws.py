@@ -55,8 +55,7 @@ where 64x256 makes 98). Cooperative consumers split the channels; the epilogue s
 Shared memory, one 1024-aligned allocation:
 [A stages][B stages][out slots][residual slots unless in place][full][empty]
 [res_full][res_empty][turn x2], `epilogue_slots` slots per consumer warpgroup (with none:
-[A stages][B stages][full][empty][turn x2]), then with dynamic tiles [tile index per stage]
-[tile count][claim][claim_full][claim_empty].
+[A stages][B stages][full][empty][turn x2]).
 
 Barrier parities: every waiter is at most one phase ahead of the barrier it waits on. The
 ring guarantees it for the producer and for cooperative consumers (each consumes every
@@ -66,7 +65,6 @@ barriers hand the main loop from one warpgroup to the other.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 
 from ...ir import ir, arith_d, gpu_d, hal_d, memref_d, parse_attr
@@ -78,10 +76,8 @@ from .primitives import (I32, I64, SWIZZLE_128B_LAYOUT, SWIZZLE_64B_LAYOUT, addr
                          index_to, mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_init,
                          mbarrier_init_fence, mbarrier_wait, named_barrier,
                          smem_descriptor_at, smem_descriptor_lo, tma_load, tma_store, wgmma_commit, wgmma_fence,
-                         wgmma_m64nk16, wgmma_wait, undef_accumulator, async_proxy_fence, atomic_add_global_u64,
-                         global_flag_set, global_flag_wait, i32, load_shared_i32, store_global_relaxed_u64,
-                         store_shared_i32)
-from .tile_scheduler import READY_MAGIC, DynamicTiles, PersistentTiles, StreamKWork, dynamic_scratch
+                         wgmma_m64nk16, wgmma_wait, undef_accumulator, async_proxy_fence)
+from .tile_scheduler import PersistentTiles, StreamKWork
 from . import stream_k as sk
 from .trace import Trace
 from .warp_roles import (WARPGROUP, channel_operands, channel_operands_rows, split_roles, stage_fragments,
@@ -153,25 +149,6 @@ class WsLayout:
     res0: int
     bars: int
     total: int
-    ids0: int = 0              # dynamic tiles: the tile index (i32) published with each stage's first
-                               # k-tile, the CTA's tile count once the claims ran out, the claimed
-                               # tile handed from scheduler to producer, and its two barriers
-
-    @property
-    def tile_count(self):
-        return self.ids0 + 4 * self.stages
-
-    @property
-    def claim(self):
-        return self.ids0 + 4 * self.stages + 4
-
-    @property
-    def claim_full(self):
-        return self.ids0 + (4 * self.stages + 15) // 8 * 8
-
-    @property
-    def claim_empty(self):
-        return self.claim_full + 8
 
     def full(self, i):
         return self.bars + 8 * i
@@ -198,16 +175,7 @@ def swap_max_pixels(kernel: str, block_n: int) -> int:
 
 
 def ws_layout(p: ConvProblem, kernel: str, block_m: int, block_n: int, stages: int,
-              block_k: int = CHANNELS_PER_TILE, slots: int = 1, swap: bool = False,
-              dynamic: bool = False) -> WsLayout:
-    lay = _ws_layout(p, kernel, block_m, block_n, stages, block_k, slots, swap)
-    if not dynamic:
-        return lay
-    return dataclasses.replace(lay, ids0=lay.total, total=lay.total + (4 * stages + 15) // 8 * 8 + 16)
-
-
-def _ws_layout(p: ConvProblem, kernel: str, block_m: int, block_n: int, stages: int,
-               block_k: int, slots: int, swap: bool) -> WsLayout:
+              block_k: int = CHANNELS_PER_TILE, slots: int = 1, swap: bool = False) -> WsLayout:
     rows, cols = consumer_slice(kernel, block_m, block_n, swap)
     res = residual_step(p)
     a, b = block_m * row_bytes(block_k), block_n * row_bytes(block_k)
@@ -285,9 +253,7 @@ class Sm90WarpSpecialized:
         self.coop = s.kernel == "sm90_ws_cooperative"
         self.streamk = s.kernel == STREAM_K
         self.swap = s.swap_ab
-        self.dynamic = s.dynamic_tiles
-        self.lay = ws_layout(p, s.kernel, s.block_m, s.block_n, s.stages, s.block_k, s.epilogue_slots, s.swap_ab,
-                             self.dynamic)
+        self.lay = ws_layout(p, s.kernel, s.block_m, s.block_n, s.stages, s.block_k, s.epilogue_slots, s.swap_ab)
         # per consumer warpgroup: 64-row wgmma sub-blocks (of pixels; of channels when
         # swapped) and the wgmma's N
         self.subs = (self.lay.cols if self.swap else self.lay.rows) // 64
@@ -323,10 +289,6 @@ class Sm90WarpSpecialized:
             bindings.append(memrefs[self.res.operand])
         self.slots = descriptor_slots(pid, memrefs[-1], DESCRIPTORS)
         self.trace = Trace(e, pid, address_of(memrefs[-1]), s.scratch_bytes)
-        if self.dynamic:
-            self.dyn = DynamicTiles(e, self.tiles.count, self.tiles.grid)
-            self.dscratch = dynamic_scratch(s.grid[0] * DESCRIPTORS * tm.DESCRIPTOR_BYTES)
-            self.scratch = address_of(memrefs[-1])
         if self.streamk:
             self.work = StreamKWork(e, self.tiles.count, self.ktiles, s.grid[0], self.tiles.pid)
             self.sk = sk.streamk_scratch(s.grid[0], s.block_m, s.block_n, s.grid[0] * DESCRIPTORS * tm.DESCRIPTOR_BYTES)
@@ -371,7 +333,7 @@ class Sm90WarpSpecialized:
         if self.streamk:
             split_roles(e, tid, self._producer_streamk, self._consumer_streamk)
         else:
-            split_roles(e, tid, self._producer, self._consumer, self._scheduler if self.dynamic else None)
+            split_roles(e, tid, self._producer, self._consumer)
         if s.cluster_m > 1:
             cluster_sync()             # no CTA leaves while a peer may still signal its barriers
 
@@ -385,10 +347,6 @@ class Sm90WarpSpecialized:
             mbarrier_init(self.at(lay.res_empty(w)), 1 if lay.res_in_place else WARPGROUP)
         for w in range(2):
             mbarrier_init(self.at(lay.turn(w)), 1)
-        if self.dynamic:
-            store_shared_i32(self.at(lay.tile_count), i32(0x7FFFFFFF))    # no end published yet
-            mbarrier_init(self.at(lay.claim_full), 1)
-            mbarrier_init(self.at(lay.claim_empty), 1)
         mbarrier_init_fence()
 
     # ------------------------------------------------------------------ helpers
@@ -426,102 +384,37 @@ class Sm90WarpSpecialized:
 
     # ------------------------------------------------------------------ producer
     def _producer(self) -> None:
-        if self.dynamic:
-            self._producer_dynamic()
-            return
-        with self.e.for_(0, self.tiles.local_count(), 1) as (j, _, _y):
-            self._produce_tile(j, *self.tiles.origin(j))
+        p, s, e, lay = self.p, self.s, self.e, self.lay
+        prime = min(s.stages, self.ktiles)
+        with e.for_(0, self.tiles.local_count(), 1) as (j, _, _y):
+            m0, n0 = self.tiles.origin(j)
+            loader = ConvTmaLoader(e, p, s, self.slots[0], self.slots[1], m0, n0)
+            with e.for_(0, self.ktiles, 1) as (kt, _, _y2):
+                direct = e.all_of(e.cmp("eq", j, 0), e.cmp("slt", kt, self.direct)) if self.direct else None
+                self._issue(loader, kt, e.add(e.mul(j, self.per_tile), kt), cluster_rank=self.tiles.rank,
+                            direct=direct)
+                if self.res and not self.in_ring:
+                    with e.if_(e.cmp("eq", kt, prime - 1)):
+                        with e.if_(e.cmp("eq", j, 0)):
+                            acquire_descriptor(self.slots[3])
+                        self._load_residual(j, m0, n0)
+            if self.in_ring:
+                if self.res:
+                    with e.if_(e.cmp("eq", j, 0)):
+                        acquire_descriptor(self.slots[3])
+                for w in range(2):
+                    self._lend_stage(j, w, m0, n0)
         self.trace.stamp("producer_done")
         self.trace.stamp("tiles", index_to(self.tiles.local_count(), I64()))
 
-    def _produce_tile(self, j, m0, n0, tile=None) -> None:
-        """The k-tiles of the CTA's j-th tile (at m0, n0) into the ring, its residual, and (in
-        the ring) the stages lent for its epilogue. tile: its index, published to the
-        consumers with its first k-tile (dynamic tiles)."""
-        p, s, e = self.p, self.s, self.e
-        prime = min(s.stages, self.ktiles)
-        loader = ConvTmaLoader(e, p, s, self.slots[0], self.slots[1], m0, n0)
-        with e.for_(0, self.ktiles, 1) as (kt, _, _y2):
-            direct = e.all_of(e.cmp("eq", j, 0), e.cmp("slt", kt, self.direct)) if self.direct else None
-            self._issue(loader, kt, e.add(e.mul(j, self.per_tile), kt), cluster_rank=self.tiles.rank,
-                        direct=direct, tile=tile)
-            if self.res and not self.in_ring:
-                with e.if_(e.cmp("eq", kt, prime - 1)):
-                    with e.if_(e.cmp("eq", j, 0)):
-                        acquire_descriptor(self.slots[3])
-                    self._load_residual(j, m0, n0)
-        if self.in_ring:
-            if self.res:
-                with e.if_(e.cmp("eq", j, 0)):
-                    acquire_descriptor(self.slots[3])
-            for w in range(2):
-                self._lend_stage(j, w, m0, n0)
-
-    def _scheduler(self) -> None:
-        """Dynamic tiles (tile_scheduler.DynamicTiles), thread SCHEDULER_THREAD: CTA 0's zeroes
-        the claim counter and raises the ready flag; each waits for the flag, then claims one
-        tile ahead of the producer: a claim into the `claim` word (arming `claim_full`), the
-        next once the producer took it (`claim_empty`), until a claim runs past the end; the
-        launch's last claim clears the flag. A thread of its own, because an arrive's release
-        waits for the thread's earlier atomics: in the producer each claim's round trip
-        stalled the next TMA issue (vae 3x3/256: +10%)."""
-        e, lay, dyn = self.e, self.lay, self.dyn
-        ready, counter = self._scratch_word(self.dscratch.ready), self._scratch_word(self.dscratch.counter)
-        with e.if_(e.cmp("eq", self.tiles.pid, 0)):
-            store_global_relaxed_u64(counter, i64(0))
-            global_flag_set(ready, i64(READY_MAGIC))
-        global_flag_wait(ready, i64(READY_MAGIC))
-        loop = e.while_([e.c(0), e.c(0)])
-        with loop.before() as (i, t):
-            loop.condition(dyn.live(t), [i, t])
-        with loop.after() as (i, _t):
-            with e.if_(e.cmp("sgt", i, 0)):
-                mbarrier_wait(self.at(lay.claim_empty), index_to(e.rem(e.sub(i, 1), 2), I32()))
-            t = dyn.tile_of(arith_d.index_cast(ir.IndexType.get(), atomic_add_global_u64(counter, 1)))
-            store_shared_i32(self.at(lay.claim), index_to(t, I32()))
-            mbarrier_arrive(self.at(lay.claim_full))
-            loop.next([e.add(i, 1), t])
-        with e.if_(dyn.last_claim(loop.results[1])):
-            store_global_relaxed_u64(ready, i64(0))
-
-    def _producer_dynamic(self) -> None:
-        """Dynamic tiles: tile pid first, then each tile the scheduler claimed, until a claim
-        past the end; then -1 as the next tile (and the tile count) for the consumers."""
-        e, lay, dyn = self.e, self.lay, self.dyn
-        loop = e.while_([e.c(0), self.tiles.pid])
-        with loop.before() as (j, t):
-            loop.condition(dyn.live(t), [j, t])
-        with loop.after() as (j, t):
-            self._produce_tile(j, *self.tiles.origin_of(t), tile=t)
-            mbarrier_wait(self.at(lay.claim_full), index_to(e.rem(j, 2), I32()))
-            nxt = arith_d.index_cast(ir.IndexType.get(), load_shared_i32(self.at(lay.claim)))
-            mbarrier_arrive(self.at(lay.claim_empty))
-            loop.next([e.add(j, 1), nxt])
-        tiles = loop.results[0]
-        st, phase = self._stage(e.mul(tiles, self.per_tile))
-        mbarrier_wait(self._bar(lay.empty(0), st), arith_d.xori(phase, arith_d.constant(I32(), 1)))
-        store_shared_i32(self.at(lay.tile_count), index_to(tiles, I32()))
-        store_shared_i32(self._off(lay.ids0, st, 4), i32(-1))
-        mbarrier_arrive(self._bar(lay.full(0), st))
-        self.trace.stamp("producer_done")
-        self.trace.stamp("tiles", index_to(tiles, I64()))
-
-    def _scratch_word(self, offset: int):
-        """i64 global address of a word of the scratch result."""
-        return arith_d.addi(self.scratch, i64(offset))
-
-    def _issue(self, loader, kt, it, cluster_rank=None, direct=None, tile=None) -> None:
+    def _issue(self, loader, kt, it, cluster_rank=None, direct=None) -> None:
         """k-tile kt into ring iteration it's stage, once the consumers released it. Where
         `direct` holds, the consumers loaded it themselves (direct_loads.py): just complete
-        the stage's `full` phase. With `tile`, k-tile 0 also publishes the tile's index in
-        the stage's tile-id word (the arrive on `full` releases it)."""
+        the stage's `full` phase."""
         e, lay = self.e, self.lay
         st, phase = self._stage(it)
         mbarrier_wait(self._bar(lay.empty(0), st), arith_d.xori(phase, arith_d.constant(I32(), 1)))
         full = self._bar(lay.full(0), st)
-        if tile is not None:
-            with e.if_(e.cmp("eq", kt, 0)):
-                store_shared_i32(self._off(lay.ids0, st, 4), index_to(tile, I32()))
 
         def tma():
             loader.load(kt, self._off(lay.a0, st, lay.a_stage), self._off(lay.b0, st, lay.b_stage),
@@ -659,102 +552,58 @@ class Sm90WarpSpecialized:
         elected = e.cmp("eq", wtid, 0)
         with e.if_(elected):
             acquire_descriptor(self.slots[2])
+        subs = self.subs
         step = 1 if self.coop else 2
         lb = e.c(0) if self.coop else cw
-        if self.dynamic:
-            self._dynamic_consumer_loop(cw, lb, step, wtid, elected)
-        else:
-            with e.for_(lb, self.tiles.local_count(), step) as (j, _, _y):
-                self._consume_tile(cw, j, *self.tiles.origin(j), wtid, elected)
+        dm, dn = self._slice(cw)
+        with e.for_(lb, self.tiles.local_count(), step) as (j, _, _y):
+            m0, n0 = self.tiles.origin(j)
+            # the warpgroup's first operand row in the stage: pixels, or channels when swapped
+            row_base = dn if self.swap else dm
+            use = j if self.coop else e.div(j, 2)
+            if not self.coop:
+                self._turn_wait(cw, use)
+            channel_ops = self._channel_ops(e.add(n0, dn), wtid)
+            # k-tile 0 is peeled: its first wgmma ignores the (undefined) accumulator
+            # (scale-d 0), so no zero-fill sits between the wgmma fence and the wgmma.
+            st0, ph0 = self._stage(e.mul(j, self.per_tile))
+            # the CTA's first tile (ring iteration 0 on): its leading k-tiles may be direct loads
+            direct = e.cmp("eq", j, 0) if self.direct else None
+            accs = self._k_step(st0, ph0, [undef_accumulator(self.mma_n) for _ in range(subs)], row_base, first=True,
+                                direct=None if direct is None else (0, direct))
+            first_tile = arith_d.andi(elected, e.cmp("eq", use, 0)) if self.trace.on else None
+            self.trace.consumer(e, cw, "first_data", first_tile)
+            if self.in_ring:
+                # Hand both stages the previous tile was staged in back to the producer once
+                # this warpgroup's TMA store has read its own: each warpgroup arrives for its
+                # four warps on both, so neither stage refills before both warpgroups waited
+                # on it (a skipped phase would let a later wait on that stage pass early).
+                with e.if_(arith_d.andi(elected, e.cmp("sgt", use, 0))):
+                    bulk_wait_read(0)
+                    for w in range(2):
+                        prev, _ = self._stage(self._epilogue_iteration(e.sub(j, 1), w))
+                        mbarrier_arrive(self._bar(lay.empty(0), prev), count=WARPGROUP // 32)
+            elif lay.res_in_place:
+                # The staging slot doubles as the residual slot: once the previous tile's TMA
+                # store has read its slot, hand that slot back to the producer (for this
+                # tile's residual with one slot, the next tile's with two).
+                with e.if_(arith_d.andi(elected, e.cmp("sgt", use, 0))):
+                    bulk_wait_read(0)
+                    mbarrier_arrive(self._bar(lay.res_empty(0), self._slot(cw, e.sub(use, 1))[0]))
+            last = st0
+            if self.ktiles > 1:
+                accs, last = self._k_loop(st0, ph0, self.ktiles, accs, row_base,
+                                          direct if self.direct > 1 else None)
+            if not self.coop:
+                self._turn_pass(cw, elected)
+            wgmma_wait(0)
+            self.trace.consumer(e, cw, "mainloop", first_tile)
+            self._release(last)
+            self._epilogue(accs, cw, j, use, e.add(m0, dm), e.add(n0, dn), wtid, elected, channel_ops, first_tile)
+            self.trace.consumer(e, cw, "stored", first_tile)
         with e.if_(elected):
             bulk_wait_read(0)          # the last store has read its staging slot
         self.trace.consumer(e, cw, "done", elected)
-
-    def _dynamic_consumer_loop(self, cw, lb, step, wtid, elected) -> None:
-        """Dynamic tiles: the producer publishes each tile's index with its first k-tile (in
-        that stage's tile-id word, before arriving on `full`), and -1 there once its claims
-        ran out. A ping-pong warpgroup first takes its turn, then reads the tile count the
-        producer stored with the -1: the other warpgroup saw the -1 before passing the turn,
-        so a warpgroup past the end never waits on a stage the producer will not fill."""
-        e, lay = self.e, self.lay
-        loop = e.while_([lb, e.c(0)])
-        with loop.before() as (j, _t):
-            if not self.coop:
-                self._turn_wait(cw, e.div(j, 2))
-            st, phase = self._stage(e.mul(j, self.per_tile))
-            full = self._bar(lay.full(0), st)
-            if self.coop:
-                published = None
-                mbarrier_wait(full, phase)
-            else:
-                count = index_to(load_shared_i32(self.at(lay.tile_count)), ir.IndexType.get())
-                published = e.cmp("slt", j, count)
-                with e.if_(published):
-                    mbarrier_wait(full, phase)
-            t = arith_d.index_cast(ir.IndexType.get(), load_shared_i32(self._off(lay.ids0, st, 4)))
-            if published is not None:
-                t = e.select(published, t, -1)
-            live = e.cmp("sge", t, 0)
-            with e.if_(arith_d.xori(live, arith_d.constant(ir.IntegerType.get_signless(1), 1))):
-                if published is None:
-                    self._release(st)
-                else:
-                    with e.if_(published):
-                        self._release(st)
-                    self._turn_pass(cw, elected)
-            loop.condition(live, [j, t])
-        with loop.after() as (j, t):
-            self._consume_tile(cw, j, *self.tiles.origin_of(t), wtid, elected, turn_taken=True)
-            loop.next([e.add(j, step), t])
-
-    def _consume_tile(self, cw, j, m0, n0, wtid, elected, turn_taken: bool = False) -> None:
-        """The CTA's j-th tile, at (m0, n0), for consumer warpgroup cw: main loop, epilogue."""
-        s, e, lay = self.s, self.e, self.lay
-        subs = self.subs
-        dm, dn = self._slice(cw)
-        # the warpgroup's first operand row in the stage: pixels, or channels when swapped
-        row_base = dn if self.swap else dm
-        use = j if self.coop else e.div(j, 2)
-        if not self.coop and not turn_taken:
-            self._turn_wait(cw, use)
-        channel_ops = self._channel_ops(e.add(n0, dn), wtid)
-        # k-tile 0 is peeled: its first wgmma ignores the (undefined) accumulator
-        # (scale-d 0), so no zero-fill sits between the wgmma fence and the wgmma.
-        st0, ph0 = self._stage(e.mul(j, self.per_tile))
-        # the CTA's first tile (ring iteration 0 on): its leading k-tiles may be direct loads
-        direct = e.cmp("eq", j, 0) if self.direct else None
-        accs = self._k_step(st0, ph0, [undef_accumulator(self.mma_n) for _ in range(subs)], row_base, first=True,
-                            direct=None if direct is None else (0, direct))
-        first_tile = arith_d.andi(elected, e.cmp("eq", use, 0)) if self.trace.on else None
-        self.trace.consumer(e, cw, "first_data", first_tile)
-        if self.in_ring:
-            # Hand both stages the previous tile was staged in back to the producer once
-            # this warpgroup's TMA store has read its own: each warpgroup arrives for its
-            # four warps on both, so neither stage refills before both warpgroups waited
-            # on it (a skipped phase would let a later wait on that stage pass early).
-            with e.if_(arith_d.andi(elected, e.cmp("sgt", use, 0))):
-                bulk_wait_read(0)
-                for w in range(2):
-                    prev, _ = self._stage(self._epilogue_iteration(e.sub(j, 1), w))
-                    mbarrier_arrive(self._bar(lay.empty(0), prev), count=WARPGROUP // 32)
-        elif lay.res_in_place:
-            # The staging slot doubles as the residual slot: once the previous tile's TMA
-            # store has read its slot, hand that slot back to the producer (for this
-            # tile's residual with one slot, the next tile's with two).
-            with e.if_(arith_d.andi(elected, e.cmp("sgt", use, 0))):
-                bulk_wait_read(0)
-                mbarrier_arrive(self._bar(lay.res_empty(0), self._slot(cw, e.sub(use, 1))[0]))
-        last = st0
-        if self.ktiles > 1:
-            accs, last = self._k_loop(st0, ph0, self.ktiles, accs, row_base,
-                                      direct if self.direct > 1 else None)
-        if not self.coop:
-            self._turn_pass(cw, elected)
-        wgmma_wait(0)
-        self.trace.consumer(e, cw, "mainloop", first_tile)
-        self._release(last)
-        self._epilogue(accs, cw, j, use, e.add(m0, dm), e.add(n0, dn), wtid, elected, channel_ops, first_tile)
-        self.trace.consumer(e, cw, "stored", first_tile)
 
     def _turn_wait(self, cw, use) -> None:
         """Ping-pong turns: this warpgroup's main loop (its use-th) starts once the other one

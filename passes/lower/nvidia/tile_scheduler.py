@@ -13,16 +13,9 @@ step (an M-tile past the output is all out-of-bounds: zero loads, clipped stores
 
 Producer and consumers evaluate the same arithmetic, so they agree on every tile without
 communicating.
-
-Dynamic tiles (Schedule.dynamic_tiles, DynamicTiles): CTA c starts with tile c and claims each
-further tile from a global counter, so CTAs that run fast (DRAM and L2 serve the SMs unevenly,
-differently from run to run) take more tiles and the slowest CTA's tail shrinks. The claimed
-order is the same linear order, so rasterization still groups the tiles in flight.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 from ...problem import ConvProblem
 from ...schedule import Schedule
@@ -179,45 +172,3 @@ class IntOps:
     @staticmethod
     def all_of(*conds):
         return all(conds)
-
-
-# Dynamic tiles: the ready flag's value ("CONVDT" + 1). IREE's scratch result is not zeroed, so
-# CTA 0 zeroes the counter and then publishes the flag (st.release.gpu); a CTA spins on the flag
-# (ld.acquire.gpu) before its first claim. Every launch makes exactly `tiles` claims (each CTA
-# claims until it draws a tile past the end: tiles - grid useful claims plus one final claim per
-# CTA), so the CTA that draws the last one, grid + tiles - 1, knows every CTA is past its spin
-# and clears the flag: a completed launch leaves it clear for the next one on this memory. A
-# stale flag needs an aborted launch and exactly this 64-bit value (as the stream-K flags).
-READY_MAGIC = 0x434F4E5644540001
-
-
-@dataclass(frozen=True)
-class DynamicScratch:
-    ready: int                 # u64 ready flag (byte offset in the scratch result)
-    counter: int               # u64 claim counter
-    total: int                 # scratch bytes in all
-
-
-def dynamic_scratch(descriptor_bytes: int) -> DynamicScratch:
-    """The two words after the TMA descriptor slots."""
-    return DynamicScratch(descriptor_bytes, descriptor_bytes + 8, -(-(descriptor_bytes + 16) // 128) * 128)
-
-
-class DynamicTiles:
-    """Claims of dynamic tiles, as arithmetic on claim values (index values through the
-    Emitter, or ints with IntOps in the tests' model). Claim c (the counter's old value) is
-    tile grid + c; past the last tile it ends the CTA's walk."""
-
-    def __init__(self, e, tiles: int, grid: int):
-        self.e, self.count, self.grid = e, tiles, grid
-
-    def tile_of(self, claim):
-        return self.e.add(claim, self.grid)
-
-    def live(self, t):
-        """Tile t exists (else the claim ended the walk)."""
-        return self.e.cmp("slt", t, self.count)
-
-    def last_claim(self, t):
-        """t came from the launch's last claim: every CTA has made its final claim."""
-        return self.e.cmp("eq", t, self.grid + self.count - 1)

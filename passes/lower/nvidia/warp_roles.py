@@ -17,22 +17,16 @@ THREADS = 3 * WARPGROUP
 PRODUCER_REGS, CONSUMER_REGS = 40, 232
 
 
-SCHEDULER_THREAD = 32          # lane 0 of the producer warpgroup's second warp
-
-
-def split_roles(e, tid, producer, consumer, scheduler=None) -> None:
+def split_roles(e, tid, producer, consumer) -> None:
     """One if/else: warpgroup 0 gives registers back (`setmaxnreg.dec`) and its thread 0 runs
-    producer() (and, with dynamic tiles, thread SCHEDULER_THREAD scheduler()); warpgroups 1
-    and 2 take them (`setmaxnreg.inc`) and run consumer(cw) with cw = 0 or 1."""
+    producer(); warpgroups 1 and 2 take them (`setmaxnreg.inc`) and run consumer(cw) with
+    cw = 0 or 1."""
     wg = e.div(tid, WARPGROUP)
     with e.if_else(e.cmp("eq", wg, 0)) as (prod, cons):
         with prod:
             set_max_registers(PRODUCER_REGS, increase=False)
             with e.if_(e.cmp("eq", tid, 0)):
                 producer()
-            if scheduler is not None:
-                with e.if_(e.cmp("eq", tid, SCHEDULER_THREAD)):
-                    scheduler()
         with cons:
             set_max_registers(CONSUMER_REGS, increase=True)
             consumer(e.sub(wg, 1))

@@ -127,6 +127,20 @@ def test_planner_sets_direct_stages_where_the_kernel_uses_them():
     assert direct_stages_for(p, dataclasses.replace(s, kernel="sm90_ws_streamk"), 8) == 0
 
 
+def test_kernel_refuses_direct_stages_it_cannot_take():
+    """The planner owns direct_stages; the lowering takes it as given and refuses a schedule
+    asking for direct loads its kernel cannot do (here: in a cluster) instead of changing it."""
+    from convc.passes.ir import ir
+    from convc.passes.lower.nvidia.sm90_ws import Sm90WarpSpecialized, WsUnsupported
+    p = ConvProblem(N=32, H=7, W=7, C=512, F=2048, R=1, S=1, dtype="f16", out_dtype="f16")
+    s = plan_sm90_ws(p, T, block_m=128, block_n=256)
+    clustered = plan_sm90_ws(p, T, block_m=128, block_n=256, cluster_m=2)
+    with ir.Context():
+        assert Sm90WarpSpecialized(p, s, None).direct == 2
+        with pytest.raises(WsUnsupported, match="direct_stages=2"):
+            Sm90WarpSpecialized(p, dataclasses.replace(clustered, direct_stages=2), None)
+
+
 def test_direct_loads_on_one_wave_grids_and_one_tap_filters():
     """The planner's rule (measured: 5-9% faster on one-wave layers and 0.5-4% on 1x1 layers
     with several tiles per CTA, 1-10% slower on such 3x3 layers), and the opposite variant of

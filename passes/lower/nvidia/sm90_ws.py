@@ -265,7 +265,12 @@ class Sm90WarpSpecialized:
         self.in_ring = self.lay.slots == 0
         self.per_tile = self.ktiles + (2 if self.in_ring else 0)
         self.row = row_bytes(s.block_k)
-        self.direct = direct_stages_for(p, s, self.ktiles)
+        # the planner sets direct_stages (plan._with_direct_loads); a schedule asking for more
+        # than this kernel can take is refused, not quietly changed
+        self.direct = s.direct_stages
+        if direct_stages_for(p, s, self.ktiles) != s.direct_stages:
+            raise WsUnsupported(f"direct_stages={s.direct_stages}: this schedule takes "
+                                f"{direct_stages_for(p, s, self.ktiles)} direct k-tiles")
         self.swizzle_layout = SWIZZLE_128B_LAYOUT if self.row == 128 else SWIZZLE_64B_LAYOUT
 
     def emit(self, memrefs) -> None:

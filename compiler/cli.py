@@ -8,6 +8,7 @@ import sys
 from ..passes.target import TARGETS, UnknownTargetError
 from .driver import CompileOptions, compile_file
 from .errors import ConvcError
+from .precision import PRECISIONS
 
 
 def parse_arguments(argv=None) -> argparse.Namespace:
@@ -19,7 +20,7 @@ def parse_arguments(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(
         prog="convc",
         description="Compile an MLIR model with IREE, replacing conv dispatches by convc kernels.")
-    p.add_argument("input", help="model in MLIR (linalg on tensors)")
+    p.add_argument("input", help="model: MLIR text (linalg on tensors, or torch/ONNX-imported IR) or .onnx")
     p.add_argument("-o", "--output", required=True, help="output .vmfb")
     p.add_argument("--target", default="sm_90a",
                    help=f"one of {', '.join(TARGETS)} (default sm_90a)")
@@ -32,6 +33,10 @@ def parse_arguments(argv=None) -> argparse.Namespace:
                         "~/.cache/convc/tuning.json if present; 'none' disables)")
     p.add_argument("--tuning-device", metavar="NAME",
                    help="use cache entries measured on this device (default: the most recent)")
+    p.add_argument("--precision", choices=PRECISIONS, default="tf32",
+                   help="f32 convs: tf32 (tensor cores, f32 accumulation; default) or fp32 (exact); "
+                        "f16/bf16 demote the model (see README, Precision)")
+    p.epilog = "Arguments after `--` are passed to iree-compile unchanged."
     args = p.parse_args(argv)
     args.extra_flags = extra
     return args
@@ -40,7 +45,8 @@ def parse_arguments(argv=None) -> argparse.Namespace:
 def main(args: argparse.Namespace) -> int:
     opts = CompileOptions(target=args.target, dump_dir=args.dump_dir,
                           no_fallback=args.no_fallback, extra_flags=tuple(args.extra_flags),
-                          tuning_cache=args.tuning_cache, tuning_device=args.tuning_device)
+                          tuning_cache=args.tuning_cache, tuning_device=args.tuning_device,
+                          precision=args.precision)
     try:
         result = compile_file(args.input, args.output, opts)
     except (ConvcError, UnknownTargetError) as e:
@@ -49,6 +55,8 @@ def main(args: argparse.Namespace) -> int:
     if args.report:
         for r in result.reports:
             print(r.line())
+        for line in result.summary_lines():
+            print(line)
         print(result.timing_line())
     return 0
 

@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass, field
 
 from ..passes.ir import ir, attr_to_py, walk_ops
+from ..passes.layout import channels_last, transpose_dispatches
 from ..passes.match import PROBLEM_ATTR, DECLINE_ATTR, executable_function
 from ..passes.plan import SCHEDULE_ATTR
 from ..passes.problem import ConvProblem
@@ -20,9 +21,14 @@ from ..passes.schedule import Schedule
 from ..passes.tuning import TuningCacheError, load_cache
 from ..passes.target import Target, device_targets_attr_text, get_target, iree_target_flags
 from .errors import ConvcError
+from .frontends import read_model
 from .iree_tools import iree_compile
+from .precision import PRECISIONS, precision_flags
 
-FLOW_FLAGS = ["--iree-dispatch-creation-enable-fuse-padding-into-linalg-consumer-ops"]
+# Pads fuse into the conv's dispatch; transposes are placed by convc-channels-last, and IREE's
+# own propagation would fold them into contractions in layouts no kernel reads.
+FLOW_FLAGS = ["--iree-dispatch-creation-enable-fuse-padding-into-linalg-consumer-ops",
+              "--iree-global-opt-propagate-transposes=false"]
 
 
 @dataclass(frozen=True)
@@ -34,6 +40,7 @@ class CompileOptions:
     tuning_cache: str | None = None     # None: default location; "none": no cache
     tuning_device: str | None = None
     candidate: int | None = None        # tuning rounds: force this candidate schedule
+    precision: str = "tf32"             # f32 convs: tf32 | fp32; f16/bf16 demote the model
 
 
 @dataclass
@@ -55,6 +62,16 @@ class CompileResult:
     output: str
     reports: list[DispatchReport] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
+    transposes: list[tuple[str, str]] = field(default_factory=list)   # (dispatch, why)
+
+    def summary_lines(self) -> list[str]:
+        convs = [r for r in self.reports if r.problem is not None or r.reason.startswith("conv")]
+        on = sum(1 for r in convs if r.path == "convc")
+        lines = [f"{on} of {len(convs)} conv dispatches on convc"]
+        lines.append(f"{len(self.transposes)} transpose dispatch{'es' if len(self.transposes) != 1 else ''} left"
+                     + (":" if self.transposes else ""))
+        lines += [f"  {name}: {why}" for name, why in self.transposes]
+        return lines
 
     def timing_line(self) -> str:
         t = self.timings
@@ -87,9 +104,9 @@ def one_by_one_signatures(module: ir.Module) -> frozenset:
     return frozenset(sigs)
 
 
-def prepare_input(text: str, target: Target) -> tuple[str, frozenset]:
-    """Parses the model (reporting malformed input), attaches the device target if IREE
-    does not know it (sm_90a, sm_100a), and lists the model's 1x1 convs."""
+def prepare_input(text: str, target: Target) -> str:
+    """Parses the model (reporting malformed input) and attaches the device target if IREE
+    does not know it (sm_90a, sm_100a)."""
     ctx = ir.Context()
     try:
         module = ir.Module.parse(text, ctx)
@@ -99,7 +116,7 @@ def prepare_input(text: str, target: Target) -> tuple[str, frozenset]:
     if attr is not None:
         with ctx:
             module.operation.attributes["hal.device.targets"] = ir.Attribute.parse(attr)
-    return str(module), one_by_one_signatures(module)
+    return str(module)
 
 
 def collect_reports(module: ir.Module) -> list[DispatchReport]:
@@ -140,32 +157,48 @@ def run_passes(module: ir.Module, opts: PassOptions, dump=None) -> tuple[ir.Modu
 
 
 def compile_file(input_path: str, output_path: str, options: CompileOptions) -> CompileResult:
+    """model -> input phase -> convc-channels-last -> flow -> convc passes -> vmfb."""
     target = get_target(options.target)
-    if not os.path.isfile(input_path):
-        raise ConvcError(f"input file not found: {input_path}")
-    with open(input_path, encoding="utf-8", errors="replace") as f:
-        text = f.read()
+    if options.precision not in PRECISIONS:
+        raise ConvcError(f"unknown precision {options.precision!r} (one of {', '.join(PRECISIONS)})")
     t_start = time.perf_counter()
     result = CompileResult(output_path)
     stem = os.path.splitext(os.path.basename(input_path))[0]
     dump_dir = options.dump_dir
     if dump_dir:
-        os.makedirs(dump_dir, exist_ok=True)
+        try:
+            os.makedirs(dump_dir, exist_ok=True)
+        except OSError as e:
+            raise ConvcError(f"cannot create the dump directory {dump_dir}: {e.strerror}") from None
     tflags = iree_target_flags(target)
+    pflags = precision_flags(options.precision)
     extra = list(options.extra_flags)
 
     with tempfile.TemporaryDirectory(prefix="convc-") as tmp:
-        prepared, gemm_sigs = prepare_input(text, target)
-        in_path = os.path.join(dump_dir or tmp, f"{stem}.input.mlir")
+        work = dump_dir or tmp
+        prepared = prepare_input(read_model(input_path, work), target)
+        in_path = os.path.join(work, f"{stem}.input.mlir")
         with open(in_path, "w") as f:
             f.write(prepared)
-        flow_path = os.path.join(dump_dir or tmp, f"{stem}.flow.mlir")
-        result.timings["iree_flow"] = iree_compile(
-            [in_path, "--compile-to=flow", *FLOW_FLAGS, *tflags, *extra, "-o", flow_path],
-            "the flow phase")
+        linalg_path = os.path.join(work, f"{stem}.linalg.mlir")
+        t_in = iree_compile([in_path, "--compile-to=input", *tflags, *pflags, *extra, "-o", linalg_path],
+                            "the input phase")
 
         t0 = time.perf_counter()
         ctx = ir.Context()
+        with open(linalg_path) as f:
+            module = channels_last(ir.Module.parse(f.read(), ctx))
+        gemm_sigs = one_by_one_signatures(module)
+        cl_path = os.path.join(work, f"{stem}.convc-channels-last.mlir")
+        with open(cl_path, "w") as f:
+            f.write(str(module))
+        t_layout = time.perf_counter() - t0
+        flow_path = os.path.join(work, f"{stem}.flow.mlir")
+        result.timings["iree_flow"] = t_in + iree_compile(
+            [cl_path, "--compile-from=input", "--compile-to=flow", *FLOW_FLAGS, *tflags, *pflags, *extra,
+             "-o", flow_path], "the flow phase")
+
+        t0 = time.perf_counter()
         with open(flow_path) as f:
             module = ir.Module.parse(f.read(), ctx)
 
@@ -178,16 +211,18 @@ def compile_file(input_path: str, output_path: str, options: CompileOptions) -> 
         except TuningCacheError as e:
             raise ConvcError(str(e)) from None
         popts = PassOptions(target=target.arch, gemm_signatures=gemm_sigs, tuning_cache=options.tuning_cache,
-                            tuning_device=options.tuning_device, candidate=options.candidate)
+                            tuning_device=options.tuning_device, candidate=options.candidate,
+                            precision=options.precision)
+        result.transposes = transpose_dispatches(module)
         module, reports = run_passes(module, popts,
                                      dump if dump_dir else None)
         result.reports = reports
-        result.timings["passes"] = time.perf_counter() - t0
+        result.timings["passes"] = time.perf_counter() - t0 + t_layout
         declined = [r for r in reports if r.path == "IREE" and r.reason.startswith("conv")]
         if options.no_fallback and declined:
             raise ConvcError("--no-fallback: " + "; ".join(f"{r.dispatch}: {r.reason}" for r in declined))
 
-        spliced_path = os.path.join(dump_dir or tmp, f"{stem}.spliced.mlir")
+        spliced_path = os.path.join(work, f"{stem}.spliced.mlir")
         with open(spliced_path, "w") as f:
             f.write(str(module))
         dump_flags = []

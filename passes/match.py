@@ -239,11 +239,17 @@ def _is_conv(op) -> bool:
     iters = [str(a) for a in op.attributes["iterator_types"]]
     if not any("reduction" in s for s in iters):
         return False
+    body = [o.operation.name for o in op.regions[0].blocks[0].operations]
+    if "arith.mulf" not in body:        # pooling windows look alike but multiply nothing
+        return False
     for a in op.attributes["indexing_maps"]:
         for e in ir.AffineMapAttr(a).value.results:
-            if isinstance(e.maybe_downcast(), ir.AffineAddExpr):
-                if len([k for k in _terms(e) if k >= 0]) >= 2:
-                    return True
+            try:
+                t = {k: c for k, c in _terms(e).items() if k >= 0}
+            except Decline:
+                continue
+            if len(t) >= 2 or any(c > 1 for c in t.values()):   # a window, or a strided 1x1 grid
+                return True
     return False
 
 

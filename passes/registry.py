@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from .layout import channels_last
 from .lower import lower_kernels
 from .match import match_conv
 from .plan import plan_schedule
@@ -18,16 +19,20 @@ class PassOptions:
     as convs only if listed. None (convc-opt's default) takes every GEMM-form dispatch.
     tuning_cache: tuning cache file (None: the default location; "none": no cache).
     tuning_device: read cache entries measured on this device (None: the most recent).
-    candidate: force the planner's candidate schedule with this index (tuning rounds)."""
+    candidate: force the planner's candidate schedule with this index (tuning rounds).
+    precision: how f32 convs compute: "tf32" (tensor cores, f32 accumulation; the default),
+    "fp32" (exact f32 math); "f16"/"bf16" models were demoted before convc saw them."""
 
     target: str = "sm_90a"
     gemm_signatures: frozenset | None = None
     tuning_cache: str | None = None
     tuning_device: str | None = None
     candidate: int | None = None
+    precision: str = "tf32"
 
 
 PASSES: dict[str, Callable] = {
+    "convc-channels-last": channels_last,      # input-phase IR (before IREE's flow)
     "convc-match-conv": match_conv,
     "convc-plan-schedule": plan_schedule,
     "convc-lower-kernel": lower_kernels,

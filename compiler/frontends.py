@@ -1,0 +1,74 @@
+"""Model front ends: what `convc` accepts besides MLIR text, turned into MLIR text.
+
+- `.onnx` files are imported with IREE's ONNX importer (`iree-import-onnx`, shipped with
+  iree-base-compiler; it needs the `onnx` package: `pip install convc[onnx]`). Old opsets are
+  upgraded to ONNX_OPSET first: IREE's ONNX lowering handles some old forms only after the
+  upgrade (e.g. opset-9 BatchNormalization).
+- PyTorch modules go through `convc.compiler.pytorch` (torch.export + IREE's FX importer).
+
+A file whose bytes are not MLIR text (an ONNX protobuf or MLIR bytecode named `.mlir`) gets a
+one-line hint instead of a parser error.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+
+from .errors import ConvcError
+
+ONNX_OPSET = 17
+
+
+def _looks_binary(data: bytes) -> bool:
+    head = data[:4096]
+    if b"\0" in head:
+        return True
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return e.start < len(head) - 4      # a multi-byte char cut at the window's end is fine
+    return False
+
+
+def import_onnx(path: str, out_path: str) -> None:
+    """Imports an ONNX model to MLIR (torch dialect, which iree-compile lowers)."""
+    try:
+        import onnx  # noqa: F401  (the importer needs it; say so before it fails)
+    except ImportError:
+        raise ConvcError("importing ONNX models needs the onnx package: "
+                         "python3 -m pip install 'convc[onnx]'") from None
+    cmd = [sys.executable, "-m", "iree.compiler.tools.import_onnx", path,
+           "--opset-version", str(ONNX_OPSET), "-o", out_path]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        lines = [x for x in proc.stderr.strip().splitlines() if x.strip()]
+        last = lines[-1].strip() if lines else f"exit {proc.returncode}"
+        raise ConvcError(f"ONNX import failed: {last} (repro: {shlex.join(['iree-import-onnx'] + cmd[3:])})")
+
+
+def read_model(path: str, tmp_dir: str) -> str:
+    """MLIR text of the model at `path` (.mlir text, or .onnx imported into tmp_dir)."""
+    if os.path.isdir(path):
+        raise ConvcError(f"input is a directory, not a model file: {path}")
+    if not os.path.isfile(path):
+        raise ConvcError(f"input file not found: {path}")
+    with open(path, "rb") as f:
+        data = f.read()
+    if path.lower().endswith(".onnx"):
+        out = os.path.join(tmp_dir, os.path.splitext(os.path.basename(path))[0] + ".onnx.mlir")
+        import_onnx(path, out)
+        with open(out, encoding="utf-8") as f:
+            return f.read()
+    if data.startswith(b"ML\xefR"):
+        raise ConvcError(f"{path} is MLIR bytecode; convc reads MLIR text (convert it with "
+                         "iree-ir-tool copy, or pass the .mlir text)")
+    if _looks_binary(data):
+        raise ConvcError(f"{path} is not MLIR text; if it is an ONNX model, name it .onnx "
+                         "(convc model.onnx -o out.vmfb)")
+    text = data.decode("utf-8")
+    if not text.strip():
+        raise ConvcError(f"{path} is empty: expected an MLIR module (linalg on tensors) or an ONNX model")
+    return text

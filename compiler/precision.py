@@ -1,0 +1,27 @@
+"""--precision: how a model's f32 convolutions compute, and the IREE flags each mode needs.
+
+- tf32 (default): f32 convs run on the tensor cores with TF32 operands and f32 accumulation,
+  what PyTorch users get from cuDNN (`torch.backends.cudnn.allow_tf32` is on by default).
+- fp32: f32 convs keep exact f32 math (a correct, slower kernel).
+- f16: the whole model is demoted to f16 before global optimization (IREE's
+  `--iree-input-demote-f32-to-f16`), so every conv is an f16 conv.
+- bf16: the inputs of every conv and matmul are demoted to bf16 (IREE's contraction-input
+  demotion); accumulation and the values between layers stay f32.
+The tolerances each mode is checked against are in README.md ("Precision").
+"""
+
+from __future__ import annotations
+
+PRECISIONS = ("tf32", "fp32", "f16", "bf16")
+
+_FLAGS = {
+    "tf32": [],
+    "fp32": [],
+    "f16": ["--iree-input-demote-f32-to-f16"],
+    "bf16": ["--iree-global-opt-demote-contraction-inputs-type=bf16",
+             "--iree-global-opt-demote-contraction-inputs-operations=all"],
+}
+
+
+def precision_flags(precision: str) -> list[str]:
+    return list(_FLAGS[precision])

@@ -1,0 +1,389 @@
+"""convc-channels-last: rewrite every conv and pool of a model into channels-last form.
+
+Runs on the model at IREE's `input` phase (linalg on tensors, after the ONNX/PyTorch import).
+PyTorch and ONNX convs are NCHW x FCHW (`linalg.conv_2d_nchw_fchw`), TensorFlow/JAX ones
+NHWC x HWCF; convc's kernels read NHWC x FHWC. Each such op becomes
+
+    transpose(NCHW -> NHWC) -> [zero pad in NHWC] -> linalg.conv_2d_nhwc_fhwc -> transpose back
+
+with the filter transposed once (a constant expression IREE evaluates at compile time) and a
+non-zero accumulator (the import's bias broadcast) added after the conv as an elementwise op,
+so the conv itself accumulates into a zero fill, as the matcher requires. Pools get the same
+treatment (`linalg.pooling_nchw_{max,sum}` -> `_nhwc_`), so that activations can stay
+channels-last through them. Between two such ops the back-and-forth transposes meet; IREE's
+global optimization propagates them through elementwise ops and cancels the pairs, leaving
+transposes only at the model's boundaries and around ops that need NCHW.
+
+Filters that are splat constants (test models) are put behind a `util.optimization_barrier`:
+otherwise IREE folds the splat into the conv's body and the conv is no longer a conv.
+"""
+
+from __future__ import annotations
+
+from .ir import ir, walk_ops
+from iree.compiler.dialects import arith as arith_d, linalg as linalg_d, tensor as tensor_d, util as util_d
+
+NCHW_TO_NHWC = [0, 2, 3, 1]
+NHWC_TO_NCHW = [0, 3, 1, 2]
+HWCF_TO_FHWC = [3, 0, 1, 2]
+
+CONV_OPS = ("linalg.conv_2d_nchw_fchw", "linalg.conv_2d_nhwc_hwcf")
+POOL_OPS = {"linalg.pooling_nchw_max": linalg_d.pooling_nhwc_max,
+            "linalg.pooling_nchw_sum": linalg_d.pooling_nhwc_sum}
+
+
+def _ints(attr) -> list[int]:
+    return [int(x) for x in ir.DenseIntElementsAttr(attr)]
+
+
+def _empty_like(v: ir.Value, perm: list[int]) -> ir.Value:
+    """tensor.empty of v's type permuted by perm (dynamic sizes read with tensor.dim)."""
+    t = ir.RankedTensorType(v.type)
+    sizes = []
+    for p in perm:
+        if t.is_dynamic_dim(p):
+            sizes.append(tensor_d.dim(v, arith_d.constant(ir.IndexType.get(), p)))
+        else:
+            sizes.append(t.shape[p])
+    return tensor_d.EmptyOp(sizes, t.element_type).result
+
+
+def _transpose(v: ir.Value, perm: list[int]) -> ir.Value:
+    return _value(linalg_d.transpose(v, outs=[_empty_like(v, perm)], permutation=perm))
+
+
+def _value(x) -> ir.Value:
+    """The single result of what a builder returned (an op view or already a value)."""
+    if isinstance(x, ir.Value):
+        return x
+    if isinstance(x, (list, tuple)):
+        return x[0]
+    return x.results[0]
+
+
+def _owner(v: ir.Value):
+    o = v.owner
+    return None if isinstance(o, ir.Block) else (o.operation if hasattr(o, "operation") else o)
+
+
+def _is_zero_fill(v: ir.Value) -> bool:
+    op = _owner(v)
+    if op is None or op.name != "linalg.fill":
+        return False
+    c = _owner(op.operands[0])
+    if c is None or c.name != "arith.constant":
+        return False
+    a = c.attributes["value"]
+    return isinstance(a, ir.FloatAttr) and a.value == 0.0 or isinstance(a, ir.IntegerAttr) and a.value == 0
+
+
+def _is_splat_constant(v: ir.Value) -> bool:
+    op = _owner(v)
+    if op is None or op.name != "arith.constant":
+        return False
+    a = op.attributes["value"]
+    return isinstance(a, ir.DenseElementsAttr) and a.is_splat
+
+
+def _channels_last_input(x: ir.Value) -> ir.Value:
+    """x (NCHW) in NHWC; a pad of H/W only is re-created after the transpose, so that IREE
+    fuses it into the conv's dispatch as it does for NHWC models."""
+    op = _owner(x)
+    if op is not None and op.name == "tensor.pad":
+        low = [int(v) for v in op.attributes["static_low"]]
+        high = [int(v) for v in op.attributes["static_high"]]
+        body = [o.operation for o in op.regions[0].blocks[0].operations]
+        if (len(low) == 4 and low[:2] == [0, 0] and high[:2] == [0, 0] and min(low + high) >= 0
+                and len(op.operands) == 1 and len(body) == 1):
+            src = _transpose(op.operands[0], NCHW_TO_NHWC)
+            value = body[0].operands[0]
+            st = ir.RankedTensorType(src.type)
+            shape = [s + low[p] + high[p] if s >= 0 else s
+                     for s, p in zip(st.shape, NCHW_TO_NHWC)]
+            shape = [ir.ShapedType.get_dynamic_size() if st.is_dynamic_dim(i) else shape[i]
+                     for i in range(4)]
+            pad = tensor_d.PadOp(ir.RankedTensorType.get(shape, st.element_type), src, [], [],
+                                 [low[p] for p in NCHW_TO_NHWC], [high[p] for p in NCHW_TO_NHWC])
+            block = pad.regions[0].blocks.append(*([ir.IndexType.get()] * 4))
+            with ir.InsertionPoint(block):
+                tensor_d.YieldOp(value)
+            return pad.result
+    return _transpose(x, NCHW_TO_NHWC)
+
+
+def _add(a: ir.Value, b: ir.Value) -> ir.Value:
+    """a + b, elementwise, same shapes (a linalg.generic IREE fuses into the conv dispatch)."""
+    t = ir.RankedTensorType(a.type)
+    ident = ir.AffineMap.get_identity(t.rank)
+    gen = linalg_d.GenericOp([t], [a, b], [_empty_like(a, list(range(t.rank)))],
+                             ir.ArrayAttr.get([ir.AffineMapAttr.get(ident)] * 3),
+                             ir.ArrayAttr.get([ir.Attribute.parse("#linalg.iterator_type<parallel>")] * t.rank))
+    block = gen.regions[0].blocks.append(t.element_type, t.element_type, t.element_type)
+    with ir.InsertionPoint(block):
+        linalg_d.YieldOp([arith_d.addf(block.arguments[0], block.arguments[1])])
+    return gen.results[0]
+
+
+def _rewrite_conv(op) -> None:
+    x, w, init = op.operands[0], op.operands[1], op.operands[2]
+    nchw = op.name == "linalg.conv_2d_nchw_fchw"
+    strides = _ints(op.attributes["strides"])
+    dilations = _ints(op.attributes["dilations"])
+    xt = _channels_last_input(x) if nchw else x
+    wt = _transpose(w, NCHW_TO_NHWC if nchw else HWCF_TO_FHWC)
+    if _is_splat_constant(w):
+        wt = _value(util_d.optimization_barrier([wt.type], [wt]))
+    out_perm = NCHW_TO_NHWC if nchw else [0, 1, 2, 3]
+    et = ir.RankedTensorType(init.type).element_type
+    zero = arith_d.constant(et, 0.0 if isinstance(et, ir.FloatType) else 0)
+    acc = _value(linalg_d.fill(zero, outs=[_empty_like(init, out_perm)]))
+    y = _value(linalg_d.conv_2d_nhwc_fhwc(xt, wt, outs=[acc], strides=strides, dilations=dilations))
+    if not _is_zero_fill(init):
+        y = _add(y, _transpose(init, out_perm) if nchw else init)
+    if nchw:
+        y = _transpose(y, NHWC_TO_NCHW)
+    op.results[0].replace_all_uses_with(y)
+    op.erase()
+
+
+def _rewrite_pool(op) -> None:
+    x, window, init = op.operands[0], op.operands[1], op.operands[2]
+    y = _value(POOL_OPS[op.name](_channels_last_input(x), window,
+                          outs=[_transpose(init, NCHW_TO_NHWC)],
+                          strides=_ints(op.attributes["strides"]),
+                          dilations=_ints(op.attributes["dilations"])))
+    op.results[0].replace_all_uses_with(_transpose(y, NHWC_TO_NCHW))
+    op.erase()
+
+
+def _rewritable(op) -> bool:
+    if op.name not in CONV_OPS and op.name not in POOL_OPS:
+        return False
+    tensors = [op.operands[0], op.operands[2]] + ([] if op.name in POOL_OPS else [op.operands[1]])
+    return all(isinstance(v.type, ir.RankedTensorType) and v.type.rank == 4 for v in tensors)
+
+
+# ------------------------------------------------------------------------------------------
+# sinking the back-transposes through elementwise ops, so that pairs meet and cancel
+
+def _is_transpose(op, perm: list[int]) -> bool:
+    return (op is not None and op.name == "linalg.transpose"
+            and list(ir.DenseI64ArrayAttr(op.attributes["permutation"])) == perm)
+
+
+def _elementwise_4d(op) -> bool:
+    """A linalg.generic that maps 4-D inputs to one 4-D output point by point (broadcasts
+    allowed), with a body that does not read the loop indices."""
+    if op.name != "linalg.generic" or len(op.results) != 1:
+        return False
+    if any("parallel" not in str(a) for a in op.attributes["iterator_types"]):
+        return False
+    maps = [ir.AffineMapAttr(a).value for a in op.attributes["indexing_maps"]]
+    if maps[-1] != ir.AffineMap.get_identity(4) or len(maps[-1].results) != 4:
+        return False
+    body = [o.operation.name for o in op.regions[0].blocks[0].operations]
+    return "linalg.index" not in body and all(m.n_dims == 4 for m in maps)
+
+
+# loop dims of an NCHW generic in terms of the NHWC one's: d = (e0, e3, e1, e2)
+def _nchw_loops_in_nhwc() -> ir.AffineMap:
+    e = [ir.AffineDimExpr.get(i) for i in range(4)]
+    return ir.AffineMap.get(4, 0, [e[0], e[3], e[1], e[2]])
+
+
+def _sink_through(gen, nhwc_of: dict) -> ir.Value:
+    """Rebuilds elementwise generic `gen` (NCHW loops) over NHWC loops. Inputs that are
+    back-transposes are read from their NHWC source; others keep their value with the map
+    composed. Returns the NHWC result."""
+    n_in = len(gen.operands) - 1
+    maps = [ir.AffineMapAttr(a).value for a in gen.attributes["indexing_maps"]]
+    to_old = _nchw_loops_in_nhwc()
+    ins, new_maps = [], []
+    ident = ir.AffineMap.get_identity(4)
+    for v, m in zip(list(gen.operands)[:n_in], maps[:n_in]):
+        if m == ident:
+            # a full-size NCHW operand not yet channels-last gets its own transpose, which
+            # cancels once its producer's back-transpose sinks to it
+            ins.append(nhwc_of[v] if v in nhwc_of else _transpose(v, NCHW_TO_NHWC))
+            new_maps.append(ident)
+        else:
+            ins.append(v)
+            new_maps.append(ir.AffineMap.get(4, 0, [e.compose(to_old) for e in m.results]))
+    out = gen.operands[n_in]
+    init = _empty_like(out, NCHW_TO_NHWC)
+    new_maps.append(ir.AffineMap.get_identity(4))
+    new = linalg_d.GenericOp([init.type], ins, [init],
+                             ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in new_maps]),
+                             gen.attributes["iterator_types"])
+    old_block = gen.regions[0].blocks[0]
+    block = new.regions[0].blocks.append(*[a.type for a in old_block.arguments])
+    for old_a, new_a in zip(old_block.arguments, block.arguments):
+        old_a.replace_all_uses_with(new_a)
+    for o in list(old_block.operations):
+        o.operation.detach_from_parent()
+        ir.InsertionPoint(block).insert(o.operation)
+    return new.results[0]
+
+
+def _is_channel_concat(op) -> bool:
+    return (op.name == "tensor.concat" and ir.IntegerAttr(op.attributes["dim"]).value == 1
+            and ir.RankedTensorType(op.results[0].type).rank == 4)
+
+
+def _concat_nhwc(op) -> ir.Value:
+    """A channel concat (NCHW dim 1) rebuilt on channels-last inputs (NHWC dim 3)."""
+    ins = []
+    for v in op.operands:
+        p = _owner(v)
+        ins.append(p.operands[0] if _is_transpose(p, NHWC_TO_NCHW) else _transpose(v, NCHW_TO_NHWC))
+    t = ir.RankedTensorType(op.results[0].type)
+    shape = [t.shape[p] for p in NCHW_TO_NHWC]
+    return tensor_d.concat(ir.RankedTensorType.get(shape, t.element_type), 3, ins)
+
+
+def _sink_transposes(func) -> None:
+    """Moves every NHWC->NCHW transpose down through elementwise users and channel concats
+    until it meets an NCHW->NHWC transpose (both vanish) or an op that needs NCHW (it stays)."""
+    work = [op for op in walk_ops(func) if _is_transpose(op, NHWC_TO_NCHW)]
+    while work:
+        op = work.pop()
+        src = op.operands[0]
+        users = []
+        for use in op.results[0].uses:
+            user = use.owner.operation if hasattr(use.owner, "operation") else use.owner
+            if not any(user == u for u, _ in users):
+                users.append((user, use.operand_number))
+        for user, operand_number in users:
+            if _is_transpose(user, NCHW_TO_NHWC):
+                user.results[0].replace_all_uses_with(src)
+                user.erase()
+            elif _is_channel_concat(user):
+                with ir.InsertionPoint(user), user.location:
+                    back = _transpose(_concat_nhwc(user), NHWC_TO_NCHW)
+                user.results[0].replace_all_uses_with(back)
+                user.erase()
+                work.append(_owner(back))
+            elif _elementwise_4d(user) and operand_number < len(user.operands) - 1:
+                nhwc_of = {}
+                for v in list(user.operands)[:-1]:
+                    p = _owner(v)
+                    if _is_transpose(p, NHWC_TO_NCHW):
+                        nhwc_of[v] = p.operands[0]
+                with ir.InsertionPoint(user), user.location:
+                    back = _transpose(_sink_through(user, nhwc_of), NHWC_TO_NCHW)
+                user.results[0].replace_all_uses_with(back)
+                user.erase()
+                work.append(_owner(back))
+        if not list(op.results[0].uses):
+            op.erase()
+
+
+def channels_last(module: ir.Module, options=None) -> ir.Module:
+    """Pass convc-channels-last."""
+    with module.context, ir.Location.unknown():
+        for op in [o for o in walk_ops(module.operation) if _rewritable(o)]:
+            with ir.InsertionPoint(op), op.location:
+                (_rewrite_pool if op.name in POOL_OPS else _rewrite_conv)(op)
+        for func in walk_ops(module.operation):
+            if func.name in ("func.func", "util.func"):
+                _sink_transposes(func)
+        _erase_dead(module)
+    return module
+
+
+def _erase_dead(module: ir.Module) -> None:
+    """Drops transposes/empties/pads left without users by the rewrites."""
+    dead = ("linalg.transpose", "tensor.empty", "tensor.pad", "linalg.fill", "arith.constant", "tensor.dim")
+    changed = True
+    while changed:
+        changed = False
+        for op in list(walk_ops(module.operation)):
+            if op.name in dead and all(not list(r.uses) for r in op.results):
+                op.erase()
+                changed = True
+
+
+def layout_counts(module: ir.Module) -> dict[str, int]:
+    """How many ops of each layout-relevant kind a module holds (for tests and --report)."""
+    out: dict[str, int] = {}
+    for op in walk_ops(module.operation):
+        if op.name in CONV_OPS or op.name in POOL_OPS or op.name in (
+                "linalg.conv_2d_nhwc_fhwc", "linalg.transpose"):
+            out[op.name] = out.get(op.name, 0) + 1
+    return out
+
+
+# ------------------------------------------------------------------------------------------
+# what is left after IREE: transpose dispatches, each with why it exists
+
+_LOOK_THROUGH = ("flow.tensor.reshape", "flow.tensor.bitcast", "hal.tensor.import", "hal.tensor.barrier",
+                 "util.optimization_barrier")
+
+
+def _is_transpose_function(func) -> bool:
+    """A dispatch whose work is a layout change: a linalg.transpose, or a copy generic whose
+    input map is a non-identity permutation."""
+    ops = [o for o in walk_ops(func) if o.name.startswith("linalg.") and o.name != "linalg.yield"]
+    if any(o.name == "linalg.transpose" for o in ops):
+        return True
+    gens = [o for o in ops if o.name == "linalg.generic"]
+    if len(gens) != 1 or len(ops) != 1:
+        return False
+    maps = [ir.AffineMapAttr(a).value for a in gens[0].attributes["indexing_maps"]]
+    return (len(maps) == 2 and maps[0].is_permutation and maps[1].is_permutation
+            and maps[0] != maps[1] and len(maps[0].results) > 1)
+
+
+def _entry(dispatch) -> str:
+    ep = dispatch.attributes["entry_points"]
+    return str(ep[0]).split("::")[-1].lstrip("@")
+
+
+def _source(v: ir.Value):
+    """The op producing v, looking through reshapes/imports (None for a function argument)."""
+    while True:
+        op = _owner(v)
+        if op is None or op.name not in _LOOK_THROUGH:
+            return op
+        v = op.operands[0]
+
+
+def _sinks(v: ir.Value) -> list:
+    out = []
+    for use in v.uses:
+        op = use.owner.operation if hasattr(use.owner, "operation") else use.owner
+        if op.name in _LOOK_THROUGH or op.name == "hal.tensor.export":
+            for r in op.results:
+                out += _sinks(r)
+            if op.name == "hal.tensor.export":
+                out.append(op)
+        else:
+            out.append(op)
+    return out
+
+
+def transpose_dispatches(module: ir.Module) -> list[tuple[str, str]]:
+    """(dispatch entry, why it exists) for every transpose dispatch of a flow-phase module."""
+    transposing = set()
+    for exe in walk_ops(module.operation, "flow.executable"):
+        for func in walk_ops(exe, "func.func"):
+            if _is_transpose_function(func):
+                transposing.add(ir.StringAttr(func.attributes["sym_name"]).value)
+    out = []
+    for d in walk_ops(module.operation, "flow.dispatch"):
+        name = _entry(d)
+        if name not in transposing:
+            continue
+        srcs = [_source(v) for v in d.operands if isinstance(v.type, ir.RankedTensorType)]
+        sinks = [s for r in d.results for s in _sinks(r)]
+        if any(s is None for s in srcs):
+            why = "model input: converts an NCHW input to channels-last"
+        elif any(s.name in ("hal.tensor.export", "util.return", "func.return") for s in sinks):
+            why = "model output: converts a channels-last result back to NCHW"
+        else:
+            prod = [_entry(s) for s in srcs if s is not None and s.name == "flow.dispatch"]
+            cons = [_entry(s) for s in sinks if s.name == "flow.dispatch"]
+            why = (f"between {', '.join(prod) or 'a non-dispatch value'} and "
+                   f"{', '.join(cons) or 'a non-dispatch use'}: an op there needs another layout")
+        out.append((name, why))
+    return out

@@ -1,0 +1,102 @@
+"""The PyTorch route: an `nn.Module` and example inputs -> MLIR that `convc` compiles.
+
+    from convc.compiler.pytorch import export_mlir, compile_module
+    text = export_mlir(model, (torch.randn(1, 3, 224, 224),))        # MLIR text (torch dialect)
+    result = compile_module(model, (x,), "model.vmfb", target="sm_90a")  # straight to a vmfb
+
+It uses `torch.export` and the FX importer that ships with iree-base-compiler
+(`iree.compiler.extras.fx_importer`), so it needs PyTorch (`pip install 'convc[torch]'`) but
+not iree-turbine. Parameters are frozen into the module as constants, as ONNX initializers
+are; IREE evaluates their layout changes at compile time. `dynamic_batch=True` exports the
+first dimension of every input as a symbolic size.
+
+CLI: `python3 -m convc.compiler.pytorch MODULE:FACTORY --shape 1,3,224,224 -o model.mlir`
+calls FACTORY() (e.g. `torchvision.models:resnet50`) and exports it on random inputs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+import tempfile
+
+from .driver import CompileOptions, CompileResult, compile_file
+from .errors import ConvcError
+
+
+def _torch():
+    try:
+        import torch
+    except ImportError:
+        raise ConvcError("the PyTorch route needs PyTorch: python3 -m pip install 'convc[torch]'") from None
+    return torch
+
+
+def export_mlir(module, example_inputs: tuple, dynamic_batch: bool = False, func_name: str = "main") -> str:
+    """MLIR text (torch dialect, frozen parameters) of module(*example_inputs) in eval mode."""
+    torch = _torch()
+    from iree.compiler.extras.fx_importer import FxImporter
+
+    module = module.eval()
+    dynamic_shapes = None
+    if dynamic_batch:
+        batch = torch.export.Dim("batch")
+        dynamic_shapes = tuple({0: batch} for _ in example_inputs)
+    with torch.no_grad():
+        program = torch.export.export(module, tuple(example_inputs), dynamic_shapes=dynamic_shapes)
+    importer = FxImporter()
+    importer.import_frozen_program(program, func_name=func_name)
+    return str(importer.module)
+
+
+def compile_module(module, example_inputs: tuple, output: str, dynamic_batch: bool = False,
+                   **options) -> CompileResult:
+    """Exports module and compiles it with convc; options are CompileOptions fields."""
+    with tempfile.TemporaryDirectory(prefix="convc-torch-") as tmp:
+        path = os.path.join(tmp, "model.mlir")
+        with open(path, "w") as f:
+            f.write(export_mlir(module, example_inputs, dynamic_batch))
+        return compile_file(path, output, CompileOptions(**options))
+
+
+def _factory(spec: str):
+    mod, _, attr = spec.partition(":")
+    if not attr:
+        raise ConvcError(f"expected MODULE:FACTORY, got {spec!r}")
+    try:
+        return getattr(importlib.import_module(mod), attr)
+    except (ImportError, AttributeError) as e:
+        raise ConvcError(f"cannot load {spec}: {e}") from None
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python3 -m convc.compiler.pytorch",
+                                description="Export a PyTorch module to MLIR that convc compiles.")
+    p.add_argument("factory", help="MODULE:FACTORY returning an nn.Module, e.g. torchvision.models:resnet50")
+    p.add_argument("--shape", required=True, action="append",
+                   help="an example input's shape, e.g. 1,3,224,224 (repeat for several inputs)")
+    p.add_argument("--dtype", default="float32", help="example inputs' dtype (float32, float16, bfloat16)")
+    p.add_argument("--channels-last", action="store_true", help="export in torch.channels_last memory format")
+    p.add_argument("--dynamic-batch", action="store_true", help="export the batch dimension as dynamic")
+    p.add_argument("-o", "--output", required=True, help="MLIR file to write")
+    args = p.parse_args(argv)
+    try:
+        torch = _torch()
+        dtype = getattr(torch, args.dtype)
+        model = _factory(args.factory)().to(dtype)
+        inputs = tuple(torch.randn(*[int(x) for x in s.split(",")], dtype=dtype) for s in args.shape)
+        if args.channels_last:
+            model = model.to(memory_format=torch.channels_last)
+        text = export_mlir(model, inputs, args.dynamic_batch)
+    except ConvcError as e:
+        print(f"convc: error: {e}", file=sys.stderr)
+        return 1
+    with open(args.output, "w") as f:
+        f.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

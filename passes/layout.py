@@ -14,8 +14,9 @@ channels-last through them. Between two such ops the back-and-forth transposes m
 global optimization propagates them through elementwise ops and cancels the pairs, leaving
 transposes only at the model's boundaries and around ops that need NCHW.
 
-Filters that are splat constants (test models) are put behind a `util.optimization_barrier`:
-otherwise IREE folds the splat into the conv's body and the conv is no longer a conv.
+The transposed filter is put behind a `util.optimization_barrier`: otherwise IREE fuses the
+transpose of a runtime filter into the conv's dispatch, or folds a splat filter (test models)
+into the conv's body, and neither is a conv a kernel can read.
 """
 
 from __future__ import annotations
@@ -77,14 +78,6 @@ def _is_zero_fill(v: ir.Value) -> bool:
     return isinstance(a, ir.FloatAttr) and a.value == 0.0 or isinstance(a, ir.IntegerAttr) and a.value == 0
 
 
-def _is_splat_constant(v: ir.Value) -> bool:
-    op = _owner(v)
-    if op is None or op.name != "arith.constant":
-        return False
-    a = op.attributes["value"]
-    return isinstance(a, ir.DenseElementsAttr) and a.is_splat
-
-
 def _channels_last_input(x: ir.Value) -> ir.Value:
     """x (NCHW) in NHWC; a pad of H/W only is re-created after the transpose, so that IREE
     fuses it into the conv's dispatch as it does for NHWC models."""
@@ -131,8 +124,10 @@ def _rewrite_conv(op) -> None:
     dilations = _ints(op.attributes["dilations"])
     xt = _channels_last_input(x) if nchw else x
     wt = _transpose(w, NCHW_TO_NHWC if nchw else HWCF_TO_FHWC)
-    if _is_splat_constant(w):
-        wt = _value(util_d.optimization_barrier([wt.type], [wt]))
+    # the barrier keeps the transposed filter a dispatch operand: IREE would otherwise fuse a
+    # runtime filter's transpose into the conv (a layout no kernel reads) or fold a splat
+    # filter into the conv's body; constant filters are still transposed at compile time
+    wt = _value(util_d.optimization_barrier([wt.type], [wt]))
     out_perm = NCHW_TO_NHWC if nchw else [0, 1, 2, 3]
     et = ir.RankedTensorType(init.type).element_type
     zero = arith_d.constant(et, 0.0 if isinstance(et, ir.FloatType) else 0)

@@ -9,12 +9,17 @@ from conftest import REPO, run_cli
 EXAMPLE = os.path.join(REPO, "examples", "resnet_bottleneck.mlir")
 INPUTS = os.path.join(REPO, "test", "inputs")
 
-HWCF = """func.func @main(%x: tensor<2x9x9x16xf16>, %w: tensor<3x3x16x24xf16>) -> tensor<2x7x7x24xf32> {
+PADVAL = """func.func @main(%x: tensor<2x9x9x16xf16>, %w: tensor<24x3x3x16xf16>) -> tensor<2x9x9x24xf32> {
+  %one = arith.constant 1.0 : f16
   %fz = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<2x7x7x24xf32>
-  %acc = linalg.fill ins(%fz : f32) outs(%e : tensor<2x7x7x24xf32>) -> tensor<2x7x7x24xf32>
-  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<2x9x9x16xf16>, tensor<3x3x16x24xf16>) outs(%acc : tensor<2x7x7x24xf32>) -> tensor<2x7x7x24xf32>
-  return %c : tensor<2x7x7x24xf32>
+  %p = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %one : f16
+  } : tensor<2x9x9x16xf16> to tensor<2x11x11x16xf16>
+  %e = tensor.empty() : tensor<2x9x9x24xf32>
+  %acc = linalg.fill ins(%fz : f32) outs(%e : tensor<2x9x9x24xf32>) -> tensor<2x9x9x24xf32>
+  %c = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<2x11x11x16xf16>, tensor<24x3x3x16xf16>) outs(%acc : tensor<2x9x9x24xf32>) -> tensor<2x9x9x24xf32>
+  return %c : tensor<2x9x9x24xf32>
 }
 """
 
@@ -42,11 +47,12 @@ def test_dump_dir_has_each_stage_and_the_ptx(tmp_path):
 
 
 def test_unsupported_conv_falls_back_with_reason_and_no_fallback_errors(tmp_path):
-    src = tmp_path / "hwcf.mlir"
-    src.write_text(HWCF)
+    src = tmp_path / "padval.mlir"
+    src.write_text(PADVAL)
     r = run_cli("convc", str(src), "-o", str(tmp_path / "a.vmfb"), "--report", "--target", "llvm-cpu")
     assert r.returncode == 0, r.stderr
-    assert ": IREE: conv not taken: filter layout is not FHWC" in r.stdout
+    assert ": IREE: conv not taken: padding value is not zero" in r.stdout
+    assert "0 of 1 conv dispatches on convc" in r.stdout
     r = run_cli("convc", str(src), "-o", str(tmp_path / "b.vmfb"), "--no-fallback", "--target", "llvm-cpu")
     assert r.returncode != 0
     assert r.stderr.count("\n") == 1 and "--no-fallback" in r.stderr and "Traceback" not in r.stderr

@@ -1,0 +1,175 @@
+"""Models as users have them: ONNX files, PyTorch modules, NCHW and HWCF convs.
+
+Each model is compiled for llvm-cpu and run through the IREE runtime on random inputs; the
+reference is independent of convc and IREE (ONNX's reference evaluator, PyTorch on the CPU,
+numpy). Layout: convs must reach convc channels-last, with transposes only at the model's
+boundaries.
+"""
+
+import os
+
+import numpy as np
+import pytest
+
+from conftest import run_cli
+from convc.compiler.driver import CompileOptions, compile_file
+from convc.runtime.module import LoadedModule
+
+onnx = pytest.importorskip("onnx")
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+from onnx.reference import ReferenceEvaluator  # noqa: E402
+
+
+def _onnx_block(dtype=np.float32, seed=0):
+    """Conv(bias)+BN+Relu -> MaxPool -> [Conv 1x1 + residual Add] ++ Concat: an NCHW block
+    with the ops that sit between convs in real networks."""
+    rng = np.random.default_rng(seed)
+    t = TensorProto.FLOAT if dtype == np.float32 else TensorProto.FLOAT16
+
+    def init(name, shape, lo=-0.5, hi=0.5):
+        return numpy_helper.from_array(rng.uniform(lo, hi, shape).astype(dtype), name)
+
+    inits = [init("w1", (32, 16, 3, 3)), init("b1", (32,)), init("g", (32,), 0.5, 1.5), init("beta", (32,)),
+             init("mean", (32,)), init("var", (32,), 0.5, 2.0), init("w2", (32, 32, 1, 1)), init("b2", (32,))]
+    nodes = [
+        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]),
+        helper.make_node("BatchNormalization", ["c1", "g", "beta", "mean", "var"], ["bn"], epsilon=1e-5),
+        helper.make_node("Relu", ["bn"], ["r"]),
+        helper.make_node("MaxPool", ["r"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
+        helper.make_node("Conv", ["p", "w2", "b2"], ["c2"]),
+        helper.make_node("Add", ["c2", "p"], ["s"]),
+        helper.make_node("Concat", ["s", "p"], ["y"], axis=1),
+    ]
+    graph = helper.make_graph(nodes, "block", [helper.make_tensor_value_info("x", t, [2, 16, 12, 12])],
+                              [helper.make_tensor_value_info("y", t, [2, 64, 6, 6])], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def _compile(tmp_path, src, **kw):
+    out = tmp_path / "m.vmfb"
+    return out, compile_file(str(src), str(out), CompileOptions(target="llvm-cpu", **kw))
+
+
+def _run(vmfb, x, out_shape, out_dtype):
+    out = np.full(out_shape, np.nan, dtype=out_dtype)
+    dt = "f32" if out_dtype == np.float32 else "f16"
+    return LoadedModule(str(vmfb), "local-task").call("main", [(x, dt)], (out, dt))
+
+
+def _rel_err(got, ref):
+    got, ref = got.astype(np.float64), ref.astype(np.float64)
+    return np.linalg.norm(got - ref) / np.linalg.norm(ref)
+
+
+@pytest.mark.parametrize("precision", ["fp32", "tf32"])
+def test_onnx_block_matches_the_onnx_reference(tmp_path, precision):
+    model = _onnx_block()
+    path = tmp_path / "block.onnx"
+    onnx.save(model, str(path))
+    vmfb, res = _compile(tmp_path, path, precision=precision)
+    convs = [r for r in res.reports if r.problem is not None or r.reason.startswith("conv")]
+    assert len(convs) == 2 and all(r.path == "convc" for r in convs), [r.line() for r in res.reports]
+    # channels-last inside: the model's input and output are the only layout changes
+    assert all(why.startswith(("model input", "model output")) for _, why in res.transposes), res.transposes
+    x = np.random.default_rng(1).standard_normal((2, 16, 12, 12)).astype(np.float32)
+    got = _run(vmfb, x, (2, 64, 6, 6), np.float32)
+    ref = ReferenceEvaluator(model).run(None, {"x": x})[0]
+    assert not np.isnan(got).any()
+    # fp32: exact f32 math; tf32 on llvm-cpu computes in f32 too (TF32 is a tensor-core mode)
+    assert _rel_err(got, ref) <= 1e-5, _rel_err(got, ref)
+
+
+def test_onnx_f16_block_runs_on_convc(tmp_path):
+    model = _onnx_block(np.float16)
+    path = tmp_path / "block16.onnx"
+    onnx.save(model, str(path))
+    vmfb, res = _compile(tmp_path, path)
+    assert [r.path for r in res.reports if r.problem is not None] == ["convc", "convc"]
+    x = np.random.default_rng(2).standard_normal((2, 16, 12, 12)).astype(np.float16)
+    got = _run(vmfb, x, (2, 64, 6, 6), np.float16)
+    ref = ReferenceEvaluator(_onnx_block(np.float32)).run(None, {"x": x.astype(np.float32)})[0]
+    assert not np.isnan(got.astype(np.float32)).any()
+    assert _rel_err(got, ref) <= 1e-2, _rel_err(got, ref)
+
+
+def test_onnx_cli_and_binary_input_hint(tmp_path):
+    path = tmp_path / "block.onnx"
+    onnx.save(_onnx_block(np.float16), str(path))
+    r = run_cli("convc", str(path), "-o", str(tmp_path / "a.vmfb"), "--report", "--target", "llvm-cpu")
+    assert r.returncode == 0, r.stderr
+    assert "2 of 2 conv dispatches on convc" in r.stdout, r.stdout
+    wrong = tmp_path / "block.mlir"
+    wrong.write_bytes(path.read_bytes())
+    r = run_cli("convc", str(wrong), "-o", str(tmp_path / "b.vmfb"))
+    assert r.returncode != 0 and "Traceback" not in r.stderr
+    assert r.stderr.strip().count("\n") == 0 and "name it .onnx" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("what,needle", [("empty", "is empty"), ("dir", "is a directory")])
+def test_bad_inputs_are_named(tmp_path, what, needle):
+    src = tmp_path / "m.mlir"
+    if what == "empty":
+        src.write_text("\n")
+    else:
+        os.makedirs(src)
+    r = run_cli("convc", str(src), "-o", str(tmp_path / "o.vmfb"))
+    assert r.returncode != 0 and "Traceback" not in r.stderr and needle in r.stderr, r.stderr
+
+
+HWCF = """func.func @main(%x: tensor<2x9x9x16xf16>, %w: tensor<3x3x16x24xf16>) -> tensor<2x7x7x24xf32> {
+  %fz = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x7x7x24xf32>
+  %acc = linalg.fill ins(%fz : f32) outs(%e : tensor<2x7x7x24xf32>) -> tensor<2x7x7x24xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<2x9x9x16xf16>, tensor<3x3x16x24xf16>) outs(%acc : tensor<2x7x7x24xf32>) -> tensor<2x7x7x24xf32>
+  return %c : tensor<2x7x7x24xf32>
+}
+"""
+
+
+def test_hwcf_conv_runs_on_convc(tmp_path):
+    src = tmp_path / "hwcf.mlir"
+    src.write_text(HWCF)
+    vmfb, res = _compile(tmp_path, src)
+    assert [r.path for r in res.reports] == ["convc"], [r.line() for r in res.reports]
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((2, 9, 9, 16)).astype(np.float16)
+    w = rng.standard_normal((3, 3, 16, 24)).astype(np.float16)
+    out = np.full((2, 7, 7, 24), np.nan, np.float32)
+    got = LoadedModule(str(vmfb), "local-task").call("main", [(x, "f16"), (w, "f16")], (out, "f32"))
+    xf, wf = x.astype(np.float64), w.astype(np.float64)
+    ref = np.zeros((2, 7, 7, 24))
+    for r in range(3):
+        for s in range(3):
+            ref += np.einsum("nhwc,cf->nhwf", xf[:, r:r + 7, s:s + 7, :], wf[r, s])
+    assert _rel_err(got, ref) <= 1e-5
+
+
+def test_pytorch_route_matches_pytorch(tmp_path):
+    torch = pytest.importorskip("torch")
+    from convc.compiler.pytorch import compile_module
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.c1 = torch.nn.Conv2d(16, 32, 3, padding=1, bias=False)
+            self.bn = torch.nn.BatchNorm2d(32)
+            self.c2 = torch.nn.Conv2d(32, 32, 1)
+
+        def forward(self, x):
+            y = torch.relu(self.bn(self.c1(x)))
+            return torch.nn.functional.max_pool2d(self.c2(y) + y, 2)
+
+    torch.manual_seed(0)
+    net = Net().eval()
+    with torch.no_grad():
+        net.bn.running_mean.uniform_(-1, 1)
+        net.bn.running_var.uniform_(0.5, 2)
+    x = torch.randn(2, 16, 12, 12)
+    out = tmp_path / "net.vmfb"
+    res = compile_module(net.half(), (x.half(),), str(out), target="llvm-cpu")
+    assert [r.path for r in res.reports if r.problem is not None] == ["convc", "convc"], \
+        [r.line() for r in res.reports]
+    got = _run(out, x.half().numpy(), (2, 32, 6, 6), np.float16)
+    with torch.no_grad():
+        ref = net.float()(x).numpy()
+    assert _rel_err(got, ref) <= 1e-2, _rel_err(got, ref)

@@ -282,8 +282,23 @@ def channels_last(module: ir.Module, options=None) -> ir.Module:
         for func in walk_ops(module.operation):
             if func.name in ("func.func", "util.func"):
                 _sink_transposes(func)
+        _isolate_input_transposes(module)
         _erase_dead(module)
     return module
+
+
+def _isolate_input_transposes(module: ir.Module) -> None:
+    """A transpose left feeding a conv (the model's NCHW input) gets a barrier in between:
+    IREE would fuse it into the conv's dispatch, which would then read NCHW."""
+    for conv in list(walk_ops(module.operation, "linalg.conv_2d_nhwc_fhwc")):
+        x = conv.operands[0]
+        holder, index = conv, 0
+        pad = _owner(x)
+        if pad is not None and pad.name == "tensor.pad":
+            holder, index, x = pad, 0, pad.operands[0]
+        if _is_transpose(_owner(x), NCHW_TO_NHWC):
+            with ir.InsertionPoint(holder), holder.location:
+                holder.operands[index] = _value(util_d.optimization_barrier([x.type], [x]))
 
 
 def _erase_dead(module: ir.Module) -> None:

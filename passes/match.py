@@ -166,6 +166,10 @@ def _conv_geometry(op) -> _Geometry:
     inp = [_terms(e) for e in maps[0].results]
     fil = [_terms(e) for e in maps[1].results]
     out = [_terms(e) for e in maps[2].results]
+    shared = set.intersection(*[{d for t in ts for d in t if d >= 0} for ts in (inp, fil, out)])
+    if any(iters[d] == "p" for d in shared):
+        raise Decline("grouped or depthwise convolution (a group/channel loop indexes the input, "
+                      "filter and output): not supported yet")
     single = lambda t: len(t) == 1 and list(t.values())[0] == 1 and -1 not in t
     if not all(single(t) for t in out + fil):
         raise Decline("filter or output is not indexed by plain loop dimensions")

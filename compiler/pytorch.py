@@ -34,8 +34,51 @@ def _torch():
     return torch
 
 
-def export_mlir(module, example_inputs: tuple, dynamic_batch: bool = False, func_name: str = "main") -> str:
-    """MLIR text (torch dialect, frozen parameters) of module(*example_inputs) in eval mode."""
+PARAMETER_SCOPE = "model"
+
+
+def _parameter_hooks(module, params: list):
+    """FX importer hooks that turn the module's parameters and buffers into IREE parameters
+    (`#stream.parameter.named<"model"::"<state_dict key>">` globals) instead of inlined
+    constants, so the vmfb stays small and the weights are supplied at run time (an IREE
+    parameter index, see runtime/e2e_device.py). `params` collects (key, shape, dtype)."""
+    from iree.compiler.extras.fx_importer import FxImporterHooks
+    from iree.compiler import ir as mir
+
+    by_ptr = {t.data_ptr(): k for k, t in module.state_dict().items() if t.numel() > 1}
+
+    class Hooks(FxImporterHooks):
+        def prepare_module(self, module_op):
+            self.body = module_op.regions[0].blocks[0]
+
+        def resolve_literal(self, gni, literal, info):
+            key = by_ptr.get(literal.data_ptr()) if hasattr(literal, "data_ptr") else None
+            if key is None:
+                return None
+            vtype = gni._cc.tensor_to_vtensor_type(literal)
+            ttype = mir.RankedTensorType.get(list(literal.shape), gni._cc.dtype_to_type(literal.dtype))
+            name = "param_" + key.replace(".", "_")
+            if not any(p[0] == key for p in params):
+                with mir.InsertionPoint.at_block_begin(self.body), mir.Location.unknown():
+                    mir.Operation.create("util.global", attributes={
+                        "sym_name": mir.StringAttr.get(name), "sym_visibility": mir.StringAttr.get("private"),
+                        "type": mir.TypeAttr.get(ttype),
+                        "initial_value": mir.Attribute.parse(
+                            f'#stream.parameter.named<"{PARAMETER_SCOPE}"::"{key}"> : {ttype}')})
+                params.append((key, list(literal.shape), str(literal.dtype).replace("torch.", "")))
+            load = mir.Operation.create("util.global.load", results=[ttype],
+                                        attributes={"global": mir.FlatSymbolRefAttr.get(name)})
+            return mir.Operation.create("torch_c.from_builtin_tensor", results=[vtype],
+                                        operands=[load.result]).result
+
+    return Hooks()
+
+
+def export_mlir(module, example_inputs: tuple, dynamic_batch: bool = False, func_name: str = "main",
+                parameters: list | None = None) -> str:
+    """MLIR text (torch dialect) of module(*example_inputs) in eval mode. Parameters are frozen
+    into the module as constants, or, when a `parameters` list is given, left as named IREE
+    parameters (the list receives their (state_dict key, shape, dtype))."""
     torch = _torch()
     from iree.compiler.extras.fx_importer import FxImporter
 
@@ -46,7 +89,8 @@ def export_mlir(module, example_inputs: tuple, dynamic_batch: bool = False, func
         dynamic_shapes = tuple({0: batch} for _ in example_inputs)
     with torch.no_grad():
         program = torch.export.export(module, tuple(example_inputs), dynamic_shapes=dynamic_shapes)
-    importer = FxImporter()
+    hooks = _parameter_hooks(module, parameters) if parameters is not None else None
+    importer = FxImporter(hooks=hooks)
     importer.import_frozen_program(program, func_name=func_name)
     return str(importer.module)
 

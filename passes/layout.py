@@ -372,6 +372,14 @@ def _sinks(v: ir.Value) -> list:
     return out
 
 
+def _in_initializer(op) -> bool:
+    while op is not None:
+        if op.name == "util.initializer":
+            return True
+        op = op.parent if hasattr(op, "parent") else None
+    return False
+
+
 def transpose_dispatches(module: ir.Module) -> list[tuple[str, str]]:
     """(dispatch entry, why it exists) for every transpose dispatch of a flow-phase module."""
     transposing = set()
@@ -386,7 +394,9 @@ def transpose_dispatches(module: ir.Module) -> list[tuple[str, str]]:
             continue
         srcs = [_source(v) for v in d.operands if isinstance(v.type, ir.RankedTensorType)]
         sinks = [s for r in d.results for s in _sinks(r)]
-        if any(s is None for s in srcs):
+        if _in_initializer(d):
+            why = "module initialization (once per load): a weight's layout change"
+        elif any(s is None for s in srcs):
             why = "model input: converts an NCHW input to channels-last"
         elif any(s.name in ("hal.tensor.export", "util.return", "func.return") for s in sinks):
             why = "model output: converts a channels-last result back to NCHW"

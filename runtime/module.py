@@ -13,10 +13,19 @@ _ELEM = {"f16": rt.HalElementType.FLOAT_16, "bf16": rt.HalElementType.BFLOAT_16,
 class LoadedModule:
     """A vmfb loaded on one device ('local-task' for llvm-cpu, 'cuda', 'hip')."""
 
-    def __init__(self, vmfb_path: str, driver: str = "local-task", config=None):
-        """config: share an rt.Config (one device, one CUDA context) between modules."""
+    def __init__(self, vmfb_path: str, driver: str = "local-task", config=None, parameters: dict | None = None,
+                 parameter_scope: str = "model"):
+        """config: share an rt.Config (one device, one CUDA context) between modules.
+        parameters: {name: array} for a module compiled with named parameters (the PyTorch
+        route's `parameters=`), served from host memory through an IREE parameter index."""
         self.config = config or rt.Config(driver)
         self.context = rt.SystemContext(config=self.config)
+        if parameters:
+            index = rt.ParameterIndex()
+            for name, value in parameters.items():
+                index.add_buffer(name, np.ascontiguousarray(value).tobytes())
+            self.context.add_vm_module(rt.create_io_parameters_module(
+                self.config.vm_instance, index.create_provider(scope=parameter_scope)))
         self.vm_module = rt.VmModule.mmap(self.config.vm_instance, vmfb_path)
         self.context.add_vm_module(self.vm_module)
         self.device = self.config.device

@@ -74,6 +74,23 @@ def _parameter_hooks(module, params: list):
     return Hooks()
 
 
+def _decompositions(torch):
+    """Core ATen plus inference BatchNorm as elementwise math (IREE's torch lowering has no
+    pattern for `_native_batch_norm_legit_no_training`; as elementwise ops it fuses into the
+    conv's epilogue)."""
+    def batch_norm_inference(x, weight, bias, mean, var, momentum, eps):
+        shape = [1, -1] + [1] * (x.dim() - 2)
+        scale = torch.rsqrt(var + eps) * (weight if weight is not None else 1)
+        y = (x - mean.view(shape)) * scale.view(shape)
+        if bias is not None:
+            y = y + bias.view(shape)
+        return y, x.new_zeros(0), x.new_zeros(0)
+
+    table = torch.export.default_decompositions()
+    table[torch.ops.aten._native_batch_norm_legit_no_training.default] = batch_norm_inference
+    return table
+
+
 def export_mlir(module, example_inputs: tuple, dynamic_batch: bool = False, func_name: str = "main",
                 parameters: list | None = None) -> str:
     """MLIR text (torch dialect) of module(*example_inputs) in eval mode. Parameters are frozen
@@ -89,6 +106,7 @@ def export_mlir(module, example_inputs: tuple, dynamic_batch: bool = False, func
         dynamic_shapes = tuple({0: batch} for _ in example_inputs)
     with torch.no_grad():
         program = torch.export.export(module, tuple(example_inputs), dynamic_shapes=dynamic_shapes)
+        program = program.run_decompositions(_decompositions(torch))
     hooks = _parameter_hooks(module, parameters) if parameters is not None else None
     importer = FxImporter(hooks=hooks)
     importer.import_frozen_program(program, func_name=func_name)

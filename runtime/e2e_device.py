@@ -1,0 +1,202 @@
+"""End-to-end benchmark on the GPU machine: whole networks through convc, stock IREE (sm_80),
+PyTorch eager (channels_last, cudnn.benchmark) and torch.compile (default mode).
+
+  python3 -m convc.runtime.e2e_device --bundle DIR --out OUTDIR
+
+Every variant gets the same synthetic weights (tools/e2e_models.synthetic_weights, by
+state_dict key; the IREE variants through an IREE parameter index) and the same input, and is
+checked against PyTorch in fp32 (TF32 off). Times are wall-clock per inference over
+back-to-back runs (CUDA events for PyTorch; for IREE, the calls' wall time with the last
+result read back), medians of 5 rounds. The convc variant is also profiled (CUPTI via
+torch.profiler): its kernels split into convc's conv kernels and IREE's other dispatches,
+and the gap between the kernels' sum and the wall time (launch and runtime overhead).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+
+from .bench_device import device_events, wait_for
+from .module import LoadedModule
+from .reference import rel_l2
+
+TOLERANCE = 2e-2        # f16 model against fp32 PyTorch (rel. L2 of the logits/image)
+
+
+def _torch_model(case: dict):
+    import torch
+    from ..tools.e2e_models import MODELS, load_synthetic
+    if case["model"] == "resnet50":
+        try:
+            import torchvision
+            model = torchvision.models.resnet50(weights=None)     # the real one, where present
+        except ImportError:
+            model = MODELS["resnet50"]()
+    else:
+        model = MODELS[case["model"]]()
+    return load_synthetic(model, case["seed"]).eval()
+
+
+def _time_torch(fn, x, iters: int, rounds: int = 5) -> float:
+    import torch
+    for _ in range(5):
+        fn(x)
+    torch.cuda.synchronize()
+    per = []
+    for _ in range(rounds):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        for _ in range(iters):
+            fn(x)
+        b.record()
+        torch.cuda.synchronize()
+        per.append(a.elapsed_time(b) * 1e3 / iters)
+    return statistics.median(per)
+
+
+def _time_iree(f, args, iters: int, rounds: int = 5) -> float:
+    for _ in range(3):
+        wait_for(f(*args))
+    per = []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        for _ in range(iters):
+            r = f(*args)
+        wait_for(r)
+        per.append((time.perf_counter() - t0) * 1e6 / iters)
+    return statistics.median(per)
+
+
+def _breakdown(f, args, wall_us: float, iters: int = 5) -> dict:
+    """Per-inference kernel time of the convc variant by kind, and what the kernels leave."""
+    evs = [e for e in device_events(lambda i: f(*args), iters, 2)
+           if "HtoD" not in e.name and "DtoH" not in e.name and not e.name.startswith("[memory]")]
+    by_name: dict = {}
+    for e in evs:
+        by_name[e.name] = by_name.get(e.name, 0.0) + e.time_range.elapsed_us() / iters
+    conv = sum(v for k, v in by_name.items() if k.startswith("conv_"))
+    other = {k: v for k, v in by_name.items() if not k.startswith("conv_")}
+    top = sorted(other.items(), key=lambda kv: -kv[1])[:8]
+    kernels = conv + sum(other.values())
+    return {"convc_conv_us": round(conv, 1), "other_dispatch_us": round(sum(other.values()), 1),
+            "kernels_us": round(kernels, 1), "wall_us": round(wall_us, 1),
+            "gaps_us": round(wall_us - kernels, 1),
+            "conv_launches": sum(1 for e in evs if e.name.startswith("conv_")) // iters,
+            "other_launches": sum(1 for e in evs if not e.name.startswith("conv_")) // iters,
+            "top_other": [{"name": k[:90], "us": round(v, 1)} for k, v in top]}
+
+
+def run_case(bundle: str, entry: dict, iters: int) -> dict:
+    import torch
+    case = entry["case"]
+    row = {"name": case["name"], "input_shape": case["input_shape"], "convs": entry["convs"],
+           "convs_on_convc": entry["convs_on_convc"], "transposes": len(entry["transposes"]),
+           "runtime_transposes": sum(1 for t in entry["transposes"] if not t["why"].startswith("module init"))}
+    model = _torch_model(case).cuda()
+    rng = np.random.default_rng(case["seed"])
+    x_np = rng.standard_normal(case["input_shape"]).astype(np.float16)
+    x32 = torch.from_numpy(x_np.astype(np.float32)).cuda()
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = False
+    with torch.no_grad():
+        ref = model.float()(x32).float().cpu().numpy()
+    model = model.half().to(memory_format=torch.channels_last)
+    x = x32.half().contiguous(memory_format=torch.channels_last)
+    params = {k: v.detach().cpu().numpy() for k, v in model.state_dict().items() if k in set(entry["parameters"])}
+    torch.backends.cudnn.benchmark = True
+    torch.backends.cudnn.allow_tf32 = True
+    checks, times = {}, {}
+    with torch.no_grad():
+        eager = lambda t: model(t)
+        checks["torch_eager"] = rel_l2(eager(x).float().cpu().numpy(), ref)
+        times["torch_eager_us"] = _time_torch(eager, x, iters)
+        try:
+            compiled = torch.compile(model)
+            checks["torch_compile"] = rel_l2(compiled(x).float().cpu().numpy(), ref)
+            times["torch_compile_us"] = _time_torch(compiled, x, iters)
+        except Exception as e:  # a failing baseline is reported, not fatal
+            row["torch_compile_error"] = str(e).splitlines()[0][:200]
+    config = None
+    for variant, key in (("convc", "convc_vmfb"), ("iree", "iree_vmfb")):
+        if key not in entry:
+            row[f"{variant}_error"] = entry.get(f"{variant}_error", "not compiled")
+            continue
+        try:
+            lm = LoadedModule(os.path.join(bundle, entry[key]), "cuda", config=config, parameters=params)
+            config = lm.config
+            out = lm.call("main", [(x_np, "f16")])
+            checks[variant] = rel_l2(out.astype(np.float32), ref)
+            f, args = lm.function("main"), [lm.to_device(x_np, "f16")]
+            times[f"{variant}_us"] = _time_iree(f, args, iters)
+            if variant == "convc":
+                row["convc_breakdown"] = _breakdown(f, args, times["convc_us"])
+        except Exception as e:
+            row[f"{variant}_error"] = f"{type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"
+    row["rel_l2_vs_fp32"] = {k: float(v) for k, v in checks.items()}
+    row["correct"] = {k: bool(v <= TOLERANCE) for k, v in checks.items()}
+    row.update({k: round(v, 1) for k, v in times.items()})
+    for base in ("torch_compile_us", "torch_eager_us", "iree_us"):
+        if base in times and "convc_us" in times:
+            row[f"convc_over_{base[:-3]}"] = round(times["convc_us"] / times[base], 3)
+    return row
+
+
+def _png(rows: list, path: str) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    keys = [("convc_us", "convc"), ("torch_compile_us", "torch.compile"), ("torch_eager_us", "PyTorch eager"),
+            ("iree_us", "stock IREE (sm_80)")]
+    fig, ax = plt.subplots(figsize=(9, 4))
+    w = 0.2
+    for i, (k, label) in enumerate(keys):
+        ax.bar([j + i * w for j in range(len(rows))], [r.get(k, 0) / 1e3 for r in rows], w, label=label)
+    ax.set_xticks([j + 1.5 * w for j in range(len(rows))], [r["name"] for r in rows])
+    ax.set_ylabel("ms per inference (lower is better)")
+    ax.set_yscale("log")
+    ax.legend()
+    ax.set_title("End to end, f16, same weights and input")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="e2e_device", description=__doc__.splitlines()[0])
+    p.add_argument("--bundle", required=True)
+    p.add_argument("--out", required=True)
+    p.add_argument("--iters", type=int, default=20)
+    args = p.parse_args(argv)
+    import torch
+    with open(os.path.join(args.bundle, "manifest.json")) as f:
+        manifest = json.load(f)
+    os.makedirs(args.out, exist_ok=True)
+    rows = []
+    for entry in manifest["cases"]:
+        row = run_case(args.bundle, entry, args.iters)
+        rows.append(row)
+        print(json.dumps({k: v for k, v in row.items() if k != "convc_breakdown"}), flush=True)
+        if "convc_breakdown" in row:
+            print("  breakdown:", json.dumps(row["convc_breakdown"]), flush=True)
+    result = {"date": datetime.date.today().isoformat(), "device": torch.cuda.get_device_name(0),
+              "commit": manifest.get("commit"), "torch": torch.__version__, "tolerance": TOLERANCE,
+              "method": "wall clock per inference, back-to-back, median of 5 rounds; f16, channels_last for "
+                        "PyTorch, cudnn.benchmark and TF32 on", "cases": rows}
+    with open(os.path.join(args.out, "e2e.json"), "w") as f:
+        json.dump(result, f, indent=1)
+    try:
+        _png(rows, os.path.join(args.out, "e2e.png"))
+    except ImportError:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,103 @@
+"""convc-e2e: whole networks timed end to end against stock IREE, PyTorch eager and torch.compile.
+
+  convc-e2e prepare --out BUNDLE [--only resnet50_b32,...]     (here, needs PyTorch on the CPU)
+  tools/device/e2e.sh BUNDLE                                    (on the GPU machine)
+
+`prepare` exports each case through the PyTorch route with its weights as named IREE
+parameters (so a bundle stays small; both sides build the same synthetic weights from a seed,
+tools/e2e_models.py), then compiles it with convc (sm_90a) and with stock IREE 3.13 (sm_80
+flags, what IREE users on Hopper get today). runtime/e2e_device.py runs every variant on the
+same input, checks them against each other and times them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from dataclasses import asdict, dataclass
+
+from ..compiler.driver import CompileOptions, compile_file
+from ..compiler.errors import ConvcError
+from ..compiler.iree_tools import iree_compile
+from .bench import STOCK_IREE_FLAGS
+from .suite import git_commit
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    model: str                  # key of tools/e2e_models.MODELS (torchvision's name on the GPU side)
+    input_shape: tuple
+    dtype: str = "float16"
+    seed: int = 0
+
+
+CASES = [
+    Case("resnet50_b32", "resnet50", (32, 3, 224, 224)),
+    Case("resnet50_b1", "resnet50", (1, 3, 224, 224)),
+    Case("vae_decoder_b1", "vae_decoder", (1, 4, 64, 64)),
+]
+
+
+def prepare_case(case: Case, out: str) -> dict:
+    import torch
+    from ..compiler.pytorch import export_mlir
+    from .e2e_models import MODELS, load_synthetic
+
+    dtype = getattr(torch, case.dtype)
+    model = load_synthetic(MODELS[case.model](), case.seed).to(dtype).eval()
+    params: list = []
+    text = export_mlir(model, (torch.zeros(case.input_shape, dtype=dtype),), parameters=params)
+    src = os.path.join(out, f"{case.name}.mlir")
+    with open(src, "w") as f:
+        f.write(text)
+    entry = {"case": asdict(case), "parameters": [p[0] for p in params]}
+    res = compile_file(src, os.path.join(out, f"{case.name}.convc.vmfb"),
+                       CompileOptions(target="sm_90a", tuning_cache="none"))
+    convs = [r for r in res.reports if r.problem is not None or r.reason.startswith("conv")]
+    entry.update(convc_vmfb=f"{case.name}.convc.vmfb", compile_s=round(res.timings["total"], 1),
+                 convs=len(convs), convs_on_convc=sum(r.path == "convc" for r in convs),
+                 declined=[r.line() for r in convs if r.path != "convc"],
+                 transposes=[{"dispatch": d, "why": w} for d, w in res.transposes],
+                 kernels={r.dispatch: r.schedule.describe() for r in convs if r.schedule})
+    try:
+        iree_compile([src, *STOCK_IREE_FLAGS, "-o", os.path.join(out, f"{case.name}.iree_sm80.vmfb")],
+                     "the stock IREE baseline")
+        entry["iree_vmfb"] = f"{case.name}.iree_sm80.vmfb"
+    except ConvcError as e:
+        entry["iree_error"] = str(e)
+    os.remove(src)          # the MLIR is large and the GPU side does not need it
+    return entry
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="convc-e2e", description=__doc__.splitlines()[0])
+    p.add_argument("action", choices=["prepare"])
+    p.add_argument("--out", required=True, help="bundle directory to write")
+    p.add_argument("--only", help="comma-separated case names (default: all)")
+    args = p.parse_args(argv)
+    cases = [c for c in CASES if not args.only or c.name in args.only.split(",")]
+    os.makedirs(args.out, exist_ok=True)
+    entries = []
+    try:
+        for case in cases:
+            entries.append(prepare_case(case, args.out))
+            e = entries[-1]
+            print(f"{case.name:16s} {e['convs_on_convc']}/{e['convs']} conv dispatches on convc, "
+                  f"{len(e['transposes'])} transposes, {e['compile_s']} s", flush=True)
+    except (ConvcError, ImportError) as e:
+        print(f"convc-e2e: error: {e}", file=sys.stderr)
+        return 1
+    with open(os.path.join(args.out, "manifest.json"), "w") as f:
+        json.dump({"commit": git_commit(), "cases": entries}, f, indent=1)
+    return 0
+
+
+def _cli_main():
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    _cli_main()

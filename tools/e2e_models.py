@@ -1,0 +1,141 @@
+"""Whole networks for the end-to-end benchmark, and the weights both sides use.
+
+- `resnet50()`: torchvision's ResNet-50 architecture, written out with the same module names
+  (so `torchvision.models.resnet50(weights=None).load_state_dict(...)` takes its weights
+  strictly; the device script checks that), for exporting where torchvision is absent.
+- `vae_decoder()`: a VAE-decoder-like stack of 3x3 convs at 512 -> 256 channels, 64 -> 256 px
+  (GroupNorm-free: conv + SiLU blocks with residual adds and nearest upsampling).
+- `synthetic_weights(shapes, seed)`: deterministic weights per state_dict key (numpy, so the
+  compiling machine and the GPU machine build the same ones without shipping them):
+  He-scaled conv/linear weights, BatchNorm near identity.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+import torch
+from torch import nn
+
+
+class Bottleneck(nn.Module):
+    expansion = 4
+
+    def __init__(self, inplanes: int, planes: int, stride: int = 1, downsample=None):
+        super().__init__()
+        self.conv1 = nn.Conv2d(inplanes, planes, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(planes)
+        self.conv2 = nn.Conv2d(planes, planes, 3, stride, 1, bias=False)
+        self.bn2 = nn.BatchNorm2d(planes)
+        self.conv3 = nn.Conv2d(planes, planes * 4, 1, bias=False)
+        self.bn3 = nn.BatchNorm2d(planes * 4)
+        self.relu = nn.ReLU(inplace=True)
+        self.downsample = downsample
+
+    def forward(self, x):
+        identity = x if self.downsample is None else self.downsample(x)
+        out = self.relu(self.bn1(self.conv1(x)))
+        out = self.relu(self.bn2(self.conv2(out)))
+        return self.relu(self.bn3(self.conv3(out)) + identity)
+
+
+class ResNet50(nn.Module):
+    def __init__(self, num_classes: int = 1000):
+        super().__init__()
+        self.inplanes = 64
+        self.conv1 = nn.Conv2d(3, 64, 7, 2, 3, bias=False)
+        self.bn1 = nn.BatchNorm2d(64)
+        self.relu = nn.ReLU(inplace=True)
+        self.maxpool = nn.MaxPool2d(3, 2, 1)
+        self.layer1 = self._layer(64, 3)
+        self.layer2 = self._layer(128, 4, 2)
+        self.layer3 = self._layer(256, 6, 2)
+        self.layer4 = self._layer(512, 3, 2)
+        self.avgpool = nn.AdaptiveAvgPool2d((1, 1))
+        self.fc = nn.Linear(2048, num_classes)
+
+    def _layer(self, planes: int, blocks: int, stride: int = 1):
+        down = nn.Sequential(nn.Conv2d(self.inplanes, planes * 4, 1, stride, bias=False), nn.BatchNorm2d(planes * 4))
+        layers = [Bottleneck(self.inplanes, planes, stride, down)]
+        self.inplanes = planes * 4
+        layers += [Bottleneck(self.inplanes, planes) for _ in range(1, blocks)]
+        return nn.Sequential(*layers)
+
+    def forward(self, x):
+        x = self.maxpool(self.relu(self.bn1(self.conv1(x))))
+        x = self.layer4(self.layer3(self.layer2(self.layer1(x))))
+        return self.fc(torch.flatten(self.avgpool(x), 1))
+
+
+def resnet50() -> nn.Module:
+    return ResNet50()
+
+
+class _VaeBlock(nn.Module):
+    def __init__(self, cin: int, cout: int):
+        super().__init__()
+        self.conv1 = nn.Conv2d(cin, cout, 3, padding=1)
+        self.conv2 = nn.Conv2d(cout, cout, 3, padding=1)
+        self.skip = nn.Conv2d(cin, cout, 1) if cin != cout else None
+
+    def forward(self, x):
+        h = self.conv2(nn.functional.silu(self.conv1(nn.functional.silu(x))))
+        return h + (x if self.skip is None else self.skip(x))
+
+
+class VaeDecoder(nn.Module):
+    """512 ch at 64 px -> 512 at 128 -> 256 at 256: the shape of a Stable Diffusion VAE decoder's
+    upper half, without its GroupNorms (which would stay with IREE)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv_in = nn.Conv2d(4, 512, 3, padding=1)
+        self.b64 = _VaeBlock(512, 512)
+        self.up128 = nn.Conv2d(512, 512, 3, padding=1)
+        self.b128 = _VaeBlock(512, 256)
+        self.up256 = nn.Conv2d(256, 256, 3, padding=1)
+        self.b256 = _VaeBlock(256, 256)
+        self.conv_out = nn.Conv2d(256, 3, 3, padding=1)
+
+    def forward(self, z):
+        h = self.b64(self.conv_in(z))
+        h = self.b128(self.up128(nn.functional.interpolate(h, scale_factor=2.0, mode="nearest")))
+        h = self.b256(self.up256(nn.functional.interpolate(h, scale_factor=2.0, mode="nearest")))
+        return self.conv_out(nn.functional.silu(h))
+
+
+def vae_decoder() -> nn.Module:
+    return VaeDecoder()
+
+
+MODELS = {"resnet50": resnet50, "vae_decoder": vae_decoder}
+
+
+def synthetic_weights(shapes: dict, seed: int = 0) -> dict:
+    """{state_dict key: float32 array}, the same on every machine for the same key and seed."""
+    out = {}
+    for key, shape in shapes.items():
+        rng = np.random.default_rng([seed, zlib.crc32(key.encode())])
+        leaf = key.rsplit(".", 1)[-1]
+        if leaf == "weight" and len(shape) >= 2:
+            fan_in = int(np.prod(shape[1:]))
+            w = rng.standard_normal(shape) * np.sqrt(1.0 / fan_in)
+        elif leaf == "running_var":
+            w = rng.uniform(0.8, 1.2, shape)
+        elif leaf == "weight":                      # BatchNorm scale
+            w = rng.uniform(0.8, 1.2, shape)
+        elif leaf == "num_batches_tracked":
+            w = np.zeros(shape)
+        else:                                       # biases, BatchNorm shift and mean
+            w = rng.uniform(-0.1, 0.1, shape)
+        out[key] = np.asarray(w, np.float32)
+    return out
+
+
+def load_synthetic(model: nn.Module, seed: int = 0) -> nn.Module:
+    """model with its parameters and buffers replaced by synthetic_weights (strictly)."""
+    sd = model.state_dict()
+    w = synthetic_weights({k: tuple(v.shape) for k, v in sd.items()}, seed)
+    model.load_state_dict({k: torch.from_numpy(w[k]).to(sd[k].dtype) for k in sd}, strict=True)
+    return model

@@ -282,14 +282,33 @@ def channels_last(module: ir.Module, options=None) -> ir.Module:
         for func in walk_ops(module.operation):
             if func.name in ("func.func", "util.func"):
                 _sink_transposes(func)
-        _isolate_input_transposes(module)
+        _isolate_transposes(module)
         _erase_dead(module)
     return module
 
 
-def _isolate_input_transposes(module: ir.Module) -> None:
-    """A transpose left feeding a conv (the model's NCHW input) gets a barrier in between:
-    IREE would fuse it into the conv's dispatch, which would then read NCHW."""
+def _after_conv(v: ir.Value, depth: int = 4) -> bool:
+    """v is a conv's result, possibly through elementwise generics (its fused epilogue)."""
+    op = _owner(v)
+    if op is None or depth == 0:
+        return False
+    if op.name == "linalg.conv_2d_nhwc_fhwc":
+        return True
+    return op.name == "linalg.generic" and any(_after_conv(x, depth - 1) for x in list(op.operands)[:-1])
+
+
+def _isolate_transposes(module: ir.Module) -> None:
+    """Transposes left next to a conv get a barrier in between: IREE would fuse one feeding a
+    conv (the model's NCHW input) into the conv's dispatch, which would then read NCHW, and
+    one producing the model's NCHW output into the conv's epilogue, which would write it (one
+    that feeds another op, e.g. a pool, fuses into that op instead)."""
+    for t in list(walk_ops(module.operation, "linalg.transpose")):
+        users = [u.owner.operation if hasattr(u.owner, "operation") else u.owner for u in t.results[0].uses]
+        if (_is_transpose(t, NHWC_TO_NCHW) and not any(u.name.startswith("linalg.") for u in users)
+                and _after_conv(t.operands[0])):
+            with ir.InsertionPoint(t), t.location:
+                x = t.operands[0]
+                t.operands[0] = _value(util_d.optimization_barrier([x.type], [x]))
     for conv in list(walk_ops(module.operation, "linalg.conv_2d_nhwc_fhwc")):
         x = conv.operands[0]
         holder, index = conv, 0

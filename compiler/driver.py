@@ -18,7 +18,7 @@ from ..passes.plan import SCHEDULE_ATTR
 from ..passes.problem import ConvProblem
 from ..passes.registry import PIPELINE, PassOptions, get_pass
 from ..passes.schedule import Schedule
-from ..passes.tuning import TuningCacheError, load_cache
+from ..passes.tuning import TuningCacheError, default_cache_path, load_cache
 from ..passes.target import Target, device_targets_attr_text, get_target, iree_target_flags
 from .errors import ConvcError
 from .frontends import read_model
@@ -63,6 +63,7 @@ class CompileResult:
     reports: list[DispatchReport] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     transposes: list[tuple[str, str]] = field(default_factory=list)   # (dispatch, why)
+    tuning_cache: str | None = None     # the cache file the planner read, if any
 
     def summary_lines(self) -> list[str]:
         convs = [r for r in self.reports if r.problem is not None or r.reason.startswith("conv")]
@@ -71,14 +72,15 @@ class CompileResult:
         lines.append(f"{len(self.transposes)} transpose dispatch{'es' if len(self.transposes) != 1 else ''} left"
                      + (":" if self.transposes else ""))
         lines += [f"  {name}: {why}" for name, why in self.transposes]
+        lines.append(f"tuning cache: {self.tuning_cache or 'none'}")
         return lines
 
     def timing_line(self) -> str:
         t = self.timings
-        n = max(1, sum(1 for r in self.reports if r.path == "convc"))
+        n = sum(1 for r in self.reports if r.path == "convc")
         return (f"compile time: total {t.get('total', 0):.2f} s (iree flow {t.get('iree_flow', 0):.2f} s, "
-                f"convc passes {t.get('passes', 0):.3f} s, iree backend {t.get('iree_backend', 0):.2f} s); "
-                f"{t.get('total', 0) / n:.2f} s per convc dispatch")
+                f"convc passes {t.get('passes', 0):.3f} s, iree backend {t.get('iree_backend', 0):.2f} s)"
+                + (f"; {t.get('total', 0) / n:.2f} s per convc dispatch" if n else ""))
 
 
 def _one_line(msg: str) -> str:
@@ -156,6 +158,28 @@ def run_passes(module: ir.Module, opts: PassOptions, dump=None) -> tuple[ir.Modu
     return module, reports
 
 
+def _check_output(path: str) -> None:
+    """-o is checked before anything is compiled."""
+    d = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise ConvcError(f"output {path} is a directory")
+    if not os.path.isdir(d):
+        raise ConvcError(f"output directory {d} does not exist")
+    if not os.access(d, os.W_OK):
+        raise ConvcError(f"output directory {d} is not writable")
+
+
+def _tuning_cache_path(option: str | None) -> str | None:
+    """The cache file the planner will read: a named one must exist; the default location
+    is used only when present."""
+    if option is not None and option != "none":
+        if not os.path.isfile(option):
+            raise ConvcError(f"tuning cache not found: {option}")
+        return option
+    path = default_cache_path() if option is None else None
+    return path if path and os.path.isfile(path) else None
+
+
 def compile_file(input_path: str, output_path: str, options: CompileOptions) -> CompileResult:
     """model -> input phase -> convc-channels-last -> flow -> convc passes -> vmfb."""
     target = get_target(options.target)
@@ -163,13 +187,15 @@ def compile_file(input_path: str, output_path: str, options: CompileOptions) -> 
         raise ConvcError(f"unknown precision {options.precision!r} (one of {', '.join(PRECISIONS)})")
     t_start = time.perf_counter()
     result = CompileResult(output_path)
-    stem = os.path.splitext(os.path.basename(input_path))[0]
+    stem = os.path.splitext(os.path.basename(input_path))[0] if input_path != "-" else "stdin"
     dump_dir = options.dump_dir
     if dump_dir:
         try:
             os.makedirs(dump_dir, exist_ok=True)
         except OSError as e:
             raise ConvcError(f"cannot create the dump directory {dump_dir}: {e.strerror}") from None
+    _check_output(output_path)
+    result.tuning_cache = _tuning_cache_path(options.tuning_cache)
     tflags = iree_target_flags(target)
     pflags = precision_flags(options.precision)
     extra = list(options.extra_flags)

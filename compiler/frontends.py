@@ -50,7 +50,13 @@ def import_onnx(path: str, out_path: str) -> None:
 
 
 def read_model(path: str, tmp_dir: str) -> str:
-    """MLIR text of the model at `path` (.mlir text, or .onnx imported into tmp_dir)."""
+    """MLIR text of the model at `path` (.mlir text, `-` for standard input, or .onnx
+    imported into tmp_dir)."""
+    if path == "-":
+        text = sys.stdin.read()
+        if not text.strip():
+            raise ConvcError("standard input is empty: expected an MLIR module")
+        return text
     if os.path.isdir(path):
         raise ConvcError(f"input is a directory, not a model file: {path}")
     if not os.path.isfile(path):

@@ -1,6 +1,7 @@
 """The convc CLI as a user meets it: reports, dumps, fallbacks and one-line errors."""
 
 import os
+import subprocess
 
 import pytest
 
@@ -106,3 +107,17 @@ def test_suite_compile_reads_a_tuning_cache(tmp_path):
         assert r.returncode == 0, r.stderr
         manifest = json.loads((out / "manifest.json").read_text())
         assert manifest["layers"][0]["dispatches"][0]["kernel"] == kernel
+
+
+def test_stdin_output_and_cache_edges(tmp_path):
+    with open(EXAMPLE) as f:
+        r = subprocess.run(["convc", "-", "-o", str(tmp_path / "s.vmfb"), "--report"], stdin=f,
+                           capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "3 of 3 conv dispatches on convc" in r.stdout and "tuning cache: none" in r.stdout
+    for args, needle in ((["-o", str(tmp_path / "no" / "x.vmfb")], "output directory"),
+                         (["-o", str(tmp_path)], "is a directory"),
+                         (["-o", str(tmp_path / "x.vmfb"), "--tuning-cache", str(tmp_path / "nope.json")],
+                          "tuning cache not found")):
+        r = run_cli("convc", EXAMPLE, *args)
+        assert r.returncode != 0 and "Traceback" not in r.stderr and needle in r.stderr, r.stderr

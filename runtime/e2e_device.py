@@ -94,7 +94,21 @@ def _breakdown(f, args, wall_us: float, iters: int = 5) -> dict:
             "top_other": [{"name": k[:90], "us": round(v, 1)} for k, v in top]}
 
 
-def run_case(bundle: str, entry: dict, iters: int) -> dict:
+def _torch_baselines(model, x, ref, iters, checks, times, row) -> None:
+    import torch
+    eager = lambda t: model(t)
+    checks["torch_eager"] = rel_l2(eager(x).float().cpu().numpy(), ref)
+    times["torch_eager_us"] = _time_torch(eager, x, iters)
+    try:
+        compiled = torch.compile(model)
+        checks["torch_compile"] = rel_l2(compiled(x).float().cpu().numpy(), ref)
+        times["torch_compile_us"] = _time_torch(compiled, x, iters)
+    except Exception as e:  # a failing baseline is reported, not fatal
+        row["torch_compile_error"] = str(e).splitlines()[0][:200]
+
+
+def run_case(bundle: str, entry: dict, iters: int, baselines: bool = True,
+             variants: tuple = ("convc", "iree")) -> dict:
     import torch
     case = entry["case"]
     row = {"name": case["name"], "input_shape": case["input_shape"], "convs": entry["convs"],
@@ -115,17 +129,12 @@ def run_case(bundle: str, entry: dict, iters: int) -> dict:
     torch.backends.cudnn.allow_tf32 = True
     checks, times = {}, {}
     with torch.no_grad():
-        eager = lambda t: model(t)
-        checks["torch_eager"] = rel_l2(eager(x).float().cpu().numpy(), ref)
-        times["torch_eager_us"] = _time_torch(eager, x, iters)
-        try:
-            compiled = torch.compile(model)
-            checks["torch_compile"] = rel_l2(compiled(x).float().cpu().numpy(), ref)
-            times["torch_compile_us"] = _time_torch(compiled, x, iters)
-        except Exception as e:  # a failing baseline is reported, not fatal
-            row["torch_compile_error"] = str(e).splitlines()[0][:200]
+        if baselines:
+            _torch_baselines(model, x, ref, iters, checks, times, row)
     config = None
     for variant, key in (("convc", "convc_vmfb"), ("iree", "iree_vmfb")):
+        if variant not in variants:
+            continue
         if key not in entry:
             row[f"{variant}_error"] = entry.get(f"{variant}_error", "not compiled")
             continue
@@ -173,19 +182,29 @@ def main(argv=None) -> int:
     p.add_argument("--bundle", required=True)
     p.add_argument("--out", required=True)
     p.add_argument("--iters", type=int, default=20)
+    p.add_argument("--only", help="comma-separated case names")
+    p.add_argument("--iree-only", action="store_true", help="time the IREE variants alone (no PyTorch baselines)")
+    p.add_argument("--variants", default="convc,iree", help="IREE variants to run (convc, iree)")
+    p.add_argument("--runtime-flags", default="", help="IREE runtime flags, e.g. --cuda_use_streams=true")
     args = p.parse_args(argv)
     import torch
+    if args.runtime_flags:
+        import iree.runtime as rt
+        rt.flags.parse_flags(*args.runtime_flags.split())
     with open(os.path.join(args.bundle, "manifest.json")) as f:
         manifest = json.load(f)
     os.makedirs(args.out, exist_ok=True)
     rows = []
     for entry in manifest["cases"]:
-        row = run_case(args.bundle, entry, args.iters)
+        if args.only and entry["case"]["name"] not in args.only.split(","):
+            continue
+        row = run_case(args.bundle, entry, args.iters, baselines=not args.iree_only,
+                       variants=tuple(args.variants.split(",")))
         rows.append(row)
         print(json.dumps({k: v for k, v in row.items() if k != "convc_breakdown"}), flush=True)
         if "convc_breakdown" in row:
             print("  breakdown:", json.dumps(row["convc_breakdown"]), flush=True)
-    result = {"date": datetime.date.today().isoformat(), "device": torch.cuda.get_device_name(0),
+    result = {"runtime_flags": args.runtime_flags, "date": datetime.date.today().isoformat(), "device": torch.cuda.get_device_name(0),
               "commit": manifest.get("commit"), "torch": torch.__version__, "tolerance": TOLERANCE,
               "method": "wall clock per inference, back-to-back, median of 5 rounds; f16, channels_last for "
                         "PyTorch, cudnn.benchmark and TF32 on", "cases": rows}

@@ -5,18 +5,26 @@ convolution, it attaches either `convc.problem` (a DictAttr of ConvProblem) or
 `convc.decline` (the reason IREE's own codegen keeps it). Executables without a conv are left
 alone. Accepted: `linalg.conv_2d_nhwc_fhwc`, named or generic, reading a dispatch operand
 directly or through a zero `tensor.pad` of H/W, accumulating into a zero fill, followed by a
-chain of elementwise generics (bias/residual add or mul, relu, truncf/extf) and one store.
+chain of elementwise generics and one store. Their bodies become EpilogueSteps: bias/residual
+add or mul, relu and casts in the fixed encoding kernels and tuning caches were built with;
+any other elementwise arith/math computation over the conv value, per-channel and
+output-shaped tensors and float constants as a "program" step that re-creates its ops.
+Constant tensors the dispatch inlines (dense or dense_resource) as per-channel or full operands
+are hoisted out as extra kernel operands (`convc.constants`, passed by the splice pass); splat
+ones become scalars.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from .ir import ir, dict_attr, walk_ops
-from .problem import ConvProblem, EpilogueStep, INPUT_DTYPES, DTYPE_BYTES
+from .problem import ConvProblem, EpilogueOp, EpilogueStep, OperandLoad, INPUT_DTYPES, DTYPE_BYTES
 
 PROBLEM_ATTR = "convc.problem"
 DECLINE_ATTR = "convc.decline"
+CONSTANTS_ATTR = "convc.constants"     # hoisted dense constants: kernel operands after the dispatch's
 
 
 class Decline(Exception):
@@ -105,6 +113,24 @@ class _Dispatch:
             else:
                 raise Decline("dispatch result is tied to an operand (read-write)")
         self.num_operands = len(self.inputs)
+        self.hoisted: list = []        # (value, elements attribute) of constants made kernel operands
+
+    def epilogue_source(self, v: ir.Value):
+        """An epilogue input: an _Operand (a dispatch operand, or a constant tensor the dispatch
+        inlines, dense or dense_resource, hoisted into a kernel operand), or the FloatAttr of a
+        splat constant."""
+        op = _owner_op(v)
+        if op is None or op.name != "arith.constant":
+            return self.operand_of(v)
+        a = op.attributes["value"]
+        dtype = _dtype(ir.ShapedType(a.type).element_type)
+        if isinstance(a, ir.DenseElementsAttr) and a.is_splat:
+            return a.get_splat_value()
+        for i, (val, _) in enumerate(self.hoisted):
+            if val == v:
+                return _Operand(self.num_operands + i, dtype)
+        self.hoisted.append((v, a))
+        return _Operand(self.num_operands + len(self.hoisted) - 1, dtype)
 
     def operand_of(self, v: ir.Value, allow_strides: bool = False):
         """The dispatch operand a tensor is loaded from; with allow_strides, returns
@@ -330,11 +356,12 @@ def _check_zero_init(v: ir.Value) -> None:
 # ---------------------------------------------------------------------------------------
 # epilogue chain
 
-def _interpret_elementwise(d: _Dispatch, gen, chain_index: int, cur_type: str):
-    """Reads one elementwise generic into EpilogueSteps. Returns (steps, result type)."""
+def _interpret_elementwise(d: _Dispatch, gen, chain_args: list[int], cur_type: str):
+    """Reads one elementwise generic (reading the conv value at operands chain_args) into
+    EpilogueSteps. Returns (steps, result type)."""
     iters = [str(a) for a in gen.attributes["iterator_types"]]
     if any("parallel" not in s for s in iters):
-        raise Decline("epilogue is not elementwise")
+        raise Decline("epilogue is not elementwise (it reduces)")
     maps = [ir.AffineMapAttr(a).value for a in gen.attributes["indexing_maps"]]
     n_out = len(gen.results)
     if n_out != 1:
@@ -344,25 +371,59 @@ def _interpret_elementwise(d: _Dispatch, gen, chain_index: int, cur_type: str):
     ident = [{i: 1} for i in range(rank)]
     if [_terms(e) for e in maps[-1].results] != ident:
         raise Decline("epilogue output is not written elementwise")
-    block = gen.regions[0].blocks[0]
-    vals: dict = {}
+    sources = []
     for i, v in enumerate(ins):
-        arg = block.arguments[i]
-        if i == chain_index:
-            if [_terms(e) for e in maps[i].results] != ident:
-                raise Decline("epilogue reads the conv result transposed or broadcast")
-            vals[arg] = ("chain",)
-            continue
         res = [_terms(e) for e in maps[i].results]
-        if res == ident:
-            bcast = "full"
-        elif res == [{rank - 1: 1}]:
-            bcast = "channel"
-        else:
+        if i in chain_args:
+            if res != ident:
+                raise Decline("epilogue reads the conv result transposed or broadcast")
+            sources.append("chain")
+            continue
+        bcast = "full" if res == ident else "channel" if res == [{rank - 1: 1}] else None
+        src = d.epilogue_source(v)
+        if isinstance(src, ir.Attribute):          # a splat: the same scalar at every element
+            sources.append(src)
+        elif bcast is None:
             raise Decline("epilogue operand has an unsupported broadcast")
-        operand = d.operand_of(v)
-        vals[arg] = ("operand", operand.index, bcast, operand.dtype)
+        else:
+            sources.append(OperandLoad(src.index, bcast, src.dtype))
+    block = gen.regions[0].blocks[0]
+    out_t = _dtype(ir.ShapedType(gen.results[0].type).element_type)
+    if len(chain_args) == 1:
+        try:
+            return _fixed_steps(block, sources, cur_type, out_t), out_t
+        except _NotFixed:
+            pass
+    return _program_steps(block, sources, out_t), out_t
+
+
+class _NotFixed(Exception):
+    """A body that is not made of the fixed step kinds; it becomes a program step."""
+
+
+# cmpf predicates for which select(x P 0, x, 0) is relu: ogt, oge, ugt, uge
+_RELU_PREDICATES = ("2 : i64", "3 : i64", "9 : i64", "10 : i64")
+
+
+def _fixed_steps(block, sources, cur_type: str, out_t: str) -> list[EpilogueStep]:
+    """The body as add/mul (conv value with one operand), relu, cast steps: the encoding
+    existing kernels and tuning caches were built with. Raises _NotFixed otherwise. Each step
+    replaces the conv value, so every use must read its latest version."""
+    vals: dict = {}
+    for arg, src in zip(block.arguments, sources):
+        if isinstance(src, ir.Attribute):
+            raise _NotFixed
+        vals[arg] = ("chain", 0) if isinstance(src, str) else ("operand", src)
     steps: list[EpilogueStep] = []
+    latest = ("chain", 0)
+
+    def step(result, st=None):
+        nonlocal latest
+        if st is not None:
+            steps.append(st)
+        latest = ("chain", latest[1] + 1)
+        vals[result] = latest
+
     for o in block.operations:
         o = o.operation
         n = o.name
@@ -372,60 +433,135 @@ def _interpret_elementwise(d: _Dispatch, gen, chain_index: int, cur_type: str):
         args = [vals.get(x) for x in o.operands]
         args = [a if a is not None or _float_const(x) is None else ("const", _float_const(x))
                 for a, x in zip(args, o.operands)]
-        if any(a is None for a in args):
-            raise Decline(f"epilogue uses a value it does not define ({n})")
+        if any(a is None or (a[0] == "chain" and a != latest) for a in args):
+            raise _NotFixed
+        kinds = [a[0] for a in args]
         if n in ("arith.extf", "arith.truncf"):
-            to = _dtype(o.results[0].type)
-            if args[0][0] == "chain":
-                if to != cur_type:
-                    steps.append(EpilogueStep("cast", to))
-                    cur_type = to
-                vals[o.results[0]] = ("chain",)
-            else:
+            to = str(o.results[0].type)
+            if to not in DTYPE_BYTES:
+                raise _NotFixed
+            if kinds[0] != "chain":
                 vals[o.results[0]] = args[0]      # operands are converted at use
+            elif to != cur_type:
+                step(o.results[0], EpilogueStep("cast", to))
+                cur_type = to
             continue
-        if n in ("arith.addf", "arith.mulf"):
-            kinds = [a[0] for a in args]
-            if sorted(kinds) != ["chain", "operand"]:
-                raise Decline(f"epilogue {n} does not combine the conv with one operand")
-            src = args[kinds.index("operand")]
-            steps.append(EpilogueStep("add" if n == "arith.addf" else "mul", src[3], src[1], src[2]))
-            vals[o.results[0]] = ("chain",)
+        if n in ("arith.addf", "arith.mulf") and sorted(kinds) == ["chain", "operand"]:
+            ld = args[kinds.index("operand")][1]
+            step(o.results[0], EpilogueStep("add" if n == "arith.addf" else "mul", ld.dtype, ld.operand, ld.broadcast))
             continue
-        if n in ("arith.maximumf", "arith.maxnumf"):
-            kinds = [a[0] for a in args]
-            if sorted(kinds) != ["chain", "const"] or args[kinds.index("const")][1] != 0.0:
-                raise Decline(f"epilogue {n} is not a relu")
-            steps.append(EpilogueStep("max0", cur_type))
-            vals[o.results[0]] = ("chain",)
+        if (n in ("arith.maximumf", "arith.maxnumf") and sorted(kinds) == ["chain", "const"]
+                and args[kinds.index("const")][1] == 0.0):
+            step(o.results[0], EpilogueStep("max0", cur_type))
             continue
         if n == "arith.cmpf":
             vals[o.results[0]] = ("cmp", str(o.attributes["predicate"]), args)
             continue
         if n == "arith.select":
             c, a, b = args
-            if (c[0] == "cmp" and a[0] == "chain" and b[0] == "const" and b[1] == 0.0
-                    and [x[0] for x in c[2]] == ["chain", "const"] and c[2][1][1] == 0.0):
-                steps.append(EpilogueStep("max0", cur_type))
-                vals[o.results[0]] = ("chain",)
+            if (c[0] == "cmp" and c[1] in _RELU_PREDICATES and c[2] == [latest, ("const", 0.0)]
+                    and a == latest and b == ("const", 0.0)):
+                step(o.results[0], EpilogueStep("max0", cur_type))
                 continue
-            raise Decline("epilogue select is not a relu")
-        if n == "linalg.yield":
-            if args[0][0] != "chain":
-                raise Decline("epilogue result does not depend on the conv")
-            out_t = _dtype(ir.ShapedType(gen.results[0].type).element_type)
-            if out_t != cur_type:
-                raise Decline("epilogue result type differs from its computation")
-            return steps, cur_type
-        raise Decline(f"epilogue op {n} not supported")
+        if n == "linalg.yield" and args[0] == latest and out_t == cur_type:
+            return steps
+        raise _NotFixed
+    raise _NotFixed
+
+
+# Ops of other dialects that read something other than the element itself, and why not fused.
+_NOT_ELEMENTWISE = {"linalg.index": "reads the iteration index",
+                    "tensor.extract": "reads another element of a tensor"}
+
+
+def _check_program_op(o) -> None:
+    n = o.name
+    if n in _NOT_ELEMENTWISE:
+        raise Decline(f"epilogue op {n} {_NOT_ELEMENTWISE[n]}: only math on each output element is fused")
+    if n.split(".")[0] not in ("arith", "math"):
+        raise Decline(f"epilogue op {n} is not an arith or math op")
+    if len(o.results) != 1 or len(o.regions):
+        raise Decline(f"epilogue op {n} has several results or a region")
+    for v in list(o.operands) + list(o.results):
+        t = str(v.type)
+        if t not in DTYPE_BYTES and t != "i1":
+            raise Decline(f"epilogue op {n} computes on {t}: only f16/bf16/f32 values "
+                          "(and comparison results) are fused")
+
+
+def _op_attrs(o) -> tuple:
+    """(name, MLIR text) of an op's attributes; the default fastmath flags are left out."""
+    attrs = o.attributes
+    return tuple(sorted((attrs[i].name, str(attrs[i].attr)) for i in range(len(attrs))
+                        if str(attrs[i].attr) != "#arith.fastmath<none>"))
+
+
+def _program_steps(block, sources, out_t: str) -> list[EpilogueStep]:
+    """The body as one program step: its ops in order, over the conv value, the loaded
+    operands and float constants (from splat tensors, the body or the dispatch function)."""
+    nodes: list = [None]                  # 0: the conv value; then OperandLoads and EpilogueOps
+    refs: dict = {}
+
+    def add(node) -> int:
+        nodes.append(node)
+        return len(nodes) - 1
+
+    def const(attr) -> int:
+        return add(EpilogueOp("arith.constant", _dtype(attr.type), (), (("value", str(attr)),)))
+
+    for arg, src in zip(block.arguments, sources):
+        refs[arg] = 0 if isinstance(src, str) else add(src) if isinstance(src, OperandLoad) else const(src)
+    out_arg = block.arguments[len(sources)]
+    for o in block.operations:
+        o = o.operation
+        if o.name == "linalg.yield":
+            return _compact(nodes, refs.get(o.operands[0]), out_t)
+        _check_program_op(o)
+        for x in o.operands:
+            if x not in refs:
+                refs[x] = const(_outside_constant(x, out_arg, o.name))
+        refs[o.results[0]] = add(EpilogueOp(o.name, str(o.results[0].type), tuple(refs[x] for x in o.operands),
+                                            _op_attrs(o)))
     raise Decline("epilogue has no yield")
 
 
-def _single_user(v: ir.Value):
-    uses = list(v.uses)
-    if len(uses) != 1:
+def _outside_constant(v: ir.Value, out_arg, user: str) -> ir.FloatAttr:
+    if v == out_arg:
+        raise Decline(f"epilogue op {user} reads the output buffer's previous value")
+    op = _owner_op(v)
+    if op is None or op.name != "arith.constant" or not isinstance(op.attributes["value"], ir.FloatAttr):
+        raise Decline(f"epilogue op {user} uses a value from outside its body that is not a float constant")
+    return op.attributes["value"]
+
+
+def _compact(nodes: list, result: int | None, out_t: str) -> list[EpilogueStep]:
+    """The program step computing node `result`: only what it uses, renumbered (0: the conv
+    value, then the loads, then the ops in order). No step when it is the conv value itself."""
+    live, todo = set(), [] if result is None else [result]
+    while todo:
+        n = todo.pop()
+        if n not in live:
+            live.add(n)
+            todo += nodes[n].args if isinstance(nodes[n], EpilogueOp) else []
+    if 0 not in live:
+        raise Decline("epilogue result does not depend on the conv")
+    if result == 0:
+        return []
+    loads = [n for n in sorted(live) if isinstance(nodes[n], OperandLoad)]
+    ops = [n for n in sorted(live) if isinstance(nodes[n], EpilogueOp)]
+    new = {0: 0, **{n: i + 1 for i, n in enumerate(loads + ops)}}
+    program = tuple(dataclasses.replace(nodes[n], args=tuple(new[a] for a in nodes[n].args)) for n in ops)
+    if program[-1].dtype != out_t:
+        raise Decline("epilogue result type differs from its computation")
+    return [EpilogueStep("program", out_t, loads=tuple(nodes[n] for n in loads), program=program)]
+
+
+def _chain_user(v: ir.Value):
+    """The op using v and at which operands (an epilogue generic may read the conv twice)."""
+    uses = [(u.owner.operation if hasattr(u.owner, "operation") else u.owner, u.operand_number) for u in v.uses]
+    if not uses or any(op != uses[0][0] for op, _ in uses):
         raise Decline("an intermediate result has several users")
-    return uses[0].owner.operation if hasattr(uses[0].owner, "operation") else uses[0].owner, uses[0].operand_number
+    return uses[0][0], [i for _, i in uses]
 
 
 # ---------------------------------------------------------------------------------------
@@ -440,8 +576,9 @@ def _gemm_signature(op) -> tuple[int, int, int]:
     return (m, xs[-1], fs[0])
 
 
-def match_function(func, allowed_gemms=None) -> ConvProblem | None:
-    """Returns the ConvProblem of a dispatch function, None if it has no conv; raises Decline.
+def match_function(func, allowed_gemms=None) -> tuple[ConvProblem, list] | None:
+    """Returns (the ConvProblem of a dispatch function, the elements attributes of the
+    constants hoisted into kernel operands), None if it has no conv; raises Decline.
 
     IREE rewrites 1x1 convs into GEMM-form contractions before dispatch formation. Those are
     taken as 1x1 convs; `allowed_gemms`, if given, restricts them to the (M, K, F) signatures
@@ -493,14 +630,14 @@ def match_function(func, allowed_gemms=None) -> ConvProblem | None:
     cur_t = acc_t
     v = conv.results[0]
     while True:
-        user, idx = _single_user(v)
+        user, idxs = _chain_user(v)
         if user.name == "iree_tensor_ext.dispatch.tensor.store":
             break
         if user.name != "linalg.generic":
             raise Decline(f"conv result feeds {user.name}, not an elementwise epilogue")
-        if idx >= len(user.operands) - len(user.results):
+        if max(idxs) >= len(user.operands) - len(user.results):
             raise Decline("conv result is used as an epilogue's output buffer")
-        more, cur_t = _interpret_elementwise(d, user, idx, cur_t)
+        more, cur_t = _interpret_elementwise(d, user, idxs, cur_t)
         steps += more
         v = user.results[0]
     out_shape = _static_shape(v.type)
@@ -508,7 +645,8 @@ def match_function(func, allowed_gemms=None) -> ConvProblem | None:
         prob = ConvProblem(N=N, H=H, W=W, C=C, F=F, R=R, S=S, stride=stride, dilation=dilation,
                            pad=pad, dtype=x_op.dtype, acc_dtype=acc_t, out_dtype=cur_t,
                            epilogue=tuple(steps), input=x_op.index, filter=f_op.index,
-                           num_operands=d.num_operands, gemm_form=not convs and N == 1 and W == 1)
+                           num_operands=d.num_operands + len(d.hoisted),
+                           gemm_form=not convs and N == 1 and W == 1)
     except ValueError as e:
         raise Decline(str(e)) from None
     n_out = 1
@@ -516,7 +654,7 @@ def match_function(func, allowed_gemms=None) -> ConvProblem | None:
         n_out *= x
     if out_shape[-1] != prob.F or n_out != prob.gemm_m * prob.F:
         raise Decline(f"output shape {out_shape} does not match the conv")
-    return prob
+    return prob, [a for _, a in d.hoisted]
 
 
 def executable_function(exe):
@@ -539,9 +677,12 @@ def _match_all(module: ir.Module, allowed_gemms) -> None:
         if func is None:
             continue
         try:
-            prob = match_function(func, allowed_gemms)
+            matched = match_function(func, allowed_gemms)
         except Decline as e:
             exe.attributes[DECLINE_ATTR] = ir.StringAttr.get(str(e))
             continue
-        if prob is not None:
+        if matched is not None:
+            prob, constants = matched
             exe.attributes[PROBLEM_ATTR] = dict_attr(prob.to_dict())
+            if constants:
+                exe.attributes[CONSTANTS_ATTR] = ir.ArrayAttr.get(constants)

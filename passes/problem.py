@@ -8,6 +8,7 @@ lowerings read only this, never the IR they came from. It round-trips through a 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from dataclasses import dataclass, field
 
 # Element types convc kernels accept as conv inputs, and byte sizes of all types we touch.
@@ -16,10 +17,48 @@ DTYPE_BYTES = {"f16": 2, "bf16": 2, "f32": 4}
 
 
 @dataclass(frozen=True)
+class OperandLoad:
+    """A tensor the epilogue reads at each output element: kernel operand `operand`, indexed by
+    output channel ("channel") or shaped like the output ("full"), stored as `dtype`."""
+
+    operand: int
+    broadcast: str
+    dtype: str
+
+    def __post_init__(self):
+        if self.operand < 0 or self.broadcast not in ("channel", "full"):
+            raise ValueError("an epilogue operand needs an index and a broadcast kind")
+        if self.dtype not in DTYPE_BYTES:
+            raise ValueError(f"unsupported epilogue dtype {self.dtype!r}")
+
+
+@dataclass(frozen=True)
+class EpilogueOp:
+    """One instruction of a "program" step: the arith/math op `op` (arith.constant for scalar
+    constants) re-created on earlier values. Values are numbered: 0 is the step's input (the
+    conv value so far), 1..L the step's loads, then one per instruction in order."""
+
+    op: str
+    dtype: str                                 # result element type; "i1" for comparisons
+    args: tuple[int, ...] = ()
+    attrs: tuple[tuple[str, str], ...] = ()    # (name, attribute as MLIR text), sorted
+
+    def to_dict(self) -> dict:
+        return {"op": self.op, "dtype": self.dtype, "args": list(self.args), "attrs": dict(self.attrs)}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "EpilogueOp":
+        return cls(d["op"], d["dtype"], tuple(d["args"]), tuple(sorted(d["attrs"].items())))
+
+
+@dataclass(frozen=True)
 class EpilogueStep:
     """One elementwise step applied to the f32 accumulator, in order.
 
-    op: "add" | "mul" (with an operand), "max0" (relu), "cast" (to `dtype`).
+    op: "add" | "mul" (with an operand), "max0" (relu), "cast" (to `dtype`), or "program":
+    any elementwise arith/math computation (`program`, reading `loads`) whose result, of type
+    `dtype`, replaces the value. The first four keep the encoding (and problem names) that
+    existing kernels and tuning caches were built with; "program" takes everything else.
     operand: dispatch operand index of the tensor read by add/mul.
     broadcast: "channel" (indexed by output channel only) or "full" (shaped like the output).
     dtype: element type of that operand in memory, or the target type of a cast.
@@ -29,22 +68,49 @@ class EpilogueStep:
     dtype: str
     operand: int = -1
     broadcast: str = ""
+    loads: tuple[OperandLoad, ...] = ()
+    program: tuple[EpilogueOp, ...] = ()
 
     def __post_init__(self):
-        if self.op not in ("add", "mul", "max0", "cast"):
+        if self.op not in ("add", "mul", "max0", "cast", "program"):
             raise ValueError(f"unknown epilogue op {self.op!r}")
         if self.op in ("add", "mul") and (self.operand < 0 or self.broadcast not in ("channel", "full")):
             raise ValueError(f"epilogue {self.op} needs an operand and a broadcast kind")
+        if (self.op == "program") != bool(self.program) or (self.loads and self.op != "program"):
+            raise ValueError("only a program step has (and needs) a program and loads")
         if self.dtype not in DTYPE_BYTES:
             raise ValueError(f"unsupported epilogue dtype {self.dtype!r}")
+        object.__setattr__(self, "loads", tuple(self.loads))
+        object.__setattr__(self, "program", tuple(self.program))
+
+    @property
+    def operand_loads(self) -> tuple[OperandLoad, ...]:
+        if self.op in ("add", "mul"):
+            return (OperandLoad(self.operand, self.broadcast, self.dtype),)
+        return self.loads
 
     def describe(self) -> str:
         if self.op == "max0":
             return "relu"
         if self.op == "cast":
             return self.dtype
+        if self.op == "program":     # a short digest keeps names valid symbols of bounded length
+            return "fx" + hashlib.sha1(repr(self.to_dict()).encode()).hexdigest()[:8]
         what = "bias" if self.broadcast == "channel" else "residual"
         return f"{self.op}_{what}"
+
+    def to_dict(self) -> dict:
+        if self.op != "program":
+            return {"op": self.op, "dtype": self.dtype, "operand": self.operand, "broadcast": self.broadcast}
+        return {"op": self.op, "dtype": self.dtype, "loads": [dataclasses.asdict(x) for x in self.loads],
+                "program": [x.to_dict() for x in self.program]}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "EpilogueStep":
+        d = dict(d)
+        d["loads"] = tuple(OperandLoad(**x) for x in d.get("loads", []))
+        d["program"] = tuple(EpilogueOp.from_dict(x) for x in d.get("program", []))
+        return cls(**d)
 
 
 @dataclass(frozen=True)
@@ -53,6 +119,8 @@ class ConvProblem:
 
     pad is (top, left, bottom, right). input/filter are dispatch operand indices; the
     output is the dispatch's only result. acc_dtype is the conv's own result type.
+    num_operands counts the kernel's operands: the dispatch's, then the constants the matcher
+    hoisted out of it (`convc.constants` on the executable; the splice pass passes them).
     """
 
     N: int
@@ -111,13 +179,19 @@ class ConvProblem:
         return self.R * self.S * self.C
 
     @property
-    def residual_steps(self) -> list:
-        """Epilogue steps whose operand is shaped like the output (residuals)."""
-        return [st for st in self.epilogue if st.op in ("add", "mul") and st.broadcast == "full"]
+    def operand_loads(self) -> list[OperandLoad]:
+        """Every tensor the epilogue reads, in the order its steps consume them: the one list
+        kernels load (per-channel ones per channel, full ones through their residual paths)."""
+        return [ld for st in self.epilogue for ld in st.operand_loads]
+
+    @property
+    def residual_loads(self) -> list[OperandLoad]:
+        """The epilogue's operands shaped like the output (residuals)."""
+        return [ld for ld in self.operand_loads if ld.broadcast == "full"]
 
     @property
     def reads_residual(self) -> bool:
-        return bool(self.residual_steps)
+        return bool(self.residual_loads)
 
     @property
     def flops(self) -> int:
@@ -143,13 +217,13 @@ class ConvProblem:
     # --- attribute round trip -------------------------------------------------------
     def to_dict(self) -> dict:
         d = dataclasses.asdict(self)
-        d["epilogue"] = [dataclasses.asdict(s) for s in self.epilogue]
+        d["epilogue"] = [s.to_dict() for s in self.epilogue]
         return d
 
     @classmethod
     def from_dict(cls, d: dict) -> "ConvProblem":
         d = dict(d)
-        d["epilogue"] = tuple(EpilogueStep(**s) for s in d.get("epilogue", []))
+        d["epilogue"] = tuple(EpilogueStep.from_dict(s) for s in d.get("epilogue", []))
         for k in ("stride", "dilation", "pad"):
             d[k] = tuple(d[k])
         return cls(**d)

@@ -2,13 +2,16 @@
 
 Each dispatch of a flow.executable tagged `convc.kernel` is rebuilt to call the
 `hal.executable.source` export instead, with one extra `tensor<Bxi8>` result: the per-call
-scratch buffer the kernel may use for TMA descriptors. The replaced flow.executables go away.
+scratch buffer the kernel may use for TMA descriptors, and the constants the matcher hoisted
+out of the dispatch (`convc.constants`) as extra operands, each an `arith.constant` placed
+before the call. The replaced flow.executables go away.
 """
 
 from __future__ import annotations
 
-from .ir import ir, attr_to_py, flow_d, walk_ops
+from .ir import ir, arith_d, attr_to_py, flow_d, walk_ops
 from .lower import KERNEL_ATTR
+from .match import CONSTANTS_ATTR
 from .plan import SCHEDULE_ATTR
 from .schedule import Schedule
 
@@ -27,8 +30,9 @@ def splice_dispatches(module: ir.Module, options=None) -> ir.Module:
             if KERNEL_ATTR in exe.attributes:
                 name = ir.StringAttr(exe.attributes["sym_name"]).value
                 sched = Schedule.from_dict(attr_to_py(exe.attributes[SCHEDULE_ATTR]))
+                constants = list(exe.attributes[CONSTANTS_ATTR]) if CONSTANTS_ATTR in exe.attributes else []
                 kernels[name] = (exe, ir.FlatSymbolRefAttr(exe.attributes[KERNEL_ATTR]).value,
-                                 sched.scratch_bytes)
+                                 sched.scratch_bytes, constants)
         if not kernels:
             return module
         i8 = ir.IntegerType.get_signless(8)
@@ -36,11 +40,13 @@ def splice_dispatches(module: ir.Module, options=None) -> ir.Module:
             exe_name = _entry_executable(d)
             if exe_name not in kernels:
                 continue
-            _, sym, scratch_bytes = kernels[exe_name]
+            _, sym, scratch_bytes, constants = kernels[exe_name]
             scratch_t = ir.RankedTensorType.get([scratch_bytes], i8)
             seg = list(ir.DenseI32ArrayAttr(d.attributes["operandSegmentSizes"]))
             ops = list(d.operands)
             args = ops[seg[0]: seg[0] + seg[1]]
+            with ir.InsertionPoint(d), d.location:
+                args += [arith_d.constant(c.type, c) for c in constants]
             arg_dims = ops[seg[0] + seg[1]: seg[0] + seg[1] + seg[2]]
             res_dims = ops[seg[0] + seg[1] + seg[2]:]
             entry = ir.ArrayAttr.get([ir.SymbolRefAttr.get([sym, sym])])
@@ -59,6 +65,6 @@ def splice_dispatches(module: ir.Module, options=None) -> ir.Module:
             for old_r, new_r in zip(d.results, new.results):
                 old_r.replace_all_uses_with(new_r)
             d.erase()
-        for exe, _, _ in kernels.values():
+        for exe, *_ in kernels.values():
             exe.erase()
     return module

@@ -8,7 +8,7 @@ identical schedules share one kernel.
 from __future__ import annotations
 
 from ..ir import ir, attr_to_py, walk_ops
-from ..match import PROBLEM_ATTR, executable_function
+from ..match import CONSTANTS_ATTR, PROBLEM_ATTR, executable_function
 from ..plan import SCHEDULE_ATTR
 from ..problem import ConvProblem
 from ..schedule import Schedule
@@ -41,15 +41,18 @@ def machine_for(arch: str):
     return CpuMachine()
 
 
-def _operand_types(func, count: int):
-    shapes, dtypes = [], []
-    for a in list(func.regions[0].blocks[0].arguments)[:count]:
+def _operand_types(exe, count: int):
+    """Shapes and element types of the kernel's operands: the dispatch's, then the constants
+    the matcher hoisted out of it."""
+    types = []
+    for a in executable_function(exe).regions[0].blocks[0].arguments:
         t = str(a.type)                       # !iree_tensor_ext.dispatch.tensor<readonly:tensor<AxBxf16>>
-        inner = ir.Type.parse(t[t.index("tensor<", t.index(":")):-1])
-        st = ir.ShapedType(inner)
-        shapes.append(list(st.shape))
-        dtypes.append(str(st.element_type))
-    return shapes, dtypes
+        if "readonly:" in t:
+            types.append(ir.Type.parse(t[t.index("tensor<", t.index(":")):-1]))
+    if CONSTANTS_ATTR in exe.attributes:
+        types += [c.type for c in exe.attributes[CONSTANTS_ATTR]]
+    shapes = [list(ir.ShapedType(t).shape) for t in types[:count]]
+    return shapes, [str(ir.ShapedType(t).element_type) for t in types[:count]]
 
 
 def lower_kernels(module: ir.Module, options=None) -> ir.Module:
@@ -73,8 +76,7 @@ def lower_kernels(module: ir.Module, options=None) -> ir.Module:
                 n += 1
                 sym = f"{base}_{n}"
             if sym not in made:
-                func = executable_function(exe)
-                shapes, dtypes = _operand_types(func, p.num_operands)
+                shapes, dtypes = _operand_types(exe, p.num_operands)
                 bindings = conv_bindings(p, shapes, dtypes, s.scratch_bytes)
                 machine = machine_for(s.target)
                 emitter = EMITTERS[s.kernel]

@@ -11,7 +11,3 @@
 
 // RUN: convc-opt --pass=convc-match-conv %inputs/inv_padval.flow.mlir | FileCheck %s --check-prefix=PADVAL
 // PADVAL: convc.decline = "padding value is not zero"
-
-// RUN: convc-opt --pass=convc-match-conv %inputs/inv_sigmoid.flow.mlir | FileCheck %s --check-prefix=EPI
-// EPI: convc.decline = "epilogue op arith.negf not supported"
-// EPI-NOT: convc.problem

@@ -1,5 +1,8 @@
 """ConvProblem / Schedule data: derived sizes, validation, attribute round trips."""
 
+import dataclasses
+import re
+
 import pytest
 
 from convc.passes.ir import ir, attr_to_py, dict_attr
@@ -105,3 +108,25 @@ def test_small_grids_split_k_over_a_cluster_or_use_64_row_tiles():
     # enough tiles: neither
     s = by_name["vae_3x3_512_64x64"]
     assert (s.split_k, s.block_m, s.block_n, s.stages) == (1, 128, 128, 3)
+
+
+def test_program_steps_round_trip_and_name_briefly():
+    from convc.passes.problem import EpilogueOp, OperandLoad
+    silu = EpilogueStep("program", "f16", loads=(OperandLoad(3, "full", "f16"),), program=(
+        EpilogueOp("arith.extf", "f32", (1,)), EpilogueOp("arith.addf", "f32", (0, 2)),
+        EpilogueOp("arith.negf", "f32", (3,)), EpilogueOp("math.exp", "f32", (4,)),
+        EpilogueOp("arith.constant", "f32", (), (("value", "1.000000e+00 : f32"),)),
+        EpilogueOp("arith.addf", "f32", (5, 6)), EpilogueOp("arith.divf", "f32", (3, 7)),
+        EpilogueOp("arith.truncf", "f16", (8,))))
+    p = dataclasses.replace(load_suite()[3].expected_problem(), epilogue=(EpilogueStep("add", "f16", 2, "channel"), silu))
+    with ir.Context():
+        assert ConvProblem.from_dict(attr_to_py(dict_attr(p.to_dict()))) == p
+    assert p.operand_loads == [OperandLoad(2, "channel", "f16"), OperandLoad(3, "full", "f16")]
+    assert p.residual_loads == [OperandLoad(3, "full", "f16")] and p.reads_residual
+    assert p.name.endswith("_add_bias_" + silu.describe()) and re.fullmatch(r"fx[0-9a-f]{8}", silu.describe())
+    other = dataclasses.replace(silu, program=silu.program[:-1] + (EpilogueOp("arith.truncf", "f16", (7,)),))
+    assert other.describe() != silu.describe()
+    with pytest.raises(ValueError):
+        EpilogueStep("program", "f16")                      # no program
+    with pytest.raises(ValueError):
+        EpilogueStep("add", "f16", 2, "channel", loads=(OperandLoad(3, "full", "f16"),))

@@ -1,14 +1,15 @@
 """Fused epilogue: applies a problem's EpilogueSteps to accumulator vectors and stores them.
 
 Shared by every kernel: given f32 accumulators for `width` consecutive output channels of one
-output row, it loads bias/residual slices, applies add/mul/relu/casts in the order matched,
-and stores to the output in its element type.
+output row, it loads the epilogue's operand slices (ConvProblem.operand_loads), applies the
+steps in the order matched (add/mul/relu/casts, and program steps whose arith/math ops are
+re-created by name on the vectors), and stores to the output in its element type.
 """
 
 from __future__ import annotations
 
 from ...ir import ir, arith_d, vector_d
-from ...problem import ConvProblem, DTYPE_BYTES
+from ...problem import ConvProblem, DTYPE_BYTES, EpilogueStep
 from .emit import Emitter, convert, vec_type, zeros
 
 
@@ -18,18 +19,15 @@ def _align(width: int, dtype: str, aligned: bool) -> int:
 
 def load_operands(e: Emitter, p: ConvProblem, memrefs: list, width: int, m: ir.Value, f: ir.Value,
                   aligned: bool) -> list:
-    """The bias/residual slices the epilogue of (m, f .. f+width-1) reads, in step order.
+    """The operand slices the epilogue of (m, f .. f+width-1) reads, in p.operand_loads order.
 
     Split from apply_and_store so a kernel can issue many rows' loads before the first use
     (m and f must then be in bounds: clamp them and mask only the store)."""
     out_index = e.add(e.mul(m, p.F), f)
-    loads = []
-    for step in p.epilogue:
-        if step.op in ("add", "mul"):
-            idx = f if step.broadcast == "channel" else out_index
-            loads.append(vector_d.load(vec_type(width, step.dtype), memrefs[step.operand], [idx],
-                                       alignment=_align(width, step.dtype, aligned)))
-    return loads
+    return [vector_d.load(vec_type(width, ld.dtype), memrefs[ld.operand],
+                          [f if ld.broadcast == "channel" else out_index],
+                          alignment=_align(width, ld.dtype, aligned))
+            for ld in p.operand_loads]
 
 
 def apply_and_store(e: Emitter, p: ConvProblem, memrefs: list, acc: ir.Value, width: int,
@@ -65,8 +63,8 @@ def store_row_masked(e: Emitter, p: ConvProblem, memrefs: list, acc: ir.Value, w
 
 
 def apply_steps(p: ConvProblem, acc: ir.Value, operands: list, width: int) -> ir.Value:
-    """The epilogue arithmetic alone: acc (vector<width x f32>) and the operand slices in step
-    order (any float type) -> the output value in p.out_dtype."""
+    """The epilogue arithmetic alone: acc (vector<width x f32>) and the operand slices in
+    p.operand_loads order (each in its dtype) -> the output value in p.out_dtype."""
     operands = list(operands)
     val = acc
     cur = p.acc_dtype
@@ -79,4 +77,28 @@ def apply_steps(p: ConvProblem, acc: ir.Value, operands: list, width: int) -> ir
         elif step.op == "cast":
             val = convert(val, vec_type(width, step.dtype))
             cur = step.dtype
+        elif step.op == "program":
+            val = run_program(step, val, [operands.pop(0) for _ in step.loads], width)
+            cur = step.dtype
     return convert(val, vec_type(width, p.out_dtype))
+
+
+def run_program(step: EpilogueStep, val: ir.Value, loads: list, width: int) -> ir.Value:
+    """Re-creates a program step's ops, by name and with their attributes, elementwise on
+    vector<width> values: val is the step's input, loads its operand slices."""
+    vals = [val] + list(loads)
+    for ins in step.program:
+        t = ir.VectorType.get([width], ir.IntegerType.get_signless(1)) if ins.dtype == "i1" else vec_type(width, ins.dtype)
+        attrs = {name: ir.Attribute.parse(text) for name, text in ins.attrs}
+        args = [vals[a] for a in ins.args]
+        if ins.op == "arith.constant":
+            attrs["value"] = ir.DenseElementsAttr.get_splat(t, attrs["value"])
+        if ins.op == "arith.maximumf" and ins.dtype == "f16":
+            # IREE 3.13's llvm-cpu f16 expansion breaks on vector maximumf (it builds a scalar
+            # extf): take it in f32, which is exact
+            f32 = vec_type(width, "f32")
+            wide = ir.Operation.create(ins.op, results=[f32], operands=[convert(a, f32) for a in args], attributes=attrs)
+            vals.append(convert(wide.result, t))
+            continue
+        vals.append(ir.Operation.create(ins.op, results=[t], operands=args, attributes=attrs).result)
+    return vals[-1]

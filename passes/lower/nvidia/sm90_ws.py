@@ -68,7 +68,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...ir import ir, arith_d, gpu_d, hal_d, memref_d, parse_attr
-from ...problem import ConvProblem, DTYPE_BYTES, EpilogueStep
+from ...problem import ConvProblem, DTYPE_BYTES, OperandLoad
 from ...schedule import Schedule
 from ..common.emit import Emitter
 from .primitives import (I32, I64, SWIZZLE_128B_LAYOUT, SWIZZLE_64B_LAYOUT, address_of, bulk_commit, bulk_wait_read, i64, cluster_sync,
@@ -104,9 +104,9 @@ class WsUnsupported(ValueError):
     pass
 
 
-def residual_step(p: ConvProblem) -> EpilogueStep | None:
+def residual_step(p: ConvProblem) -> OperandLoad | None:
     """The epilogue's one output-shaped operand (loaded by TMA), if any."""
-    full = p.residual_steps
+    full = p.residual_loads
     if len(full) > 1:
         raise WsUnsupported("more than one output-shaped epilogue operand")
     return full[0] if full else None

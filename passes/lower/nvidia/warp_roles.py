@@ -45,35 +45,36 @@ def swizzled(e, slot_base_i64, rows: int, row, col_static: int, col_lane, dtype:
 
 
 def channel_operands(e, p: ConvProblem, memrefs, n0, q2, block_n: int) -> dict:
-    """{(step index, j): vector<2> of that per-channel epilogue operand at this thread's
-    columns 8j + q2 + {0, 1} of the tile (q2 = 2(lane%4); clamped in bounds: stores clip)}."""
+    """{(load index, j): vector<2> of that per-channel epilogue operand (p.operand_loads) at
+    this thread's columns 8j + q2 + {0, 1} of the tile (q2 = 2(lane%4); clamped in bounds:
+    stores clip)}."""
     out = {}
-    for i, step in enumerate(p.epilogue):
-        if step.op not in ("add", "mul") or step.broadcast != "channel":
+    for i, ld in enumerate(p.operand_loads):
+        if ld.broadcast != "channel":
             continue
         for j in range(block_n // 8):
             f = e.add(n0, e.add(q2, 8 * j))
             f_safe = e.select(e.cmp("slt", f, p.F), f, p.F - 2)
-            out[(i, j)] = vector_d.load(vec_type(2, step.dtype), memrefs[step.operand], [f_safe],
-                                        alignment=2 * DTYPE_BYTES[step.dtype])
+            out[(i, j)] = vector_d.load(vec_type(2, ld.dtype), memrefs[ld.operand], [f_safe],
+                                        alignment=2 * DTYPE_BYTES[ld.dtype])
     return out
 
 
 def channel_operands_rows(e, p: ConvProblem, memrefs, ch0, warp, lane, subs: int) -> dict:
-    """Swapped tiles (channels on the wgmma's M): {(step index, sub, h): vector<2> holding twice
+    """Swapped tiles (channels on the wgmma's M): {(load index, sub, h): vector<2> holding twice
     the per-channel epilogue operand of this thread's channel row 64 sub + 16 warp + lane/4 + 8h
     after ch0 (both pixel columns of a fragment share it; clamped in bounds: stores clip)}."""
     out = {}
     g = e.add(e.mul(warp, 16), e.div(lane, 4))
-    for i, step in enumerate(p.epilogue):
-        if step.op not in ("add", "mul") or step.broadcast != "channel":
+    for i, ld in enumerate(p.operand_loads):
+        if ld.broadcast != "channel":
             continue
         for sub in range(subs):
             for h in range(2):
                 f = e.add(ch0, e.add(g, 64 * sub + 8 * h))
                 f_safe = e.select(e.cmp("slt", f, p.F), f, p.F - 1)
-                out[(i, sub, h)] = vector_d.broadcast(vec_type(2, step.dtype),
-                                                      memref_d.load(memrefs[step.operand], [f_safe]))
+                out[(i, sub, h)] = vector_d.broadcast(vec_type(2, ld.dtype),
+                                                      memref_d.load(memrefs[ld.operand], [f_safe]))
     return out
 
 
@@ -93,10 +94,10 @@ def _acc_pair(acc, j: int, h: int):
 
 
 def _operands(p: ConvProblem, channel_ops, j: int, residual) -> list:
-    """The epilogue steps' operands for 8-column block j: per-channel ones from channel_ops,
-    the output-shaped one from residual(step index, step)."""
-    return [channel_ops[(i, j)] if step.broadcast == "channel" else residual(i, step)
-            for i, step in enumerate(p.epilogue) if step.op in ("add", "mul")]
+    """The epilogue's operands (p.operand_loads) for 8-column block j: per-channel ones from
+    channel_ops, the output-shaped one from residual(load index, load)."""
+    return [channel_ops[(i, j)] if ld.broadcast == "channel" else residual(i, ld)
+            for i, ld in enumerate(p.operand_loads)]
 
 
 def stage_fragments(e, p: ConvProblem, accs, block_n: int, slot, rows: int, warp, lane, channel_ops,
@@ -106,7 +107,7 @@ def stage_fragments(e, p: ConvProblem, accs, block_n: int, slot, rows: int, warp
     epilogue steps (residual read from res_slot, same swizzled layout; it may be the staging
     slot itself) and store the result into the staging slot for a TMA store. accs[i] is
     sub-block first_sub + i of the slot."""
-    if (DTYPE_BYTES[p.out_dtype] == 2 and all(DTYPE_BYTES[st.dtype] == 2 for st in p.residual_steps)
+    if (DTYPE_BYTES[p.out_dtype] == 2 and all(DTYPE_BYTES[ld.dtype] == 2 for ld in p.residual_loads)
             and block_n % 16 == 0):
         _stage_fragments_matrix(e, p, accs, block_n, slot, rows, warp, lane, channel_ops, res_slot, first_sub)
         return
@@ -117,9 +118,9 @@ def stage_fragments(e, p: ConvProblem, accs, block_n: int, slot, rows: int, warp
         for sub, acc, j, h in frags[b:b + EPILOGUE_BATCH]:
             row = e.add(e.add(e.mul(warp, 16), e.div(lane, 4)), 64 * sub + 8 * h)
 
-            def residual(i, step, row=row, j=j):
-                addr = swizzled(e, res_slot, rows, row, 8 * j, q2, step.dtype, block_n)
-                return llvm_d.load(vec_type(2, step.dtype), as_shared_ptr(addr), alignment=2 * DTYPE_BYTES[step.dtype])
+            def residual(i, ld, row=row, j=j):
+                addr = swizzled(e, res_slot, rows, row, 8 * j, q2, ld.dtype, block_n)
+                return llvm_d.load(vec_type(2, ld.dtype), as_shared_ptr(addr), alignment=2 * DTYPE_BYTES[ld.dtype])
             batch.append((acc, j, h, row, _operands(p, channel_ops, j, residual)))
         for acc, j, h, row, operands in batch:
             addr = swizzled(e, slot, rows, row, 8 * j, q2, p.out_dtype, block_n)
@@ -155,19 +156,19 @@ def _move_matrix_groups(e, p: ConvProblem, groups, lane_addr, slot, res_slot, op
     Each batch of MATRIX_BATCH groups loads its residual matrices (ldmatrix) before any of its
     stores (stmatrix), applies the epilogue steps in registers, and stores the outputs at the
     same lane addresses (lane_addr(base, sub, j, dtype)); operands_of(sub, jj, h, residual)
-    gives a fragment's step operands, residual(step index, step) its residual pair."""
+    gives a fragment's epilogue operands, residual(load index, load) its residual pair."""
     for b in range(0, len(groups), MATRIX_BATCH):
         loaded = []
         for sub, acc, j in groups[b:b + MATRIX_BATCH]:
-            res = {i: ldmatrix_x4(lane_addr(res_slot, sub, j, step.dtype), trans=trans)
-                   for i, step in enumerate(p.epilogue) if step.op in ("add", "mul") and step.broadcast == "full"}
+            res = {i: ldmatrix_x4(lane_addr(res_slot, sub, j, ld.dtype), trans=trans)
+                   for i, ld in enumerate(p.operand_loads) if ld.broadcast == "full"}
             loaded.append((sub, acc, j, res))
         for sub, acc, j, res in loaded:
             regs = []
             for mm in range(4):
                 jj, h = j + mm // 2, mm % 2
                 operands = operands_of(sub, jj, h,
-                                       lambda i, step: llvm_d.bitcast(vec_type(2, step.dtype), res[i][mm]))
+                                       lambda i, ld: llvm_d.bitcast(vec_type(2, ld.dtype), res[i][mm]))
                 regs.append(llvm_d.bitcast(I32(), apply_steps(p, _acc_pair(acc, jj, h), operands, 2)))
             stmatrix_x4(lane_addr(slot, sub, j, p.out_dtype), regs, trans=trans)
 
@@ -199,7 +200,7 @@ def stage_fragments_swapped(e, p: ConvProblem, accs, rows: int, slot, cols: int,
         return swizzled(e, base, rows, e.add(pixel_in, 8 * j), 64 * sub, channel_in, dtype, cols)
 
     def operands_of(sub, jj, h, residual):
-        return [channel_ops[(i, sub, h)] if step.broadcast == "channel" else residual(i, step)
-                for i, step in enumerate(p.epilogue) if step.op in ("add", "mul")]
+        return [channel_ops[(i, sub, h)] if ld.broadcast == "channel" else residual(i, ld)
+                for i, ld in enumerate(p.operand_loads)]
 
     _move_matrix_groups(e, p, groups, lane_addr, slot, res_slot, operands_of, trans=True)

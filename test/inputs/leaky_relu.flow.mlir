@@ -1,0 +1,51 @@
+module attributes {stream.affinity.default = #hal.device.affinity<@__device_0>} {
+  util.global private @__device_0 = #hal.device.target<"local", [#hal.executable.target<"llvm-cpu", "embedded-elf-x86_64", {cpu = "znver3", cpu_features = "+adx,+aes,+avx,+avx2,+bmi,+bmi2,+clflushopt,+clwb,+clzero,+crc32,+cx16,+cx8,+f16c,+fma,+fsgsbase,+fxsr,+invpcid,+lzcnt,+mmx,+movbe,+mwaitx,+pclmul,+pku,+popcnt,+prfchw,+rdpid,+rdpru,+rdrnd,+rdseed,+sahf,+sha,+sse,+sse2,+sse3,+sse4.1,+sse4.2,+sse4a,+ssse3,+vaes,+vpclmulqdq,+wbnoinvd,+x87,+xsave,+xsavec,+xsaveopt,+xsaves,+64bit,+adx,+aes,-amx-avx512,-amx-bf16,-amx-complex,-amx-fp16,-amx-fp8,-amx-int8,-amx-movrs,-amx-tile,+avx,-avx10.1,-avx10.2,-avx10v2aux,+avx2,-avx512bf16,-avx512bitalg,-avx512bmm,-avx512bw,-avx512cd,-avx512dq,-avx512f,-avx512fp16,-avx512ifma,-avx512vbmi,-avx512vbmi2,-avx512vl,-avx512vnni,-avx512vp2intersect,-avx512vpopcntdq,-avxifma,-avxneconvert,-avxvnni,-avxvnniint16,-avxvnniint8,+bmi,+bmi2,-ccmp,-cf,-cldemote,+clflushopt,+clwb,+clzero,+cmov,-cmpccxadd,+crc32,+cx16,+cx8,-egpr,-enqcmd,+f16c,+fma,-fma4,+fsgsbase,+fxsr,-gfni,-hreset,+invpcid,-jmpabs,-kl,-lwp,+lzcnt,+mmx,+movbe,-movdir64b,-movdiri,-movrs,-mwaitx,-ndd,-nf,+pclmul,-pconfig,-pku,+popcnt,-ppx,-prefetchi,+prfchw,-ptwrite,-push2pop2,-raoint,+rdpid,-rdpru,+rdrnd,+rdseed,-rtm,+sahf,-serialize,-sgx,+sha,-sha512,+shstk,-sm3,-sm4,+sse,+sse2,+sse3,+sse4.1,+sse4.2,+sse4a,+ssse3,-tbm,-tsxldtrk,-uintr,-usermsr,+vaes,+vpclmulqdq,-waitpkg,-wbnoinvd,-widekl,-xop,+xsave,+xsavec,+xsaveopt,+xsaves,-zu", data_layout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128", iree.encoding.resolver = #iree_cpu.cpu_encoding_resolver<>, max_stack_allocation_size = 32768 : i64, native_vector_size = 32 : i64, target_triple = "x86_64-unknown-unknown-eabi-elf"}>]> : !hal.device
+  flow.executable private @main_dispatch_0 {
+    flow.executable.export public @main_dispatch_0_conv_2x9x7x24x3x3x16_f16xf16xf32 workgroups() -> (index, index, index) {
+      %x, %y, %z = iree_tensor_ext.dispatch.workgroup_count_from_slice()
+      flow.return %x, %y, %z : index, index, index
+    }
+    builtin.module {
+      func.func @main_dispatch_0_conv_2x9x7x24x3x3x16_f16xf16xf32(%arg0: !iree_tensor_ext.dispatch.tensor<readonly:tensor<2x9x7x16xf16>>, %arg1: !iree_tensor_ext.dispatch.tensor<readonly:tensor<24x3x3x16xf16>>, %arg2: !iree_tensor_ext.dispatch.tensor<writeonly:tensor<2x9x7x24xf16>>) {
+        %cst = arith.constant 0.000000e+00 : f16
+        %cst_0 = arith.constant 0.000000e+00 : f32
+        %cst_1 = arith.constant 0.00999999977 : f32
+        %0 = iree_tensor_ext.dispatch.tensor.load %arg0, offsets = [0, 0, 0, 0], sizes = [2, 9, 7, 16], strides = [1, 1, 1, 1] : !iree_tensor_ext.dispatch.tensor<readonly:tensor<2x9x7x16xf16>> -> tensor<2x9x7x16xf16>
+        %1 = iree_tensor_ext.dispatch.tensor.load %arg1, offsets = [0, 0, 0, 0], sizes = [24, 3, 3, 16], strides = [1, 1, 1, 1] : !iree_tensor_ext.dispatch.tensor<readonly:tensor<24x3x3x16xf16>> -> tensor<24x3x3x16xf16>
+        %2 = tensor.empty() : tensor<2x9x7x24xf16>
+        %3 = tensor.empty() : tensor<2x9x7x24xf32>
+        %4 = linalg.fill ins(%cst_0 : f32) outs(%3 : tensor<2x9x7x24xf32>) -> tensor<2x9x7x24xf32>
+        %padded = tensor.pad %0 low[0, 1, 1, 0] high[0, 1, 1, 0] {
+        ^bb0(%arg3: index, %arg4: index, %arg5: index, %arg6: index):
+          tensor.yield %cst : f16
+        } : tensor<2x9x7x16xf16> to tensor<2x11x9x16xf16>
+        %5 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1 + d4, d2 + d5, d6)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d3, d4, d5, d6)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%padded, %1 : tensor<2x11x9x16xf16>, tensor<24x3x3x16xf16>) outs(%4 : tensor<2x9x7x24xf32>) attrs =  {linalg.memoized_indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1 + d4, d2 + d5, d6)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d3, d4, d5, d6)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>]} {
+        ^bb0(%in: f16, %in_2: f16, %out: f32):
+          %7 = arith.extf %in : f16 to f32
+          %8 = arith.extf %in_2 : f16 to f32
+          %9 = arith.mulf %7, %8 : f32
+          %10 = arith.addf %out, %9 : f32
+          linalg.yield %10 : f32
+        } -> tensor<2x9x7x24xf32>
+        %6 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%5 : tensor<2x9x7x24xf32>) outs(%2 : tensor<2x9x7x24xf16>) {
+        ^bb0(%in: f32, %out: f16):
+          %7 = arith.cmpf ugt, %in, %cst_0 : f32
+          %8 = arith.mulf %in, %cst_1 : f32
+          %9 = arith.select %7, %in, %8 : f32
+          %10 = arith.truncf %9 : f32 to f16
+          linalg.yield %10 : f16
+        } -> tensor<2x9x7x24xf16>
+        iree_tensor_ext.dispatch.tensor.store %6, %arg2, offsets = [0, 0, 0, 0], sizes = [2, 9, 7, 24], strides = [1, 1, 1, 1] : tensor<2x9x7x24xf16> -> !iree_tensor_ext.dispatch.tensor<writeonly:tensor<2x9x7x24xf16>>
+        return
+      }
+    }
+  }
+  util.func public @main(%arg0: !hal.buffer_view, %arg1: !hal.buffer_view, %arg2: !hal.buffer_view) -> !hal.buffer_view attributes {iree.abi.stub, iree.reflection = {iree.abi.declaration = "sync func @main(%input0: tensor<2x9x7x16xf16>, %input1: tensor<24x3x3x16xf16>, %input2: tensor<2x9x7x24xf16> {iree.abi.output = 0 : index}) -> (%output0: tensor<2x9x7x24xf16>)"}} {
+    %0 = hal.tensor.import %arg0 "input0" : !hal.buffer_view -> tensor<2x9x7x16xf16>
+    %1 = hal.tensor.import %arg1 "input1" : !hal.buffer_view -> tensor<24x3x3x16xf16>
+    %2 = flow.dispatch @main_dispatch_0::@main_dispatch_0_conv_2x9x7x24x3x3x16_f16xf16xf32(%0, %1) : (tensor<2x9x7x16xf16>, tensor<24x3x3x16xf16>) -> tensor<2x9x7x24xf16>
+    %3 = hal.tensor.alias %2 : tensor<2x9x7x24xf16> to %arg2 : !hal.buffer_view
+    %4 = hal.tensor.export %3 "output0" : tensor<2x9x7x24xf16> -> !hal.buffer_view
+    util.return %4 : !hal.buffer_view
+  }
+}

@@ -1,0 +1,278 @@
+"""Epilogues beyond bias/residual/relu, as exported networks put them after a conv: each model
+is a conv and one elementwise generic whose body is arbitrary arith/math (BatchNorm, clamps,
+leaky ReLU, SiLU, hard-swish, GELU, tanh, sigmoid, casts), reading per-channel and
+output-shaped arguments, dense constants the dispatch inlines (hoisted into kernel operands)
+or splat ones (folded to scalars), and scalar constants of the function. Checked on llvm-cpu
+against a numpy fp32 reference with a NaN-poisoned output; sm_90a compiles them to PTX."""
+
+import glob
+import os
+import re
+import zlib
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+from convc.compiler.driver import CompileOptions, compile_file
+from convc.runtime.arrays import poison, random_input, storage_dtype, to_f32, from_f32
+from convc.runtime.module import LoadedModule
+from convc.runtime.reference import conv_nhwc_fhwc_numpy
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    body: str               # MLIR: %a is the f32 conv value, arguments by name; yields %y
+    ref: object             # (conv f32, {name: f32 array}) -> f32 output
+    args: tuple = ()        # (name, "channel" | "full", dtype): model arguments the body reads
+    consts: tuple = ()      # (name, "dense" | "splat", dtype): per-channel constants in the model
+    dtype: str = "f16"
+    out_dtype: str = "f16"
+
+
+def _sig(v):
+    return 1 / (1 + np.exp(-v))
+
+
+def _erf(v):
+    from math import erf
+    return np.vectorize(erf, otypes=[np.float32])(v)
+
+
+F32 = "f32"
+CASES = [
+    Case("batchnorm", """
+    %s = arith.subf %a, %mean : f32
+    %m = arith.mulf %s, %inv_std : f32
+    %g32 = arith.extf %gamma : f16 to f32
+    %g = arith.mulf %m, %g32 : f32
+    %b = arith.addf %g, %beta : f32
+    %y = arith.truncf %b : f32 to f16""",
+         lambda y, o: (y - o["mean"]) * o["inv_std"] * o["gamma"] + o["beta"],
+         args=(("mean", "channel", F32), ("gamma", "channel", "f16")),
+         consts=(("inv_std", "dense", F32), ("beta", "splat", F32))),
+    Case("batchnorm_rsqrt_relu6", """
+    %s = arith.subf %a, %mean : f32
+    %v = math.absf %var : f32
+    %ve = arith.addf %v, %eps : f32
+    %r = math.rsqrt %ve : f32
+    %n = arith.mulf %s, %r : f32
+    %g = arith.mulf %n, %gamma : f32
+    %b = arith.addf %g, %beta : f32
+    %lo = arith.maximumf %b, %zero : f32
+    %hi = arith.minimumf %lo, %six : f32
+    %y = arith.truncf %hi : f32 to f16""",
+         lambda y, o: np.clip((y - o["mean"]) / np.sqrt(np.abs(o["var"]) + 1e-3) * o["gamma"] + o["beta"], 0, 6),
+         args=(("mean", "channel", F32), ("var", "channel", F32)),
+         consts=(("gamma", "dense", F32), ("beta", "dense", F32))),
+    Case("relu6", """
+    %b32 = arith.extf %bias : f16 to f32
+    %v = arith.addf %a, %b32 : f32
+    %lo = arith.maxnumf %v, %zero : f32
+    %hi = arith.minnumf %lo, %six : f32
+    %y = arith.truncf %hi : f32 to f16""",
+         lambda y, o: np.clip(y + o["bias"], 0, 6), args=(("bias", "channel", "f16"),)),
+    Case("leaky_relu", """
+    %p = arith.cmpf ugt, %a, %zero : f32
+    %alpha = arith.constant 0.01 : f32
+    %m = arith.mulf %a, %alpha : f32
+    %s = arith.select %p, %a, %m : f32
+    %y = arith.truncf %s : f32 to f16""",
+         lambda y, o: np.where(y > 0, y, 0.01 * y)),
+    Case("silu", """
+    %n = arith.negf %a : f32
+    %e = math.exp %n : f32
+    %one = arith.constant 1.0 : f32
+    %d = arith.addf %e, %one : f32
+    %r = arith.divf %one, %d : f32
+    %s = arith.mulf %a, %r : f32
+    %y = arith.truncf %s : f32 to f16""",
+         lambda y, o: y * _sig(y)),
+    Case("hardswish", """
+    %three = arith.constant 3.0 : f32
+    %x3 = arith.addf %a, %three : f32
+    %lo = arith.maximumf %x3, %zero : f32
+    %hi = arith.minimumf %lo, %six : f32
+    %m = arith.mulf %a, %hi : f32
+    %d = arith.divf %m, %six : f32
+    %y = arith.truncf %d : f32 to f16""",
+         lambda y, o: y * np.clip(y + 3, 0, 6) / 6),
+    Case("gelu_erf", """
+    %half = arith.constant 0.5 : f32
+    %rs2 = arith.constant 0.70710678118654752 : f32
+    %one = arith.constant 1.0 : f32
+    %s = arith.mulf %a, %rs2 : f32
+    %e = math.erf %s : f32
+    %p = arith.addf %e, %one : f32
+    %h = arith.mulf %a, %half : f32
+    %g = arith.mulf %h, %p : f32
+    %y = arith.truncf %g : f32 to f16""",
+         lambda y, o: 0.5 * y * (1 + _erf(y / np.sqrt(2)))),
+    Case("tanh_bf16", """
+    %b32 = arith.extf %bias : bf16 to f32
+    %v = arith.addf %a, %b32 : f32
+    %t = math.tanh %v : f32
+    %y = arith.truncf %t : f32 to bf16""",
+         lambda y, o: np.tanh(y + o["bias"]), args=(("bias", "channel", "bf16"),), dtype="bf16", out_dtype="bf16"),
+    Case("sigmoid_f32_out", """
+    %n = arith.negf %a : f32
+    %e = math.exp %n : f32
+    %one = arith.constant 1.0 : f32
+    %d = arith.addf %e, %one : f32
+    %y = arith.divf %one, %d : f32""",
+         lambda y, o: _sig(y), out_dtype="f32"),
+    Case("residual_silu", """
+    %b32 = arith.extf %bias : f16 to f32
+    %r32 = arith.extf %res : f16 to f32
+    %x0 = arith.addf %a, %b32 : f32
+    %v = arith.addf %x0, %r32 : f32
+    %n = arith.negf %v : f32
+    %e = math.exp %n : f32
+    %one = arith.constant 1.0 : f32
+    %d = arith.addf %e, %one : f32
+    %s = arith.divf %v, %d : f32
+    %y = arith.truncf %s : f32 to f16""",
+         lambda y, o: (y + o["bias"] + o["res"]) * _sig(y + o["bias"] + o["res"]),
+         args=(("bias", "channel", "f16"), ("res", "full", "f16"))),
+    Case("clamp_in_f16", """
+    %b32 = arith.extf %bias : f16 to f32
+    %v = arith.addf %a, %b32 : f32
+    %h = arith.truncf %v : f32 to f16
+    %z = arith.constant 0.0 : f16
+    %c = arith.constant 6.0 : f16
+    %lo = arith.maximumf %h, %z : f16
+    %y = arith.minimumf %lo, %c : f16""",
+         lambda y, o: np.clip(y + o["bias"], 0, 6), args=(("bias", "channel", "f16"),)),
+    Case("two_residuals", """
+    %r32 = arith.extf %r1 : f16 to f32
+    %s32 = arith.extf %r2 : f16 to f32
+    %m = arith.mulf %a, %r32 : f32
+    %v = arith.addf %m, %s32 : f32
+    %y = arith.truncf %v : f32 to f16""",
+         lambda y, o: y * o["r1"] + o["r2"], args=(("r1", "full", "f16"), ("r2", "full", "f16"))),
+]
+
+
+def _t(shape, dtype):
+    return "tensor<" + "x".join(map(str, shape)) + f"x{dtype}>"
+
+
+def _const_values(case: Case, name: str, kind: str, dtype: str, F: int) -> np.ndarray:
+    """Deterministic per-channel values of an inlined constant (rounded to its dtype)."""
+    rng = np.random.default_rng(zlib.crc32(f"{case.name}/{name}".encode()))
+    v = rng.uniform(0.5, 1.5, size=F if kind == "dense" else 1).astype(np.float32)
+    return to_f32(from_f32(np.broadcast_to(v, (F,)), dtype), dtype)
+
+
+def model_mlir(case: Case, shape) -> str:
+    """conv_2d_nhwc_fhwc (3x3, pad 1) + one elementwise generic with case.body."""
+    N, H, W, C, F = shape
+    x_t, w_t, xp_t = _t((N, H, W, C), case.dtype), _t((F, 3, 3, C), case.dtype), _t((N, H + 2, W + 2, C), case.dtype)
+    o = (N, H, W, F)
+    acc_t, out_t = _t(o, "f32"), _t(o, case.out_dtype)
+    arg_t = {n: _t(o if k == "full" else (F,), dt) for n, k, dt in case.args}
+    params = [f"%x: {x_t}", f"%w: {w_t}"] + [f"%arg_{n}: {arg_t[n]}" for n, _, _ in case.args]
+    lines = [f"func.func @main({', '.join(params)}, %out: {out_t} {{iree.abi.output = 0 : index}}) -> {out_t} {{",
+             "  %zero = arith.constant 0.0 : f32", "  %six = arith.constant 6.0 : f32",
+             "  %eps = arith.constant 1.0e-3 : f32", f"  %pz = arith.constant 0.0 : {case.dtype}"]
+    for n, k, dt in case.consts:
+        v = _const_values(case, n, k, dt, F)
+        text = repr(float(v[0])) if k == "splat" else "[" + ", ".join(repr(float(x)) for x in v) + "]"
+        lines.append(f"  %k_{n} = arith.constant dense<{text}> : {_t((F,), dt)}")
+    ident, chan = "affine_map<(n, h, w, f) -> (n, h, w, f)>", "affine_map<(n, h, w, f) -> (f)>"
+    ins = [("conv", acc_t, ident, "a", "f32")]       # (value, type, map, block argument, its type)
+    ins += [(f"arg_{n}", arg_t[n], ident if k == "full" else chan, n, dt) for n, k, dt in case.args]
+    ins += [(f"k_{n}", _t((F,), dt), chan, n, dt) for n, _, dt in case.consts]
+    lines += [
+        f"  %m_xp = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {{",
+        "  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):",
+        f"    tensor.yield %pz : {case.dtype}", f"  }} : {x_t} to {xp_t}",
+        f"  %m_e = tensor.empty() : {acc_t}",
+        f"  %m_acc = linalg.fill ins(%zero : f32) outs(%m_e : {acc_t}) -> {acc_t}",
+        "  %conv = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} "
+        f"ins(%m_xp, %w : {xp_t}, {w_t}) outs(%m_acc : {acc_t}) -> {acc_t}",
+        f"  %m_e2 = tensor.empty() : {out_t}",
+        f"  %m_r = linalg.generic {{indexing_maps = [{', '.join([m for _, _, m, _, _ in ins] + [ident])}], "
+        "iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\"]} "
+        f"ins({', '.join('%' + v for v, _, _, _, _ in ins)} : {', '.join(t for _, t, _, _, _ in ins)}) "
+        f"outs(%m_e2 : {out_t}) {{",
+        f"  ^bb0({', '.join(f'%{b}: {dt}' for _, _, _, b, dt in ins)}, %o: {case.out_dtype}):",
+        case.body.strip("\n"),
+        f"    linalg.yield %y : {case.out_dtype}",
+        f"  }} -> {out_t}", f"  return %m_r : {out_t}", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def _compile(tmp_path, case, shape, target, **kw):
+    src = tmp_path / f"{case.name}.mlir"
+    src.write_text(model_mlir(case, shape))
+    out = tmp_path / f"{case.name}.{target}.vmfb"
+    return out, compile_file(str(src), str(out), CompileOptions(target=target, **kw))
+
+
+CPU_SHAPE = (2, 9, 7, 16, 24)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_program_epilogue_matches_reference(tmp_path, case):
+    vmfb, res = _compile(tmp_path, case, CPU_SHAPE, "llvm-cpu")
+    assert [r.path for r in res.reports] == ["convc"], [r.line() for r in res.reports]
+    N, H, W, C, F = CPU_SHAPE
+    o = (N, H, W, F)
+    rng = np.random.default_rng(0)
+    x = random_input(rng, (N, H, W, C), case.dtype)
+    w = random_input(rng, (F, 3, 3, C), case.dtype)
+    args = [random_input(rng, o if k == "full" else (F,), dt) for _, k, dt in case.args]
+    out = poison(o, case.out_dtype)
+    got = LoadedModule(str(vmfb), "local-task").call(
+        "main", [(x, case.dtype), (w, case.dtype)] + [(a, dt) for a, (_, _, dt) in zip(args, case.args)],
+        (out, case.out_dtype))
+    got = to_f32(got.view(storage_dtype(case.out_dtype)), case.out_dtype)
+    named = {n: to_f32(a, dt) for a, (n, _, dt) in zip(args, case.args)}
+    named.update({n: _const_values(case, n, k, dt, F) for n, k, dt in case.consts})
+    y = conv_nhwc_fhwc_numpy(to_f32(x, case.dtype), to_f32(w, case.dtype), (1, 1), (1, 1), (1, 1, 1, 1))
+    ref = case.ref(y, named)
+    assert not np.isnan(got).any(), "unwritten (poisoned) or NaN outputs"
+    err = np.linalg.norm(got - ref) / np.linalg.norm(ref)
+    assert err <= (1e-2 if case.out_dtype != "f32" else 1e-5), err
+
+
+GPU_SHAPE = (2, 16, 16, 64, 128)
+PERSISTENT = ("sm90_ws_cooperative", "sm90_ws_pingpong", "sm90_ws_streamk")
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_program_epilogue_compiles_on_sm90a(tmp_path, case):
+    """The persistent TMA kernels take every epilogue with at most one output-shaped operand
+    (loaded by TMA into the residual slot); with two, the planner picks a kernel that reads
+    them from global memory."""
+    _, res = _compile(tmp_path, case, GPU_SHAPE, "sm_90a", dump_dir=str(tmp_path / "d"))
+    assert [r.path for r in res.reports] == ["convc"], [r.line() for r in res.reports]
+    kernel = res.reports[0].schedule.kernel
+    full = sum(k == "full" for _, k, _ in case.args)
+    assert (kernel in PERSISTENT) == (full <= 1), res.reports[0].line()
+    ptx = "".join(open(f).read() for f in glob.glob(os.path.join(tmp_path, "d", "binaries", "*.ptx")))
+    assert ".target sm_90a" in ptx and "wgmma.mma_async" in ptx
+
+
+@pytest.mark.parametrize("name", ["residual_silu", "batchnorm", "clamp_in_f16"])
+def test_every_sm90a_candidate_lowers_program_epilogues(tmp_path, name):
+    """Every tuning candidate (cooperative, ping-pong, swapped tiles, ring-staged epilogues,
+    stream-K, non-persistent) emits a verified kernel for a program epilogue; the residual
+    one goes through the TMA residual slot."""
+    from convc.passes.registry import PassOptions
+    from convc.tools.opt import run_on_text
+    case = next(c for c in CASES if c.name == name)
+    _compile(tmp_path, case, (8, 28, 28, 64, 256), "sm_90a", dump_dir=str(tmp_path / "d"))
+    flow = (tmp_path / "d" / f"{name}.flow.mlir").read_text()
+    kernels = set()
+    for i in range(64):
+        out = run_on_text(flow, ["convc-match-conv", "convc-plan-schedule", "convc-lower-kernel"],
+                          PassOptions(target="sm_90a", candidate=i))
+        sched = re.search(r"convc.schedule = \{[^}]*\}", out).group(0)
+        if "tuning candidate" not in sched:           # past the last candidate
+            break
+        assert "hal.executable.source" in out
+        kernels.add(re.search(r'kernel = "(\w+)"', sched).group(1) + (" swapped" if "swap_ab = true" in sched else ""))
+    assert len(kernels) >= 4, kernels

@@ -41,7 +41,7 @@ CASES = [
 ]
 
 
-def prepare_case(case: Case, out: str) -> dict:
+def prepare_case(case: Case, out: str, extra_flags: tuple = ()) -> dict:
     import torch
     from ..compiler.pytorch import export_mlir
     from .e2e_models import MODELS, load_synthetic
@@ -55,7 +55,7 @@ def prepare_case(case: Case, out: str) -> dict:
         f.write(text)
     entry = {"case": asdict(case), "parameters": [p[0] for p in params]}
     res = compile_file(src, os.path.join(out, f"{case.name}.convc.vmfb"),
-                       CompileOptions(target="sm_90a", tuning_cache="none"))
+                       CompileOptions(target="sm_90a", tuning_cache="none", extra_flags=tuple(extra_flags)))
     convs = [r for r in res.reports if r.problem is not None or r.reason.startswith("conv")]
     entry.update(convc_vmfb=f"{case.name}.convc.vmfb", compile_s=round(res.timings["total"], 1),
                  convs=len(convs), convs_on_convc=sum(r.path == "convc" for r in convs),
@@ -77,13 +77,14 @@ def main(argv=None) -> int:
     p.add_argument("action", choices=["prepare"])
     p.add_argument("--out", required=True, help="bundle directory to write")
     p.add_argument("--only", help="comma-separated case names (default: all)")
+    p.add_argument("--iree-flag", action="append", default=[], help="extra iree-compile flag for the convc build")
     args = p.parse_args(argv)
     cases = [c for c in CASES if not args.only or c.name in args.only.split(",")]
     os.makedirs(args.out, exist_ok=True)
     entries = []
     try:
         for case in cases:
-            entries.append(prepare_case(case, args.out))
+            entries.append(prepare_case(case, args.out, args.iree_flag))
             e = entries[-1]
             print(f"{case.name:16s} {e['convs_on_convc']}/{e['convs']} conv dispatches on convc, "
                   f"{len(e['transposes'])} transposes, {e['compile_s']} s", flush=True)
@@ -91,7 +92,7 @@ def main(argv=None) -> int:
         print(f"convc-e2e: error: {e}", file=sys.stderr)
         return 1
     with open(os.path.join(args.out, "manifest.json"), "w") as f:
-        json.dump({"commit": git_commit(), "cases": entries}, f, indent=1)
+        json.dump({"commit": git_commit(), "iree_flags": args.iree_flag, "cases": entries}, f, indent=1)
     return 0
 
 

@@ -85,13 +85,15 @@ def _breakdown(f, args, wall_us: float, iters: int = 5) -> dict:
     conv = sum(v for k, v in by_name.items() if k.startswith("conv_"))
     other = {k: v for k, v in by_name.items() if not k.startswith("conv_")}
     top = sorted(other.items(), key=lambda kv: -kv[1])[:8]
+    convs = sorted(((k, v) for k, v in by_name.items() if k.startswith("conv_")), key=lambda kv: -kv[1])[:8]
     kernels = conv + sum(other.values())
     return {"convc_conv_us": round(conv, 1), "other_dispatch_us": round(sum(other.values()), 1),
             "kernels_us": round(kernels, 1), "wall_us": round(wall_us, 1),
             "gaps_us": round(wall_us - kernels, 1),
             "conv_launches": sum(1 for e in evs if e.name.startswith("conv_")) // iters,
             "other_launches": sum(1 for e in evs if not e.name.startswith("conv_")) // iters,
-            "top_other": [{"name": k[:90], "us": round(v, 1)} for k, v in top]}
+            "top_other": [{"name": k[:90], "us": round(v, 1)} for k, v in top],
+            "top_conv": [{"name": k[:90], "us": round(v, 1)} for k, v in convs]}
 
 
 def _torch_baselines(model, x, ref, iters, checks, times, row) -> None:

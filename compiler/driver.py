@@ -213,7 +213,7 @@ def compile_file(input_path: str, output_path: str, options: CompileOptions) -> 
         t0 = time.perf_counter()
         ctx = ir.Context()
         with open(linalg_path) as f:
-            module = channels_last(ir.Module.parse(f.read(), ctx))
+            module = channels_last(ir.Module.parse(f.read(), ctx), PassOptions(precision=options.precision))
         gemm_sigs = one_by_one_signatures(module)
         cl_path = os.path.join(work, f"{stem}.convc-channels-last.mlir")
         with open(cl_path, "w") as f:

@@ -273,8 +273,50 @@ def _sink_transposes(func) -> None:
             op.erase()
 
 
+def _truncf(v: ir.Value, et: ir.Type) -> ir.Value:
+    """v converted elementwise to float type et (a linalg.generic)."""
+    t = ir.RankedTensorType(v.type)
+    init = tensor_d.EmptyOp([tensor_d.dim(v, arith_d.constant(ir.IndexType.get(), i)) if t.is_dynamic_dim(i)
+                             else t.shape[i] for i in range(t.rank)], et).result
+    ident = ir.AffineMapAttr.get(ir.AffineMap.get_identity(t.rank))
+    gen = linalg_d.GenericOp([init.type], [v], [init], ir.ArrayAttr.get([ident, ident]),
+                             ir.ArrayAttr.get([ir.Attribute.parse("#linalg.iterator_type<parallel>")] * t.rank))
+    block = gen.regions[0].blocks.append(t.element_type, et)
+    with ir.InsertionPoint(block):
+        linalg_d.YieldOp([arith_d.truncf(et, block.arguments[0])])
+    return gen.results[0]
+
+
+def _demote_conv_inputs(module: ir.Module, et: ir.Type) -> None:
+    """--precision bf16: every f32 conv reads bf16 activations and filters (f32 accumulation
+    and output). A zero pad is re-created on the demoted activation."""
+    for conv in list(walk_ops(module.operation, "linalg.conv_2d_nhwc_fhwc")):
+        x, w = conv.operands[0], conv.operands[1]
+        if str(ir.RankedTensorType(x.type).element_type) != "f32":
+            continue
+        with ir.InsertionPoint(conv), conv.location:
+            pad = _owner(x)
+            if pad is not None and pad.name == "tensor.pad" and len(pad.operands) == 1:
+                src = _truncf(pad.operands[0], et)
+                t = ir.RankedTensorType(x.type)
+                low = [int(v) for v in pad.attributes["static_low"]]
+                high = [int(v) for v in pad.attributes["static_high"]]
+                new = tensor_d.PadOp(ir.RankedTensorType.get(list(t.shape), et), src, [], [], low, high)
+                block = new.regions[0].blocks.append(*([ir.IndexType.get()] * t.rank))
+                with ir.InsertionPoint(block):
+                    tensor_d.YieldOp(arith_d.constant(et, 0.0))
+                xd = new.result
+            else:
+                xd = _truncf(x, et)
+            y = _value(linalg_d.conv_2d_nhwc_fhwc(xd, _truncf(w, et), outs=[conv.operands[2]],
+                                                  strides=_ints(conv.attributes["strides"]),
+                                                  dilations=_ints(conv.attributes["dilations"])))
+        conv.results[0].replace_all_uses_with(y)
+        conv.erase()
+
+
 def channels_last(module: ir.Module, options=None) -> ir.Module:
-    """Pass convc-channels-last."""
+    """Pass convc-channels-last (with options.precision "bf16", also the conv input demotion)."""
     with module.context, ir.Location.unknown():
         for op in [o for o in walk_ops(module.operation) if _rewritable(o)]:
             with ir.InsertionPoint(op), op.location:
@@ -283,6 +325,8 @@ def channels_last(module: ir.Module, options=None) -> ir.Module:
             if func.name in ("func.func", "util.func"):
                 _sink_transposes(func)
         _isolate_transposes(module)
+        if getattr(options, "precision", None) == "bf16":
+            _demote_conv_inputs(module, ir.BF16Type.get())
         _erase_dead(module)
     return module
 

@@ -621,13 +621,17 @@ def match_function(func, allowed_gemms=None) -> tuple[ConvProblem, list] | None:
         dilation, pad = (1, 1), (0, 0, 0, 0)
     if x_op.dtype not in INPUT_DTYPES or f_op.dtype != x_op.dtype:
         raise Decline(f"input/filter types {x_op.dtype}/{f_op.dtype} not supported (f16 or bf16)")
-    acc_t = _dtype(ir.ShapedType(conv.results[0].type).element_type)
-    if acc_t != "f32":
-        raise Decline(f"accumulation in {acc_t} (f32 required)")
+    conv_t = _dtype(ir.ShapedType(conv.results[0].type).element_type)
+    # A 16-bit conv result (a model demoted to f16 by --precision f16 accumulates in f16) is
+    # computed with f32 accumulation and rounded to its type before the epilogue: the same
+    # values, with a more accurate sum.
+    if conv_t != "f32" and conv_t != x_op.dtype:
+        raise Decline(f"accumulation in {conv_t} for {x_op.dtype} inputs (f32, or the input type, required)")
+    acc_t = "f32"
 
     # walk the elementwise chain to the store
-    steps: list[EpilogueStep] = []
-    cur_t = acc_t
+    steps: list[EpilogueStep] = [] if conv_t == acc_t else [EpilogueStep("cast", conv_t)]
+    cur_t = conv_t
     v = conv.results[0]
     while True:
         user, idxs = _chain_user(v)

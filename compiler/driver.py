@@ -23,7 +23,7 @@ from ..passes.target import Target, device_targets_attr_text, get_target, iree_t
 from .errors import ConvcError
 from .frontends import read_model
 from .iree_tools import iree_compile
-from .precision import PRECISIONS, precision_flags
+from .precision import PRECISIONS
 
 # Pads fuse into the conv's dispatch; transposes are placed by convc-channels-last, and IREE's
 # own propagation would fold them into contractions in layouts no kernel reads.
@@ -197,7 +197,6 @@ def compile_file(input_path: str, output_path: str, options: CompileOptions) -> 
     _check_output(output_path)
     result.tuning_cache = _tuning_cache_path(options.tuning_cache)
     tflags = iree_target_flags(target)
-    pflags = precision_flags(options.precision)
     extra = list(options.extra_flags)
 
     with tempfile.TemporaryDirectory(prefix="convc-") as tmp:
@@ -207,7 +206,7 @@ def compile_file(input_path: str, output_path: str, options: CompileOptions) -> 
         with open(in_path, "w") as f:
             f.write(prepared)
         linalg_path = os.path.join(work, f"{stem}.linalg.mlir")
-        t_in = iree_compile([in_path, "--compile-to=input", *tflags, *pflags, *extra, "-o", linalg_path],
+        t_in = iree_compile([in_path, "--compile-to=input", *tflags, *extra, "-o", linalg_path],
                             "the input phase")
 
         t0 = time.perf_counter()
@@ -221,7 +220,7 @@ def compile_file(input_path: str, output_path: str, options: CompileOptions) -> 
         t_layout = time.perf_counter() - t0
         flow_path = os.path.join(work, f"{stem}.flow.mlir")
         result.timings["iree_flow"] = t_in + iree_compile(
-            [cl_path, "--compile-from=input", "--compile-to=flow", *FLOW_FLAGS, *tflags, *pflags, *extra,
+            [cl_path, "--compile-from=input", "--compile-to=flow", *FLOW_FLAGS, *tflags, *extra,
              "-o", flow_path], "the flow phase")
 
         t0 = time.perf_counter()

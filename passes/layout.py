@@ -288,8 +288,8 @@ def _truncf(v: ir.Value, et: ir.Type) -> ir.Value:
 
 
 def _demote_conv_inputs(module: ir.Module, et: ir.Type) -> None:
-    """--precision bf16: every f32 conv reads bf16 activations and filters (f32 accumulation
-    and output). A zero pad is re-created on the demoted activation."""
+    """--precision f16/bf16: every f32 conv reads f16/bf16 activations and filters (f32
+    accumulation and output). A zero pad is re-created on the demoted activation."""
     for conv in list(walk_ops(module.operation, "linalg.conv_2d_nhwc_fhwc")):
         x, w = conv.operands[0], conv.operands[1]
         if str(ir.RankedTensorType(x.type).element_type) != "f32":
@@ -316,7 +316,7 @@ def _demote_conv_inputs(module: ir.Module, et: ir.Type) -> None:
 
 
 def channels_last(module: ir.Module, options=None) -> ir.Module:
-    """Pass convc-channels-last (with options.precision "bf16", also the conv input demotion)."""
+    """Pass convc-channels-last (with options.precision f16/bf16, also the conv input demotion)."""
     with module.context, ir.Location.unknown():
         for op in [o for o in walk_ops(module.operation) if _rewritable(o)]:
             with ir.InsertionPoint(op), op.location:
@@ -325,8 +325,9 @@ def channels_last(module: ir.Module, options=None) -> ir.Module:
             if func.name in ("func.func", "util.func"):
                 _sink_transposes(func)
         _isolate_transposes(module)
-        if getattr(options, "precision", None) == "bf16":
-            _demote_conv_inputs(module, ir.BF16Type.get())
+        demote = {"bf16": ir.BF16Type.get, "f16": ir.F16Type.get}.get(getattr(options, "precision", None))
+        if demote is not None:
+            _demote_conv_inputs(module, demote())
         _erase_dead(module)
     return module
 

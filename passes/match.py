@@ -620,7 +620,7 @@ def match_function(func, allowed_gemms=None) -> tuple[ConvProblem, list] | None:
         R = S = 1
         dilation, pad = (1, 1), (0, 0, 0, 0)
     if x_op.dtype not in INPUT_DTYPES or f_op.dtype != x_op.dtype:
-        raise Decline(f"input/filter types {x_op.dtype}/{f_op.dtype} not supported (f16 or bf16)")
+        raise Decline(f"input/filter types {x_op.dtype}/{f_op.dtype} not supported (f16, bf16 or f32, both the same)")
     conv_t = _dtype(ir.ShapedType(conv.results[0].type).element_type)
     # A 16-bit conv result (a model demoted to f16 by --precision f16 accumulates in f16) is
     # computed with f32 accumulation and rounded to its type before the epilogue: the same

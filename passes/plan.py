@@ -301,8 +301,19 @@ def plan_amd_lds_mfma(p: ConvProblem, t: Target, block: int | None = None) -> Sc
                    f"{LOADING_WAVES} loading + {MFMA_WAVES} MFMA waves"))
 
 
-def plan_schedule_for(p: ConvProblem, t: Target) -> Schedule:
+def plan_f32(p: ConvProblem, t: Target, precision: str) -> Schedule:
+    """f32 convs: exact f32 math on the portable kernel. In tf32 mode (the default) this is the
+    path until the tensor-core kernels take f32 operands; the reason says so."""
+    s = plan_portable(p, t)
+    why = ("f32 inputs, --precision fp32: exact f32 math" if precision == "fp32" else
+           "f32 inputs: no TF32 tensor-core kernel yet, exact f32 math instead")
+    return dataclasses.replace(s, reason=f"portable implicit GEMM ({why})")
+
+
+def plan_schedule_for(p: ConvProblem, t: Target, precision: str = "tf32") -> Schedule:
     """The fastest path that applies, else the portable kernel with the reasons."""
+    if p.dtype == "f32":
+        return plan_f32(p, t, precision)
     if t.has_wgmma:
         return plan_sm90(p, t)
     if t.backend == "amd":
@@ -646,6 +657,8 @@ def knobs_of(s: Schedule) -> tuple:
 
 def candidate_schedules(p: ConvProblem, t: Target) -> list[Schedule]:
     """Every schedule worth timing for p on t, the default first."""
+    if p.dtype == "f32":
+        return [plan_f32(p, t, "tf32")]
     if t.has_wgmma:
         return sm90_candidates(p, t)
     return [plan_schedule_for(p, t)]
@@ -665,7 +678,7 @@ def choose_schedule(p: ConvProblem, t: Target, options=None) -> Schedule:
     cache = load_cache(getattr(options, "tuning_cache", None))
     hit = cache.lookup(t.arch, p.name, getattr(options, "tuning_device", None)) if cache else None
     if hit is None:
-        return plan_schedule_for(p, t)
+        return plan_schedule_for(p, t, getattr(options, "precision", "tf32"))
     cands = candidate_schedules(p, t)
     if hit.outdated_by(knobs_of(cands[0])):
         s = cands[0]

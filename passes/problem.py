@@ -12,7 +12,7 @@ import hashlib
 from dataclasses import dataclass, field
 
 # Element types convc kernels accept as conv inputs, and byte sizes of all types we touch.
-INPUT_DTYPES = ("f16", "bf16")
+INPUT_DTYPES = ("f16", "bf16", "f32")
 DTYPE_BYTES = {"f16": 2, "bf16": 2, "f32": 4}
 
 

@@ -27,6 +27,8 @@ def parse_arguments(argv=None):
     p.add_argument("--split-input-file", action="store_true")
     p.add_argument("--tuning-cache", help="tuning cache to read (default: none)", default="none")
     p.add_argument("--candidate", type=int, help="force this tuning candidate schedule")
+    p.add_argument("--precision", default="tf32", choices=["tf32", "fp32", "f16", "bf16"],
+                   help="how f32 convs compute (convc --precision)")
     p.add_argument("-o", "--output", default="-")
     return p.parse_args(argv)
 
@@ -55,7 +57,7 @@ def main(args) -> int:
     for chunk in chunks:
         try:
             outs.append(run_on_text(chunk, passes, PassOptions(target=args.target, tuning_cache=args.tuning_cache,
-                                                                 candidate=args.candidate)))
+                                                                 candidate=args.candidate, precision=args.precision)))
         except Exception as e:  # a malformed case is reported and the others still run
             msg = str(e).strip().splitlines()
             print(f"convc-opt: error: {msg[0] if msg else type(e).__name__}", file=sys.stderr)

@@ -6,8 +6,6 @@
 // RUN: convc-opt --pass=convc-match-conv %inputs/inv_hwcf.flow.mlir | FileCheck %s --check-prefix=HWCF
 // HWCF: convc.decline = "filter layout is not FHWC (only linalg.conv_2d_nhwc_fhwc is taken)"
 
-// RUN: convc-opt --pass=convc-match-conv %inputs/inv_f32.flow.mlir | FileCheck %s --check-prefix=F32
-// F32: convc.decline = "input/filter types f32/f32 not supported (f16 or bf16)"
 
 // RUN: convc-opt --pass=convc-match-conv %inputs/inv_padval.flow.mlir | FileCheck %s --check-prefix=PADVAL
 // PADVAL: convc.decline = "padding value is not zero"

@@ -109,6 +109,32 @@ def _torch_baselines(model, x, ref, iters, checks, times, row) -> None:
         row["torch_compile_error"] = str(e).splitlines()[0][:200]
 
 
+def _benchmark_module(vmfb: str, params: dict, x_shape, reps: int = 20) -> dict:
+    """The same invocation timed by IREE's C benchmark tool (no Python): the parameters are
+    written to an .irpa archive first. Separates Python call overhead from the runtime's."""
+    import re
+    import subprocess
+    import tempfile
+    import iree.runtime as rt
+    tool = os.path.join(os.path.dirname(rt.__file__), "..", "_runtime_libs", "iree-benchmark-module")
+    with tempfile.TemporaryDirectory() as tmp:
+        index = rt.ParameterIndex()
+        for name, value in params.items():
+            index.add_buffer(name, np.ascontiguousarray(value).tobytes())
+        irpa = os.path.join(tmp, "params.irpa")
+        index.create_archive_file(irpa)
+        cmd = [tool, f"--module={vmfb}", "--device=cuda", f"--parameters=model={irpa}", "--function=main",
+               f"--input={'x'.join(map(str, x_shape))}xf16=0.5", f"--benchmark_repetitions={reps}",
+               "--benchmark_report_aggregates_only=true"]
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    times = {}
+    for line in out.stdout.splitlines():
+        m = re.match(r"BM_main/process_time/real_time_(mean|median|stddev)\s+([0-9.]+) ms", line)
+        if m:
+            times[m.group(1) + "_ms"] = float(m.group(2))
+    return times or {"error": (out.stderr or out.stdout).strip().splitlines()[-1:]}
+
+
 def run_case(bundle: str, entry: dict, iters: int, baselines: bool = True,
              variants: tuple = ("convc", "iree")) -> dict:
     import torch
@@ -149,6 +175,8 @@ def run_case(bundle: str, entry: dict, iters: int, baselines: bool = True,
             times[f"{variant}_us"] = _time_iree(f, args, iters)
             if variant == "convc":
                 row["convc_breakdown"] = _breakdown(f, args, times["convc_us"])
+                row["convc_benchmark_module"] = _benchmark_module(os.path.join(bundle, entry[key]), params,
+                                                                  case["input_shape"])
         except Exception as e:
             row[f"{variant}_error"] = f"{type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"
     row["rel_l2_vs_fp32"] = {k: float(v) for k, v in checks.items()}

@@ -127,7 +127,7 @@ def _rewrite_conv(op) -> None:
     # the barrier keeps the transposed filter a dispatch operand: IREE would otherwise fuse a
     # runtime filter's transpose into the conv (a layout no kernel reads) or fold a splat
     # filter into the conv's body; constant filters are still transposed at compile time
-    wt = _value(util_d.optimization_barrier([wt.type], [wt]))
+    wt = _barrier(wt)
     out_perm = NCHW_TO_NHWC if nchw else [0, 1, 2, 3]
     et = ir.RankedTensorType(init.type).element_type
     zero = arith_d.constant(et, 0.0 if isinstance(et, ir.FloatType) else 0)
@@ -155,7 +155,10 @@ def _rewritable(op) -> bool:
     if op.name not in CONV_OPS and op.name not in POOL_OPS:
         return False
     tensors = [op.operands[0], op.operands[2]] + ([] if op.name in POOL_OPS else [op.operands[1]])
-    return all(isinstance(v.type, ir.RankedTensorType) and v.type.rank == 4 for v in tensors)
+    # dynamic shapes stay as they are: convc declines them, and IREE 3.13's llvm-cpu codegen
+    # fails on some dynamic NHWC convs it compiles fine in NCHW
+    return all(isinstance(v.type, ir.RankedTensorType) and v.type.rank == 4 and v.type.has_static_shape
+               for v in tensors)
 
 
 # ------------------------------------------------------------------------------------------
@@ -342,6 +345,15 @@ def _after_conv(v: ir.Value, depth: int = 4) -> bool:
     return op.name == "linalg.generic" and any(_after_conv(x, depth - 1) for x in list(op.operands)[:-1])
 
 
+def _barrier(v: ir.Value) -> ir.Value:
+    """v behind a util.optimization_barrier (IREE cannot fold or fuse across it). Not for
+    dynamic shapes: IREE must resolve their sizes through every op, which a barrier hides
+    (convc declines dynamic shapes anyway, so nothing is lost)."""
+    if not ir.RankedTensorType(v.type).has_static_shape:
+        return v
+    return _value(util_d.optimization_barrier([v.type], [v]))
+
+
 def _isolate_transposes(module: ir.Module) -> None:
     """Transposes left next to a conv get a barrier in between: IREE would fuse one feeding a
     conv (the model's NCHW input) into the conv's dispatch, which would then read NCHW, and
@@ -353,7 +365,7 @@ def _isolate_transposes(module: ir.Module) -> None:
                 and _after_conv(t.operands[0])):
             with ir.InsertionPoint(t), t.location:
                 x = t.operands[0]
-                t.operands[0] = _value(util_d.optimization_barrier([x.type], [x]))
+                t.operands[0] = _barrier(x)
     for conv in list(walk_ops(module.operation, "linalg.conv_2d_nhwc_fhwc")):
         x = conv.operands[0]
         holder, index = conv, 0
@@ -362,7 +374,7 @@ def _isolate_transposes(module: ir.Module) -> None:
             holder, index, x = pad, 0, pad.operands[0]
         if _is_transpose(_owner(x), NCHW_TO_NHWC):
             with ir.InsertionPoint(holder), holder.location:
-                holder.operands[index] = _value(util_d.optimization_barrier([x.type], [x]))
+                holder.operands[index] = _barrier(x)
 
 
 def _erase_dead(module: ir.Module) -> None:
@@ -375,6 +387,15 @@ def _erase_dead(module: ir.Module) -> None:
             if op.name in dead and all(not list(r.uses) for r in op.results):
                 op.erase()
                 changed = True
+
+
+def has_dynamic_convs(module: ir.Module) -> bool:
+    """Whether some conv of the model has a dynamic size (convc leaves those to IREE)."""
+    for op in walk_ops(module.operation):
+        if op.name.startswith("linalg.conv") or op.name.startswith("linalg.depthwise_conv"):
+            if any(isinstance(v.type, ir.RankedTensorType) and not v.type.has_static_shape for v in op.operands):
+                return True
+    return False
 
 
 def layout_counts(module: ir.Module) -> dict[str, int]:

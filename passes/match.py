@@ -57,7 +57,7 @@ def _dtype(t: ir.Type) -> str:
 def _static_shape(t) -> list[int]:
     st = ir.ShapedType(t)
     if not st.has_static_shape:
-        raise Decline("dynamic shapes are not supported")
+        raise Decline("dynamic shapes (runtime sizes, e.g. a dynamic batch) are not supported yet")
     return list(st.shape)
 
 
@@ -105,7 +105,7 @@ class _Dispatch:
         for i, a in enumerate(args):
             ts = str(a.type)
             if "dispatch.tensor<" not in ts:
-                raise Decline("dispatch has dynamic dimensions (index operands)")
+                raise Decline("dynamic shapes (the dispatch takes runtime sizes, e.g. a dynamic batch) are not supported yet")
             if "writeonly:" in ts:
                 self.outputs[i] = a
             elif "readonly:" in ts:

@@ -182,3 +182,20 @@ def test_pytorch_route_matches_pytorch(tmp_path):
     with torch.no_grad():
         ref = net.float()(x).numpy()
     assert _rel_err(got, ref) <= 1e-2, _rel_err(got, ref)
+
+
+def test_dynamic_batch_runs_on_iree_with_the_reason(tmp_path):
+    """A dynamic batch is declined by name (IREE compiles those convs) and runs any N."""
+    torch = pytest.importorskip("torch")
+    from convc.compiler.pytorch import compile_module
+
+    net = torch.nn.Sequential(torch.nn.Conv2d(8, 16, 3, padding=1), torch.nn.ReLU()).eval()
+    out = tmp_path / "dyn.vmfb"
+    res = compile_module(net, (torch.randn(2, 8, 6, 6),), str(out), dynamic_batch=True, target="llvm-cpu")
+    convs = [r for r in res.reports if r.reason.startswith("conv")]
+    assert convs and all("dynamic shapes" in r.reason for r in convs), [r.line() for r in res.reports]
+    for n in (1, 3):
+        x = torch.randn(n, 8, 6, 6)
+        got = LoadedModule(str(out), "local-task").call("main", [(x.numpy(), "f32")])
+        with torch.no_grad():
+            assert _rel_err(got, net(x).numpy()) <= 1e-5

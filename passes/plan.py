@@ -42,7 +42,7 @@ def plan_portable(p: ConvProblem, t: Target) -> Schedule:
         threads = 256
         bk = 32
         bm = 64
-        bn = 64 if p.F > 32 else 32
+        bn = 64 if p.F > 32 else 32 if p.F > 16 else 16     # few channels (an RGB output): fewer idle columns
         tm = 4
         tn = bm * bn // threads // tm
     vec_a = _largest_vector(p.C, p.dtype)

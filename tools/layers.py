@@ -139,19 +139,23 @@ def layer_mlir(L: Layer, func_name: str = "main", output_arg: bool = False) -> s
     ins_t = [acc_t, _t((L.F,), L.dtype)]
     maps = [ident, chan]
     bargs = ["%a: f32", f"%bb: {L.dtype}"]
-    body = [f"    %b32 = arith.extf %bb : {L.dtype} to f32", "    %v0 = arith.addf %a, %b32 : f32"]
+    f32_in = L.dtype == "f32"      # f32 layers need no casts around the f32 epilogue math
+    body = ([] if f32_in else [f"    %b32 = arith.extf %bb : {L.dtype} to f32"]) + \
+        [f"    %v0 = arith.addf %a, {'%bb' if f32_in else '%b32'} : f32"]
     last = "%v0"
     if L.epilogue == "bias_residual_relu":
         ins.append("%res")
         ins_t.append(_t(o, L.dtype))
         maps.append(ident)
         bargs.append(f"%rr: {L.dtype}")
-        body += [f"    %r32 = arith.extf %rr : {L.dtype} to f32", "    %v1 = arith.addf %v0, %r32 : f32"]
+        body += ([] if f32_in else [f"    %r32 = arith.extf %rr : {L.dtype} to f32"]) + \
+            [f"    %v1 = arith.addf %v0, {'%rr' if f32_in else '%r32'} : f32"]
         last = "%v1"
     if L.epilogue in ("bias_relu", "bias_residual_relu"):
         body += [f"    %v2 = arith.maximumf {last}, %fz : f32"]
         last = "%v2"
-    body += [f"    %v3 = arith.truncf {last} : f32 to {L.dtype}", f"    linalg.yield %v3 : {L.dtype}"]
+    body += ([f"    linalg.yield {last} : f32"] if f32_in else
+             [f"    %v3 = arith.truncf {last} : f32 to {L.dtype}", f"    linalg.yield %v3 : {L.dtype}"])
     bargs.append(f"%o: {L.dtype}")
     lines += [f"  %e2 = tensor.empty() : {res_t}",
               f"  %y = linalg.generic {{indexing_maps = [{', '.join(maps + [ident])}], "

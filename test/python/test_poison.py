@@ -14,8 +14,8 @@ def test_unwritten_outputs_stay_poisoned(tmp_path, monkeypatch):
     layer = Layer("sabotaged", 2, 8, 8, 16, 32, 3, 3, (1, 1), (1, 1), (1, 1, 1, 1), "f16", "bias_relu")
     real = plan.plan_schedule_for
 
-    def half_grid(p, t):
-        s = real(p, t)
+    def half_grid(p, t, *rest):
+        s = real(p, t, *rest)
         return dataclasses.replace(s, grid=(s.grid[0] // 2, 1, 1))
 
     monkeypatch.setattr(plan, "plan_schedule_for", half_grid)

@@ -77,8 +77,9 @@ def _require_tma(p: ConvProblem, t: Target, block_k: int | None = None) -> None:
     if not (t.has_tma and t.has_wgmma):
         raise PlanError(f"{t.arch} has no TMA + wgmma path")
     bk = block_k or CHANNELS_PER_TILE
-    if p.C % bk and not (block_k and k_tile_channels(p.C, p.R * p.S) == bk):
-        raise PlanError(f"C={p.C} is not a multiple of {bk} (one {2 * bk}-byte swizzled row per K step)")
+    if p.C % bk and not (block_k and k_tile_channels(p.C, p.R * p.S, p.dtype) == bk):
+        raise PlanError(f"C={p.C} is not a multiple of {bk} "
+                        f"(one {DTYPE_BYTES[p.dtype] * bk}-byte swizzled row per K step)")
     if p.F % 8:
         raise PlanError(f"F={p.F} is not a multiple of 8 (16-byte filter rows)")
 
@@ -144,7 +145,7 @@ def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = "sm90_ws_cooperative",
     from .lower.nvidia.warp_roles import THREADS
     from .lower.nvidia.tma_loader import k_tile_channels, k_tiles
     from .lower.nvidia.tensormap import DESCRIPTOR_BYTES
-    bk = k_tile_channels(p.C, p.R * p.S) or 64
+    bk = k_tile_channels(p.C, p.R * p.S, p.dtype) or 64
     _require_tma(p, t, bk)
     bn = block_n or (128 if p.F > 64 else 64)
     try:
@@ -153,8 +154,9 @@ def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = "sm90_ws_cooperative",
         raise PlanError(str(e)) from None
     stage = (block_m + bn) * bk * DTYPE_BYTES[p.dtype]
     fixed = ws_layout(p, kernel, block_m, bn, 0, bk, slots, swap).total
-    # the same bytes in flight with 32-channel K steps: twice the stages
-    stages = min(WS_MAX_STAGES * 64 // bk, (t.smem_bytes - SM90_SMEM_RESERVE - fixed) // (stage + 16))
+    # the same bytes in flight with 64-byte K rows: twice the stages
+    stages = min(WS_MAX_STAGES * 128 // (bk * DTYPE_BYTES[p.dtype]),
+                 (t.smem_bytes - SM90_SMEM_RESERVE - fixed) // (stage + 16))
     if stages < 2:
         raise PlanError(f"{block_m}x{bn} tiles leave room for {stages} stages")
     if slots == 0 and stages < 3:
@@ -302,12 +304,30 @@ def plan_amd_lds_mfma(p: ConvProblem, t: Target, block: int | None = None) -> Sc
 
 
 def plan_f32(p: ConvProblem, t: Target, precision: str) -> Schedule:
-    """f32 convs: exact f32 math on the portable kernel. In tf32 mode (the default) this is the
-    path until the tensor-core kernels take f32 operands; the reason says so."""
+    """f32 convs. tf32 (the default): the persistent warp-specialized kernels with TF32 wgmma
+    (128-byte rows of 32 channels; no swapped tiles, clusters or direct loads, which move
+    16-bit data), cooperative 128x128 tiles or ping-pong 64-row ones for small grids; exact
+    f32 math on the portable kernel where they decline, and always with --precision fp32."""
+    if precision != "fp32" and t.has_wgmma:
+        try:
+            return _plan_tf32(p, t)
+        except PlanError as why:
+            s = plan_portable(p, t)
+            return dataclasses.replace(s, reason=f"portable implicit GEMM (f32 inputs, exact f32 math: "
+                                                 f"TF32 wgmma kernel declined: {why})")
     s = plan_portable(p, t)
     why = ("f32 inputs, --precision fp32: exact f32 math" if precision == "fp32" else
-           "f32 inputs: no TF32 tensor-core kernel yet, exact f32 math instead")
+           "f32 inputs: no TF32 tensor-core kernel on this target, exact f32 math instead")
     return dataclasses.replace(s, reason=f"portable implicit GEMM ({why})")
+
+
+def _plan_tf32(p: ConvProblem, t: Target) -> Schedule:
+    bn = 128 if p.F > 64 else 64
+    big = _tiles(p, 128, bn) >= t.num_sms
+    kernel, bm = ("sm90_ws_cooperative", 128) if big else ("sm90_ws_pingpong", 64)
+    s = plan_sm90_ws(p, t, kernel, bm, bn)
+    s = dataclasses.replace(s, direct_stages=0)
+    return dataclasses.replace(s, reason=s.reason + ", TF32 wgmma (f32 operands, f32 accumulation)")
 
 
 def plan_schedule_for(p: ConvProblem, t: Target, precision: str = "tf32") -> Schedule:

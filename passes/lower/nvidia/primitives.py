@@ -239,11 +239,15 @@ def wgmma_wait(pending: int) -> None:
 def wgmma_m64nk16(acc, desc_a, desc_b, n: int, dtype: str, accumulate: bool = True):
     """wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{dtype}.{dtype}: D += A * B (D = A * B with
     accumulate=False: scale-d 0, the input accumulator is ignored), both operands K-major in
-    shared memory (A "row", B "col": no transposes)."""
+    shared memory (A "row", B "col": no transposes). f32 operands run as m64n{n}k8 TF32: the
+    same 32 bytes of K per instruction."""
+    k = 16
+    if dtype == "f32":
+        dtype, k = "tf32", 8
     ty = parse_attr(f"#nvvm.wgmma_type<{dtype}>")
     scale = "one" if accumulate else "zero"
     return nvvm_d.WgmmaMmaAsyncOp(
-        accumulator_type(n), acc, desc_a, desc_b, parse_attr(f"#nvvm.shape<m = 64, n = {n}, k = 16>"),
+        accumulator_type(n), acc, desc_a, desc_b, parse_attr(f"#nvvm.shape<m = 64, n = {n}, k = {k}>"),
         ty, ty, parse_attr("#nvvm.wgmma_type<f32>"), parse_attr(f"#nvvm.wgmma_scale_out<{scale}>"),
         parse_attr("#nvvm.wgmma_scale_in<one>"), parse_attr("#nvvm.wgmma_scale_in<one>"),
         parse_attr("#nvvm.mma_layout<row>"), parse_attr("#nvvm.mma_layout<col>")).result

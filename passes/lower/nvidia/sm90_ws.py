@@ -89,9 +89,9 @@ from .tma_loader import (CHANNELS_PER_TILE, ConvTmaLoader, k_tiles, acquire_desc
 from . import tensormap as tm
 
 
-def row_bytes(block_k: int) -> int:
-    """Bytes of one swizzled K row of 16-bit operands (128 or 64: also the swizzle span)."""
-    return block_k * 2
+def row_bytes(block_k: int, dtype: str = "f16") -> int:
+    """Bytes of one swizzled K row of operands (128 or 64: also the swizzle span)."""
+    return block_k * DTYPE_BYTES[dtype]
 
 
 DESCRIPTORS = 4                            # activation, filter, output, residual
@@ -178,7 +178,7 @@ def ws_layout(p: ConvProblem, kernel: str, block_m: int, block_n: int, stages: i
               block_k: int = CHANNELS_PER_TILE, slots: int = 1, swap: bool = False) -> WsLayout:
     rows, cols = consumer_slice(kernel, block_m, block_n, swap)
     res = residual_step(p)
-    a, b = block_m * row_bytes(block_k), block_n * row_bytes(block_k)
+    a, b = block_m * row_bytes(block_k, p.dtype), block_n * row_bytes(block_k, p.dtype)
     out_slot = rows * cols * DTYPE_BYTES[p.out_dtype]
     res_slot = rows * cols * DTYPE_BYTES[res.dtype] if res else 0
     in_place = bool(res) and res.dtype == p.out_dtype
@@ -264,7 +264,7 @@ class Sm90WarpSpecialized:
         # per consumer warpgroup
         self.in_ring = self.lay.slots == 0
         self.per_tile = self.ktiles + (2 if self.in_ring else 0)
-        self.row = row_bytes(s.block_k)
+        self.row = row_bytes(s.block_k, p.dtype)
         # the planner sets direct_stages (plan._with_direct_loads); a schedule asking for more
         # than this kernel can take is refused, not quietly changed
         self.direct = s.direct_stages
@@ -678,9 +678,10 @@ class Sm90WarpSpecialized:
         return accs
 
     def _mma_stage(self, accs, a_stage, b_stage, row_base, first: bool = False):
-        """One K tile of block_k channels: per 64-row sub-block, block_k / 16 x wgmma
-        m64n{N}k16 (the first of a tile with scale-d 0: D = A * B). The sub-blocks are
-        activation rows (N = block_n), or filter rows when swapped (N = block_m pixels)."""
+        """One K tile of block_k channels: per 64-row sub-block, one wgmma m64n{N}k16 (k8 for
+        TF32) per 32 bytes of the row (the first of a tile with scale-d 0: D = A * B). The
+        sub-blocks are activation rows (N = block_n), or filter rows when swapped (N = block_m
+        pixels)."""
         s = self.s
         row, lay = self.row, self.swizzle_layout
         m_stage, n_stage = (b_stage, a_stage) if self.swap else (a_stage, b_stage)
@@ -689,7 +690,7 @@ class Sm90WarpSpecialized:
         out = []
         a_lo, b_lo = smem_descriptor_lo(m_wg), smem_descriptor_lo(n_stage)
         for sub, acc in enumerate(accs):
-            for kk in range(s.block_k // 16):
+            for kk in range(row // 32):
                 da = smem_descriptor_at(a_lo, 64 * sub * row + 32 * kk, 8 * row, layout=lay)
                 db = smem_descriptor_at(b_lo, 32 * kk, 8 * row, layout=lay)
                 acc = wgmma_m64nk16(acc, da, db, self.mma_n, self.p.dtype, accumulate=not (first and kk == 0))

@@ -27,11 +27,20 @@ CHANNELS_PER_TILE = 64          # 128 B of f16/bf16: one 128B-swizzle row
 NARROW_CHANNELS_PER_TILE = 32   # 64 B: one 64B-swizzle row, for C = 32 (mod 64)
 
 
-def k_tile_channels(C: int, taps: int = 1) -> int | None:
+# f32 operands (TF32 wgmma): one 128-byte swizzled row holds 32 channels, and a k8 TF32 wgmma
+# consumes the same 32 bytes of K as a k16 one of 16-bit operands, so the ring, the swizzle and
+# the descriptors are those of 16-bit operands, in bytes
+TF32_CHANNELS_PER_TILE = 32
+
+
+def k_tile_channels(C: int, taps: int = 1, dtype: str = "f16") -> int | None:
     """Channels per K step for C input channels and R*S filter taps (None: TMA cannot tile
     C). With one tap any C that is a multiple of 8 (16-byte pixel rows) works with 32-channel
     steps: the last one reads past C and TMA fills it with zeros, in the activation and in the
-    filter alike (with several taps a step would run into the next tap's filter channels)."""
+    filter alike (with several taps a step would run into the next tap's filter channels).
+    f32 (TF32) takes 128-byte rows only: C a multiple of 32."""
+    if DTYPE_BYTES[dtype] == 4:
+        return TF32_CHANNELS_PER_TILE if C % TF32_CHANNELS_PER_TILE == 0 else None
     if C % CHANNELS_PER_TILE == 0:
         return CHANNELS_PER_TILE
     if C % NARROW_CHANNELS_PER_TILE == 0 or (taps == 1 and C % 8 == 0):
@@ -44,13 +53,14 @@ def k_tiles(p: ConvProblem, block_k: int) -> int:
     return p.R * p.S * -(-p.C // block_k)
 
 
-def operand_swizzle(block_k: int) -> tm.Swizzle:
-    """The smem swizzle of a 16-bit operand row of block_k channels (the row is the span)."""
-    return {CHANNELS_PER_TILE: tm.Swizzle.B128, NARROW_CHANNELS_PER_TILE: tm.Swizzle.B64}[block_k]
+def operand_swizzle(block_k: int, dtype: str = "f16") -> tm.Swizzle:
+    """The smem swizzle of an operand row of block_k channels (the row is the span)."""
+    return {128: tm.Swizzle.B128, 64: tm.Swizzle.B64}[block_k * DTYPE_BYTES[dtype]]
 DESCRIPTORS_PER_CTA = 2         # activation (im2col), filter (tiled)
 
-_TM_TYPE = {"f16": tm.DataType.FLOAT16, "bf16": tm.DataType.BFLOAT16}
-_TM_ELEM = dict(_TM_TYPE, f32=tm.DataType.FLOAT32)
+# f32 operands load as plain f32: the TF32 wgmma reads their upper 19 bits (truncation)
+_TM_TYPE = {"f16": tm.DataType.FLOAT16, "bf16": tm.DataType.BFLOAT16, "f32": tm.DataType.FLOAT32}
+_TM_ELEM = dict(_TM_TYPE)
 
 
 @dataclass(frozen=True)
@@ -64,14 +74,14 @@ def activation_map_args(p: ConvProblem, s: Schedule) -> tm.Im2colArgs:
         n=p.N, h=p.H, w=p.W, c=p.C, data_type=_TM_TYPE[p.dtype], filter_hw=(p.R, p.S),
         padding=((p.pad[0], p.pad[2]), (p.pad[1], p.pad[3])),
         channels_per_pixel=s.block_k, pixels_per_column=s.block_m,
-        stride_hw=p.stride, dilation_hw=p.dilation, swizzle=operand_swizzle(s.block_k),
+        stride_hw=p.stride, dilation_hw=p.dilation, swizzle=operand_swizzle(s.block_k, p.dtype),
         l2_promotion=tm.L2Promotion.B128)
 
 
 def filter_map_args(p: ConvProblem, s: Schedule) -> tm.TiledArgs:
     return tm.TiledArgs(data_type=_TM_TYPE[p.dtype], global_dim=(p.gemm_k, p.F),
                         global_strides=(p.gemm_k * DTYPE_BYTES[p.dtype],),
-                        box_dim=(s.block_k, s.block_n // s.cluster_m), swizzle=operand_swizzle(s.block_k),
+                        box_dim=(s.block_k, s.block_n // s.cluster_m), swizzle=operand_swizzle(s.block_k, p.dtype),
                         l2_promotion=tm.L2Promotion.B256)
 
 

@@ -145,7 +145,7 @@ def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = "sm90_ws_cooperative",
     from .lower.nvidia.warp_roles import THREADS
     from .lower.nvidia.tma_loader import k_tile_channels, k_tiles
     from .lower.nvidia.tensormap import DESCRIPTOR_BYTES
-    bk = k_tile_channels(p.C, p.R * p.S, p.dtype) or 64
+    bk = k_tile_channels(p.C, p.R * p.S, p.dtype) or 128 // DTYPE_BYTES[p.dtype]    # 128-byte rows
     _require_tma(p, t, bk)
     bn = block_n or (128 if p.F > 64 else 64)
     try:

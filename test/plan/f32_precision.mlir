@@ -1,10 +1,19 @@
-// f32 convs are taken; until the tensor-core kernels read f32 operands they run exact f32 math
-// on the portable kernel, and the reason says which precision mode asked for what.
+// f32 convs: TF32 wgmma on the persistent kernels by default, where their 128-byte rows of 32
+// channels tile C; exact f32 math on the portable kernel otherwise, or with --precision fp32.
 
+// C = 16: the TF32 kernel declines, the portable kernel computes exactly, and says why.
 // RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule %inputs/f32_conv.flow.mlir | FileCheck %s
 // CHECK: convc.problem = {{.*}}dtype = "f32"
 // CHECK: convc.schedule = {{.*}}kernel = "portable_igemm"
-// CHECK-SAME: reason = "portable implicit GEMM (f32 inputs: no TF32 tensor-core kernel yet, exact f32 math instead)"
+// CHECK-SAME: reason = "portable implicit GEMM (f32 inputs, exact f32 math: TF32 wgmma kernel declined: C=16 is not a multiple of 32 (one 128-byte swizzled row per K step))"
 
 // RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --precision fp32 %inputs/f32_conv.flow.mlir | FileCheck %s --check-prefix=FP32
 // FP32: reason = "portable implicit GEMM (f32 inputs, --precision fp32: exact f32 math)"
+
+// C = 64: ping-pong TF32 tiles of 32-channel K steps, and k8 TF32 wgmmas in the kernel.
+// RUN: sed -e 's/16xf32/64xf32/g' -e 's/, 16\]/, 64]/g' %inputs/f32_conv.flow.mlir | convc-opt --pass=convc-match-conv,convc-plan-schedule - | FileCheck %s --check-prefix=TF32
+// TF32: block_k = 32 : i64
+// TF32-SAME: kernel = "sm90_ws_pingpong"
+// TF32-SAME: reason = "warp-specialized persistent TMA + wgmma (ping-pong), TMA-store epilogue, TF32 wgmma (f32 operands, f32 accumulation)"
+// RUN: sed -e 's/16xf32/64xf32/g' -e 's/, 16\]/, 64]/g' %inputs/f32_conv.flow.mlir | convc-opt --pass=convc-match-conv,convc-plan-schedule,convc-lower-kernel - | FileCheck %s --check-prefix=MMA
+// MMA: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 8>, D[<f32>, {{.*}}], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]

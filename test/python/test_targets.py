@@ -120,3 +120,18 @@ def test_amd_stem_falls_back_with_reason(tmp_path, target):
     r = res.reports[0]
     assert r.path == "convc" and r.schedule.kernel == "portable_igemm"
     assert "LDS-direct MFMA path declined" in r.reason and "C=3 is not a multiple" in r.reason
+
+
+TF32 = load_suite(os.path.join(os.path.dirname(__file__), "..", "inputs", "tf32_suite.json"))
+
+
+@pytest.mark.parametrize("layer", TF32, ids=[L.name for L in TF32])
+def test_tf32_layers_compile_to_tf32_wgmma(tmp_path, layer):
+    """f32 convs (the tf32 default) run on the persistent kernels with k8 TF32 wgmmas over f32
+    im2col TMA tiles."""
+    _, res = compile_layer(tmp_path, layer, target="sm_90a", dump_dir=str(tmp_path / "d"))
+    assert [r.path for r in res.reports] == ["convc"], [r.line() for r in res.reports]
+    assert res.reports[0].schedule.kernel in ("sm90_ws_cooperative", "sm90_ws_pingpong")
+    ptx = _dump_text(tmp_path / "d" / "binaries", "*.ptx")
+    assert re.search(r"wgmma\.mma_async\.sync\.aligned\.m64n\d+k8\.f32\.tf32\.tf32", ptx)
+    assert "k16" not in ptx and "cp.async.bulk.tensor.4d.shared::cluster.global.im2col" in ptx

@@ -28,7 +28,8 @@ from .bench_device import device_events, wait_for
 from .module import LoadedModule
 from .reference import rel_l2
 
-TOLERANCE = 2e-2        # f16 model against fp32 PyTorch (rel. L2 of the logits/image)
+TOLERANCE = 2e-2        # f16 (or TF32) model against fp32 PyTorch (rel. L2 of the logits/image)
+_DT = {"float16": ("f16", np.float16), "float32": ("f32", np.float32)}
 
 
 def _torch_model(case: dict):
@@ -109,7 +110,7 @@ def _torch_baselines(model, x, ref, iters, checks, times, row) -> None:
         row["torch_compile_error"] = str(e).splitlines()[0][:200]
 
 
-def _benchmark_module(vmfb: str, params: dict, x_shape, reps: int = 20) -> dict:
+def _benchmark_module(vmfb: str, params: dict, x_shape, dt: str = "f16", reps: int = 20) -> dict:
     """The same invocation timed by IREE's C benchmark tool (no Python): the parameters are
     written to an .irpa archive first. Separates Python call overhead from the runtime's."""
     import re
@@ -124,7 +125,7 @@ def _benchmark_module(vmfb: str, params: dict, x_shape, reps: int = 20) -> dict:
         irpa = os.path.join(tmp, "params.irpa")
         index.create_archive_file(irpa)
         cmd = [tool, f"--module={vmfb}", "--device=cuda", f"--parameters=model={irpa}", "--function=main",
-               f"--input={'x'.join(map(str, x_shape))}xf16=0.5", f"--benchmark_repetitions={reps}",
+               f"--input={'x'.join(map(str, x_shape))}x{dt}=0.5", f"--benchmark_repetitions={reps}",
                "--benchmark_report_aggregates_only=true"]
         out = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     times = {}
@@ -144,17 +145,19 @@ def run_case(bundle: str, entry: dict, iters: int, baselines: bool = True,
            "runtime_transposes": sum(1 for t in entry["transposes"] if not t["why"].startswith("module init"))}
     model = _torch_model(case).cuda()
     rng = np.random.default_rng(case["seed"])
-    x_np = rng.standard_normal(case["input_shape"]).astype(np.float16)
+    dt, np_dt = _DT[case.get("dtype", "float16")]
+    x_np = rng.standard_normal(case["input_shape"]).astype(np_dt)
     x32 = torch.from_numpy(x_np.astype(np.float32)).cuda()
     torch.backends.cudnn.allow_tf32 = False
     torch.backends.cuda.matmul.allow_tf32 = False
     with torch.no_grad():
         ref = model.float()(x32).float().cpu().numpy()
-    model = model.half().to(memory_format=torch.channels_last)
-    x = x32.half().contiguous(memory_format=torch.channels_last)
+    model = model.to(getattr(torch, case.get("dtype", "float16"))).to(memory_format=torch.channels_last)
+    x = x32.to(getattr(torch, case.get("dtype", "float16"))).contiguous(memory_format=torch.channels_last)
     params = {k: v.detach().cpu().numpy() for k, v in model.state_dict().items() if k in set(entry["parameters"])}
     torch.backends.cudnn.benchmark = True
-    torch.backends.cudnn.allow_tf32 = True
+    torch.backends.cudnn.allow_tf32 = True          # PyTorch's defaults for convs; f32 matmuls too
+    torch.backends.cuda.matmul.allow_tf32 = True
     checks, times = {}, {}
     with torch.no_grad():
         if baselines:
@@ -169,14 +172,14 @@ def run_case(bundle: str, entry: dict, iters: int, baselines: bool = True,
         try:
             lm = LoadedModule(os.path.join(bundle, entry[key]), "cuda", config=config, parameters=params)
             config = lm.config
-            out = lm.call("main", [(x_np, "f16")])
+            out = lm.call("main", [(x_np, dt)])
             checks[variant] = rel_l2(out.astype(np.float32), ref)
-            f, args = lm.function("main"), [lm.to_device(x_np, "f16")]
+            f, args = lm.function("main"), [lm.to_device(x_np, dt)]
             times[f"{variant}_us"] = _time_iree(f, args, iters)
             if variant == "convc":
                 row["convc_breakdown"] = _breakdown(f, args, times["convc_us"])
                 row["convc_benchmark_module"] = _benchmark_module(os.path.join(bundle, entry[key]), params,
-                                                                  case["input_shape"])
+                                                                  case["input_shape"], dt)
         except Exception as e:
             row[f"{variant}_error"] = f"{type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"
     row["rel_l2_vs_fp32"] = {k: float(v) for k, v in checks.items()}
@@ -202,7 +205,7 @@ def _png(rows: list, path: str) -> None:
     ax.set_ylabel("ms per inference (lower is better)")
     ax.set_yscale("log")
     ax.legend()
-    ax.set_title("End to end, f16, same weights and input")
+    ax.set_title("End to end (f16; f32 rows: TF32), same weights and input")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
 
@@ -236,7 +239,7 @@ def main(argv=None) -> int:
             print("  breakdown:", json.dumps(row["convc_breakdown"]), flush=True)
     result = {"runtime_flags": args.runtime_flags, "date": datetime.date.today().isoformat(), "device": torch.cuda.get_device_name(0),
               "commit": manifest.get("commit"), "torch": torch.__version__, "tolerance": TOLERANCE,
-              "method": "wall clock per inference, back-to-back, median of 5 rounds; f16, channels_last for "
+              "method": "wall clock per inference, back-to-back, median of 5 rounds; f16 (f32 cases: TF32 everywhere), channels_last for "
                         "PyTorch, cudnn.benchmark and TF32 on", "cases": rows}
     with open(os.path.join(args.out, "e2e.json"), "w") as f:
         json.dump(result, f, indent=1)

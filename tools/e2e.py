@@ -38,6 +38,7 @@ CASES = [
     Case("resnet50_b32", "resnet50", (32, 3, 224, 224)),
     Case("resnet50_b1", "resnet50", (1, 3, 224, 224)),
     Case("vae_decoder_b1", "vae_decoder", (1, 4, 64, 64)),
+    Case("resnet50_b32_f32", "resnet50", (32, 3, 224, 224), dtype="float32"),   # TF32, as cuDNN's default
 ]
 
 

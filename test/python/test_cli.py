@@ -121,3 +121,12 @@ def test_stdin_output_and_cache_edges(tmp_path):
                           "tuning cache not found")):
         r = run_cli("convc", EXAMPLE, *args)
         assert r.returncode != 0 and "Traceback" not in r.stderr and needle in r.stderr, r.stderr
+
+
+def test_dump_dir_error_and_help_pass_through(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    r = run_cli("convc", EXAMPLE, "-o", str(tmp_path / "x.vmfb"), "--dump-dir", str(blocker / "d"))
+    assert r.returncode != 0 and "Traceback" not in r.stderr and "dump directory" in r.stderr, r.stderr
+    r = run_cli("convc", "--help")
+    assert r.returncode == 0 and "`--`" in r.stdout and "--precision" in r.stdout

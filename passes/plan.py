@@ -305,9 +305,10 @@ def plan_amd_lds_mfma(p: ConvProblem, t: Target, block: int | None = None) -> Sc
 
 def plan_f32(p: ConvProblem, t: Target, precision: str) -> Schedule:
     """f32 convs. tf32 (the default): the persistent warp-specialized kernels with TF32 wgmma
-    (128-byte rows of 32 channels; no swapped tiles, clusters or direct loads, which move
-    16-bit data), cooperative 128x128 tiles or ping-pong 64-row ones for small grids; exact
-    f32 math on the portable kernel where they decline, and always with --precision fp32."""
+    (128-byte rows of 32 channels, or 64-byte rows of 16; no swapped tiles, clusters or direct
+    loads, which move 16-bit data), cooperative 128x128 tiles or ping-pong 64-row ones for
+    small grids; exact f32 math on the portable kernel where they decline, and always with
+    --precision fp32."""
     if precision != "fp32" and t.has_wgmma:
         try:
             return _plan_tf32(p, t)
@@ -322,6 +323,10 @@ def plan_f32(p: ConvProblem, t: Target, precision: str) -> Schedule:
 
 
 def _plan_tf32(p: ConvProblem, t: Target) -> Schedule:
+    from .lower.nvidia.tma_loader import k_tile_channels
+    if k_tile_channels(p.C, p.R * p.S, p.dtype) is None:
+        raise PlanError(f"C={p.C} is not a multiple of 16 (one 64-byte swizzled row of f32 per K step; "
+                        f"a multiple of 4 with one filter tap)")
     bn = 128 if p.F > 64 else 64
     big = _tiles(p, 128, bn) >= t.num_sms
     kernel, bm = ("sm90_ws_cooperative", 128) if big else ("sm90_ws_pingpong", 64)
@@ -675,10 +680,10 @@ def knobs_of(s: Schedule) -> tuple:
     return base + (extra if extra != (1, False) or direct else ()) + direct
 
 
-def candidate_schedules(p: ConvProblem, t: Target) -> list[Schedule]:
+def candidate_schedules(p: ConvProblem, t: Target, precision: str = "tf32") -> list[Schedule]:
     """Every schedule worth timing for p on t, the default first."""
     if p.dtype == "f32":
-        return [plan_f32(p, t, "tf32")]
+        return [plan_f32(p, t, precision)]
     if t.has_wgmma:
         return sm90_candidates(p, t)
     return [plan_schedule_for(p, t)]
@@ -688,18 +693,20 @@ def choose_schedule(p: ConvProblem, t: Target, options=None) -> Schedule:
     """The default schedule, unless a tuning round forces a candidate or the tuning cache has
     a winner measured for this problem on a device of this target."""
     from .tuning import load_cache
+    precision = getattr(options, "precision", "tf32")
     forced = getattr(options, "candidate", None)
     if forced is not None:
-        cands = candidate_schedules(p, t)
+        cands = candidate_schedules(p, t, precision)
         if forced < len(cands):
             s = cands[forced]
             return dataclasses.replace(s, reason=f"tuning candidate {forced + 1}/{len(cands)}: {s.reason}")
         return cands[0]
     cache = load_cache(getattr(options, "tuning_cache", None))
     hit = cache.lookup(t.arch, p.name, getattr(options, "tuning_device", None)) if cache else None
-    if hit is None:
-        return plan_schedule_for(p, t, getattr(options, "precision", "tf32"))
-    cands = candidate_schedules(p, t)
+    if hit is None or (p.dtype == "f32" and precision == "fp32"):
+        # exact f32 math has one schedule: a cache entry, timed on TF32 kernels, cannot apply
+        return plan_schedule_for(p, t, precision)
+    cands = candidate_schedules(p, t, precision)
     if hit.outdated_by(knobs_of(cands[0])):
         s = cands[0]
         return dataclasses.replace(s, reason=f"{s.reason} (tuning cache entry from {hit.device} predates this default)")
@@ -708,7 +715,7 @@ def choose_schedule(p: ConvProblem, t: Target, options=None) -> Schedule:
     legacy = [s for s in cands if list(knobs_of(dataclasses.replace(s, direct_stages=0))) == list(hit.knobs)]
     for s in [s for s in cands if list(knobs_of(s)) == list(hit.knobs)] + legacy:
         return dataclasses.replace(s, reason=f"tuned on {hit.device} ({hit.us:.1f} us, best of {hit.tried}): {s.reason}")
-    s = plan_schedule_for(p, t)
+    s = plan_schedule_for(p, t, precision)
     return dataclasses.replace(s, reason=f"{s.reason} (tuning cache entry from {hit.device} names no current candidate)")
 
 

@@ -1,11 +1,18 @@
 // f32 convs: TF32 wgmma on the persistent kernels by default, where their 128-byte rows of 32
-// channels tile C; exact f32 math on the portable kernel otherwise, or with --precision fp32.
+// channels or 64-byte rows of 16 tile C; exact f32 math on the portable kernel otherwise, or
+// with --precision fp32.
 
-// C = 16: the TF32 kernel declines, the portable kernel computes exactly, and says why.
+// C = 16: 64-byte rows (64B swizzle), two k8 TF32 wgmmas per stage.
 // RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule %inputs/f32_conv.flow.mlir | FileCheck %s
 // CHECK: convc.problem = {{.*}}dtype = "f32"
-// CHECK: convc.schedule = {{.*}}kernel = "portable_igemm"
-// CHECK-SAME: reason = "portable implicit GEMM (f32 inputs, exact f32 math: TF32 wgmma kernel declined: C=16 is not a multiple of 32 (one 128-byte swizzled row per K step))"
+// CHECK: convc.schedule = {{.*}}block_k = 16 : i64
+// CHECK-SAME: kernel = "sm90_ws_pingpong"
+// CHECK-SAME: TF32 wgmma (f32 operands, f32 accumulation)
+
+// C = 12 with 3x3 taps: no swizzled row tiles C; the portable kernel computes exactly, and says why.
+// RUN: sed -e 's/16xf32/12xf32/g' -e 's/, 16\]/, 12]/g' %inputs/f32_conv.flow.mlir | convc-opt --pass=convc-match-conv,convc-plan-schedule - | FileCheck %s --check-prefix=DECLINE
+// DECLINE: convc.schedule = {{.*}}kernel = "portable_igemm"
+// DECLINE-SAME: reason = "portable implicit GEMM (f32 inputs, exact f32 math: TF32 wgmma kernel declined: C=12 is not a multiple of 16 (one 64-byte swizzled row of f32 per K step; a multiple of 4 with one filter tap))"
 
 // RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --precision fp32 %inputs/f32_conv.flow.mlir | FileCheck %s --check-prefix=FP32
 // FP32: reason = "portable implicit GEMM (f32 inputs, --precision fp32: exact f32 math)"

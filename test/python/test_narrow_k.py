@@ -19,6 +19,13 @@ def test_k_tile_channels(C, taps, bk):
     assert k_tile_channels(C, taps) == bk
 
 
+@pytest.mark.parametrize("C,taps,bk", [(64, 9, 32), (96, 9, 32), (16, 9, 16), (48, 9, 16), (20, 1, 16),
+                                        (12, 9, None), (3, 1, None), (6, 1, None)])
+def test_k_tile_channels_f32(C, taps, bk):
+    """f32 (TF32) steps fill the same 128- or 64-byte rows: 32 or 16 channels."""
+    assert k_tile_channels(C, taps, "f32") == bk
+
+
 def test_narrow_layers_take_the_persistent_kernels():
     t = get_target("sm_90a")
     layers = load_suite("test/inputs/narrow_k_suite.json") + [L for L in load_suite()

@@ -45,3 +45,14 @@ def test_matched_problem_is_the_layer(tmp_path):
     for layer in CASES[:6]:
         _, res = compile_layer(tmp_path, layer)
         assert res.reports[0].problem == layer.expected_problem()
+
+
+def test_fp32_precision_is_exact_f32(tmp_path):
+    """--precision fp32: the portable kernel's exact f32 math (the reason says so), to f32
+    rounding of the numpy reference; on sm_90a this conv (C = 16) would take TF32 wgmmas."""
+    layer = Layer("f32_fp32_s2", 2, 11, 9, 16, 24, 3, 3, (2, 2), (1, 1), (1, 1, 1, 1), "f32", "bias_residual_relu")
+    vmfb, res = compile_layer(tmp_path, layer, precision="fp32")
+    r = res.reports[0]
+    assert r.path == "convc" and r.schedule.kernel == "portable_igemm" and "--precision fp32" in r.reason
+    got, ref = run_layer_cpu(vmfb, layer, seed=2)
+    assert np.linalg.norm(got - ref) / np.linalg.norm(ref) <= 1e-6

@@ -110,3 +110,20 @@ def test_a_winner_must_beat_a_measured_default(tmp_path):
     cache = TuningCache({}, str(tmp_path / "t.json"))
     assert "default schedule was not timed" in collect(r, cache)[0]
     assert cache.entries == {}
+
+
+def test_fp32_precision_is_not_overridden_by_tuning(tmp_path):
+    """A tuning entry for an f32 conv was timed on its TF32 kernel; --precision fp32 asks for
+    exact f32 math, so neither the cache nor a forced tuning candidate may bring TF32 back."""
+    from convc.passes.plan import choose_schedule
+    from convc.passes.registry import PassOptions
+    p = Layer("t", 4, 28, 28, 128, 128, 3, 3, pad=(1, 1, 1, 1), dtype="f32").expected_problem()
+    tf32 = plan_schedule_for(p, SM90)
+    cache = TuningCache({}, str(tmp_path / "t.json"))
+    collect({**_results(p.name), "problems": {p.name: {"candidates": [
+        {"knobs": list(knobs_of(tf32)), "schedule": "a", "us": 5.0, "ok": True}]}}}, cache)
+    path = cache.write()
+    assert choose_schedule(p, SM90, PassOptions(tuning_cache=path)).kernel == tf32.kernel
+    for opts in (PassOptions(tuning_cache=path, precision="fp32"), PassOptions(candidate=0, precision="fp32")):
+        s = choose_schedule(p, SM90, opts)
+        assert s.kernel == "portable_igemm" and "--precision fp32" in s.reason, s.reason

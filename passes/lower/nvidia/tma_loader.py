@@ -27,24 +27,20 @@ CHANNELS_PER_TILE = 64          # 128 B of f16/bf16: one 128B-swizzle row
 NARROW_CHANNELS_PER_TILE = 32   # 64 B: one 64B-swizzle row, for C = 32 (mod 64)
 
 
-# f32 operands (TF32 wgmma): one 128-byte swizzled row holds 32 channels, and a k8 TF32 wgmma
-# consumes the same 32 bytes of K as a k16 one of 16-bit operands, so the ring, the swizzle and
-# the descriptors are those of 16-bit operands, in bytes
-TF32_CHANNELS_PER_TILE = 32
-
-
 def k_tile_channels(C: int, taps: int = 1, dtype: str = "f16") -> int | None:
     """Channels per K step for C input channels and R*S filter taps (None: TMA cannot tile
-    C). With one tap any C that is a multiple of 8 (16-byte pixel rows) works with 32-channel
-    steps: the last one reads past C and TMA fills it with zeros, in the activation and in the
-    filter alike (with several taps a step would run into the next tap's filter channels).
-    f32 (TF32) takes 128-byte rows only: C a multiple of 32."""
-    if DTYPE_BYTES[dtype] == 4:
-        return TF32_CHANNELS_PER_TILE if C % TF32_CHANNELS_PER_TILE == 0 else None
-    if C % CHANNELS_PER_TILE == 0:
-        return CHANNELS_PER_TILE
-    if C % NARROW_CHANNELS_PER_TILE == 0 or (taps == 1 and C % 8 == 0):
-        return NARROW_CHANNELS_PER_TILE
+    C): one 128-byte swizzled row where it tiles C, else one 64-byte row. With one tap any C
+    whose pixel rows are a multiple of 16 bytes works with 64-byte steps: the last one reads
+    past C and TMA fills it with zeros, in the activation and in the filter alike (with several
+    taps a step would run into the next tap's filter channels). Rows are counted in bytes
+    because f32 operands (TF32 wgmma: 32 or 16 channels per row) and a k8 TF32 wgmma consume
+    the same 32 bytes of K as a k16 one of 16-bit operands, so the ring, the swizzle and the
+    descriptors are those of 16-bit operands."""
+    eb = DTYPE_BYTES[dtype]
+    if C % (128 // eb) == 0:
+        return 128 // eb
+    if C % (64 // eb) == 0 or (taps == 1 and C * eb % 16 == 0):
+        return 64 // eb
     return None
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from ..passes.ir import ir, attr_to_py, walk_ops
 from ..passes.layout import channels_last, has_dynamic_convs, transpose_dispatches
-from ..passes.match import PROBLEM_ATTR, DECLINE_ATTR, executable_function
+from ..passes.match import PROBLEM_ATTR, DECLINE_ATTR, SEVERAL_RESULTS, executable_function, match_conv
 from ..passes.plan import SCHEDULE_ATTR
 from ..passes.problem import ConvProblem
 from ..passes.registry import PIPELINE, PassOptions, get_pass
@@ -29,6 +29,9 @@ from .precision import PRECISIONS
 # own propagation would fold them into contractions in layouts no kernel reads.
 FLOW_FLAGS = ["--iree-dispatch-creation-enable-fuse-padding-into-linalg-consumer-ops",
               "--iree-global-opt-propagate-transposes=false"]
+# A convc kernel writes one result: where IREE's multi-use fusion gave a conv dispatch several,
+# the flow phase is built again without it
+NO_MULTI_USE_FLAG = "--iree-dispatch-creation-fuse-multi-use=false"
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,7 @@ class CompileResult:
     timings: dict[str, float] = field(default_factory=dict)
     transposes: list[tuple[str, str]] = field(default_factory=list)   # (dispatch, why)
     tuning_cache: str | None = None     # the cache file the planner read, if any
+    notes: list[str] = field(default_factory=list)   # flow-phase decisions the driver made
 
     def summary_lines(self) -> list[str]:
         convs = [r for r in self.reports if r.problem is not None or r.reason.startswith("conv")]
@@ -73,7 +77,7 @@ class CompileResult:
                      + (":" if self.transposes else ""))
         lines += [f"  {name}: {why}" for name, why in self.transposes]
         lines.append(f"tuning cache: {self.tuning_cache or 'none'}")
-        return lines
+        return lines + self.notes
 
     def timing_line(self) -> str:
         t = self.timings
@@ -158,6 +162,13 @@ def run_passes(module: ir.Module, opts: PassOptions, dump=None) -> tuple[ir.Modu
     return module, reports
 
 
+def _several_result_convs(module: ir.Module, gemm_sigs) -> list[str]:
+    """Conv dispatches the matcher declines only because they have several results."""
+    match_conv(module, PassOptions(gemm_signatures=gemm_sigs))
+    return [ir.StringAttr(exe.attributes["sym_name"]).value for exe in walk_ops(module.operation, "flow.executable")
+            if DECLINE_ATTR in exe.attributes and ir.StringAttr(exe.attributes[DECLINE_ATTR]).value == SEVERAL_RESULTS]
+
+
 def _check_output(path: str) -> None:
     """-o is checked before anything is compiled."""
     d = os.path.dirname(os.path.abspath(path))
@@ -222,13 +233,24 @@ def compile_file(input_path: str, output_path: str, options: CompileOptions) -> 
             f.write(str(module))
         t_layout = time.perf_counter() - t0
         flow_path = os.path.join(work, f"{stem}.flow.mlir")
-        result.timings["iree_flow"] = t_in + iree_compile(
-            [cl_path, "--compile-from=input", "--compile-to=flow", *flow_flags, *tflags, *extra,
-             "-o", flow_path], "the flow phase")
+        flow_cmd = [cl_path, "--compile-from=input", "--compile-to=flow", *flow_flags, *tflags, *extra,
+                    "-o", flow_path]
+        result.timings["iree_flow"] = t_in + iree_compile(flow_cmd, "the flow phase")
 
         t0 = time.perf_counter()
         with open(flow_path) as f:
             module = ir.Module.parse(f.read(), ctx)
+        several = _several_result_convs(module, gemm_sigs)
+        if several and not any("fuse-multi-use" in x for x in extra):
+            t1 = time.perf_counter()
+            result.timings["iree_flow"] += iree_compile(flow_cmd[:-2] + [NO_MULTI_USE_FLAG] + flow_cmd[-2:],
+                                                        "the flow phase")
+            t0 += time.perf_counter() - t1
+            with open(flow_path) as f:
+                module = ir.Module.parse(f.read(), ctx)
+            result.notes.append(f"flow phase built with {NO_MULTI_USE_FLAG}: IREE's multi-use fusion gave "
+                                f"{len(several)} conv dispatch{'es' if len(several) > 1 else ''} several results "
+                                f"({', '.join(several)})")
 
         def dump(name, m):
             with open(os.path.join(dump_dir, f"{stem}.{name}.mlir"), "w") as fo:

@@ -347,10 +347,25 @@ def _trace_input(d: _Dispatch, v: ir.Value, g: _Geometry):
     return d.operand_of(v), pad
 
 
-def _check_zero_init(v: ir.Value) -> None:
+# IREE's multi-use fusion puts a conv's epilogue and a value computed from it into one dispatch
+# (LRN squares the relu it also divides): the driver then builds the flow phase without it
+SEVERAL_RESULTS = "dispatch has several results"
+
+
+def _init_steps(v: ir.Value, conv_t: str) -> list[EpilogueStep]:
+    """The conv accumulates into a fill. A zero fill is the kernel's own accumulator; a
+    nonzero constant (IREE folds a constant bias into the fill) becomes a first epilogue step
+    that adds it, in the conv's result type."""
     op = _owner_op(v)
-    if op is None or op.name != "linalg.fill" or _float_const(op.operands[0]) != 0.0:
-        raise Decline("convolution does not accumulate into a zero fill")
+    c = _float_const(op.operands[0]) if op is not None and op.name == "linalg.fill" else None
+    if c is None:
+        raise Decline("convolution does not accumulate into a constant fill (it reads an earlier result)")
+    if c == 0.0:
+        return []
+    attr = _owner_op(op.operands[0]).attributes["value"]
+    return [EpilogueStep("program", conv_t, program=(
+        EpilogueOp("arith.constant", conv_t, (), (("value", str(attr)),)),
+        EpilogueOp("arith.addf", conv_t, (0, 1), ())))]
 
 
 # ---------------------------------------------------------------------------------------
@@ -596,10 +611,8 @@ def match_function(func, allowed_gemms=None) -> tuple[ConvProblem, list] | None:
         raise Decline(f"{conv.name} is not linalg.conv_2d_nhwc_fhwc")
     d = _Dispatch(func)
     if len(d.outputs) != 1:
-        raise Decline("dispatch has several results")
+        raise Decline(SEVERAL_RESULTS)
     _check_conv_body(conv)
-    init = conv.operands[2]
-    _check_zero_init(init)
     if convs:
         g = _conv_geometry(conv)
         stride, dilation = g.stride, g.dilation
@@ -631,6 +644,7 @@ def match_function(func, allowed_gemms=None) -> tuple[ConvProblem, list] | None:
 
     # walk the elementwise chain to the store
     steps: list[EpilogueStep] = [] if conv_t == acc_t else [EpilogueStep("cast", conv_t)]
+    steps += _init_steps(conv.operands[2], conv_t)
     cur_t = conv_t
     v = conv.results[0]
     while True:

@@ -184,6 +184,73 @@ def test_pytorch_route_matches_pytorch(tmp_path):
     assert _rel_err(got, ref) <= 1e-2, _rel_err(got, ref)
 
 
+def _onnx_lrn_block(seed=0):
+    """AlexNet/ZFNet/Inception v1's Conv+Relu+LRN with a constant bias (IREE folds a splat bias
+    into the conv's fill, and its multi-use fusion gives the conv dispatch the relu and its
+    square as two results)."""
+    rng = np.random.default_rng(seed)
+    inits = [numpy_helper.from_array(rng.uniform(-0.5, 0.5, (32, 16, 3, 3)).astype(np.float32), "w1"),
+             numpy_helper.from_array(np.full((32,), 0.02, np.float32), "b1"),
+             numpy_helper.from_array(rng.uniform(-0.5, 0.5, (32, 32, 3, 3)).astype(np.float32), "w2"),
+             numpy_helper.from_array(rng.uniform(-0.5, 0.5, (32,)).astype(np.float32), "b2")]
+    nodes = [
+        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c1"], ["r1"]),
+        helper.make_node("LRN", ["r1"], ["l1"], size=5, alpha=1e-4, beta=0.75, bias=1.0),
+        helper.make_node("Conv", ["l1", "w2", "b2"], ["c2"], pads=[1, 1, 1, 1], strides=[2, 2]),
+        helper.make_node("Relu", ["c2"], ["r2"]),
+        helper.make_node("LRN", ["r2"], ["y"], size=5, alpha=1e-4, beta=0.75, bias=1.0),
+    ]
+    t = TensorProto.FLOAT
+    graph = helper.make_graph(nodes, "lrn", [helper.make_tensor_value_info("x", t, [2, 16, 10, 10])],
+                              [helper.make_tensor_value_info("y", t, [2, 32, 5, 5])], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_lrn_block_convs_take_convc(tmp_path):
+    """Every conv of a Conv+Relu+LRN model is on convc: the flow phase is built without
+    multi-use fusion, and the report says why (compile-only: IREE 3.13's llvm-cpu codegen
+    fails on LRN's dispatch with the pad fused in; the light models check it on the GPU)."""
+    src = tmp_path / "lrn.onnx"
+    onnx.save(_onnx_lrn_block(), str(src))
+    out = tmp_path / "lrn.vmfb"
+    res = compile_file(str(src), str(out), CompileOptions(target="sm_90a"))
+    convs = [r for r in res.reports if r.problem is not None or r.reason.startswith("conv")]
+    assert len(convs) == 2 and all(r.path == "convc" for r in convs), [r.line() for r in res.reports]
+    assert any("fuse-multi-use=false" in n for n in res.notes), res.summary_lines()
+
+
+FILL_MODEL = """
+func.func @main(%x: tensor<2x9x8x16xf32>, %w: tensor<24x3x3x16xf32>) -> tensor<2x7x6x24xf32> {
+  %c = arith.constant 0.25 : f32
+  %e = tensor.empty() : tensor<2x7x6x24xf32>
+  %init = linalg.fill ins(%c : f32) outs(%e : tensor<2x7x6x24xf32>) -> tensor<2x7x6x24xf32>
+  %y = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+       ins(%x, %w : tensor<2x9x8x16xf32>, tensor<24x3x3x16xf32>) outs(%init : tensor<2x7x6x24xf32>) -> tensor<2x7x6x24xf32>
+  return %y : tensor<2x7x6x24xf32>
+}
+"""
+
+
+def test_conv_accumulating_into_a_constant_fill(tmp_path):
+    """A conv accumulating into a nonzero constant (IREE folds a constant bias into the fill:
+    the light AlexNet/ZFNet) takes convc with the constant as its first epilogue step."""
+    src = tmp_path / "fill.mlir"
+    src.write_text(FILL_MODEL)
+    out, res = _compile(tmp_path, src)
+    (conv,) = [r for r in res.reports if r.problem is not None]
+    assert conv.path == "convc", conv.line()
+    first = conv.problem.epilogue[0]
+    assert first.op == "program" and [o.op for o in first.program] == ["arith.constant", "arith.addf"]
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((2, 9, 8, 16)).astype(np.float32)
+    w = rng.standard_normal((24, 3, 3, 16)).astype(np.float32)
+    got = LoadedModule(str(out), "local-task").call("main", [(x, "f32"), (w, "f32")])
+    win = np.lib.stride_tricks.sliding_window_view(x, (3, 3), axis=(1, 2))     # n, ho, wo, c, r, s
+    ref = np.einsum("nhwcrs,frsc->nhwf", win.astype(np.float64), w.astype(np.float64)) + 0.25
+    assert _rel_err(got, ref) <= 1e-5
+
+
 def test_dynamic_batch_runs_on_iree_with_the_reason(tmp_path):
     """A dynamic batch is declined by name (IREE compiles those convs) and runs any N."""
     torch = pytest.importorskip("torch")

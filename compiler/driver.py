@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field
 
 from ..passes.ir import ir, attr_to_py, walk_ops
-from ..passes.layout import channels_last, has_dynamic_convs, transpose_dispatches
+from ..passes.layout import channels_last, transpose_dispatches
 from ..passes.match import PROBLEM_ATTR, DECLINE_ATTR, SEVERAL_RESULTS, executable_function, match_conv
 from ..passes.plan import SCHEDULE_ATTR
 from ..passes.problem import ConvProblem
@@ -32,6 +32,9 @@ FLOW_FLAGS = ["--iree-dispatch-creation-enable-fuse-padding-into-linalg-consumer
 # A convc kernel writes one result: where IREE's multi-use fusion gave a conv dispatch several,
 # the flow phase is built again without it
 NO_MULTI_USE_FLAG = "--iree-dispatch-creation-fuse-multi-use=false"
+# IREE 3.13's codegen fails on some dynamic-shape convs with the pad fused in: where convc
+# declines one, the flow phase is built again without pad fusion
+PAD_FUSION_FLAG = FLOW_FLAGS[0]
 
 
 @dataclass(frozen=True)
@@ -101,9 +104,13 @@ def one_by_one_signatures(module: ir.Module) -> frozenset:
     for op in walk_ops(module.operation, "linalg.conv_2d_nhwc_fhwc"):
         fs = ir.ShapedType(op.operands[1].type)
         out = ir.ShapedType(op.results[0].type) if len(op.results) else ir.ShapedType(op.operands[2].type)
-        if not fs.has_static_shape or not out.has_static_shape:
+        if not fs.has_static_shape or any(out.is_dynamic_dim(i) for i in range(1, out.rank)):
             continue
         f, r, s_, c = fs.shape
+        if out.is_dynamic_dim(0):
+            if r == 1 and s_ == 1:
+                sigs.add((None, c, f))        # a dynamic batch: the GEMM has dynamic rows
+            continue
         if r == 1 and s_ == 1:
             n, ho, wo, _ = out.shape
             sigs.add((n * ho * wo, c, f))
@@ -162,11 +169,32 @@ def run_passes(module: ir.Module, opts: PassOptions, dump=None) -> tuple[ir.Modu
     return module, reports
 
 
-def _several_result_convs(module: ir.Module, gemm_sigs) -> list[str]:
-    """Conv dispatches the matcher declines only because they have several results."""
+def _flow_rebuilds(module: ir.Module, gemm_sigs, extra: list[str]) -> tuple[list[str], list[str], list[str]]:
+    """What the first flow phase calls for: (flags to add, flags to drop, notes). Conv
+    dispatches the matcher declines only for having several results call for IREE's multi-use
+    fusion off; a declined conv with a dynamic size calls for pad fusion off."""
     match_conv(module, PassOptions(gemm_signatures=gemm_sigs))
-    return [ir.StringAttr(exe.attributes["sym_name"]).value for exe in walk_ops(module.operation, "flow.executable")
-            if DECLINE_ATTR in exe.attributes and ir.StringAttr(exe.attributes[DECLINE_ATTR]).value == SEVERAL_RESULTS]
+    several, dynamic = [], []
+    for exe in walk_ops(module.operation, "flow.executable"):
+        if DECLINE_ATTR not in exe.attributes:
+            continue
+        name = ir.StringAttr(exe.attributes["sym_name"]).value
+        if ir.StringAttr(exe.attributes[DECLINE_ATTR]).value == SEVERAL_RESULTS:
+            several.append(name)
+        func = executable_function(exe)
+        if func is not None and "?x" in str(func.attributes["function_type"]):
+            dynamic.append(name)
+    add, drop, notes = [], [], []
+    if several and not any("fuse-multi-use" in x for x in extra):
+        add.append(NO_MULTI_USE_FLAG)
+        notes.append(f"flow phase built with {NO_MULTI_USE_FLAG}: IREE's multi-use fusion gave {len(several)} "
+                     f"conv dispatch{'es' if len(several) > 1 else ''} several results ({', '.join(several)})")
+    if dynamic:
+        drop.append(PAD_FUSION_FLAG)
+        notes.append(f"flow phase built without pad fusion: IREE compiles the dynamic-shape conv "
+                     f"dispatch{'es' if len(dynamic) > 1 else ''} {', '.join(dynamic)}, and its codegen fails on "
+                     "some with the pad fused in")
+    return add, drop, notes
 
 
 def _check_output(path: str) -> None:
@@ -225,32 +253,27 @@ def compile_file(input_path: str, output_path: str, options: CompileOptions) -> 
         with open(linalg_path) as f:
             module = channels_last(ir.Module.parse(f.read(), ctx), PassOptions(precision=options.precision))
         gemm_sigs = one_by_one_signatures(module)
-        # convc declines dynamic convs; IREE 3.13's codegen fails on some of them with the pad
-        # fused in, so they get IREE's default dispatches
-        flow_flags = FLOW_FLAGS[1:] if has_dynamic_convs(module) else FLOW_FLAGS
         cl_path = os.path.join(work, f"{stem}.convc-channels-last.mlir")
         with open(cl_path, "w") as f:
             f.write(str(module))
         t_layout = time.perf_counter() - t0
         flow_path = os.path.join(work, f"{stem}.flow.mlir")
-        flow_cmd = [cl_path, "--compile-from=input", "--compile-to=flow", *flow_flags, *tflags, *extra,
-                    "-o", flow_path]
-        result.timings["iree_flow"] = t_in + iree_compile(flow_cmd, "the flow phase")
 
+        def flow_phase(flags):
+            return iree_compile([cl_path, "--compile-from=input", "--compile-to=flow", *flags, *tflags, *extra,
+                                 "-o", flow_path], "the flow phase")
+
+        result.timings["iree_flow"] = t_in + flow_phase(FLOW_FLAGS)
         t0 = time.perf_counter()
         with open(flow_path) as f:
             module = ir.Module.parse(f.read(), ctx)
-        several = _several_result_convs(module, gemm_sigs)
-        if several and not any("fuse-multi-use" in x for x in extra):
+        add, drop, result.notes = _flow_rebuilds(module, gemm_sigs, extra)
+        if add or drop:
             t1 = time.perf_counter()
-            result.timings["iree_flow"] += iree_compile(flow_cmd[:-2] + [NO_MULTI_USE_FLAG] + flow_cmd[-2:],
-                                                        "the flow phase")
+            result.timings["iree_flow"] += flow_phase([x for x in FLOW_FLAGS if x not in drop] + add)
             t0 += time.perf_counter() - t1
             with open(flow_path) as f:
                 module = ir.Module.parse(f.read(), ctx)
-            result.notes.append(f"flow phase built with {NO_MULTI_USE_FLAG}: IREE's multi-use fusion gave "
-                                f"{len(several)} conv dispatch{'es' if len(several) > 1 else ''} several results "
-                                f"({', '.join(several)})")
 
         def dump(name, m):
             with open(os.path.join(dump_dir, f"{stem}.{name}.mlir"), "w") as fo:

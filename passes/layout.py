@@ -22,7 +22,7 @@ into the conv's body, and neither is a conv a kernel can read.
 from __future__ import annotations
 
 from .ir import ir, walk_ops
-from iree.compiler.dialects import arith as arith_d, linalg as linalg_d, tensor as tensor_d, util as util_d
+from iree.compiler.dialects import arith as arith_d, flow as flow_d, linalg as linalg_d, tensor as tensor_d, util as util_d
 
 NCHW_TO_NHWC = [0, 2, 3, 1]
 NHWC_TO_NCHW = [0, 3, 1, 2]
@@ -155,10 +155,10 @@ def _rewritable(op) -> bool:
     if op.name not in CONV_OPS and op.name not in POOL_OPS:
         return False
     tensors = [op.operands[0], op.operands[2]] + ([] if op.name in POOL_OPS else [op.operands[1]])
-    # dynamic shapes stay as they are: convc declines them, and IREE 3.13's llvm-cpu codegen
-    # fails on some dynamic NHWC convs it compiles fine in NCHW
-    return all(isinstance(v.type, ir.RankedTensorType) and v.type.rank == 4 and v.type.has_static_shape
-               for v in tensors)
+    # a dynamic batch is rewritten (convc's kernels read it at run time); other dynamic sizes
+    # stay as they are
+    return all(isinstance(v.type, ir.RankedTensorType) and v.type.rank == 4
+               and all(not v.type.is_dynamic_dim(i) for i in range(1, 4)) for v in tensors)
 
 
 # ------------------------------------------------------------------------------------------
@@ -346,12 +346,13 @@ def _after_conv(v: ir.Value, depth: int = 4) -> bool:
 
 
 def _barrier(v: ir.Value) -> ir.Value:
-    """v behind a util.optimization_barrier (IREE cannot fold or fuse across it). Not for
-    dynamic shapes: IREE must resolve their sizes through every op, which a barrier hides
-    (convc declines dynamic shapes anyway, so nothing is lost)."""
-    if not ir.RankedTensorType(v.type).has_static_shape:
-        return v
-    return _value(util_d.optimization_barrier([v.type], [v]))
+    """v behind a util.optimization_barrier (IREE cannot fold or fuse across it). A dynamic
+    size (the batch) is tied back onto the result, since IREE cannot resolve sizes through
+    the barrier."""
+    t = ir.RankedTensorType(v.type)
+    dims = [tensor_d.dim(v, arith_d.constant(ir.IndexType.get(), i)) for i in range(t.rank) if t.is_dynamic_dim(i)]
+    out = _value(util_d.optimization_barrier([v.type], [v]))
+    return flow_d.tensor_tie_shape(out, dims) if dims else out
 
 
 def _isolate_transposes(module: ir.Module) -> None:
@@ -388,14 +389,6 @@ def _erase_dead(module: ir.Module) -> None:
                 op.erase()
                 changed = True
 
-
-def has_dynamic_convs(module: ir.Module) -> bool:
-    """Whether some conv of the model has a dynamic size (convc leaves those to IREE)."""
-    for op in walk_ops(module.operation):
-        if op.name.startswith("linalg.conv") or op.name.startswith("linalg.depthwise_conv"):
-            if any(isinstance(v.type, ir.RankedTensorType) and not v.type.has_static_shape for v in op.operands):
-                return True
-    return False
 
 
 def layout_counts(module: ir.Module) -> dict[str, int]:

@@ -54,11 +54,27 @@ def _dtype(t: ir.Type) -> str:
     return s
 
 
-def _static_shape(t) -> list[int]:
+# The batch a dynamic-batch conv is planned for (images; rows of a GEMM-form 1x1 conv): kernels
+# take the real one at run time, the schedule only needs a typical size.
+BATCH_HINT = 8
+ROWS_HINT = 8192
+
+
+def _static_shape(t, batch: int | None = None) -> list[int]:
+    """The shape of t; a dynamic leading size (the batch) reads as `batch` where given."""
     st = ir.ShapedType(t)
-    if not st.has_static_shape:
-        raise Decline("dynamic shapes (runtime sizes, e.g. a dynamic batch) are not supported yet")
-    return list(st.shape)
+    shape = list(st.shape)
+    if batch is not None and st.rank and st.is_dynamic_dim(0):
+        shape[0] = batch
+    if any(st.is_dynamic_dim(i) for i in range(st.rank) if i or batch is None):
+        raise Decline("dynamic sizes other than the batch (the leading dimension) are not supported")
+    return shape
+
+
+def _tensor_text(t) -> str:
+    """tensor<...> of a !iree_tensor_ext.dispatch.tensor<access:tensor<...>> type."""
+    t = str(t)
+    return t[t.index("tensor<", t.index(":")):-1]
 
 
 def _terms(e: ir.AffineExpr) -> dict[int, int]:
@@ -96,24 +112,56 @@ def _float_const(v: ir.Value) -> float | None:
 # tracing operands back to dispatch arguments
 
 class _Dispatch:
-    """The executable function: which block argument is which dispatch operand/result."""
+    """The executable function: which block argument is which dispatch operand/result.
+
+    Tensor operands are numbered in order, skipping the index arguments (push constants). One
+    index argument may be a dynamic batch: workload ordinal 0, the leading size of every
+    dynamic tensor (`batch` is then the planning hint, `batch_word` its push-constant word)."""
 
     def __init__(self, func):
         self.func = func
         args = list(func.regions[0].blocks[0].arguments)
         self.inputs, self.outputs = {}, {}
-        for i, a in enumerate(args):
+        index_args = []
+        for a in args:
             ts = str(a.type)
-            if "dispatch.tensor<" not in ts:
-                raise Decline("dynamic shapes (the dispatch takes runtime sizes, e.g. a dynamic batch) are not supported yet")
-            if "writeonly:" in ts:
-                self.outputs[i] = a
+            if ts == "index":
+                index_args.append(a)
+            elif "writeonly:" in ts:
+                self.outputs[len(self.inputs) + len(self.outputs)] = a
             elif "readonly:" in ts:
-                self.inputs[i] = a
+                self.inputs[len(self.inputs)] = a
             else:
                 raise Decline("dispatch result is tied to an operand (read-write)")
         self.num_operands = len(self.inputs)
+        self.num_constants = len(index_args)          # the splice passes each index as one i32
+        self.batch = self.batch_word = None
+        self.batch_value = None
+        if index_args:
+            self._find_batch(index_args)
         self.hoisted: list = []        # (value, elements attribute) of constants made kernel operands
+
+    def _find_batch(self, index_args) -> None:
+        if len(index_args) > 1:
+            raise Decline("dispatch takes several runtime sizes: only a dynamic batch is supported")
+        (a,) = index_args
+        users = [u.owner for u in a.uses]
+        if (len(users) != 1 or users[0].name != "iree_tensor_ext.dispatch.workload.ordinal"
+                or ir.IntegerAttr(users[0].attributes["ordinal"]).value != 0):
+            raise Decline("dispatch takes a runtime value that is not its workload")
+        self.batch_value = users[0].results[0]
+        self.batch_word = 0
+        self.batch = BATCH_HINT
+        for op in walk_ops(self.func, "flow.dispatch.tie_shape"):
+            if ir.ShapedType(ir.Type.parse(_tensor_text(op.operands[0].type))).rank == 2:
+                self.batch = ROWS_HINT          # a GEMM-form 1x1 conv: the rows are dynamic
+            if list(op.operands)[1:] != [self.batch_value]:
+                raise Decline("a dynamic size of the dispatch is not its batch")
+            if not ir.ShapedType(ir.Type.parse(_tensor_text(op.operands[0].type))).is_dynamic_dim(0):
+                raise Decline("a dynamic size of the dispatch is not a leading (batch) dimension")
+
+    def shape(self, t) -> list[int]:
+        return _static_shape(t, self.batch)
 
     def epilogue_source(self, v: ir.Value):
         """An epilogue input: an _Operand (a dispatch operand, or a constant tensor the dispatch
@@ -139,18 +187,23 @@ class _Dispatch:
         if op is None or op.name != "iree_tensor_ext.dispatch.tensor.load":
             raise Decline(f"operand is produced by {op.name if op else 'a block argument'}, not loaded")
         src = op.operands[0]
+        tie = _owner_op(src)
+        if tie is not None and tie.name == "flow.dispatch.tie_shape":
+            src = tie.operands[0]
         idx = None
         for i, a in self.inputs.items():
             if a == src:
                 idx = i
         if idx is None:
             raise Decline("operand is not a dispatch input")
-        loaded = _static_shape(op.results[0].type)
-        t = str(src.type)
-        full = _static_shape(ir.Type.parse(t[t.index("tensor<", t.index(":")):-1]))
+        loaded = self.shape(op.results[0].type)
+        full = self.shape(ir.Type.parse(_tensor_text(src.type)))
         strides = [int(x) for x in op.attributes["static_strides"]]
         offsets = [int(x) for x in op.attributes["static_offsets"]]
         sizes = [int(x) for x in op.attributes["static_sizes"]]
+        if (sizes and sizes[0] == ir.ShapedType.get_dynamic_size()
+                and all(x == self.batch_value for x in list(op.operands)[1:])):
+            sizes[0] = full[0]
         operand = _Operand(idx, _dtype(ir.ShapedType(op.results[0].type).element_type))
         if offsets != [0] * len(full) or len(sizes) != len(full):
             raise Decline("dispatch reads a slice of an operand")
@@ -309,8 +362,8 @@ def _match_gemm_1x1(d: "_Dispatch", op):
     """(N, H, W, C, F, stride, input operand, filter operand) of a GEMM-form 1x1 conv."""
     operand, full, strides = d.operand_of(op.operands[0], allow_strides=True)
     f_op = d.operand_of(op.operands[1])
-    xs = _static_shape(op.operands[0].type)
-    fs = _static_shape(op.operands[1].type)
+    xs = d.shape(op.operands[0].type)
+    fs = d.shape(op.operands[1].type)
     F, C = fs
     if len(xs) == 2:
         if strides != [1, 1] or full != xs:
@@ -583,8 +636,10 @@ def _chain_user(v: ir.Value):
 
 def _gemm_signature(op) -> tuple[int, int, int]:
     """(M, K, F) of a GEMM-form 1x1 conv; matched against the 1x1 convs of the input model."""
-    xs = _static_shape(op.operands[0].type)
+    xs = list(ir.ShapedType(op.operands[0].type).shape)
     fs = _static_shape(op.operands[1].type)
+    if ir.ShapedType(op.operands[0].type).is_dynamic_dim(0):
+        return (None, xs[-1], fs[0])            # a dynamic batch (1x1 convs of any batch match)
     m = 1
     for d in xs[:-1]:
         m *= d
@@ -619,8 +674,8 @@ def match_function(func, allowed_gemms=None) -> tuple[ConvProblem, list] | None:
         x, filt = conv.operands[0], conv.operands[1]
         x_op, pad = _trace_input(d, x, g)
         f_op = d.operand_of(filt)
-        xs = _static_shape(x.type)          # padded shape when padded
-        fs = _static_shape(filt.type)
+        xs = d.shape(x.type)          # padded shape when padded
+        fs = d.shape(filt.type)
         size = lambda shape, pos, k: shape[pos[k]] if pos[k] is not None else 1
         N, C = size(xs, g.x_pos, "n"), size(xs, g.x_pos, "c")
         H = size(xs, g.x_pos, "h") - pad[0] - pad[2]
@@ -632,6 +687,8 @@ def match_function(func, allowed_gemms=None) -> tuple[ConvProblem, list] | None:
         N, H, W, C, F, stride, x_op, f_op = _match_gemm_1x1(d, conv)
         R = S = 1
         dilation, pad = (1, 1), (0, 0, 0, 0)
+        if d.batch == ROWS_HINT:
+            N, H = H, 1                       # dynamic rows: the batch is the row count
     if x_op.dtype not in INPUT_DTYPES or f_op.dtype != x_op.dtype:
         raise Decline(f"input/filter types {x_op.dtype}/{f_op.dtype} not supported (f16, bf16 or f32, both the same)")
     conv_t = _dtype(ir.ShapedType(conv.results[0].type).element_type)
@@ -658,13 +715,15 @@ def match_function(func, allowed_gemms=None) -> tuple[ConvProblem, list] | None:
         more, cur_t = _interpret_elementwise(d, user, idxs, cur_t)
         steps += more
         v = user.results[0]
-    out_shape = _static_shape(v.type)
+    out_shape = d.shape(v.type)
     try:
         prob = ConvProblem(N=N, H=H, W=W, C=C, F=F, R=R, S=S, stride=stride, dilation=dilation,
                            pad=pad, dtype=x_op.dtype, acc_dtype=acc_t, out_dtype=cur_t,
                            epilogue=tuple(steps), input=x_op.index, filter=f_op.index,
                            num_operands=d.num_operands + len(d.hoisted),
-                           gemm_form=not convs and N == 1 and W == 1)
+                           gemm_form=not convs and W == 1 and (N == 1 or d.batch == ROWS_HINT),
+                           batch_constant=-1 if d.batch is None else d.batch_word,
+                           num_constants=d.num_constants)
     except ValueError as e:
         raise Decline(str(e)) from None
     n_out = 1

@@ -335,8 +335,36 @@ def _plan_tf32(p: ConvProblem, t: Target) -> Schedule:
     return dataclasses.replace(s, reason=s.reason + ", TF32 wgmma (f32 operands, f32 accumulation)")
 
 
+def plan_dynamic_batch(p: ConvProblem, t: Target, precision: str = "tf32") -> Schedule:
+    """A dynamic batch (p.N is only the planning hint): kernels whose grid, tile walk and
+    tensor maps take the batch at run time. On sm_90a the persistent warp-specialized kernel
+    with one CTA per SM and plain tiles: ping-pong 64-row tiles (they balance small batches
+    and stay close to the best on large ones); no clusters, swapped tiles, stream-K, direct
+    prologue loads or ring-staged epilogues, which size their work at compile time. Else the
+    portable kernel, with a grid computed from the batch."""
+    why = None
+    if t.has_wgmma and not (p.dtype == "f32" and precision == "fp32"):
+        from .lower.nvidia.tma_loader import k_tile_channels
+        try:
+            if k_tile_channels(p.C, p.R * p.S, p.dtype) is None:
+                raise PlanError(f"C={p.C} does not tile into 64- or 128-byte rows")
+            s = plan_sm90_ws(p, t, "sm90_ws_pingpong", 64, 128 if p.F > 64 else 64)
+            s = dataclasses.replace(s, grid=(t.num_sms, 1, 1), raster=1, direct_stages=0,
+                                    scratch_bytes=t.num_sms * s.scratch_bytes // s.grid[0])
+            tf32 = ", TF32 wgmma (f32 operands, f32 accumulation)" if p.dtype == "f32" else ""
+            return dataclasses.replace(s, reason=s.reason + tf32 + ", batch read at run time")
+        except PlanError as e:
+            why = str(e)
+    s = plan_portable(p, t)
+    exact = ", exact f32 math" if p.dtype == "f32" else ""
+    return dataclasses.replace(s, reason=f"portable implicit GEMM{exact}, batch read at run time"
+                                         + (f" (persistent kernel declined: {why})" if why else ""))
+
+
 def plan_schedule_for(p: ConvProblem, t: Target, precision: str = "tf32") -> Schedule:
     """The fastest path that applies, else the portable kernel with the reasons."""
+    if p.dynamic_batch:
+        return plan_dynamic_batch(p, t, precision)
     if p.dtype == "f32":
         return plan_f32(p, t, precision)
     if t.has_wgmma:
@@ -682,8 +710,8 @@ def knobs_of(s: Schedule) -> tuple:
 
 def candidate_schedules(p: ConvProblem, t: Target, precision: str = "tf32") -> list[Schedule]:
     """Every schedule worth timing for p on t, the default first."""
-    if p.dtype == "f32":
-        return [plan_f32(p, t, precision)]
+    if p.dtype == "f32" or p.dynamic_batch:
+        return [plan_schedule_for(p, t, precision)]
     if t.has_wgmma:
         return sm90_candidates(p, t)
     return [plan_schedule_for(p, t)]

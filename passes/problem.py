@@ -121,6 +121,10 @@ class ConvProblem:
     output is the dispatch's only result. acc_dtype is the conv's own result type.
     num_operands counts the kernel's operands: the dispatch's, then the constants the matcher
     hoisted out of it (`convc.constants` on the executable; the splice pass passes them).
+    A dynamic batch: the dispatch passes the input's leading size (images; output rows for a
+    GEMM-form 1x1 conv, whose H = W = 1) in push-constant word `batch_constant` (the splice
+    passes each index operand as one i32; the dispatch has `num_constants` words), and N is
+    only the size the planner planned for; kernels take the batch at run time.
     """
 
     N: int
@@ -141,6 +145,12 @@ class ConvProblem:
     filter: int = 1
     num_operands: int = 2
     gemm_form: bool = False     # IREE presented this 1x1 conv as a GEMM (M = N*H*W rows)
+    batch_constant: int = -1    # push-constant word holding the runtime batch; -1: static
+    num_constants: int = 0      # push-constant words the dispatch passes
+
+    @property
+    def dynamic_batch(self) -> bool:
+        return self.batch_constant >= 0
 
     def __post_init__(self):
         for k in ("N", "H", "W", "C", "F", "R", "S"):
@@ -202,11 +212,17 @@ class ConvProblem:
         """Encodes the whole problem; used as kernel symbol and dump-file name."""
         p = "x".join(map(str, self.pad))
         epi = "_".join(s.describe() for s in self.epilogue) or "none"
-        return (f"conv_n{self.N}h{self.H}w{self.W}c{self.C}_f{self.F}r{self.R}s{self.S}"
+        n = "D" if self.dynamic_batch else self.N
+        return (f"conv_n{n}h{self.H}w{self.W}c{self.C}_f{self.F}r{self.R}s{self.S}"
                 f"_st{self.stride[0]}x{self.stride[1]}_dl{self.dilation[0]}x{self.dilation[1]}"
                 f"_p{p}_{self.dtype}_{epi}")
 
     def shape_str(self) -> str:
+        if self.dynamic_batch:
+            rows = "M" if self.gemm_form else "N"
+            return (f"{rows}=? (planned for {self.N}) H={self.H} W={self.W} C={self.C} F={self.F} R={self.R} "
+                    f"S={self.S} stride={self.stride[0]}x{self.stride[1]} dil={self.dilation[0]}x{self.dilation[1]} "
+                    f"pad={list(self.pad)} {self.dtype}->{self.out_dtype}")
         if self.gemm_form:
             return (f"1x1 conv as GEMM M={self.gemm_m} C={self.C} F={self.F} "
                     f"stride={self.stride[0]}x{self.stride[1]} {self.dtype}->{self.out_dtype}")

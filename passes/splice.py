@@ -4,7 +4,9 @@ Each dispatch of a flow.executable tagged `convc.kernel` is rebuilt to call the
 `hal.executable.source` export instead, with one extra `tensor<Bxi8>` result: the per-call
 scratch buffer the kernel may use for TMA descriptors, and the constants the matcher hoisted
 out of the dispatch (`convc.constants`) as extra operands, each an `arith.constant` placed
-before the call. The replaced flow.executables go away.
+before the call. A dynamic batch keeps the dispatch's workload (the kernel's count region
+reads it) and travels as an i32 operand (a push constant). The replaced flow.executables go
+away.
 """
 
 from __future__ import annotations
@@ -46,6 +48,9 @@ def splice_dispatches(module: ir.Module, options=None) -> ir.Module:
             ops = list(d.operands)
             args = ops[seg[0]: seg[0] + seg[1]]
             with ir.InsertionPoint(d), d.location:
+                # index operands (a dynamic batch) become i32 push constants
+                i32 = ir.IntegerType.get_signless(32)
+                args = [arith_d.index_castui(i32, a) if str(a.type) == "index" else a for a in args]
                 args += [arith_d.constant(c.type, c) for c in constants]
             arg_dims = ops[seg[0] + seg[1]: seg[0] + seg[1] + seg[2]]
             res_dims = ops[seg[0] + seg[1] + seg[2]:]
@@ -55,7 +60,8 @@ def splice_dispatches(module: ir.Module, options=None) -> ir.Module:
                 old = [ir.IntegerAttr(a).value for a in d.attributes["tied_operands"]]
                 tied = ir.ArrayAttr.get([ir.IntegerAttr.get(ir.IndexType.get(), v)
                                          for v in old + [-1]])
-            new = flow_d.DispatchOp([r.type for r in d.results] + [scratch_t], [], entry, args,
+            workload = ops[: seg[0]]          # a dynamic batch: the kernel's count region reads it
+            new = flow_d.DispatchOp([r.type for r in d.results] + [scratch_t], workload, entry, args,
                                     arg_dims, res_dims, tied_operands=tied,
                                     loc=d.location, ip=ir.InsertionPoint(d))
             for a in d.attributes:

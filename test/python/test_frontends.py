@@ -251,18 +251,25 @@ def test_conv_accumulating_into_a_constant_fill(tmp_path):
     assert _rel_err(got, ref) <= 1e-5
 
 
-def test_dynamic_batch_runs_on_iree_with_the_reason(tmp_path):
-    """A dynamic batch is declined by name (IREE compiles those convs) and runs any N."""
+def test_dynamic_batch_runs_any_n_on_convc(tmp_path):
+    """A dynamic batch: every conv (padded 3x3, a GEMM-form 1x1 with dynamic rows, a strided
+    3x3 after a pool) takes convc with the batch read at run time, and any N matches
+    PyTorch, N = 1 and N larger than the planned batch included."""
     torch = pytest.importorskip("torch")
     from convc.compiler.pytorch import compile_module
 
-    net = torch.nn.Sequential(torch.nn.Conv2d(8, 16, 3, padding=1), torch.nn.ReLU()).eval()
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(torch.nn.Conv2d(16, 32, 3, padding=1), torch.nn.ReLU(), torch.nn.Conv2d(32, 32, 1),
+                              torch.nn.MaxPool2d(2), torch.nn.Conv2d(32, 8, 3, padding=1, stride=2)).eval()
     out = tmp_path / "dyn.vmfb"
-    res = compile_module(net, (torch.randn(2, 8, 6, 6),), str(out), dynamic_batch=True, target="llvm-cpu")
-    convs = [r for r in res.reports if r.reason.startswith("conv")]
-    assert convs and all("dynamic shapes" in r.reason for r in convs), [r.line() for r in res.reports]
-    for n in (1, 3):
-        x = torch.randn(n, 8, 6, 6)
-        got = LoadedModule(str(out), "local-task").call("main", [(x.numpy(), "f32")])
+    res = compile_module(net, (torch.randn(2, 16, 8, 8),), str(out), dynamic_batch=True, target="llvm-cpu")
+    convs = [r for r in res.reports if r.problem is not None or r.reason.startswith("conv")]
+    assert len(convs) == 3 and all(r.path == "convc" for r in convs), [r.line() for r in res.reports]
+    assert all(r.problem.dynamic_batch and "batch read at run time" in r.reason for r in convs)
+    assert convs[0].problem.pad == (1, 1, 1, 1)              # the pad stays fused
+    module = LoadedModule(str(out), "local-task")
+    for n in (1, 3, 17):
+        x = torch.randn(n, 16, 8, 8)
+        got = module.call("main", [(x.numpy(), "f32")])
         with torch.no_grad():
-            assert _rel_err(got, net(x).numpy()) <= 1e-5
+            assert got.shape == (n, 8, 2, 2) and _rel_err(got, net(x).numpy()) <= 1e-5

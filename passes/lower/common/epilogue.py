@@ -11,6 +11,7 @@ from __future__ import annotations
 from ...ir import ir, arith_d, vector_d
 from ...problem import ConvProblem, DTYPE_BYTES, EpilogueStep
 from .emit import Emitter, convert, vec_type, zeros
+from .executable import gemm_rows
 
 
 def _align(width: int, dtype: str, aligned: bool) -> int:
@@ -50,7 +51,7 @@ def store_row_masked(e: Emitter, p: ConvProblem, memrefs: list, acc: ir.Value, w
     may lie past the output (rows past M and channels past F are skipped). One vector access
     when F is a multiple of width (then f is too, and the group is all in or all out), else
     channel by channel."""
-    with e.if_(e.cmp("slt", m, p.gemm_m)):
+    with e.if_(e.cmp("slt", m, gemm_rows(e, p, memrefs))):
         if p.F % width == 0:
             with e.if_(e.cmp("slt", f, p.F)):
                 apply_and_store(e, p, memrefs, acc, width, m, f, aligned=True)

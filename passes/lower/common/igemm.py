@@ -15,6 +15,7 @@ from ...problem import ConvProblem, DTYPE_BYTES
 from ...schedule import Schedule
 from .emit import Emitter, vec_type, zeros, convert
 from .epilogue import store_row_masked
+from .executable import gemm_rows
 
 
 def _cdiv(a, b):
@@ -52,7 +53,7 @@ class PortableIgemm:
             sx = e.rem(rs, p.S)
             h = e.sub(e.add(e.mul(ho, p.stride[0]), e.mul(r, p.dilation[0])), p.pad[0])
             w = e.sub(e.add(e.mul(wo, p.stride[1]), e.mul(sx, p.dilation[1])), p.pad[1])
-            ok = e.all_of(e.cmp("slt", m, p.gemm_m), e.cmp("slt", k, p.gemm_k),
+            ok = e.all_of(e.cmp("slt", m, self.rows), e.cmp("slt", k, p.gemm_k),
                           e.cmp("sge", h, 0), e.cmp("slt", h, p.H),
                           e.cmp("sge", w, 0), e.cmp("slt", w, p.W))
             addr = e.add(e.mul(e.add(e.mul(e.add(e.mul(n, p.H), h), p.W), w), p.C), c)
@@ -107,6 +108,7 @@ class PortableIgemm:
     def emit(self, memrefs: list) -> None:
         p, s, e, mach = self.p, self.s, self.e, self.m
         x, wgt = memrefs[p.input], memrefs[p.filter]
+        self.rows = gemm_rows(e, p, memrefs)
         n_tiles = _cdiv(p.F, s.block_n)
         pid = hal_d.InterfaceWorkgroupIDOp(0).result
         m0 = e.mul(e.div(pid, n_tiles), s.block_m)
@@ -148,3 +150,12 @@ class PortableIgemm:
 
 def emit_portable_igemm(p: ConvProblem, s: Schedule, machine, memrefs: list) -> None:
     PortableIgemm(p, s, machine).emit(memrefs)
+
+
+def portable_batch_grid(p: ConvProblem, s: Schedule):
+    """The grid for a runtime batch: one workgroup per output tile."""
+    def grid(batch):
+        e = Emitter()
+        m_tiles = e.div(e.add(e.mul(batch, p.Ho * p.Wo), s.block_m - 1), s.block_m)
+        return [e.mul(m_tiles, _cdiv(p.F, s.block_n)), e.c(1), e.c(1)]
+    return grid

@@ -32,6 +32,7 @@ class Case:
     input_shape: tuple
     dtype: str = "float16"
     seed: int = 0
+    dynamic: str = ""           # a dynamic-batch build shared by the cases naming it ("": static)
 
 
 CASES = [
@@ -39,6 +40,11 @@ CASES = [
     Case("resnet50_b1", "resnet50", (1, 3, 224, 224)),
     Case("vae_decoder_b1", "vae_decoder", (1, 4, 64, 64)),
     Case("resnet50_b32_f32", "resnet50", (32, 3, 224, 224), dtype="float32"),   # TF32, as cuDNN's default
+    # one vmfb compiled with a dynamic batch, run at several batches
+    Case("resnet50_dyn_b1", "resnet50", (1, 3, 224, 224), dynamic="resnet50_dyn"),
+    Case("resnet50_dyn_b7", "resnet50", (7, 3, 224, 224), dynamic="resnet50_dyn"),
+    Case("resnet50_dyn_b32", "resnet50", (32, 3, 224, 224), dynamic="resnet50_dyn"),
+    Case("resnet50_dyn_f32_b5", "resnet50", (5, 3, 224, 224), dtype="float32", dynamic="resnet50_dyn_f32"),
 ]
 
 
@@ -50,25 +56,39 @@ def prepare_case(case: Case, out: str, extra_flags: tuple = ()) -> dict:
     dtype = getattr(torch, case.dtype)
     model = load_synthetic(MODELS[case.model](), case.seed).to(dtype).eval()
     params: list = []
-    text = export_mlir(model, (torch.zeros(case.input_shape, dtype=dtype),), parameters=params)
-    src = os.path.join(out, f"{case.name}.mlir")
+    if case.dynamic:
+        made = os.path.join(out, f"{case.dynamic}.json")
+        if os.path.exists(made):            # built for an earlier case of the same build
+            with open(made) as f:
+                return dict(json.load(f), case=asdict(case))
+    # torch.export specializes a batch of 1: a dynamic build is traced at batch 2
+    shape = (2, *case.input_shape[1:]) if case.dynamic else case.input_shape
+    text = export_mlir(model, (torch.zeros(shape, dtype=dtype),), parameters=params,
+                       dynamic_batch=bool(case.dynamic))
+    name = case.dynamic or case.name
+    src = os.path.join(out, f"{name}.mlir")
     with open(src, "w") as f:
         f.write(text)
     entry = {"case": asdict(case), "parameters": [p[0] for p in params]}
-    res = compile_file(src, os.path.join(out, f"{case.name}.convc.vmfb"),
+    res = compile_file(src, os.path.join(out, f"{name}.convc.vmfb"),
                        CompileOptions(target="sm_90a", tuning_cache="none", extra_flags=tuple(extra_flags)))
     convs = [r for r in res.reports if r.problem is not None or r.reason.startswith("conv")]
-    entry.update(convc_vmfb=f"{case.name}.convc.vmfb", compile_s=round(res.timings["total"], 1),
+    entry.update(convc_vmfb=f"{name}.convc.vmfb", compile_s=round(res.timings["total"], 1),
                  convs=len(convs), convs_on_convc=sum(r.path == "convc" for r in convs),
                  declined=[r.line() for r in convs if r.path != "convc"],
                  transposes=[{"dispatch": d, "why": w} for d, w in res.transposes],
                  kernels={r.dispatch: r.schedule.describe() for r in convs if r.schedule})
-    try:
-        iree_compile([src, *STOCK_IREE_FLAGS, "-o", os.path.join(out, f"{case.name}.iree_sm80.vmfb")],
-                     "the stock IREE baseline")
-        entry["iree_vmfb"] = f"{case.name}.iree_sm80.vmfb"
-    except ConvcError as e:
-        entry["iree_error"] = str(e)
+    if case.dynamic:
+        entry["iree_error"] = "no stock IREE build of the dynamic-batch cases (the static ones have it)"
+        with open(os.path.join(out, f"{case.dynamic}.json"), "w") as f:
+            json.dump(entry, f)
+    else:
+        try:
+            iree_compile([src, *STOCK_IREE_FLAGS, "-o", os.path.join(out, f"{case.name}.iree_sm80.vmfb")],
+                         "the stock IREE baseline")
+            entry["iree_vmfb"] = f"{case.name}.iree_sm80.vmfb"
+        except ConvcError as e:
+            entry["iree_error"] = str(e)
     os.remove(src)          # the MLIR is large and the GPU side does not need it
     return entry
 

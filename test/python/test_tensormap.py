@@ -294,3 +294,30 @@ def test_patch_global_address_checks_alignment():
     with pytest.raises(tm.TensorMapError):
         tm.patch_global_address(d, 0x1010, interleave=tm.Interleave.B32)
     assert tm.patch_global_address(d, 0x1020)[8:] == d[8:]
+
+
+@pytest.mark.parametrize("n", [1, 3, 8, 1000])
+def test_runtime_batch_patch_is_the_driver_encoding(n):
+    """A dynamic batch: the kernel writes the image count (im2col map) and the row count
+    (output map) over the fields global_dim_field names; the result is the encoding of the
+    runtime size (tma_loader.store_descriptors' arithmetic, on Python ints)."""
+    from convc.passes.lower.nvidia.tensormap import global_dim_field
+    from convc.passes.lower.nvidia.tma_loader import activation_map_args, epilogue_map_args
+    from convc.passes.plan import plan_schedule_for
+    from convc.passes.problem import ConvProblem
+    from convc.passes.target import get_target
+    import dataclasses
+    hint = ConvProblem(N=8, H=28, W=28, C=128, F=128, R=3, S=3, pad=(1, 1, 1, 1), batch_constant=0, num_constants=1)
+    s = plan_schedule_for(hint, get_target("sm_90a"))
+    real = dataclasses.replace(hint, N=n)
+
+    def patched(desc: bytes, dim: int, size: int) -> tuple:
+        words = list(tm.descriptor_qwords(desc))
+        q, shift = global_dim_field(dim)
+        words[q] = words[q] & ~(0xFFFF_FFFF << shift) & (1 << 64) - 1 | (size - 1) << shift
+        return tuple(words)
+
+    assert patched(tm.encode_im2col(activation_map_args(hint, s)), 3, n) == \
+        tm.descriptor_qwords(tm.encode_im2col(activation_map_args(real, s)))
+    out = lambda p: tm.encode_tiled(epilogue_map_args(p, "f16", 64, s.block_n))
+    assert patched(out(hint), 1, real.gemm_m) == tm.descriptor_qwords(out(real))

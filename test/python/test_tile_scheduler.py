@@ -33,3 +33,22 @@ def test_every_tile_once(shape, raster, cluster):
     assert s.grid[0] % cluster == 0 and s.grid[0] <= 132
     per = [len(range(cid, units, clusters)) for cid in range(clusters)]
     assert max(per) - min(per) <= 1
+
+
+@pytest.mark.parametrize("batch", [1, 2, 5, 40])
+def test_dynamic_batch_walks_every_tile_once(batch):
+    """A dynamic batch: a schedule planned for N = 8 on a fixed grid of one CTA per SM walks
+    the tiles of the runtime batch exactly once (the IntOps model of the emitted arithmetic);
+    CTAs past the tile count get none."""
+    from convc.passes.lower.nvidia.tile_scheduler import IntOps, PersistentTiles
+    from convc.passes.plan import plan_schedule_for
+    p = ConvProblem(N=8, H=14, W=14, C=256, F=256, R=3, S=3, pad=(1, 1, 1, 1), batch_constant=0, num_constants=1)
+    s = plan_schedule_for(p, get_target("sm_90a"))
+    assert s.kernel == "sm90_ws_pingpong" and s.grid[0] == get_target("sm_90a").num_sms
+    rows = batch * p.Ho * p.Wo
+    seen = []
+    for pid in range(s.grid[0]):
+        tiles = PersistentTiles(IntOps, p, s, pid, rows)
+        seen += [tiles.origin(j) for j in range(tiles.local_count())]
+    want = {(m * s.block_m, n * s.block_n) for m in range(-(-rows // s.block_m)) for n in range(p.F // s.block_n)}
+    assert sorted(seen) == sorted(want)

@@ -279,7 +279,12 @@ class Sm90WarpSpecialized:
         pid = hal_d.InterfaceWorkgroupIDOp(0).result
         tid = gpu_d.thread_id(gpu_d.Dimension.x)
         self.tid = tid
-        self.tiles = PersistentTiles(e, p, s, pid)
+        batch = getattr(memrefs, "batch", None)
+        if batch is not None and (self.streamk or self.direct or self.swap or s.cluster_m > 1):
+            raise WsUnsupported("a dynamic batch takes plain tiles (no stream-K, direct loads, swapped tiles "
+                                "or clusters)")
+        rows = None if batch is None else e.mul(batch, p.Ho * p.Wo)
+        self.tiles = PersistentTiles(e, p, s, pid, rows)
 
         space = parse_attr("#gpu.address_space<workgroup>")
         smem = memref_d.alloc(ir.MemRefType.get([lay.total], ir.IntegerType.get_signless(8),
@@ -289,9 +294,12 @@ class Sm90WarpSpecialized:
         maps = tensor_maps(p, s)
         descs = [maps.activation, maps.filter, tm.encode_tiled(epilogue_map_args(p, p.out_dtype, lay.rows, lay.cols))]
         bindings = [memrefs[p.input], memrefs[p.filter], memrefs[p.num_operands]]
+        # a dynamic batch: the activation's images and the output's rows are written in-kernel
+        sizes = None if batch is None else [{3: batch}, {}, {1: rows}]
         if self.res:
             descs.append(tm.encode_tiled(epilogue_map_args(p, self.res.dtype, lay.rows, lay.cols)))
             bindings.append(memrefs[self.res.operand])
+            sizes = None if batch is None else sizes + [{1: rows}]
         self.slots = descriptor_slots(pid, memrefs[-1], DESCRIPTORS)
         self.trace = Trace(e, pid, address_of(memrefs[-1]), s.scratch_bytes)
         if self.streamk:
@@ -323,7 +331,7 @@ class Sm90WarpSpecialized:
                 # Only the operand maps are acquired on the way to the first TMA; the residual's
                 # is acquired by the producer before its first residual load, the output's by the
                 # consumers.
-                write_descriptors(descs, self.slots[:len(descs)], bindings, acquire=2)
+                write_descriptors(descs, self.slots[:len(descs)], bindings, acquire=2, sizes=sizes)
                 self.trace.stamp("descriptors")
                 self._init_barriers()
         gpu_d.barrier()

@@ -435,6 +435,13 @@ def patch_global_address(descriptor: bytes, address: int,
     return bytes(descriptor[:off]) + address.to_bytes(8, "little") + bytes(descriptor[off + 8:])
 
 
+def global_dim_field(i: int) -> Tuple[int, int]:
+    """(qword, bit shift) of the 32-bit field holding global_dim[i] - 1: a kernel patches it
+    when that size is known only at run time (a dynamic batch)."""
+    lo = 256 + 32 * i
+    return lo // 64, lo % 64
+
+
 def descriptor_qwords(descriptor: bytes) -> Tuple[int, ...]:
     """The descriptor as 16 little-endian u64 words, e.g. for ``st.global.u64`` immediates."""
     if len(descriptor) != DESCRIPTOR_BYTES:

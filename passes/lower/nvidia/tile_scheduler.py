@@ -31,19 +31,33 @@ def tile_counts(p: ConvProblem, s: Schedule) -> tuple[int, int]:
 
 
 class PersistentTiles:
-    def __init__(self, e, p: ConvProblem, s: Schedule, pid):
+    """rows: None (the problem's M), or the output rows when the batch is dynamic (an index
+    value; an int in the tests' IntOps model): the tile count is then computed from it at run
+    time, and CTAs past it get no tile."""
+
+    def __init__(self, e, p: ConvProblem, s: Schedule, pid, rows=None):
         self.e, self.s = e, s
-        m_tiles, self.n_tiles = tile_counts(p, s)
-        self.m_tiles = _cdiv(m_tiles, s.cluster_m)        # cluster tiles along M
-        self.count = self.m_tiles * self.n_tiles
+        self.n_tiles = _cdiv(p.F, s.block_n)
+        self.dynamic = rows is not None
+        if not self.dynamic:
+            m_tiles, _ = tile_counts(p, s)
+            self.m_tiles = _cdiv(m_tiles, s.cluster_m)        # cluster tiles along M
+            self.count = self.m_tiles * self.n_tiles
+        else:
+            rows_per_cluster_tile = s.block_m * s.cluster_m
+            self.m_tiles = e.div(e.add(rows, rows_per_cluster_tile - 1), rows_per_cluster_tile)
+            self.count = e.mul(self.m_tiles, self.n_tiles)
         self.grid = s.grid[0] // s.cluster_m                # clusters
         self.pid = e.div(pid, s.cluster_m)                  # this CTA's cluster
         self.rank = e.rem(pid, s.cluster_m)                 # ... and rank in it
 
     def local_count(self):
-        """How many tiles this CTA computes: ceil((count - pid) / grid)."""
+        """How many tiles this CTA computes: ceil((count - pid) / grid), 0 past the count."""
         e = self.e
-        return e.div(e.add(e.sub(self.count, self.pid), self.grid - 1), self.grid)
+        n = e.div(e.add(e.sub(self.count, self.pid), self.grid - 1), self.grid)
+        if not self.dynamic and self.count >= self.grid:
+            return n
+        return e.select(e.cmp("slt", self.pid, self.count), n, 0)
 
     def origin(self, j):
         """(m0, n0): first output row and channel of this CTA's j-th tile."""
@@ -52,7 +66,7 @@ class PersistentTiles:
     def origin_of(self, t):
         """(m0, n0) of linear (cluster) tile t."""
         e, s = self.e, self.s
-        g = min(s.raster, self.m_tiles)
+        g = s.raster if self.dynamic else min(s.raster, self.m_tiles)
         if g == 1:
             mt, nt = e.div(t, self.n_tiles), e.rem(t, self.n_tiles)
         else:

@@ -101,22 +101,33 @@ def descriptor_slots(pid, scratch, count: int = DESCRIPTORS_PER_CTA):
     return [arith_d.addi(slot0, i64(j * tm.DESCRIPTOR_BYTES)) for j in range(count)]
 
 
-def write_descriptors(descs, slots, bindings, acquire: int | None = None) -> None:
+def write_descriptors(descs, slots, bindings, acquire: int | None = None, sizes=None) -> None:
     """One thread: store each descriptor as immediates with its binding's address in qword 0,
     release them to the tensormap proxy, acquire and prefetch the first `acquire` (default:
     all) for this thread's TMAs; a thread using another one calls acquire_descriptor first
     (after a barrier, if it is not this thread)."""
-    store_descriptors(descs, slots, bindings)
+    store_descriptors(descs, slots, bindings, sizes)
     publish_descriptors(slots, acquire)
 
 
-def store_descriptors(descs, slots, bindings) -> None:
-    """The stores of write_descriptors (a kernel may put work between them and the fence)."""
-    for slot, desc, binding in zip(slots, descs, bindings):
+def store_descriptors(descs, slots, bindings, sizes=None) -> None:
+    """The stores of write_descriptors (a kernel may put work between them and the fence).
+    sizes: per descriptor, {dimension: index value} of global sizes known only at run time
+    (a dynamic batch), written over the compile-time ones."""
+    for d, (slot, desc, binding) in enumerate(zip(slots, descs, bindings)):
         words = tm.descriptor_qwords(desc)
+        patches = {}
+        for dim, value in ((sizes or [{}] * len(descs))[d] or {}).items():
+            q, shift = tm.global_dim_field(dim)
+            patches.setdefault(q, []).append((shift, value))
         store_i64(address_of(binding), slot)
         for q in range(1, len(words)):
-            store_i64(i64(_signed(words[q])), arith_d.addi(slot, i64(8 * q)))
+            word = i64(_signed(words[q]))
+            for shift, value in patches.get(q, []):
+                keep = words[q] & ~(0xFFFF_FFFF << shift) & (1 << 64) - 1
+                field = arith_d.shli(arith_d.subi(index_to(value, I64()), i64(1)), i64(shift))
+                word = arith_d.ori(i64(_signed(keep)), field)
+            store_i64(word, arith_d.addi(slot, i64(8 * q)))
 
 
 def publish_descriptors(slots, acquire: int | None = None) -> None:

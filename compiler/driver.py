@@ -7,6 +7,7 @@ in order, dumping each stage's IR, collecting the per-dispatch report and timing
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -238,7 +239,8 @@ def compile_file(input_path: str, output_path: str, options: CompileOptions) -> 
     tflags = iree_target_flags(target)
     extra = list(options.extra_flags)
 
-    with tempfile.TemporaryDirectory(prefix="convc-") as tmp:
+    tmp = tempfile.mkdtemp(prefix="convc-")
+    try:
         work = dump_dir or tmp
         prepared = prepare_input(read_model(input_path, work), target)
         in_path = os.path.join(work, f"{stem}.input.mlir")
@@ -305,5 +307,12 @@ def compile_file(input_path: str, output_path: str, options: CompileOptions) -> 
         result.timings["iree_backend"] = iree_compile(
             [spliced_path, "--compile-from=flow", *tflags, *dump_flags, *extra, "-o", output_path],
             "code generation")
+    except ConvcError as e:
+        if "(repro: " in str(e) and not dump_dir:
+            # the repro command names files in the work directory: keep them
+            raise ConvcError(f"{e}; its files are kept in {tmp}") from None
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    shutil.rmtree(tmp, ignore_errors=True)
     result.timings["total"] = time.perf_counter() - t_start
     return result

@@ -14,10 +14,13 @@ class LoadedModule:
     """A vmfb loaded on one device ('local-task' for llvm-cpu, 'cuda', 'hip')."""
 
     def __init__(self, vmfb_path: str, driver: str = "local-task", config=None, parameters: dict | None = None,
-                 parameter_scope: str = "model"):
+                 parameter_scope: str = "model", mmap: bool = True):
         """config: share an rt.Config (one device, one CUDA context) between modules.
         parameters: {name: array} for a module compiled with named parameters (the PyTorch
-        route's `parameters=`), served from host memory through an IREE parameter index."""
+        route's `parameters=`), served from host memory through an IREE parameter index.
+        mmap=False loads a heap copy instead of mapping the file read-only (the CUDA HAL's
+        attempt to register a read-only mapping fails with an API error that compute-sanitizer
+        reports, although the runtime then falls back to copying the constants)."""
         self.config = config or rt.Config(driver)
         self.context = rt.SystemContext(config=self.config)
         if parameters:
@@ -26,7 +29,11 @@ class LoadedModule:
                 index.add_buffer(name, np.ascontiguousarray(value).tobytes())
             self.context.add_vm_module(rt.create_io_parameters_module(
                 self.config.vm_instance, index.create_provider(scope=parameter_scope)))
-        self.vm_module = rt.VmModule.mmap(self.config.vm_instance, vmfb_path)
+        if mmap:
+            self.vm_module = rt.VmModule.mmap(self.config.vm_instance, vmfb_path)
+        else:       # a heap copy: the CUDA HAL can register it as host memory for constants
+            with open(vmfb_path, "rb") as f:
+                self.vm_module = rt.VmModule.copy_buffer(self.config.vm_instance, f.read())
         self.context.add_vm_module(self.vm_module)
         self.device = self.config.device
 

@@ -77,6 +77,14 @@ def test_errors_are_one_line(tmp_path, args, needle):
 def test_extra_iree_flags_are_passed_through(tmp_path):
     r = run_cli("convc", EXAMPLE, "-o", str(tmp_path / "o.vmfb"), "--", "--iree-no-such-flag")
     assert r.returncode != 0 and "iree-no-such-flag" in r.stderr and "repro" in r.stderr
+    # the repro command's input file is kept
+    import re
+    import shlex
+    import shutil
+    repro = shlex.split(re.search(r"\(repro: ([^)]*)\)", r.stderr).group(1))
+    kept = re.search(r"files are kept in (\S+)", r.stderr).group(1)
+    assert os.path.isfile(repro[1]) and repro[1].startswith(kept)
+    shutil.rmtree(kept)
 
 
 def test_convc_opt_runs_one_pass_and_rejects_unknown_ones():

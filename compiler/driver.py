@@ -100,8 +100,16 @@ def _one_line(msg: str) -> str:
 
 
 def one_by_one_signatures(module: ir.Module) -> frozenset:
-    """(M, K, F) of every 1x1 linalg.conv_2d_nhwc_fhwc in the model (see PassOptions)."""
+    """(M, K, F) of every 1x1 linalg.conv_2d_nhwc_fhwc in the model, and ("grouped", M, G,
+    C/G, F/G) of every grouped 1x1 conv_2d_nhwgc_gfhwc (see PassOptions)."""
     sigs = set()
+    for op in walk_ops(module.operation, "linalg.conv_2d_nhwgc_gfhwc"):
+        fs = ir.ShapedType(op.operands[1].type)
+        out = ir.ShapedType(op.operands[2].type)
+        if fs.has_static_shape and out.has_static_shape and fs.shape[2:4] == [1, 1]:
+            g, fg, _, _, cg = fs.shape
+            n, ho, wo = out.shape[:3]
+            sigs.add(("grouped", n * ho * wo, g, cg, fg))
     for op in walk_ops(module.operation, "linalg.conv_2d_nhwc_fhwc"):
         fs = ir.ShapedType(op.operands[1].type)
         out = ir.ShapedType(op.results[0].type) if len(op.results) else ir.ShapedType(op.operands[2].type)

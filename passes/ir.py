@@ -13,6 +13,7 @@ from iree.compiler.dialects import (
     gpu as gpu_d,
     hal as hal_d,
     llvm as llvm_d,
+    math as math_d,
     memref as memref_d,
     nvvm as nvvm_d,
     rocdl as rocdl_d,
@@ -22,7 +23,7 @@ from iree.compiler.dialects import (
 
 __all__ = [
     "ir", "amdgpu_d", "arith_d", "flow_d", "func_d", "gpu_d", "hal_d", "llvm_d",
-    "memref_d", "nvvm_d", "rocdl_d", "scf_d", "vector_d",
+    "math_d", "memref_d", "nvvm_d", "rocdl_d", "scf_d", "vector_d",
     "parse_attr", "dict_attr", "attr_to_py", "walk_ops",
 ]
 

@@ -29,6 +29,11 @@ NHWC_TO_NCHW = [0, 3, 1, 2]
 HWCF_TO_FHWC = [3, 0, 1, 2]
 
 CONV_OPS = ("linalg.conv_2d_nchw_fchw", "linalg.conv_2d_nhwc_hwcf")
+# grouped and depthwise convs as PyTorch/ONNX imports produce them
+GROUPED_OPS = ("linalg.depthwise_conv_2d_nchw_chw", "linalg.conv_2d_ngchw_gfchw")
+# the channels-last forms convc's kernels read (and the matcher takes)
+NHWC_CONVS = ("linalg.conv_2d_nhwc_fhwc", "linalg.depthwise_conv_2d_nhwc_hwc",
+              "linalg.depthwise_conv_2d_nhwc_hwcm", "linalg.conv_2d_nhwgc_gfhwc")
 POOL_OPS = {"linalg.pooling_nchw_max": linalg_d.pooling_nhwc_max,
             "linalg.pooling_nchw_sum": linalg_d.pooling_nhwc_sum}
 
@@ -78,9 +83,11 @@ def _is_zero_fill(v: ir.Value) -> bool:
     return isinstance(a, ir.FloatAttr) and a.value == 0.0 or isinstance(a, ir.IntegerAttr) and a.value == 0
 
 
-def _channels_last_input(x: ir.Value) -> ir.Value:
-    """x (NCHW) in NHWC; a pad of H/W only is re-created after the transpose, so that IREE
-    fuses it into the conv's dispatch as it does for NHWC models."""
+def _channels_last_input(x: ir.Value, view=None) -> ir.Value:
+    """x (NCHW) in NHWC, then through `view` if given (a grouped conv's [N, H, W, G, C/G]);
+    a pad of H/W only is re-created after the transpose and the view, so that IREE fuses it
+    into the conv's dispatch as it does for NHWC models."""
+    view = view or (lambda v: v)
     op = _owner(x)
     if op is not None and op.name == "tensor.pad":
         low = [int(v) for v in op.attributes["static_low"]]
@@ -88,20 +95,20 @@ def _channels_last_input(x: ir.Value) -> ir.Value:
         body = [o.operation for o in op.regions[0].blocks[0].operations]
         if (len(low) == 4 and low[:2] == [0, 0] and high[:2] == [0, 0] and min(low + high) >= 0
                 and len(op.operands) == 1 and len(body) == 1):
-            src = _transpose(op.operands[0], NCHW_TO_NHWC)
+            src = view(_transpose(op.operands[0], NCHW_TO_NHWC))
             value = body[0].operands[0]
             st = ir.RankedTensorType(src.type)
-            shape = [s + low[p] + high[p] if s >= 0 else s
-                     for s, p in zip(st.shape, NCHW_TO_NHWC)]
-            shape = [ir.ShapedType.get_dynamic_size() if st.is_dynamic_dim(i) else shape[i]
-                     for i in range(4)]
-            pad = tensor_d.PadOp(ir.RankedTensorType.get(shape, st.element_type), src, [], [],
-                                 [low[p] for p in NCHW_TO_NHWC], [high[p] for p in NCHW_TO_NHWC])
-            block = pad.regions[0].blocks.append(*([ir.IndexType.get()] * 4))
+            extra = [0] * (st.rank - 4)
+            lo = [0, low[2], low[3], 0] + extra
+            hi = [0, high[2], high[3], 0] + extra
+            shape = [ir.ShapedType.get_dynamic_size() if st.is_dynamic_dim(i) else st.shape[i] + lo[i] + hi[i]
+                     for i in range(st.rank)]
+            pad = tensor_d.PadOp(ir.RankedTensorType.get(shape, st.element_type), src, [], [], lo, hi)
+            block = pad.regions[0].blocks.append(*([ir.IndexType.get()] * st.rank))
             with ir.InsertionPoint(block):
                 tensor_d.YieldOp(value)
             return pad.result
-    return _transpose(x, NCHW_TO_NHWC)
+    return view(_transpose(x, NCHW_TO_NHWC))
 
 
 def _add(a: ir.Value, b: ir.Value) -> ir.Value:
@@ -141,6 +148,70 @@ def _rewrite_conv(op) -> None:
     op.erase()
 
 
+def _reshape(v: ir.Value, shape: list[int], groups: list[list[int]]) -> ir.Value:
+    """v collapsed or expanded (by the rank change) to the static `shape`."""
+    t = ir.RankedTensorType(v.type)
+    rt = ir.RankedTensorType.get(shape, t.element_type)
+    assoc = ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(ir.IntegerType.get_signless(64), i)
+                                                for i in g]) for g in groups])
+    if len(shape) < t.rank:
+        return tensor_d.CollapseShapeOp(rt, v, assoc).result
+    return tensor_d.ExpandShapeOp(rt, v, assoc, [], shape).result
+
+
+_G_DIM = [[0], [1, 2], [3], [4]]        # NCHW <-> N,G,C/G,H,W (and F,R,S <-> G,F/G,R,S...)
+_G_LAST = [[0], [1], [2], [3, 4]]       # NHWC <-> N,H,W,G,C/G
+
+
+def _rewrite_grouped(op) -> None:
+    """A grouped/depthwise NCHW conv in channels-last form: depthwise (one input channel per
+    group) -> linalg.depthwise_conv_2d_nhwc_hwc / _hwcm, whose filter is [R, S, C(, M)]
+    (output channel f = c * M + m, as in PyTorch); otherwise -> linalg.conv_2d_nhwgc_gfhwc,
+    input and output viewed as [N, H, W, G, C/G] (group-major channels, as in PyTorch)."""
+    x, w, init = op.operands[0], op.operands[1], op.operands[2]
+    strides = _ints(op.attributes["strides"])
+    dilations = _ints(op.attributes["dilations"])
+    et = ir.RankedTensorType(init.type).element_type
+    zero = arith_d.constant(et, 0.0 if isinstance(et, ir.FloatType) else 0)
+    if op.name == "linalg.depthwise_conv_2d_nchw_chw":
+        x4, init4 = x, init
+        wt = _transpose(w, [1, 2, 0])                                  # C,R,S -> R,S,C
+        acc = _value(linalg_d.fill(zero, outs=[_empty_like(init4, NCHW_TO_NHWC)]))
+        y = _value(linalg_d.depthwise_conv_2d_nhwc_hwc(_channels_last_input(x4), _barrier(wt), outs=[acc],
+                                                       strides=strides, dilations=dilations))
+    else:
+        n, g, cg, h, wd = ir.RankedTensorType(x.type).shape
+        _, fg, _, r, sz = ir.RankedTensorType(w.type).shape
+        ho, wo = ir.RankedTensorType(init.type).shape[3:]
+        src = _owner(x)
+        if src is not None and src.name == "tensor.expand_shape" and ir.RankedTensorType(src.operands[0].type).rank == 4:
+            x4 = src.operands[0]
+        else:
+            x4 = _reshape(x, [n, g * cg, h, wd], _G_DIM)
+        init4 = _reshape(init, [n, g * fg, ho, wo], _G_DIM)
+        if cg == 1:
+            xt = _channels_last_input(x4)
+            w4 = _reshape(w, [g, fg, r, sz], [[0], [1, 2], [3], [4]])
+            wt = _barrier(_transpose(w4, [2, 3, 0, 1]))                   # G,M,R,S -> R,S,G,M
+            acc = _value(linalg_d.fill(zero, outs=[tensor_d.EmptyOp([n, ho, wo, g, fg], et).result]))
+            y5 = _value(linalg_d.depthwise_conv_2d_nhwc_hwcm(xt, wt, outs=[acc], strides=strides,
+                                                             dilations=dilations))
+        else:
+            wt = _barrier(_transpose(w, [0, 1, 3, 4, 2]))              # G,F,C,R,S -> G,F,R,S,C
+            xt5 = _channels_last_input(x4, lambda v: _reshape(v, [*ir.RankedTensorType(v.type).shape[:3], g, cg],
+                                                               _G_LAST))
+            acc = _value(linalg_d.fill(zero, outs=[tensor_d.EmptyOp([n, ho, wo, g, fg], et).result]))
+            y5 = _value(linalg_d.conv_2d_nhwgc_gfhwc(xt5, wt, outs=[acc], strides=strides, dilations=dilations))
+        y = _reshape(y5, [n, ho, wo, g * fg], _G_LAST)
+    if not _is_zero_fill(init):
+        y = _add(y, _transpose(init4, NCHW_TO_NHWC))
+    y = _transpose(y, NHWC_TO_NCHW)
+    if op.name == "linalg.conv_2d_ngchw_gfchw":
+        y = _reshape(y, list(ir.RankedTensorType(init.type).shape), _G_DIM)
+    op.results[0].replace_all_uses_with(y)
+    op.erase()
+
+
 def _rewrite_pool(op) -> None:
     x, window, init = op.operands[0], op.operands[1], op.operands[2]
     y = _value(POOL_OPS[op.name](_channels_last_input(x), window,
@@ -152,6 +223,9 @@ def _rewrite_pool(op) -> None:
 
 
 def _rewritable(op) -> bool:
+    if op.name in GROUPED_OPS:         # static shapes only (the group view needs them)
+        return all(isinstance(v.type, ir.RankedTensorType) and v.type.has_static_shape
+                   for v in list(op.operands)[:3])
     if op.name not in CONV_OPS and op.name not in POOL_OPS:
         return False
     tensors = [op.operands[0], op.operands[2]] + ([] if op.name in POOL_OPS else [op.operands[1]])
@@ -323,7 +397,8 @@ def channels_last(module: ir.Module, options=None) -> ir.Module:
     with module.context, ir.Location.unknown():
         for op in [o for o in walk_ops(module.operation) if _rewritable(o)]:
             with ir.InsertionPoint(op), op.location:
-                (_rewrite_pool if op.name in POOL_OPS else _rewrite_conv)(op)
+                (_rewrite_pool if op.name in POOL_OPS else
+                 _rewrite_grouped if op.name in GROUPED_OPS else _rewrite_conv)(op)
         for func in walk_ops(module.operation):
             if func.name in ("func.func", "util.func"):
                 _sink_transposes(func)
@@ -340,8 +415,10 @@ def _after_conv(v: ir.Value, depth: int = 4) -> bool:
     op = _owner(v)
     if op is None or depth == 0:
         return False
-    if op.name == "linalg.conv_2d_nhwc_fhwc":
+    if op.name in NHWC_CONVS:
         return True
+    if op.name in ("tensor.collapse_shape", "tensor.expand_shape"):     # a grouped conv's view
+        return _after_conv(op.operands[0], depth - 1)
     return op.name == "linalg.generic" and any(_after_conv(x, depth - 1) for x in list(op.operands)[:-1])
 
 
@@ -367,12 +444,13 @@ def _isolate_transposes(module: ir.Module) -> None:
             with ir.InsertionPoint(t), t.location:
                 x = t.operands[0]
                 t.operands[0] = _barrier(x)
-    for conv in list(walk_ops(module.operation, "linalg.conv_2d_nhwc_fhwc")):
+    for conv in [c for c in walk_ops(module.operation) if c.name in NHWC_CONVS]:
         x = conv.operands[0]
         holder, index = conv, 0
-        pad = _owner(x)
-        if pad is not None and pad.name == "tensor.pad":
-            holder, index, x = pad, 0, pad.operands[0]
+        # through the pad and (a grouped conv's input) the [N, H, W, G, C/G] view
+        while _owner(x) is not None and _owner(x).name in ("tensor.pad", "tensor.expand_shape"):
+            holder, index = _owner(x), 0
+            x = holder.operands[0]
         if _is_transpose(_owner(x), NCHW_TO_NHWC):
             with ir.InsertionPoint(holder), holder.location:
                 holder.operands[index] = _barrier(x)
@@ -380,7 +458,8 @@ def _isolate_transposes(module: ir.Module) -> None:
 
 def _erase_dead(module: ir.Module) -> None:
     """Drops transposes/empties/pads left without users by the rewrites."""
-    dead = ("linalg.transpose", "tensor.empty", "tensor.pad", "linalg.fill", "arith.constant", "tensor.dim")
+    dead = ("linalg.transpose", "tensor.empty", "tensor.pad", "linalg.fill", "arith.constant", "tensor.dim",
+            "tensor.expand_shape", "tensor.collapse_shape")
     changed = True
     while changed:
         changed = False
@@ -395,8 +474,8 @@ def layout_counts(module: ir.Module) -> dict[str, int]:
     """How many ops of each layout-relevant kind a module holds (for tests and --report)."""
     out: dict[str, int] = {}
     for op in walk_ops(module.operation):
-        if op.name in CONV_OPS or op.name in POOL_OPS or op.name in (
-                "linalg.conv_2d_nhwc_fhwc", "linalg.transpose"):
+        if op.name in CONV_OPS or op.name in POOL_OPS or op.name in GROUPED_OPS or op.name in NHWC_CONVS + (
+                "linalg.transpose",):
             out[op.name] = out.get(op.name, 0) + 1
     return out
 

@@ -227,8 +227,35 @@ class _Geometry:
 
     stride: tuple[int, int]
     dilation: tuple[int, int]
-    x_pos: dict          # n, h, w, c -> position in the input tensor (None if folded)
-    f_pos: dict          # f, r, s, c -> position in the filter tensor
+    x_pos: dict          # n, h, w, c (, g) -> position in the input tensor (None if folded)
+    f_pos: dict          # f, r, s, c (, g) -> position in the filter tensor
+    kind: str = "dense"  # "dense" | "grouped" ([F,R,S,C/G] filter) | "depthwise" ([R,S,F] filter)
+    out_channel_dims: int = 1   # trailing output dims that index the channel (2: [.., G, F/G])
+
+
+# Named grouped/depthwise convs, as their generic forms (loops n, oh, ow, then the rest):
+# the same analysis then reads both.
+_NAMED_GROUPED = {
+    "linalg.depthwise_conv_2d_nhwc_hwc": (
+        "ppppr r", "(n, oh, ow, c, kh, kw)", "(n, oh * {sh} + kh * {dh}, ow * {sw} + kw * {dw}, c)",
+        "(kh, kw, c)", "(n, oh, ow, c)"),
+    "linalg.depthwise_conv_2d_nhwc_hwcm": (
+        "pppppr r", "(n, oh, ow, c, m, kh, kw)", "(n, oh * {sh} + kh * {dh}, ow * {sw} + kw * {dw}, c)",
+        "(kh, kw, c, m)", "(n, oh, ow, c, m)"),
+    "linalg.conv_2d_nhwgc_gfhwc": (
+        "pppppr r r", "(n, oh, ow, g, f, kh, kw, c)", "(n, oh * {sh} + kh * {dh}, ow * {sw} + kw * {dw}, g, c)",
+        "(g, f, kh, kw, c)", "(n, oh, ow, g, f)"),
+}
+
+
+def _named_grouped_maps(op):
+    iters, dims, x, f, o = _NAMED_GROUPED[op.name]
+    st = [int(v) for v in op.attributes["strides"]]
+    dl = [int(v) for v in op.attributes["dilations"]]
+    x = x.format(sh=st[0], sw=st[1], dh=dl[0], dw=dl[1])
+    maps = [ir.AffineMap(ir.AffineMapAttr(ir.Attribute.parse(f"affine_map<{dims} -> {r}>")).value)
+            for r in (x, f, o)]
+    return ["r" if c == "r" else "p" for c in iters.replace(" ", "")], maps
 
 
 def _conv_geometry(op) -> _Geometry:
@@ -238,8 +265,11 @@ def _conv_geometry(op) -> _Geometry:
         dl = [int(x) for x in op.attributes["dilations"]]
         return _Geometry((st[0], st[1]), (dl[0], dl[1]), dict(n=0, h=1, w=2, c=3),
                          dict(f=0, r=1, s=2, c=3))
-    iters = ["r" if "reduction" in str(a) else "p" for a in op.attributes["iterator_types"]]
-    maps = [ir.AffineMapAttr(a).value for a in op.attributes["indexing_maps"]]
+    if op.name in _NAMED_GROUPED:
+        iters, maps = _named_grouped_maps(op)
+    else:
+        iters = ["r" if "reduction" in str(a) else "p" for a in op.attributes["iterator_types"]]
+        maps = [ir.AffineMapAttr(a).value for a in op.attributes["indexing_maps"]]
     if len(maps) != 3:
         raise Decline("convolution is not a two-operand linalg op")
     inp = [_terms(e) for e in maps[0].results]
@@ -247,8 +277,7 @@ def _conv_geometry(op) -> _Geometry:
     out = [_terms(e) for e in maps[2].results]
     shared = set.intersection(*[{d for t in ts for d in t if d >= 0} for ts in (inp, fil, out)])
     if any(iters[d] == "p" for d in shared):
-        raise Decline("grouped or depthwise convolution (a group/channel loop indexes the input, "
-                      "filter and output): not supported yet")
+        return _grouped_geometry(iters, inp, fil, out, [d for d in shared if iters[d] == "p"])
     single = lambda t: len(t) == 1 and list(t.values())[0] == 1 and -1 not in t
     if not all(single(t) for t in out + fil):
         raise Decline("filter or output is not indexed by plain loop dimensions")
@@ -267,11 +296,23 @@ def _conv_geometry(op) -> _Geometry:
     window = fil_d[1:-1]
     if any(iters[d] != "r" for d in window) or len(window) > 2:
         raise Decline("filter layout is not FHWC (only linalg.conv_2d_nhwc_fhwc is taken)")
-    spatial_out = out_d[:-1]
-    # each input result (but c): a batch dim (a plain output dim with no window) or a
-    # spatial window stride*p + dilation*w
+    names, h, w = _window_roles(inp[:-1], iters, out_d[:-1], window)
+    x_pos = {k: i for i, k in enumerate(names)}
+    x_pos["c"] = len(names)
+    x_pos.setdefault("n", None)
+    f_pos = {"f": 0, "c": len(fil_d) - 1, "r": None, "s": None}
+    for key, role in (("r", h), ("s", w)):
+        if role[2] is not None:
+            f_pos[key] = fil_d.index(role[2])
+    return _Geometry((h[1], w[1]), (h[3], w[3]), x_pos, f_pos)
+
+
+def _window_roles(inp, iters, spatial_out, window):
+    """The input's pixel dims (all but its channel dims): a batch dim (a plain output dim with
+    no window) and two spatial windows stride*p + dilation*w. Returns (names, h, w) with
+    h, w = (output dim, stride, window dim or None, dilation)."""
     roles = []
-    for t in inp[:-1]:
+    for t in inp:
         if -1 in t:
             raise Decline("input window has a constant offset")
         ps = [d for d in t if iters[d] == "p"]
@@ -279,7 +320,7 @@ def _conv_geometry(op) -> _Geometry:
         if len(ps) != 1 or len(ws) > 1 or ps[0] not in spatial_out:
             raise Decline("input window is not a plain strided/dilated 2-D window")
         roles.append((ps[0], t[ps[0]], ws[0] if ws else None, t[ws[0]] if ws else 1))
-    if [r[0] for r in roles] != spatial_out:
+    if [r[0] for r in roles] != list(spatial_out):
         raise Decline("input and output pixel dimensions differ in order")
     if len(roles) == 3:
         (nb, nst, nw, _), h, w = roles
@@ -294,14 +335,55 @@ def _conv_geometry(op) -> _Geometry:
     used_windows = [r[2] for r in (h, w) if r[2] is not None]
     if sorted(used_windows) != sorted(window):
         raise Decline("filter window dimensions do not match the input window")
+    return names, h, w
+
+
+def _grouped_geometry(iters, inp, fil, out, groups) -> _Geometry:
+    """A grouped or depthwise conv: one parallel loop g indexes input, filter and output.
+    Channels are group-major and last: input [.., G, C/G] (or [.., C] for depthwise, C = G),
+    output [.., G, F/G] (or [.., G] when F = G); filter [G, F/G, R, S, C/G] or, depthwise,
+    [R, S, G, F/G]. Unit dimensions IREE folded away are simply absent."""
+    if len(groups) != 1:
+        raise Decline("convolution has several group dimensions")
+    g = groups[0]
+    single = lambda t: len(t) == 1 and list(t.values())[0] == 1 and -1 not in t
+    if not all(single(t) for t in out + fil):
+        raise Decline("grouped conv: filter or output is not indexed by plain loop dimensions")
+    out_d = [next(iter(t)) for t in out]
+    fil_d = [next(iter(t)) for t in fil]
+    in_dims = {d for t in inp for d in t}
+    if out_d[-1] == g:
+        f, pix_out = None, out_d[:-1]
+    elif len(out_d) >= 2 and out_d[-2] == g and iters[out_d[-1]] == "p" and out_d[-1] not in in_dims:
+        f, pix_out = out_d[-1], out_d[:-2]
+    else:
+        raise Decline("grouped conv: output channels are not group-major and last")
+    if inp[-1] == {g: 1}:
+        c, x_pix = None, inp[:-1]
+    elif (len(inp) >= 2 and inp[-2] == {g: 1} and single(inp[-1])
+          and iters[next(iter(inp[-1]))] == "r" and next(iter(inp[-1])) in fil_d):
+        c, x_pix = next(iter(inp[-1])), inp[:-2]
+    else:
+        raise Decline("grouped conv: input channels are not group-major and last")
+    window = [d for d in fil_d if iters[d] == "r" and d != c]
+    chans = [f] if f is not None else []
+    if c is None:
+        kind, want = "depthwise", window + [g] + chans
+    else:
+        kind, want = "grouped", [g] + chans + window + [c]
+    if fil_d != want:
+        raise Decline("grouped conv: filter layout is not [G, F/G, R, S, C/G] or, depthwise, [R, S, C, M]")
+    names, h, w = _window_roles(x_pix, iters, pix_out, window)
     x_pos = {k: i for i, k in enumerate(names)}
-    x_pos["c"] = len(names)
     x_pos.setdefault("n", None)
-    f_pos = {"f": 0, "c": len(fil_d) - 1, "r": None, "s": None}
+    x_pos["g"] = len(names)
+    x_pos["c"] = len(names) + 1 if c is not None else None
+    f_pos = {"g": fil_d.index(g), "f": fil_d.index(f) if f is not None else None,
+             "c": fil_d.index(c) if c is not None else None, "r": None, "s": None}
     for key, role in (("r", h), ("s", w)):
         if role[2] is not None:
             f_pos[key] = fil_d.index(role[2])
-    return _Geometry((h[1], w[1]), (h[3], w[3]), x_pos, f_pos)
+    return _Geometry((h[1], w[1]), (h[3], w[3]), x_pos, f_pos, kind, 1 if f is None else 2)
 
 
 def _check_conv_body(op) -> None:
@@ -343,7 +425,7 @@ def _is_gemm_1x1(op) -> bool:
     if op.name != "linalg.generic":
         return op.name == "linalg.matmul_transpose_b"
     kinds = ["r" if "reduction" in str(a) else "p" for a in op.attributes["iterator_types"]]
-    if kinds.count("r") != 1 or kinds[-1] != "r" or len(kinds) not in (3, 5):
+    if kinds.count("r") != 1 or kinds[-1] != "r" or len(kinds) not in (3, 4, 5):
         return False
     maps = [ir.AffineMapAttr(a).value for a in op.attributes["indexing_maps"]]
     if len(maps) != 3:
@@ -358,6 +440,36 @@ def _is_gemm_1x1(op) -> bool:
             and res[0] == [{i: 1} for i in range(P - 1)] + [{r: 1}])
 
 
+def _is_grouped_gemm_1x1(op) -> bool:
+    """out[m..., g, f] += in[m..., g, c] * filter[g, f, c]: IREE's form of a grouped 1x1 conv
+    (the same form as a batched matmul with a transposed B; signatures tell them apart)."""
+    if op.name != "linalg.generic":
+        return False
+    kinds = ["r" if "reduction" in str(a) else "p" for a in op.attributes["iterator_types"]]
+    P = len(kinds) - 1
+    if kinds.count("r") != 1 or kinds[-1] != "r" or P < 3:
+        return False
+    maps = [ir.AffineMapAttr(a).value for a in op.attributes["indexing_maps"]]
+    if len(maps) != 3:
+        return False
+    try:
+        res = [[_terms(e) for e in m.results] for m in maps]
+    except Decline:
+        return False
+    g, f, c = P - 2, P - 1, P
+    return (res[2] == [{i: 1} for i in range(P)] and res[1] == [{g: 1}, {f: 1}, {c: 1}]
+            and res[0] == [{i: 1} for i in range(P - 2)] + [{g: 1}, {c: 1}])
+
+
+def _grouped_gemm_signature(op) -> tuple:
+    xs = _static_shape(op.operands[0].type)
+    fs = _static_shape(op.operands[1].type)
+    m = 1
+    for v in xs[:-2]:
+        m *= v
+    return ("grouped", m, xs[-2], xs[-1], fs[1])
+
+
 def _match_gemm_1x1(d: "_Dispatch", op):
     """(N, H, W, C, F, stride, input operand, filter operand) of a GEMM-form 1x1 conv."""
     operand, full, strides = d.operand_of(op.operands[0], allow_strides=True)
@@ -369,6 +481,10 @@ def _match_gemm_1x1(d: "_Dispatch", op):
         if strides != [1, 1] or full != xs:
             raise Decline("strided GEMM operand")
         return (1, xs[0], 1, C, F, (1, 1), operand, f_op)
+    if len(xs) == 3:                  # (N, H*W, C): IREE collapsed the pixels of each image
+        if strides != [1, 1, 1] or full != xs:
+            raise Decline("strided GEMM operand")
+        return (xs[0], xs[1], 1, C, F, (1, 1), operand, f_op)
     if strides[0] != 1 or strides[3] != 1:
         raise Decline("strided batch or channel access")
     N, H, W, _ = full
@@ -447,7 +563,8 @@ def _interpret_elementwise(d: _Dispatch, gen, chain_args: list[int], cur_type: s
                 raise Decline("epilogue reads the conv result transposed or broadcast")
             sources.append("chain")
             continue
-        bcast = "full" if res == ident else "channel" if res == [{rank - 1: 1}] else None
+        k = getattr(d, "out_channel_dims", 1)
+        bcast = "full" if res == ident else "channel" if res == [{rank - k + i: 1} for i in range(k)] else None
         src = d.epilogue_source(v)
         if isinstance(src, ir.Attribute):          # a splat: the same scalar at every element
             sources.append(src)
@@ -657,18 +774,33 @@ def match_function(func, allowed_gemms=None) -> tuple[ConvProblem, list] | None:
     gemms = [op for op in walk_ops(func) if _is_gemm_1x1(op)] if not convs else []
     if allowed_gemms is not None:
         gemms = [g for g in gemms if _gemm_signature(g) in allowed_gemms]
+    grouped_gemms = [op for op in walk_ops(func) if _is_grouped_gemm_1x1(op)] if not convs else []
+    if allowed_gemms is not None:
+        grouped_gemms = [g for g in grouped_gemms if _grouped_gemm_signature(g) in allowed_gemms]
+    if grouped_gemms and not gemms:
+        convs = grouped_gemms
     if not convs and not gemms:
         return None
     if len(convs) + len(gemms) > 1:
         raise Decline("dispatch holds several convolutions")
     conv = (convs or gemms)[0]
-    if conv.name not in ("linalg.conv_2d_nhwc_fhwc", "linalg.generic", "linalg.matmul_transpose_b"):
-        raise Decline(f"{conv.name} is not linalg.conv_2d_nhwc_fhwc")
+    if conv.name not in ("linalg.conv_2d_nhwc_fhwc", "linalg.generic", "linalg.matmul_transpose_b", *_NAMED_GROUPED):
+        raise Decline(f"{conv.name} is not linalg.conv_2d_nhwc_fhwc (or a grouped/depthwise NHWC form)")
     d = _Dispatch(func)
     if len(d.outputs) != 1:
         raise Decline(SEVERAL_RESULTS)
     _check_conv_body(conv)
-    if convs:
+    if convs and conv in grouped_gemms:
+        operand, full, _ = d.operand_of(conv.operands[0], allow_strides=True)
+        if full != d.shape(conv.operands[0].type):
+            raise Decline("grouped 1x1 conv reads a strided window of its input")
+        _, rows, groups, C, F = _grouped_gemm_signature(conv)
+        N, H, W, R, S = 1, rows, 1, 1, 1
+        C, F = groups * C, groups * F
+        x_op, f_op = operand, d.operand_of(conv.operands[1])
+        stride, dilation, pad = (1, 1), (1, 1), (0, 0, 0, 0)
+        g = _Geometry((1, 1), (1, 1), {}, {}, "grouped", 2)
+    elif convs:
         g = _conv_geometry(conv)
         stride, dilation = g.stride, g.dilation
         x, filt = conv.operands[0], conv.operands[1]
@@ -683,9 +815,19 @@ def match_function(func, allowed_gemms=None) -> tuple[ConvProblem, list] | None:
         F, R, S = size(fs, g.f_pos, "f"), size(fs, g.f_pos, "r"), size(fs, g.f_pos, "s")
         if size(fs, g.f_pos, "c") != C:
             raise Decline("filter and input channel counts differ")
+        groups = 1
+        if g.kind != "dense":
+            groups = size(xs, g.x_pos, "g")
+            if size(fs, g.f_pos, "g") != groups:
+                raise Decline("filter and input group counts differ")
+            C, F = groups * C, groups * F
+            if d.batch is not None:
+                raise Decline("grouped or depthwise convolution with a dynamic batch: not supported yet")
     else:
         N, H, W, C, F, stride, x_op, f_op = _match_gemm_1x1(d, conv)
         R = S = 1
+        groups = 1
+        g = None
         dilation, pad = (1, 1), (0, 0, 0, 0)
         if d.batch == ROWS_HINT:
             N, H = H, 1                       # dynamic rows: the batch is the row count
@@ -703,6 +845,7 @@ def match_function(func, allowed_gemms=None) -> tuple[ConvProblem, list] | None:
     steps: list[EpilogueStep] = [] if conv_t == acc_t else [EpilogueStep("cast", conv_t)]
     steps += _init_steps(conv.operands[2], conv_t)
     cur_t = conv_t
+    d.out_channel_dims = g.out_channel_dims if g is not None else 1
     v = conv.results[0]
     while True:
         user, idxs = _chain_user(v)
@@ -721,15 +864,17 @@ def match_function(func, allowed_gemms=None) -> tuple[ConvProblem, list] | None:
                            pad=pad, dtype=x_op.dtype, acc_dtype=acc_t, out_dtype=cur_t,
                            epilogue=tuple(steps), input=x_op.index, filter=f_op.index,
                            num_operands=d.num_operands + len(d.hoisted),
-                           gemm_form=not convs and W == 1 and (N == 1 or d.batch == ROWS_HINT),
+                           gemm_form=(not convs or conv in grouped_gemms) and W == 1 and (N == 1 or d.batch == ROWS_HINT),
                            batch_constant=-1 if d.batch is None else d.batch_word,
-                           num_constants=d.num_constants)
+                           num_constants=d.num_constants, groups=groups,
+                           filter_layout="hwf" if g is not None and g.kind == "depthwise" else "fhwc")
     except ValueError as e:
         raise Decline(str(e)) from None
     n_out = 1
     for x in out_shape:
         n_out *= x
-    if out_shape[-1] != prob.F or n_out != prob.gemm_m * prob.F:
+    channels = out_shape[-1] * (out_shape[-2] if d.out_channel_dims == 2 else 1)
+    if channels != prob.F or n_out != prob.gemm_m * prob.F:
         raise Decline(f"output shape {out_shape} does not match the conv")
     return prob, [a for _, a in d.hoisted]
 

@@ -70,6 +70,26 @@ WS_MAX_STAGES = 8
 WS_DIRECT_STAGES = 2
 
 
+def plan_grouped(p: ConvProblem, t: Target) -> Schedule:
+    """Grouped and depthwise convs: the direct kernel (few channels per output; memory-bound).
+    An item is V output channels of one pixel: 16 bytes of channels where they divide the
+    output channels of a group (for a depthwise conv: F)."""
+    fg = p.F // p.groups
+    v = _largest_vector(p.F if p.depthwise else fg, p.dtype)
+    vc = 1 if p.depthwise else _largest_vector(p.C // p.groups, p.dtype)
+    threads, per_thread = (1, 64) if t.backend == "cpu" else (256, 1)
+    block = threads * per_thread
+    grid = (_cdiv(p.gemm_m * (p.F // v), block), 1, 1)
+    if grid[0] >= 2**31:
+        raise PlanError("too many workgroups")
+    kind = ("depthwise" + (f" (multiplier {p.F // p.C})" if p.F != p.C else "") if p.depthwise
+            else f"{p.groups} groups of {p.C // p.groups} channels")
+    return Schedule(kernel="direct_grouped", target=t.arch, block_m=block, block_n=v, block_k=vc,
+                    thread_m=per_thread, thread_n=v, threads=threads, vec_a=vc if not p.depthwise else v,
+                    vec_b=v, stages=1, grid=grid, smem_bytes=0, subgroup_size=t.subgroup_size,
+                    reason=f"direct grouped conv: {kind}, {v} output channels per thread, f32 accumulation")
+
+
 def _require_tma(p: ConvProblem, t: Target, block_k: int | None = None) -> None:
     """The constraints every im2col-TMA + wgmma kernel shares; PlanError with the reason.
     block_k: the K step's channels (default 64: one 128-byte swizzled row)."""
@@ -363,6 +383,8 @@ def plan_dynamic_batch(p: ConvProblem, t: Target, precision: str = "tf32") -> Sc
 
 def plan_schedule_for(p: ConvProblem, t: Target, precision: str = "tf32") -> Schedule:
     """The fastest path that applies, else the portable kernel with the reasons."""
+    if p.grouped:
+        return plan_grouped(p, t)
     if p.dynamic_batch:
         return plan_dynamic_batch(p, t, precision)
     if p.dtype == "f32":
@@ -710,7 +732,7 @@ def knobs_of(s: Schedule) -> tuple:
 
 def candidate_schedules(p: ConvProblem, t: Target, precision: str = "tf32") -> list[Schedule]:
     """Every schedule worth timing for p on t, the default first."""
-    if p.dtype == "f32" or p.dynamic_batch:
+    if p.dtype == "f32" or p.dynamic_batch or p.grouped:
         return [plan_schedule_for(p, t, precision)]
     if t.has_wgmma:
         return sm90_candidates(p, t)

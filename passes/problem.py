@@ -121,6 +121,10 @@ class ConvProblem:
     output is the dispatch's only result. acc_dtype is the conv's own result type.
     num_operands counts the kernel's operands: the dispatch's, then the constants the matcher
     hoisted out of it (`convc.constants` on the executable; the splice pass passes them).
+    Grouped convs (`groups` G > 1): C and F count all channels, group-major (channel
+    g*C/G + c of the input belongs to group g, as do outputs g*F/G .. (g+1)*F/G - 1); the
+    filter is [F, R, S, C/G] ("fhwc"), or for a depthwise conv (C = G, a channel multiplier
+    F/G) [R, S, F] ("hwf"), as linalg's depthwise_conv_2d_nhwc_hwc(m) keep it.
     A dynamic batch: the dispatch passes the input's leading size (images; output rows for a
     GEMM-form 1x1 conv, whose H = W = 1) in push-constant word `batch_constant` (the splice
     passes each index operand as one i32; the dispatch has `num_constants` words), and N is
@@ -147,6 +151,11 @@ class ConvProblem:
     gemm_form: bool = False     # IREE presented this 1x1 conv as a GEMM (M = N*H*W rows)
     batch_constant: int = -1    # push-constant word holding the runtime batch; -1: static
     num_constants: int = 0      # push-constant words the dispatch passes
+    groups: int = 1             # channel groups (C for a depthwise conv)
+    filter_layout: str = "fhwc"  # "fhwc": [F, R, S, C/G]; "hwf": [R, S, F] (depthwise, C = G)
+
+    # group fields are written only for grouped problems, so dense ones keep their encoding
+    _GROUP_DEFAULTS = {"groups": 1, "filter_layout": "fhwc"}
 
     @property
     def dynamic_batch(self) -> bool:
@@ -160,6 +169,10 @@ class ConvProblem:
             raise ValueError("strides and dilations must be positive, pads non-negative")
         if self.Ho <= 0 or self.Wo <= 0:
             raise ValueError("the convolution has an empty output")
+        if self.groups <= 0 or self.C % self.groups or self.F % self.groups:
+            raise ValueError(f"{self.groups} groups do not divide C={self.C} and F={self.F}")
+        if self.filter_layout not in ("fhwc", "hwf") or (self.filter_layout == "hwf" and self.C != self.groups):
+            raise ValueError(f"filter layout {self.filter_layout!r} needs one input channel per group")
         object.__setattr__(self, "stride", tuple(self.stride))
         object.__setattr__(self, "dilation", tuple(self.dilation))
         object.__setattr__(self, "pad", tuple(self.pad))
@@ -186,7 +199,16 @@ class ConvProblem:
 
     @property
     def gemm_k(self) -> int:
-        return self.R * self.S * self.C
+        """The reduction length of one output: R*S*C/G."""
+        return self.R * self.S * self.C // self.groups
+
+    @property
+    def grouped(self) -> bool:
+        return self.groups > 1
+
+    @property
+    def depthwise(self) -> bool:
+        return self.groups > 1 and self.C == self.groups
 
     @property
     def operand_loads(self) -> list[OperandLoad]:
@@ -213,11 +235,17 @@ class ConvProblem:
         p = "x".join(map(str, self.pad))
         epi = "_".join(s.describe() for s in self.epilogue) or "none"
         n = "D" if self.dynamic_batch else self.N
-        return (f"conv_n{n}h{self.H}w{self.W}c{self.C}_f{self.F}r{self.R}s{self.S}"
+        g = f"_g{self.groups}{self.filter_layout}" if self.grouped else ""
+        return (f"conv_n{n}h{self.H}w{self.W}c{self.C}_f{self.F}r{self.R}s{self.S}{g}"
                 f"_st{self.stride[0]}x{self.stride[1]}_dl{self.dilation[0]}x{self.dilation[1]}"
                 f"_p{p}_{self.dtype}_{epi}")
 
     def shape_str(self) -> str:
+        if self.grouped:
+            kind = "depthwise" if self.depthwise else f"groups={self.groups}"
+            return (f"N={self.N} H={self.H} W={self.W} C={self.C} F={self.F} R={self.R} S={self.S} {kind} "
+                    f"stride={self.stride[0]}x{self.stride[1]} dil={self.dilation[0]}x{self.dilation[1]} "
+                    f"pad={list(self.pad)} {self.dtype}->{self.out_dtype}")
         if self.dynamic_batch:
             rows = "M" if self.gemm_form else "N"
             return (f"{rows}=? (planned for {self.N}) H={self.H} W={self.W} C={self.C} F={self.F} R={self.R} "
@@ -234,6 +262,9 @@ class ConvProblem:
     def to_dict(self) -> dict:
         d = dataclasses.asdict(self)
         d["epilogue"] = [s.to_dict() for s in self.epilogue]
+        for k, v in self._GROUP_DEFAULTS.items():
+            if d[k] == v:
+                del d[k]
         return d
 
     @classmethod

@@ -29,7 +29,7 @@ import torch.nn.functional as Fn
 from .arrays import poison, random_input, storage_dtype, to_f32
 from .gpu_check import TOLERANCE, device_name
 from .module import LoadedModule
-from .reference import apply_epilogue, conv_nhwc_fhwc_torch, rel_l2
+from .reference import fhwc_filter, apply_epilogue, conv_nhwc_fhwc_torch, rel_l2
 
 _TORCH_DT = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32}
 _BYTES = {"f16": 2, "bf16": 2, "f32": 4}
@@ -184,9 +184,9 @@ def bench_layer(bundle, entry, iters, rotate, peak, bw, seed):
     rng = np.random.default_rng(seed)
     inputs = [[random_input(rng, s, t) for s, t in L.input_shapes()] for _ in range(rotate)]
     f32 = [_torch_inputs(L, x) for x in inputs]          # fp32 copies of the rounded inputs
-    ref = apply_epilogue(conv_nhwc_fhwc_torch(f32[0][0], f32[0][1], L.stride, L.dilation, L.pad),
-                         L.epilogue, *(f32[0][2:] + [None] * (4 - len(f32[0]))))
-    ref_conv = conv_nhwc_fhwc_torch(f32[0][0], f32[0][1], L.stride, L.dilation, L.pad).cpu().numpy()
+    ref_conv = conv_nhwc_fhwc_torch(f32[0][0], f32[0][1], L.stride, L.dilation, L.pad, L.groups)
+    ref = apply_epilogue(ref_conv, L.epilogue, *(f32[0][2:] + [None] * (4 - len(f32[0]))))
+    ref_conv = ref_conv.cpu().numpy()
     ref = ref.cpu().numpy()
     checks = {}
 
@@ -214,7 +214,7 @@ def bench_layer(bundle, entry, iters, rotate, peak, bw, seed):
         x = s[0].to(dt).permute(0, 3, 1, 2).contiguous(memory_format=torch.channels_last)
         xs.append(x)
         xs_pre.append(x if sym else Fn.pad(x, (pl, pr, pt, pb)).contiguous(memory_format=torch.channels_last))
-        ws.append(s[1].to(dt).permute(0, 3, 1, 2).contiguous(memory_format=torch.channels_last))
+        ws.append(fhwc_filter(s[1], L.groups).to(dt).permute(0, 3, 1, 2).contiguous(memory_format=torch.channels_last))
         bs.append(s[2].to(dt).view(1, -1, 1, 1) if len(s) > 2 else None)
         rs.append(s[3].to(dt).permute(0, 3, 1, 2).contiguous(memory_format=torch.channels_last)
                   if len(s) > 3 else None)
@@ -222,12 +222,12 @@ def bench_layer(bundle, entry, iters, rotate, peak, bw, seed):
 
     def cudnn(i):
         j = i % rotate
-        return Fn.conv2d(xs_pre[j], ws[j], None, L.stride, padding, L.dilation)
+        return Fn.conv2d(xs_pre[j], ws[j], None, L.stride, padding, L.dilation, L.groups)
 
     def eager(i):
         j = i % rotate
         x = xs[j] if sym else Fn.pad(xs[j], (pl, pr, pt, pb))
-        y = Fn.conv2d(x, ws[j], None, L.stride, padding, L.dilation)
+        y = Fn.conv2d(x, ws[j], None, L.stride, padding, L.dilation, L.groups)
         if L.epilogue == "none":
             return y.float()
         y = y + bs[j]
@@ -242,8 +242,9 @@ def bench_layer(bundle, entry, iters, rotate, peak, bw, seed):
         j = i % rotate
         if rs[j] is not None:
             return torch.cudnn_convolution_add_relu(xs_pre[j], ws[j], rs[j], 1.0, bs[j].flatten(), L.stride,
-                                                    padding, L.dilation, 1)
-        return torch.cudnn_convolution_relu(xs_pre[j], ws[j], bs[j].flatten(), L.stride, padding, L.dilation, 1)
+                                                    padding, L.dilation, L.groups)
+        return torch.cudnn_convolution_relu(xs_pre[j], ws[j], bs[j].flatten(), L.stride, padding, L.dilation,
+                                            L.groups)
 
     if L.epilogue in ("bias_relu", "bias_residual_relu"):
         try:

@@ -2,7 +2,9 @@
 
 A Layer is one entry of a suite JSON (../shared/bench/suite.json format). `layer_mlir` writes
 it as a model: tensor.pad + linalg.conv_2d_nhwc_fhwc + an elementwise epilogue generic, the
-way a frontend would emit it. With `output_arg`, the result is written into a caller buffer
+way a frontend would emit it. Grouped layers (`groups` > 1) use the NHWC grouped forms:
+linalg.depthwise_conv_2d_nhwc_hwc(m) with a [R, S, F] filter when C = groups, else
+linalg.conv_2d_nhwgc_gfhwc on [N, H, W, G, C/G] views with a [F, R, S, C/G] filter. With `output_arg`, the result is written into a caller buffer
 (`iree.abi.output`), which lets checks poison the output before a run.
 """
 
@@ -34,6 +36,7 @@ class Layer:
     dtype: str = "f16"
     epilogue: str = "bias_relu"
     group: str = ""
+    groups: int = 1
 
     def __post_init__(self):
         if self.epilogue not in EPILOGUES:
@@ -57,10 +60,20 @@ class Layer:
     def flops(self) -> int:
         return self.expected_problem().flops
 
+    @property
+    def depthwise(self) -> bool:
+        return self.groups > 1 and self.C == self.groups
+
+    def filter_shape(self) -> tuple[int, ...]:
+        """[F, R, S, C/G], or [R, S, F] for a depthwise layer (its channel c*M + m)."""
+        if self.depthwise:
+            return (self.R, self.S, self.F)
+        return (self.F, self.R, self.S, self.C // self.groups)
+
     def input_shapes(self) -> list[tuple[tuple[int, ...], str]]:
         """(shape, dtype) of each model argument, in order (output storage excluded)."""
         out = [((self.N, self.H, self.W, self.C), self.dtype),
-               ((self.F, self.R, self.S, self.C), self.dtype)]
+               (self.filter_shape(), self.dtype)]
         if self.epilogue != "none":
             out.append(((self.F,), self.dtype))
         if self.epilogue == "bias_residual_relu":
@@ -85,7 +98,8 @@ class Layer:
                            stride=self.stride, dilation=self.dilation, pad=self.pad,
                            dtype=self.dtype, out_dtype=self.out_dtype, epilogue=tuple(steps),
                            input=0, filter=1, num_operands=2 + (self.epilogue != "none")
-                           + (self.epilogue == "bias_residual_relu"))
+                           + (self.epilogue == "bias_residual_relu"), groups=self.groups,
+                           filter_layout="hwf" if self.depthwise else "fhwc")
 
 
 def load_suite(path: str | None = None) -> list[Layer]:
@@ -102,7 +116,7 @@ def _t(shape, dtype) -> str:
 def layer_mlir(L: Layer, func_name: str = "main", output_arg: bool = False) -> str:
     """A single-conv model for layer L."""
     x_t = _t((L.N, L.H, L.W, L.C), L.dtype)
-    w_t = _t((L.F, L.R, L.S, L.C), L.dtype)
+    w_t = _t(L.filter_shape(), L.dtype)
     o = L.output_shape()
     acc_t = _t(o, "f32")
     res_t = _t(o, L.out_dtype)
@@ -115,21 +129,48 @@ def layer_mlir(L: Layer, func_name: str = "main", output_arg: bool = False) -> s
         args.append(f"%out: {res_t} {{iree.abi.output = 0 : index}}")
     lines = [f"func.func @{func_name}({', '.join(args)}) -> {res_t} {{"]
     src = "%x"
+    grouped = L.groups > 1 and not L.depthwise
+    G = L.groups
+    x_shape = [L.N, L.H, L.W, L.C]
+    if grouped:          # the group view first, so that IREE fuses the pad into the conv
+        x_shape = [L.N, L.H, L.W, G, L.C // G]
+        lines.append(f"  %x5 = tensor.expand_shape %x [[0], [1], [2], [3, 4]] output_shape {x_shape} "
+                     f": {x_t} into {_t(x_shape, L.dtype)}")
+        src, x_t = "%x5", _t(x_shape, L.dtype)
     if any(L.pad):
         pt, pl, pb, pr = L.pad
-        padded = _t((L.N, L.H + pt + pb, L.W + pl + pr, L.C), L.dtype)
+        extra = [0] * (len(x_shape) - 4)
+        padded = _t([L.N, L.H + pt + pb, L.W + pl + pr] + x_shape[3:], L.dtype)
+        idx = ", ".join(f"%i{i}: index" for i in range(len(x_shape)))
         lines += [f"  %zero = arith.constant 0.0 : {L.dtype}",
-                  f"  %xp = tensor.pad %x low[0, {pt}, {pl}, 0] high[0, {pb}, {pr}, 0] {{",
-                  "  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):",
+                  f"  %xp = tensor.pad {src} low{[0, pt, pl, 0] + extra} high{[0, pb, pr, 0] + extra} {{",
+                  f"  ^bb0({idx}):",
                   f"    tensor.yield %zero : {L.dtype}",
                   f"  }} : {x_t} to {padded}"]
         src, x_t = "%xp", padded
-    lines += ["  %fz = arith.constant 0.0 : f32",
-              f"  %e = tensor.empty() : {acc_t}",
-              f"  %acc = linalg.fill ins(%fz : f32) outs(%e : {acc_t}) -> {acc_t}",
-              f"  %conv = linalg.conv_2d_nhwc_fhwc {{dilations = dense<[{L.dilation[0]}, {L.dilation[1]}]> : tensor<2xi64>, "
-              f"strides = dense<[{L.stride[0]}, {L.stride[1]}]> : tensor<2xi64>}} "
-              f"ins({src}, %w : {x_t}, {w_t}) outs(%acc : {acc_t}) -> {acc_t}"]
+    attrs = (f"{{dilations = dense<[{L.dilation[0]}, {L.dilation[1]}]> : tensor<2xi64>, "
+             f"strides = dense<[{L.stride[0]}, {L.stride[1]}]> : tensor<2xi64>}}")
+    lines += ["  %fz = arith.constant 0.0 : f32"]
+    if L.groups == 1 or (L.depthwise and L.F == L.C):
+        op = "linalg.conv_2d_nhwc_fhwc" if L.groups == 1 else "linalg.depthwise_conv_2d_nhwc_hwc"
+        lines += [f"  %e = tensor.empty() : {acc_t}",
+                  f"  %acc = linalg.fill ins(%fz : f32) outs(%e : {acc_t}) -> {acc_t}",
+                  f"  %conv = {op} {attrs} ins({src}, %w : {x_t}, {w_t}) outs(%acc : {acc_t}) -> {acc_t}"]
+    else:
+        if L.depthwise:      # channel multiplier M: [R, S, C, M] filter, [.., C, M] output
+            w5 = [L.R, L.S, L.C, L.F // L.C]
+            o5 = list(o[:3]) + [L.C, L.F // L.C]
+            w_assoc, op = "[[0], [1], [2, 3]]", "linalg.depthwise_conv_2d_nhwc_hwcm"
+        else:
+            w5 = [G, L.F // G, L.R, L.S, L.C // G]
+            o5 = list(o[:3]) + [G, L.F // G]
+            w_assoc, op = "[[0, 1], [2], [3], [4]]", "linalg.conv_2d_nhwgc_gfhwc"
+        acc5 = _t(o5, "f32")
+        lines += [f"  %w5 = tensor.expand_shape %w {w_assoc} output_shape {w5} : {w_t} into {_t(w5, L.dtype)}",
+                  f"  %e = tensor.empty() : {acc5}",
+                  f"  %acc = linalg.fill ins(%fz : f32) outs(%e : {acc5}) -> {acc5}",
+                  f"  %c5 = {op} {attrs} ins({src}, %w5 : {x_t}, {_t(w5, L.dtype)}) outs(%acc : {acc5}) -> {acc5}",
+                  f"  %conv = tensor.collapse_shape %c5 [[0], [1], [2], [3, 4]] : {acc5} into {acc_t}"]
     if L.epilogue == "none":
         lines += [f"  return %conv : {acc_t}", "}"]
         return "\n".join(lines) + "\n"

@@ -14,6 +14,7 @@ from ..problem import ConvProblem
 from ..schedule import Schedule
 from ..target import get_target
 from .common.executable import build_executable, conv_bindings
+from .common.direct_grouped import emit_direct_grouped
 from .common.igemm import emit_portable_igemm, portable_batch_grid
 from .nvidia.sm90_gather import emit_sm90_gather_wgmma
 from .nvidia.sm90_igemm import emit_sm90_tma_wgmma
@@ -26,7 +27,7 @@ KERNEL_ATTR = "convc.kernel"
 EMITTERS = {"portable_igemm": emit_portable_igemm, "sm90_tma_wgmma": emit_sm90_tma_wgmma,
             "sm90_gather_wgmma": emit_sm90_gather_wgmma, "sm90_ws_cooperative": emit_sm90_ws,
             "sm90_ws_pingpong": emit_sm90_ws, "sm90_ws_streamk": emit_sm90_ws, "sm90_rows_wgmma": emit_sm90_rows,
-            "amd_lds_mfma": emit_amd_lds_mfma}
+            "amd_lds_mfma": emit_amd_lds_mfma, "direct_grouped": emit_direct_grouped}
 
 
 def machine_for(arch: str):

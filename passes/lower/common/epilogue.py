@@ -74,7 +74,11 @@ def apply_steps(p: ConvProblem, acc: ir.Value, operands: list, width: int) -> ir
             x = convert(operands.pop(0), vec_type(width, cur))
             val = arith_d.addf(val, x) if step.op == "add" else arith_d.mulf(val, x)
         elif step.op == "max0":
-            val = arith_d.maximumf(val, zeros(vec_type(width, cur)))
+            if cur == "f32":
+                val = arith_d.maximumf(val, zeros(vec_type(width, cur)))
+            else:   # in f32, which is exact (IREE 3.13's llvm-cpu f16 expansion breaks on vector maximumf)
+                wide = arith_d.maximumf(convert(val, vec_type(width, "f32")), zeros(vec_type(width, "f32")))
+                val = convert(wide, vec_type(width, cur))
         elif step.op == "cast":
             val = convert(val, vec_type(width, step.dtype))
             cur = step.dtype

@@ -1,0 +1,69 @@
+// convc-channels-last on the grouped forms PyTorch/ONNX imports produce: a depthwise NCHW conv
+// becomes linalg.depthwise_conv_2d_nhwc_hwc (filter [R, S, C]); a grouped one on
+// [N, G, C/G, H, W] views becomes linalg.conv_2d_nhwgc_gfhwc on [N, H, W, G, C/G] views, the
+// pad re-created after the view (so IREE fuses it into the conv's dispatch), filter
+// [G, F/G, R, S, C/G]; with one input channel per group and a multiplier, hwcm.
+
+// RUN: convc-opt --pass=convc-channels-last %s | FileCheck %s
+
+// CHECK-LABEL: func.func @depthwise
+// CHECK: linalg.transpose ins(%arg1 : tensor<8x3x3xf32>) {{.*}} permutation = [1, 2, 0]
+// CHECK: linalg.transpose ins(%arg0 : tensor<2x8x6x6xf32>) {{.*}} permutation = [0, 2, 3, 1]
+// CHECK: tensor.pad {{.*}} low[0, 1, 1, 0] high[0, 1, 1, 0]
+// CHECK: linalg.depthwise_conv_2d_nhwc_hwc {{.*}} -> tensor<2x6x6x8xf32>
+// CHECK: linalg.transpose {{.*}} permutation = [0, 3, 1, 2]
+// CHECK-NOT: linalg.depthwise_conv_2d_nchw_chw
+func.func @depthwise(%x: tensor<2x8x6x6xf32>, %w: tensor<8x3x3xf32>) -> tensor<2x8x6x6xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<2x8x6x6xf32> to tensor<2x8x8x8xf32>
+  %e = tensor.empty() : tensor<2x8x6x6xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<2x8x6x6xf32>) -> tensor<2x8x6x6xf32>
+  %y = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+       ins(%p, %w : tensor<2x8x8x8xf32>, tensor<8x3x3xf32>) outs(%acc : tensor<2x8x6x6xf32>) -> tensor<2x8x6x6xf32>
+  return %y : tensor<2x8x6x6xf32>
+}
+
+// CHECK-LABEL: func.func @grouped
+// CHECK: linalg.transpose ins(%arg1 : tensor<2x8x4x3x3xf32>) {{.*}} permutation = [0, 1, 3, 4, 2]
+// CHECK: linalg.transpose ins(%arg0 : tensor<2x8x6x6xf32>) {{.*}} permutation = [0, 2, 3, 1]
+// CHECK-NEXT: util.optimization_barrier
+// CHECK-NEXT: tensor.expand_shape {{.*}} {{\[}}[0], [1], [2], [3, 4]] {{.*}} into tensor<2x6x6x2x4xf32>
+// CHECK-NEXT: tensor.pad {{.*}} low[0, 1, 1, 0, 0] high[0, 1, 1, 0, 0]
+// CHECK: linalg.conv_2d_nhwgc_gfhwc {{.*}} -> tensor<2x6x6x2x8xf32>
+// CHECK: tensor.collapse_shape {{.*}} into tensor<2x6x6x16xf32>
+// CHECK-NOT: linalg.conv_2d_ngchw_gfchw
+func.func @grouped(%x: tensor<2x8x6x6xf32>, %w: tensor<2x8x4x3x3xf32>) -> tensor<2x16x6x6xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<2x8x6x6xf32> to tensor<2x8x8x8xf32>
+  %x5 = tensor.expand_shape %p [[0], [1, 2], [3], [4]] output_shape [2, 2, 4, 8, 8] : tensor<2x8x8x8xf32> into tensor<2x2x4x8x8xf32>
+  %e = tensor.empty() : tensor<2x2x8x6x6xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<2x2x8x6x6xf32>) -> tensor<2x2x8x6x6xf32>
+  %y5 = linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+        ins(%x5, %w : tensor<2x2x4x8x8xf32>, tensor<2x8x4x3x3xf32>) outs(%acc : tensor<2x2x8x6x6xf32>) -> tensor<2x2x8x6x6xf32>
+  %y = tensor.collapse_shape %y5 [[0], [1, 2], [3], [4]] : tensor<2x2x8x6x6xf32> into tensor<2x16x6x6xf32>
+  return %y : tensor<2x16x6x6xf32>
+}
+
+// CHECK-LABEL: func.func @multiplier
+// CHECK: linalg.transpose {{.*}} permutation = [2, 3, 0, 1]
+// CHECK: linalg.depthwise_conv_2d_nhwc_hwcm {{.*}} -> tensor<2x3x3x4x2xf32>
+func.func @multiplier(%x: tensor<2x4x6x6xf32>, %w: tensor<4x2x1x3x3xf32>) -> tensor<2x8x3x3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 0, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<2x4x6x6xf32> to tensor<2x4x7x7xf32>
+  %x5 = tensor.expand_shape %p [[0], [1, 2], [3], [4]] output_shape [2, 4, 1, 7, 7] : tensor<2x4x7x7xf32> into tensor<2x4x1x7x7xf32>
+  %e = tensor.empty() : tensor<2x4x2x3x3xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<2x4x2x3x3xf32>) -> tensor<2x4x2x3x3xf32>
+  %y5 = linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>}
+        ins(%x5, %w : tensor<2x4x1x7x7xf32>, tensor<4x2x1x3x3xf32>) outs(%acc : tensor<2x4x2x3x3xf32>) -> tensor<2x4x2x3x3xf32>
+  %y = tensor.collapse_shape %y5 [[0], [1, 2], [3], [4]] : tensor<2x4x2x3x3xf32> into tensor<2x8x3x3xf32>
+  return %y : tensor<2x8x3x3xf32>
+}

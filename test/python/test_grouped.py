@@ -1,0 +1,180 @@
+"""Grouped and depthwise convs reach convc's direct kernel, with their pads and epilogues.
+
+Models as users have them (ONNX `group > 1`, PyTorch `groups=`, TensorFlow-style NHWC
+depthwise MLIR) are compiled for llvm-cpu and run through the IREE runtime on random inputs,
+against an independent reference (ONNX's reference evaluator, PyTorch or numpy on the CPU, in
+fp32). The light ONNX networks with grouped convs compile for sm_90a with every conv on convc.
+"""
+
+import os
+
+import numpy as np
+import pytest
+
+from convc.compiler.driver import CompileOptions, compile_file
+from convc.runtime.module import LoadedModule
+
+onnx = pytest.importorskip("onnx")
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+from onnx.reference import ReferenceEvaluator  # noqa: E402
+
+
+def _rel_err(got, ref):
+    got, ref = got.astype(np.float64), ref.astype(np.float64)
+    return np.linalg.norm(got - ref) / np.linalg.norm(ref)
+
+
+def _conv_reports(res):
+    return [r for r in res.reports if r.problem is not None or r.reason.startswith("conv")]
+
+
+def _onnx_grouped(shape, F, R, S, group, strides=(1, 1), dilations=(1, 1), pads=(0, 0, 0, 0), relu=False, seed=0):
+    """One ONNX Conv (bias) [+ Relu], NCHW; pads are ONNX's (top, left, bottom, right)."""
+    rng = np.random.default_rng(seed)
+    N, C, H, W = shape
+    inits = [numpy_helper.from_array(rng.uniform(-1, 1, (F, C // group, R, S)).astype(np.float32), "w"),
+             numpy_helper.from_array(rng.uniform(-1, 1, (F,)).astype(np.float32), "b")]
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c" if relu else "y"], group=group, strides=list(strides),
+                              dilations=list(dilations), pads=list(pads))]
+    if relu:
+        nodes.append(helper.make_node("Relu", ["c"], ["y"]))
+    ho = (H + pads[0] + pads[2] - dilations[0] * (R - 1) - 1) // strides[0] + 1
+    wo = (W + pads[1] + pads[3] - dilations[1] * (S - 1) - 1) // strides[1] + 1
+    t = TensorProto.FLOAT
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", t, list(shape))],
+                              [helper.make_tensor_value_info("y", t, [N, F, ho, wo])], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+# (input NCHW, F, R, S, group, strides, dilations, pads): depthwise with and without a channel
+# multiplier, narrow and wide groups, odd channel counts, asymmetric pads, dilation, a grouped
+# 1x1 (IREE's contraction form) and a one-pixel output
+CASES = [
+    ((2, 16, 9, 9), 16, 3, 3, 16, (1, 1), (1, 1), (1, 1, 1, 1)),
+    ((1, 24, 12, 10), 24, 5, 5, 24, (2, 2), (1, 1), (2, 2, 2, 2)),
+    ((2, 8, 8, 8), 24, 3, 3, 8, (2, 1), (1, 1), (0, 1, 2, 1)),
+    ((2, 15, 7, 9), 10, 3, 3, 5, (1, 1), (2, 2), (2, 2, 2, 2)),
+    ((1, 32, 10, 10), 64, 3, 3, 4, (1, 1), (1, 1), (1, 0, 1, 2)),
+    ((2, 24, 6, 6), 48, 1, 1, 3, (1, 1), (1, 1), (0, 0, 0, 0)),
+    ((1, 12, 8, 8), 12, 7, 7, 12, (1, 1), (1, 1), (0, 0, 0, 0)),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"g{c[4]}_{c[0][1]}to{c[1]}_{c[2]}x{c[3]}" for c in CASES])
+def test_onnx_grouped_conv_matches_the_reference(tmp_path, case):
+    shape, F, R, S, group, strides, dilations, pads = case
+    model = _onnx_grouped(shape, F, R, S, group, strides, dilations, pads, relu=True)
+    path = tmp_path / "g.onnx"
+    onnx.save(model, str(path))
+    out = tmp_path / "g.vmfb"
+    res = compile_file(str(path), str(out), CompileOptions(target="llvm-cpu"))
+    convs = _conv_reports(res)
+    assert [r.path for r in convs] == ["convc"], [r.line() for r in res.reports]
+    assert convs[0].schedule.kernel == "direct_grouped" and convs[0].problem.groups == group
+    x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+    got = LoadedModule(str(out), "local-task").call("g", [(x, "f32")])
+    ref = ReferenceEvaluator(model).run(None, {"x": x})[0]
+    assert got.shape == ref.shape
+    assert _rel_err(got, ref) <= 1e-5, _rel_err(got, ref)
+
+
+def test_pytorch_mobile_block_f16(tmp_path):
+    """An inverted-residual block (1x1 expand, 3x3 depthwise, BN, ReLU6, 1x1 project, residual)
+    and a grouped 3x3 with channel shuffle, exported from PyTorch in f16."""
+    torch = pytest.importorskip("torch")
+    from convc.compiler.pytorch import compile_module
+
+    class Block(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.stem = torch.nn.Conv2d(16, 16, 3, padding=1)
+            self.expand = torch.nn.Conv2d(16, 48, 1, bias=False)
+            self.bn1 = torch.nn.BatchNorm2d(48)
+            self.dw = torch.nn.Conv2d(48, 48, 3, padding=1, groups=48, bias=False)
+            self.bn2 = torch.nn.BatchNorm2d(48)
+            self.project = torch.nn.Conv2d(48, 16, 1)
+            self.grouped = torch.nn.Conv2d(16, 32, 3, padding=1, groups=4)
+
+        def forward(self, x):
+            x = torch.relu(self.stem(x))
+            y = torch.nn.functional.relu6(self.bn1(self.expand(x)))
+            y = torch.nn.functional.relu6(self.bn2(self.dw(y)))
+            y = self.project(y) + x
+            z = torch.sigmoid(self.grouped(y))
+            n, c, h, w = z.shape
+            return z.view(n, 4, c // 4, h, w).transpose(1, 2).reshape(n, c, h, w)
+
+    torch.manual_seed(0)
+    net = Block().eval()
+    with torch.no_grad():
+        for bn in (net.bn1, net.bn2):
+            bn.running_mean.uniform_(-0.5, 0.5)
+            bn.running_var.uniform_(0.5, 2)
+    x = torch.randn(2, 16, 10, 10)
+    out = tmp_path / "b.vmfb"
+    res = compile_module(net.half(), (x.half(),), str(out), target="llvm-cpu")
+    convs = _conv_reports(res)
+    assert len(convs) == 5 and all(r.path == "convc" for r in convs), [r.line() for r in res.reports]
+    assert sorted(r.schedule.kernel for r in convs).count("direct_grouped") == 2
+    got = LoadedModule(str(out), "local-task").call("main", [(x.half().numpy(), "f16")])
+    with torch.no_grad():
+        ref = net.float()(x).numpy()
+    assert _rel_err(got, ref) <= 1e-2, _rel_err(got, ref)
+
+
+NHWC_DEPTHWISE = """
+func.func @main(%x: tensor<2x9x9x8xf32>, %w: tensor<3x3x8x2xf32>, %b: tensor<16xf32>) -> tensor<2x4x4x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x4x4x8x2xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<2x4x4x8x2xf32>) -> tensor<2x4x4x8x2xf32>
+  %c = linalg.depthwise_conv_2d_nhwc_hwcm {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+       ins(%x, %w : tensor<2x9x9x8xf32>, tensor<3x3x8x2xf32>) outs(%acc : tensor<2x4x4x8x2xf32>) -> tensor<2x4x4x8x2xf32>
+  %flat = tensor.collapse_shape %c [[0], [1], [2], [3, 4]] : tensor<2x4x4x8x2xf32> into tensor<2x4x4x16xf32>
+  %e2 = tensor.empty() : tensor<2x4x4x16xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(n, h, w, f) -> (n, h, w, f)>, affine_map<(n, h, w, f) -> (f)>,
+                                        affine_map<(n, h, w, f) -> (n, h, w, f)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+       ins(%flat, %b : tensor<2x4x4x16xf32>, tensor<16xf32>) outs(%e2 : tensor<2x4x4x16xf32>) {
+  ^bb0(%v: f32, %bias: f32, %o: f32):
+    %s = arith.addf %v, %bias : f32
+    %t = math.tanh %s : f32
+    linalg.yield %t : f32
+  } -> tensor<2x4x4x16xf32>
+  return %y : tensor<2x4x4x16xf32>
+}
+"""
+
+
+def test_nhwc_depthwise_multiplier_mlir(tmp_path):
+    """A TensorFlow-style NHWC depthwise conv with a channel multiplier, written in linalg."""
+    src = tmp_path / "dw.mlir"
+    src.write_text(NHWC_DEPTHWISE)
+    out = tmp_path / "dw.vmfb"
+    res = compile_file(str(src), str(out), CompileOptions(target="llvm-cpu"))
+    convs = _conv_reports(res)
+    assert [r.path for r in convs] == ["convc"] and convs[0].problem.depthwise, [r.line() for r in res.reports]
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((2, 9, 9, 8)).astype(np.float32)
+    w = rng.standard_normal((3, 3, 8, 2)).astype(np.float32)
+    b = rng.standard_normal(16).astype(np.float32)
+    got = LoadedModule(str(out), "local-task").call("main", [(x, "f32"), (w, "f32"), (b, "f32")])
+    ref = np.zeros((2, 4, 4, 8, 2))
+    for r in range(3):
+        for s in range(3):
+            ref += x[:, r:r + 8:2, s:s + 8:2, :, None].astype(np.float64) * w[r, s]
+    ref = np.tanh(ref.reshape(2, 4, 4, 16) + b)
+    assert _rel_err(got, ref) <= 1e-5
+
+
+@pytest.mark.parametrize("name", ["shufflenet", "bvlc_alexnet"])
+def test_light_grouped_networks_take_convc(tmp_path, name):
+    """The ONNX light networks with grouped convs (ShuffleNet: grouped 1x1 and depthwise 3x3;
+    AlexNet: two groups) have every conv on convc for sm_90a (compile-only here; the GPU model
+    check runs them)."""
+    path = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data", "light", f"light_{name}.onnx")
+    if not os.path.exists(path):
+        pytest.skip("this onnx wheel ships no light models")
+    res = compile_file(path, str(tmp_path / "m.vmfb"), CompileOptions(target="sm_90a"))
+    convs = _conv_reports(res)
+    assert convs and all(r.path == "convc" for r in convs), [r.line() for r in convs if r.path != "convc"]
+    assert any(r.problem.grouped for r in convs)

@@ -495,7 +495,11 @@ def _match_gemm_1x1(d: "_Dispatch", op):
 
 
 def _trace_input(d: _Dispatch, v: ir.Value, g: _Geometry):
-    """Returns (operand, pad) for the conv input, looking through a zero tensor.pad."""
+    """Returns (operand, pad, shape, stride) for the conv input, looking through a zero
+    tensor.pad: shape is the (padded) input the conv reads, stride its strides. Where IREE
+    reads a view of the operand (a one-tap axis strided by the load, or rows past the last
+    window cut off), the conv is taken on the whole operand: such an axis takes the load's
+    stride, and the cut rows are ones no window reaches."""
     op = _owner_op(v)
     pad = (0, 0, 0, 0)
     if op is not None and op.name == "tensor.pad":
@@ -512,8 +516,25 @@ def _trace_input(d: _Dispatch, v: ir.Value, g: _Geometry):
             raise Decline("padding value is not zero")
         hp, wp = g.x_pos["h"], g.x_pos["w"]
         pad = (low[hp], low[wp], high[hp], high[wp])
-        v = op.operands[0]
-    return d.operand_of(v), pad
+        return d.operand_of(op.operands[0]), pad, d.shape(v.type), g.stride
+    loaded = d.shape(v.type)
+    operand, full, strides = d.operand_of(v, allow_strides=True)
+    stride = list(g.stride)
+    spatial = {}
+    for axis, key, tap in ((0, "h", "r"), (1, "w", "s")):
+        if g.x_pos[key] is not None:
+            spatial[g.x_pos[key]] = (axis, g.f_pos[tap] is None)
+    for pos, (st, size, whole) in enumerate(zip(strides, loaded, full)):
+        if pos not in spatial:
+            if st != 1 or size != whole:
+                raise Decline("dispatch reads a slice of the input's batch or channels")
+            continue
+        axis, one_tap = spatial[pos]
+        if st != 1:
+            if not one_tap or g.stride[axis] != 1:
+                raise Decline("dispatch reads a strided view of the input along a windowed axis")
+            stride[axis] = st
+    return operand, pad, full, tuple(stride)
 
 
 # IREE's multi-use fusion puts a conv's epilogue and a value computed from it into one dispatch
@@ -804,9 +825,8 @@ def match_function(func, allowed_gemms=None) -> tuple[ConvProblem, list] | None:
         g = _conv_geometry(conv)
         stride, dilation = g.stride, g.dilation
         x, filt = conv.operands[0], conv.operands[1]
-        x_op, pad = _trace_input(d, x, g)
+        x_op, pad, xs, stride = _trace_input(d, x, g)      # xs: padded shape when padded
         f_op = d.operand_of(filt)
-        xs = d.shape(x.type)          # padded shape when padded
         fs = d.shape(filt.type)
         size = lambda shape, pos, k: shape[pos[k]] if pos[k] is not None else 1
         N, C = size(xs, g.x_pos, "n"), size(xs, g.x_pos, "c")

@@ -174,7 +174,9 @@ class ConvProblem:
         if self.filter_layout not in ("fhwc", "hwf") or (self.filter_layout == "hwf" and self.C != self.groups):
             raise ValueError(f"filter layout {self.filter_layout!r} needs one input channel per group")
         object.__setattr__(self, "stride", tuple(self.stride))
-        object.__setattr__(self, "dilation", tuple(self.dilation))
+        # a one-tap axis has no dilation (IREE drops it with the window): canonical form
+        object.__setattr__(self, "dilation", (self.dilation[0] if self.R > 1 else 1,
+                                              self.dilation[1] if self.S > 1 else 1))
         object.__setattr__(self, "pad", tuple(self.pad))
         object.__setattr__(self, "epilogue", tuple(self.epilogue))
 

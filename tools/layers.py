@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 from dataclasses import dataclass
 
 from ..passes.problem import ConvProblem, EpilogueStep
@@ -92,7 +93,7 @@ class Layer:
             steps.append(EpilogueStep("add", self.dtype, 3, "full"))
         if self.epilogue in ("bias_relu", "bias_residual_relu"):
             steps.append(EpilogueStep("max0", "f32"))
-        if self.epilogue != "none":
+        if self.epilogue != "none" and self.dtype != "f32":
             steps.append(EpilogueStep("cast", self.dtype))
         return ConvProblem(N=self.N, H=self.H, W=self.W, C=self.C, F=self.F, R=self.R, S=self.S,
                            stride=self.stride, dilation=self.dilation, pad=self.pad,
@@ -100,6 +101,37 @@ class Layer:
                            input=0, filter=1, num_operands=2 + (self.epilogue != "none")
                            + (self.epilogue == "bias_residual_relu"), groups=self.groups,
                            filter_layout="hwf" if self.depthwise else "fhwc")
+
+
+def random_grouped_layers(seed: int, count: int) -> list[Layer]:
+    """Randomized grouped and depthwise layers (group "grouped_random"): depthwise with and
+    without a channel multiplier and grouped convs with 2-24 channels per group, odd channel
+    counts, rectangular windows, strides and dilations 1-2 per axis, asymmetric pads, f16, bf16
+    and f32, every epilogue. The same seed gives the same layers."""
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        kind = rng.choice(["depthwise", "multiplier", "grouped", "grouped"])
+        if kind == "grouped":
+            groups = rng.randint(2, 8)
+            cg, fg = rng.choice([2, 3, 4, 5, 8, 12, 16, 24]), rng.choice([1, 2, 3, 4, 8, 16])
+        else:
+            groups = rng.choice([3, 5, 8, 16, 24, 40, 72])
+            cg, fg = 1, 1 if kind == "depthwise" else rng.choice([2, 3, 4])
+        R, S = rng.choice([1, 3, 3, 5, 7]), rng.choice([1, 3, 3, 5])
+        stride = (rng.randint(1, 2), rng.randint(1, 2))
+        dilation = (rng.randint(1, 2), rng.randint(1, 2))
+        pad = (rng.randint(0, R), rng.randint(0, S), rng.randint(0, R), rng.randint(0, S))
+        L = Layer(name=f"rg{len(out):03d}_{kind}", N=rng.randint(1, 4), H=rng.randint(4, 30), W=rng.randint(4, 30),
+                  C=groups * cg, F=groups * fg, R=R, S=S, stride=stride, dilation=dilation, pad=pad,
+                  dtype=rng.choice(["f16", "f16", "bf16", "f32"]), epilogue=rng.choice(EPILOGUES),
+                  group="grouped_random", groups=groups)
+        try:
+            L.expected_problem()
+        except ValueError:          # an empty output
+            continue
+        out.append(L)
+    return out
 
 
 def load_suite(path: str | None = None) -> list[Layer]:

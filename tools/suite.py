@@ -20,7 +20,7 @@ import time
 
 from ..compiler.driver import CompileOptions, compile_file
 from ..compiler.errors import ConvcError
-from .layers import Layer, layer_mlir, load_suite
+from .layers import Layer, layer_mlir, load_suite, random_grouped_layers
 
 
 def git_commit() -> str:
@@ -105,12 +105,16 @@ def compile_suite(layers: list[Layer], target: str, out: str, verbose: bool = Tr
 
 def parse_arguments(argv=None):
     p = argparse.ArgumentParser(prog="convc-suite", description=__doc__.splitlines()[0])
-    p.add_argument("action", choices=["mlir", "compile"])
+    p.add_argument("action", choices=["mlir", "compile", "random-grouped"],
+                   help="mlir: write the models; compile: a bundle; random-grouped: write a suite JSON "
+                        "of randomized grouped/depthwise layers (--seed, --count) to --out")
     p.add_argument("--out", required=True)
     p.add_argument("--suite", help="suite JSON (default: the bundled copy of the project suite)")
     p.add_argument("--target", default="sm_90a")
     p.add_argument("--only", help="comma-separated layer names")
     p.add_argument("--ptx", action="store_true", help="keep each layer's PTX in the bundle")
+    p.add_argument("--seed", type=int, default=0, help="random-grouped: the seed")
+    p.add_argument("--count", type=int, default=40, help="random-grouped: how many layers")
     p.add_argument("--tuning-cache", default="none",
                    help="convc-tune cache whose winners replace the default schedules (default: none)")
     return p.parse_args(argv)
@@ -118,6 +122,12 @@ def parse_arguments(argv=None):
 
 def main(args) -> int:
     try:
+        if args.action == "random-grouped":
+            layers = random_grouped_layers(args.seed, args.count)
+            with open(args.out, "w") as f:
+                json.dump({"about": f"convc-suite random-grouped --seed {args.seed} --count {args.count}",
+                           "layers": [dataclasses.asdict(L) for L in layers]}, f, indent=1)
+            return 0
         layers = select(load_suite(args.suite), args.only)
         if args.action == "mlir":
             for p in write_models(layers, args.out):

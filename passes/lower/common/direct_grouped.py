@@ -1,20 +1,25 @@
-"""The direct grouped/depthwise conv: one work item per (output pixel, V output channels).
+"""The direct grouped/depthwise conv: one work item per (P output pixels along W, V channels).
 
 Grouped and depthwise convs reduce over few channels per output (C/G: 1 for depthwise, often
 4-32 for grouped), so an implicit GEMM would leave most of a GEMM tile idle; they are bound by
-memory traffic. Depthwise items (and narrow groups, C/G < 8) are channel-fastest, so
-neighbouring lanes read neighbouring channel vectors of one input pixel and of the filter
-(coalesced); wider groups' items are pixel-fastest, so the V filter rows (R*S*C/G long) an item
-reads are the same for a whole warp (one broadcast each) rather than V rows per lane. The reuse of an input pixel by the R x S outputs
-around it comes from the caches. Accumulation is f32 (fused multiply-adds); the epilogue is the
-shared one, so every fused chain works here too. Out-of-image taps read nothing (a select), so
-the zero padding costs no buffer.
+memory traffic and load instructions. Taps read the NHWC input directly (out-of-image taps
+select zero, so the padding costs no buffer); the reuse of an input pixel by the R x S outputs
+around it comes from the caches and, along W, from registers: per filter row an item loads
+each input column its P outputs' taps touch once. Accumulation is f32 (fused multiply-adds);
+the epilogue is the shared one, so every fused chain works here too.
 
-- depthwise, multiplier 1 (filter [R, S, C]): per tap one input vector and one filter vector;
-- depthwise, multiplier M = F/C: output channel f reads input channel f // M (per-lane loads);
-- grouped (filter [F, R, S, C/G]): the V channels of an item lie in one group; per tap and per
-  vector of Vc input channels, one input vector and V filter vectors (contiguous in C/G), and
-  the V dot products are reduced at the end.
+- depthwise, multiplier 1 (filter [R, S, C]): per filter row, the input columns and S filter
+  vectors, then P x S vector FMAs. Items channel-fastest: neighbouring lanes read neighbouring
+  16-byte channel vectors of the input and the filter (coalesced).
+- depthwise, multiplier M = F/C: one pixel per item; output channel f reads input channel f // M
+  (per-lane loads).
+- grouped (filter [F, R, S, C/G]): the V channels of an item lie in one group. With a window
+  and at least 8 channels per group, P pixels per item: per filter row and slice of Vc input
+  channels, the input columns and S x V filter vectors, then P x V scalar accumulators take
+  outer products. Otherwise one pixel: V vectors of Vc partial sums (one input vector and V
+  filter vectors per tap and slice), reduced at the end. Items pixel-fastest (a warp shares its
+  filter rows: one broadcast per load) except one-pixel items of narrow groups (C/G < 8),
+  whose lanes then read neighbouring input vectors.
 """
 
 from __future__ import annotations
@@ -30,10 +35,10 @@ def _cdiv(a, b):
     return -(-a // b)
 
 
-def channel_fastest(p: ConvProblem) -> bool:
-    """Item order (measured on an H100, bench/NOTES.md): channel-fastest for depthwise and
-    narrow groups, pixel-fastest from 8 channels per group."""
-    return p.depthwise or p.C // p.groups < 8
+def channel_fastest(p: ConvProblem, s: Schedule) -> bool:
+    """Item order (measured on an H100, bench/NOTES.md): channel-fastest for depthwise convs
+    and one-pixel items of narrow groups (C/G < 8), else pixel-fastest."""
+    return p.depthwise or (s.thread_m == 1 and p.C // p.groups < 8)
 
 
 class DirectGrouped:
@@ -42,100 +47,187 @@ class DirectGrouped:
         self.e = Emitter()
         self.V = s.block_n            # output channels per item
         self.Vc = s.block_k           # input channels per load (grouped)
+        self.P = s.thread_m           # output pixels along W per item
 
     def emit(self, memrefs: list) -> None:
         p, s, e = self.p, self.s, self.e
         nv = p.F // self.V
-        total = p.gemm_m * nv
+        segments = p.N * p.Ho * _cdiv(p.Wo, self.P)
+        total = segments * nv
         pid = hal_d.InterfaceWorkgroupIDOp(0).result
         tid = self.m.thread_id(e)
         base = e.mul(pid, s.block_m)
-        with e.for_(0, s.thread_m) as (i, _, _y):
+        with e.for_(0, s.block_m // s.threads) as (i, _, _y):
             idx = e.add(base, e.add(e.mul(i, s.threads), tid))
             with e.if_(e.cmp("slt", idx, total)):
-                if channel_fastest(p):   # lanes read neighbouring channel vectors
-                    m, j = e.div(idx, nv), e.rem(idx, nv)
-                else:                    # pixel-fastest: a warp's filter loads are one broadcast row
-                    m, j = e.rem(idx, p.gemm_m), e.div(idx, p.gemm_m)
+                if channel_fastest(p, s):
+                    seg, j = e.div(idx, nv), e.rem(idx, nv)
+                else:
+                    seg, j = e.rem(idx, segments), e.div(idx, segments)
                 f0 = e.mul(j, self.V)
-                acc = self._accumulate(memrefs, m, f0)
-                store_row_masked(e, p, memrefs, acc, self.V, m, f0)
+                if not p.depthwise and self.P > 1:
+                    self._grouped(memrefs, seg, f0)
+                elif not p.depthwise:
+                    store_row_masked(e, p, memrefs, self._grouped_dot(memrefs, seg, f0), self.V, seg, f0)
+                elif p.F == p.C:
+                    self._depthwise(memrefs, seg, f0)
+                else:
+                    store_row_masked(e, p, memrefs, self._multiplier(memrefs, seg, f0), self.V, seg, f0)
 
-    def _load(self, memref, index, width: int, aligned: bool = True):
+    # ------------------------------------------------------------------ helpers
+    def _load(self, memref, index, width: int):
         dt = self.p.dtype
-        return vector_d.load(vec_type(width, dt), memref, [index],
-                             alignment=width * DTYPE_BYTES[dt] if aligned else DTYPE_BYTES[dt])
+        return vector_d.load(vec_type(width, dt), memref, [index], alignment=width * DTYPE_BYTES[dt])
 
-    def _accumulate(self, memrefs, m, f0) -> ir.Value:
-        """vector<V x f32>: the conv of output row m, channels f0 .. f0+V-1."""
+    def _segment(self, seg):
+        """(row = n*Ho + ho, wo0, n, h0, w0) of segment `seg` (P outputs from wo0 along W)."""
         p, e = self.p, self.e
+        nseg = _cdiv(p.Wo, self.P)
+        row = e.div(seg, nseg)
+        wo0 = e.mul(e.rem(seg, nseg), self.P)
+        n, ho = e.div(row, p.Ho), e.rem(row, p.Ho)
+        return row, wo0, n, e.sub(e.mul(ho, p.stride[0]), p.pad[0]), e.sub(e.mul(wo0, p.stride[1]), p.pad[1])
+
+    def _columns(self) -> list[int]:
+        """Input columns (from w0) the taps of the P outputs touch."""
+        p = self.p
+        return sorted({i * p.stride[1] + sx * p.dilation[1] for i in range(self.P) for sx in range(p.S)})
+
+    def _input(self, x, h_ok, rowbase, w0, q, channel, width):
+        """Input vector (width channels from `channel`) at column w0 + q of the current row,
+        zero outside the image, in f32."""
+        p, e = self.p, self.e
+        w = e.add(w0, q)
+        ok = e.all_of(h_ok, e.cmp("sge", w, 0), e.cmp("slt", w, p.W))
+        addr = e.select(ok, e.add(e.mul(e.add(rowbase, w), p.C), channel), 0)
+        v = arith_d.select(ok, self._load(x, addr, width), zeros(vec_type(width, p.dtype)))
+        return convert(v, vec_type(width, "f32"))
+
+    def _row(self, r, n, h0):
+        """(h_ok, rowbase) of filter row r: whether input row h0 + r*dil is in the image, and
+        its first pixel's index."""
+        p, e = self.p, self.e
+        h = e.add(h0, e.mul(r, p.dilation[0]))
+        return e.all_of(e.cmp("sge", h, 0), e.cmp("slt", h, p.H)), e.mul(e.add(e.mul(n, p.H), h), p.W)
+
+    def _store(self, memrefs, row, wo0, f0, accs) -> None:
+        p, e = self.p, self.e
+        for i, acc in enumerate(accs):
+            with e.if_(e.cmp("slt", e.add(wo0, i), p.Wo)):
+                store_row_masked(e, p, memrefs, acc, self.V, e.add(e.mul(row, p.Wo), e.add(wo0, i)), f0)
+
+    # ------------------------------------------------------------------ the three forms
+    def _depthwise(self, memrefs, seg, f0) -> None:
+        p, e, V, P = self.p, self.e, self.V, self.P
         x, wgt = memrefs[p.input], memrefs[p.filter]
+        row, wo0, n, h0, w0 = self._segment(seg)
+        f32v = vec_type(V, "f32")
+        outer = e.for_(0, p.R, 1, [zeros(f32v)] * P)
+        with outer as (r, accs, set_r):
+            h_ok, rowbase = self._row(r, n, h0)
+            xs = {q: self._input(x, h_ok, rowbase, w0, q, f0, V) for q in self._columns()}
+            taps = [convert(self._load(wgt, e.add(e.mul(e.add(e.mul(r, p.S), sx), p.F), f0), V), f32v)
+                    for sx in range(p.S)]
+            out = list(accs)
+            for i in range(P):
+                for sx in range(p.S):
+                    out[i] = math_d.fma(xs[i * p.stride[1] + sx * p.dilation[1]], taps[sx], out[i])
+            set_r(out)
+        self._store(memrefs, row, wo0, f0, outer.results)
+
+    def _multiplier(self, memrefs, m, f0) -> ir.Value:
+        """Depthwise with a channel multiplier M, one pixel m: output channel f reads input
+        channel f // M."""
+        p, e, V = self.p, self.e, self.V
+        x, wgt = memrefs[p.input], memrefs[p.filter]
+        mult = p.F // p.C
         howo = p.Ho * p.Wo
-        n = e.div(m, howo)
-        rem = e.rem(m, howo)
+        n, rem = e.div(m, howo), e.rem(m, howo)
         h0 = e.sub(e.mul(e.div(rem, p.Wo), p.stride[0]), p.pad[0])
         w0 = e.sub(e.mul(e.rem(rem, p.Wo), p.stride[1]), p.pad[1])
-        V = self.V
         f32v = vec_type(V, "f32")
-        grouped = not p.depthwise
-        if grouped:
-            accs = [zeros(vec_type(self.Vc, "f32")) for _ in range(V)]
-        else:
-            accs = [zeros(f32v)]
-        outer = e.for_(0, p.R, 1, accs)
+        outer = e.for_(0, p.R, 1, [zeros(f32v)])
         with outer as (r, acc_r, set_r):
-            h = e.add(h0, e.mul(r, p.dilation[0]))
-            h_ok = e.all_of(e.cmp("sge", h, 0), e.cmp("slt", h, p.H))
+            h_ok, rowbase = self._row(r, n, h0)
             inner = e.for_(0, p.S, 1, acc_r)
             with inner as (sx, acc_s, set_s):
                 w = e.add(w0, e.mul(sx, p.dilation[1]))
                 ok = e.all_of(h_ok, e.cmp("sge", w, 0), e.cmp("slt", w, p.W))
-                pix = e.select(ok, e.add(e.mul(e.add(e.mul(n, p.H), h), p.W), w), 0)
-                tap = e.add(e.mul(r, p.S), sx)
-                if grouped:
-                    set_s(self._grouped_tap(x, wgt, pix, ok, tap, f0, acc_s))
-                else:
-                    set_s([self._depthwise_tap(x, wgt, pix, ok, tap, f0, acc_s[0])])
+                base = e.mul(e.select(ok, e.add(rowbase, w), 0), p.C)
+                lanes = [vector_d.extract(vector_d.load(vec_type(1, p.dtype), x, [e.add(base, e.div(e.add(f0, i), mult))]),
+                                          [], [0]) for i in range(V)]
+                xv = vector_d.from_elements(vec_type(V, p.dtype), lanes)
+                xv = arith_d.select(ok, xv, zeros(vec_type(V, p.dtype)))
+                wv = self._load(wgt, e.add(e.mul(e.add(e.mul(r, p.S), sx), p.F), f0), V)
+                set_s([math_d.fma(convert(xv, f32v), convert(wv, f32v), acc_s[0])])
             set_r(inner.results)
-        loop_results = outer.results
-        if not grouped:
-            return loop_results[0]
-        sums = [vector_d.reduction(ir.F32Type.get(), vector_d.CombiningKind.ADD, a) for a in loop_results]
-        return vector_d.from_elements(f32v, sums)
+        return outer.results[0]
 
-    def _depthwise_tap(self, x, wgt, pix, ok, tap, f0, acc):
-        p, e, V = self.p, self.e, self.V
-        mult = p.F // p.C
-        wv = self._load(wgt, e.add(e.mul(tap, p.F), f0), V)
-        if mult == 1:
-            xv = self._load(x, e.add(e.mul(pix, p.C), f0), V)
-        else:
-            base = e.mul(pix, p.C)
-            lanes = [vector_d.load(vec_type(1, p.dtype), x, [e.add(base, e.div(e.add(f0, i), mult))])
-                     for i in range(V)]
-            xv = lanes[0] if V == 1 else vector_d.from_elements(
-                vec_type(V, p.dtype), [vector_d.extract(l, [], [0]) for l in lanes])
-        xv = arith_d.select(ok, xv, zeros(vec_type(V, p.dtype)))
-        f32v = vec_type(V, "f32")
-        return math_d.fma(convert(xv, f32v), convert(wv, f32v), acc)
-
-    def _grouped_tap(self, x, wgt, pix, ok, tap, f0, accs):
+    def _grouped_dot(self, memrefs, m, f0) -> ir.Value:
+        """Grouped, one pixel m: V dot products over the group's input channels, as V vectors
+        of Vc partial sums reduced at the end."""
         p, e, V, Vc = self.p, self.e, self.V, self.Vc
-        cg = p.C // p.groups
-        fg = p.F // p.groups
-        rs = p.R * p.S
-        cbase = e.add(e.mul(pix, p.C), e.mul(e.div(f0, fg), cg))
+        x, wgt = memrefs[p.input], memrefs[p.filter]
+        cg, fg = p.C // p.groups, p.F // p.groups
+        howo = p.Ho * p.Wo
+        n, rem = e.div(m, howo), e.rem(m, howo)
+        h0 = e.sub(e.mul(e.div(rem, p.Wo), p.stride[0]), p.pad[0])
+        w0 = e.sub(e.mul(e.rem(rem, p.Wo), p.stride[1]), p.pad[1])
+        cbase = e.mul(e.div(f0, fg), cg)
         f32c = vec_type(Vc, "f32")
-        zero = zeros(vec_type(Vc, p.dtype))
-        loop = e.for_(0, cg, Vc, accs)
-        with loop as (cc, acc_c, set_c):
-            xv = convert(arith_d.select(ok, self._load(x, e.add(cbase, cc), Vc), zero), f32c)
-            out = []
-            for i in range(V):
-                wi = self._load(wgt, e.add(e.mul(e.add(e.mul(e.add(f0, i), rs), tap), cg), cc), Vc)
-                out.append(math_d.fma(xv, convert(wi, f32c), acc_c[i]))
-            set_c(out)
-        return loop.results
+        outer = e.for_(0, p.R, 1, [zeros(f32c)] * V)
+        with outer as (r, acc_r, set_r):
+            h_ok, rowbase = self._row(r, n, h0)
+            taps = e.for_(0, p.S, 1, acc_r)
+            with taps as (sx, acc_s, set_s):
+                tap = e.add(e.mul(r, p.S), sx)
+                chunks = e.for_(0, cg, Vc, acc_s)
+                with chunks as (cc, acc_c, set_c):
+                    xv = self._input(x, h_ok, rowbase, w0, e.mul(sx, p.dilation[1]), e.add(cbase, cc), Vc)
+                    out = []
+                    for i in range(V):
+                        wi = self._load(wgt, e.add(e.mul(e.add(e.mul(e.add(f0, i), p.R * p.S), tap), cg), cc), Vc)
+                        out.append(math_d.fma(xv, convert(wi, f32c), acc_c[i]))
+                    set_c(out)
+                set_s(chunks.results)
+            set_r(taps.results)
+        sums = [vector_d.reduction(ir.F32Type.get(), vector_d.CombiningKind.ADD, a) for a in outer.results]
+        return vector_d.from_elements(vec_type(V, "f32"), sums)
+
+    def _grouped(self, memrefs, seg, f0) -> None:
+        p, e, V, Vc, P = self.p, self.e, self.V, self.Vc, self.P
+        x, wgt = memrefs[p.input], memrefs[p.filter]
+        cg, fg = p.C // p.groups, p.F // p.groups
+        row, wo0, n, h0, w0 = self._segment(seg)
+        cbase = e.mul(e.div(f0, fg), cg)
+        f32c = vec_type(Vc, "f32")
+        acc0 = [arith_d.constant(ir.F32Type.get(), 0.0)] * (P * V)
+        outer = e.for_(0, p.R, 1, acc0)
+        with outer as (r, accs_r, set_r):
+            h_ok, rowbase = self._row(r, n, h0)
+            chunks = e.for_(0, cg, Vc, accs_r)
+            with chunks as (cc, accs, set_c):
+                channel = e.add(cbase, cc)
+                xs = {}
+                for q in self._columns():
+                    xv = self._input(x, h_ok, rowbase, w0, q, channel, Vc)
+                    xs[q] = [vector_d.extract(xv, [], [c]) for c in range(Vc)]
+                out = list(accs)
+                for sx in range(p.S):
+                    tap = e.add(e.mul(r, p.S), sx)
+                    for v in range(V):
+                        addr = e.add(e.mul(e.add(e.mul(e.add(f0, v), p.R * p.S), tap), cg), cc)
+                        wv = convert(self._load(wgt, addr, Vc), f32c)
+                        ws = [vector_d.extract(wv, [], [c]) for c in range(Vc)]
+                        for i in range(P):
+                            xq = xs[i * p.stride[1] + sx * p.dilation[1]]
+                            for c in range(Vc):
+                                out[i * V + v] = math_d.fma(xq[c], ws[c], out[i * V + v])
+                set_c(out)
+            set_r(chunks.results)
+        res = outer.results
+        self._store(memrefs, row, wo0, f0,
+                    [vector_d.from_elements(vec_type(V, "f32"), res[i * V:(i + 1) * V]) for i in range(P)])
 
 
 def emit_direct_grouped(p: ConvProblem, s: Schedule, machine, memrefs: list) -> None:

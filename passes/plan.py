@@ -367,6 +367,9 @@ def plan_schedule_for(p: ConvProblem, t: Target, precision: str = "tf32") -> Sch
         return plan_dynamic_batch(p, t, precision)
     if p.dtype == "f32":
         return plan_f32(p, t, precision)
+    if t.has_tcgen05:
+        from .sm100_plan import plan_sm100
+        return plan_sm100(p, t)
     if t.has_wgmma:
         return plan_sm90(p, t)
     if t.backend == "amd":

@@ -80,7 +80,10 @@ def plan_sm100_ws(p: ConvProblem, t: Target, block_n: int | None = None) -> Sche
                  grid=grid, smem_bytes=lay.total, subgroup_size=32,
                  reason=("warp-specialized persistent tcgen05 (1-SM kind::f16, f32 accumulators in tensor memory, "
                          "2 accumulator stages), im2col TMA ring, TMA-store epilogue"),
-                 scratch_bytes=grid[0] * DESCRIPTORS * DESCRIPTOR_BYTES)
+                 scratch_bytes=grid[0] * DESCRIPTORS * DESCRIPTOR_BYTES,
+                 # `.minnctapersm 1`: one persistent CTA per SM is the design; without a bound
+                 # ptxas 13.5 capped some kernels at 64-80 registers and spilled 8-16 bytes
+                 min_ctas_per_sm=1)
     return _require_descriptors(p, s)
 
 

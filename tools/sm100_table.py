@@ -104,6 +104,25 @@ def sass_tcgen05_counts(sass: str) -> dict:
     return dict(sorted(counts.items()))
 
 
+def tmem_loads_read_early(ptx: str) -> int:
+    """tcgen05.ld destination registers read before the tcgen05.wait::ld that follows the load
+    (the registers are written asynchronously: such a read sees whatever they held)."""
+    lines, bad = ptx.splitlines(), 0
+    for i, line in enumerate(lines):
+        m = re.search(r"tcgen05\.ld\.\S+\s+\{([^}]*)\}", line)
+        if not m:
+            continue
+        regs = [r.strip() for r in m.group(1).split(",")]
+        pat = re.compile("|".join(re.escape(r) + r"(?![0-9])" for r in regs))
+        for later in lines[i + 1:]:
+            if "tcgen05.wait::ld" in later:
+                break
+            if pat.search(later):
+                bad += 1
+                break
+    return bad
+
+
 def roofline(layer: Layer) -> dict:
     """B200 lower bound: FLOPs at the dense tensor-core rate, or the ideal bytes (every
     operand read once, the output written once) at HBM bandwidth, whichever is slower."""
@@ -175,6 +194,7 @@ def layer_entry(layer: Layer, work: str, ptxas: str, nvdisasm: str | None) -> di
         return entry
     text = open(ptx[0]).read()
     entry["tcgen05_ptx"] = sorted(set(re.findall(r"\b(tcgen05\.[a-z_]+)", text)))
+    entry["tmem_loads_read_early"] = tmem_loads_read_early(text)
     try:
         info = assemble(ptx[0], ptxas, nvdisasm, work)
     except RuntimeError as e:
@@ -254,7 +274,8 @@ def main(args) -> int:
         json.dump({"meta": meta, "layers": entries}, f, indent=1)
     with open(os.path.join(args.out, "ptxas_table.md"), "w") as f:
         f.write(markdown(entries, meta))
-    bad = [e for e in entries if "error" in e or e.get("spill_stores", 0) + e.get("spill_loads", 0)]
+    bad = [e for e in entries if "error" in e or e.get("spill_stores", 0) + e.get("spill_loads", 0)
+           or e.get("tmem_loads_read_early")]
     return 1 if bad else 0
 
 

@@ -349,11 +349,15 @@ class Sm100WarpSpecialized:
             if self.res:
                 mbarrier_wait(self.at(lay.res_full), index_to(e.rem(j, 2), I32()))
             col0 = arith_d.addi(arith_d.addi(self.taddr, lane_field), index_to(e.mul(acc, s.block_n), I32()))
+            # 32 columns per tcgen05.ld; chunk c + 1's load is in flight while chunk c is
+            # processed (wait::ld waits for every earlier load, so it follows the processing)
+            pending = tc.wait_ld_for(tc.ld_32x32b(col0))
             for c in range(chunks):
                 bias = self._channel_operands(e.add(n0, c * tc.LD_COLUMNS), width)
-                words = tc.ld_32x32b(arith_d.addi(col0, i32(c * tc.LD_COLUMNS)))
-                tc.wait_ld()
-                if c == chunks - 1:
+                words = pending
+                if c + 1 < chunks:
+                    pending = tc.ld_32x32b(arith_d.addi(col0, i32((c + 1) * tc.LD_COLUMNS)))
+                else:
                     # the whole accumulator is in registers: the MMA warp may refill the stage
                     tc.fence_before_thread_sync()
                     mbarrier_arrive(self._idx(lay.acc_empty(0), acc, 8))
@@ -369,6 +373,8 @@ class Sm100WarpSpecialized:
                         else:       # the residual, in place (same dtype and layout as the output)
                             operands.append(llvm_d.load(vec_type(width, ld.dtype), as_shared_ptr(addr), alignment=16))
                     llvm_d.StoreOp(apply_steps(p, accv, operands, width), as_shared_ptr(addr), alignment=16)
+                if c + 1 < chunks:
+                    pending = tc.wait_ld_for(pending)
             async_proxy_fence()                      # st.shared -> visible to the TMA store
             named_barrier(EPILOGUE_BARRIER, EPILOGUE_THREADS)
             with e.if_(elected):

@@ -3,8 +3,9 @@ of the two descriptors a `tcgen05.mma` reads.
 
 Every tcgen05 op used here exists in the nvvm dialect of IREE 3.13's bindings and survives its
 lowering into PTX 8.6 for sm_100a (checked with ptxas 13 and nvdisasm: UTCHMMA, UTCBAR,
-UTCATOMSWS ...), so this module needs no inline assembly. Each wrapper is one NVVM op and names
-the PTX instruction and the PTX ISA section ("tcgen05 instructions", PTX ISA 8.6+):
+UTCATOMSWS ...). One wait is inline assembly (wait_ld_for: it must carry the loaded registers,
+which the NVVM op cannot). Each wrapper is one NVVM op and names the PTX instruction and the
+PTX ISA section ("tcgen05 instructions", PTX ISA 8.6+):
 
 - tensor-memory allocation: `tcgen05.alloc / relinquish_alloc_permit / dealloc` (§9.7.16.7.1);
 - `tcgen05.mma.cta_group::1.kind::f16` (§9.7.16.10.9) with a shared-memory matrix descriptor
@@ -23,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...ir import ir, arith_d, llvm_d, nvvm_d
+from ...ir import ir, arith_d, llvm_d, nvvm_d, vector_d
 from .primitives import I32, I64, as_shared_ptr, i32, i64
 
 ARCHS = ("sm_100a",)
@@ -204,6 +205,23 @@ def ld_32x32b(taddr_i32, columns: int = LD_COLUMNS):
 def wait_ld() -> None:
     """tcgen05.wait::ld.sync.aligned: this thread's earlier tcgen05.ld have completed."""
     nvvm_d.tcgen05_wait(nvvm_d.Tcgen05WaitKind.LOAD)
+
+
+def wait_ld_for(words):
+    """tcgen05.wait::ld.sync.aligned, with the registers of the last tcgen05.ld (a
+    vector<N x i32>) passed through it; returns them, to be used only from here on.
+
+    Inline asm because `nvvm.tcgen05.wait` carries no data dependence on the loads' results:
+    with it LLVM scheduled uses of the registers (a mov.b64 packing two of them) before the
+    wait, reading them while the load was still in flight (found by the PTX check in
+    test_sm100_ptxas.py). Tying the registers in and out of the asm makes every later use
+    depend on the wait."""
+    n = ir.VectorType(words.type).shape[0]
+    regs = [vector_d.extract(words, [], [i]) for i in range(n)]
+    st = llvm_d.StructType.get_literal([I32()] * n)
+    cons = ",".join(["=r"] * n + [str(i) for i in range(n)])
+    r = llvm_d.InlineAsmOp(st, regs, "tcgen05.wait::ld.sync.aligned;", cons, has_side_effects=True).result
+    return vector_d.from_elements(ir.VectorType.get([n], I32()), [llvm_d.extractvalue(I32(), r, [i]) for i in range(n)])
 
 
 def smem_descriptor_value(lo_hi: int, addr_i64):

@@ -715,6 +715,9 @@ def candidate_schedules(p: ConvProblem, t: Target, precision: str = "tf32") -> l
     """Every schedule worth timing for p on t, the default first."""
     if p.dtype == "f32" or p.dynamic_batch:
         return [plan_schedule_for(p, t, precision)]
+    if t.has_tcgen05:
+        from .sm100_plan import sm100_candidates
+        return sm100_candidates(p, t)
     if t.has_wgmma:
         return sm90_candidates(p, t)
     return [plan_schedule_for(p, t)]

@@ -162,15 +162,20 @@ def random_layers(n: int, seed: int = 100) -> list[Layer]:
     return out
 
 
-def layer_entry(layer: Layer, work: str, ptxas: str, nvdisasm: str | None) -> dict:
+def layer_entry(layer: Layer, work: str, ptxas: str, nvdisasm: str | None, candidate: int | None = None) -> dict:
+    """candidate: a tuning candidate instead of the default schedule (1: the CTA-pair kernel)."""
     from ..passes.lower.nvidia.sm100_ws import sm100_layout, tmem_columns
     src = os.path.join(work, f"{layer.name}.mlir")
     with open(src, "w") as f:
         f.write(layer_mlir(layer, output_arg=True))
-    dump = os.path.join(work, f"dump_{layer.name}")
+    tag = "" if candidate is None else f"_cand{candidate}"
+    dump = os.path.join(work, f"dump_{layer.name}{tag}")
     entry = {"layer": layer.name, "group": layer.group, "shape": dataclasses.asdict(layer)}
+    if candidate is not None:
+        entry["candidate"] = candidate
     try:
-        res = compile_file(src, os.path.join(work, f"{layer.name}.vmfb"), CompileOptions(target="sm_100a", dump_dir=dump))
+        res = compile_file(src, os.path.join(work, f"{layer.name}{tag}.vmfb"),
+                           CompileOptions(target="sm_100a", dump_dir=dump, candidate=candidate))
     except ConvcError as e:
         entry["error"] = str(e)
         return entry
@@ -181,11 +186,12 @@ def layer_entry(layer: Layer, work: str, ptxas: str, nvdisasm: str | None) -> di
     s, p = r.schedule, r.problem
     entry.update(kernel=s.kernel, tile=f"{s.block_m}x{s.block_n}x{s.block_k}", stages=s.stages, threads=s.threads,
                  smem_bytes=s.smem_bytes, grid=s.grid[0])
-    m_tiles, n_tiles = -(-p.gemm_m // s.block_m), -(-p.F // s.block_n)
-    entry.update(tiles=m_tiles * n_tiles, waves=round(m_tiles * n_tiles / B200_SMS, 2),
-                 tile_utilization=round(p.gemm_m * p.F / (m_tiles * s.block_m * n_tiles * s.block_n), 3))
+    m_tiles, n_tiles = -(-p.gemm_m // (s.block_m * s.cluster_m)), -(-p.F // s.block_n)
+    entry.update(tiles=m_tiles * n_tiles, waves=round(m_tiles * n_tiles / (B200_SMS // s.cluster_m), 2),
+                 tile_utilization=round(p.gemm_m * p.F / (m_tiles * s.block_m * s.cluster_m * n_tiles * s.block_n), 3))
+    entry["cluster"] = s.cluster_m
     if s.kernel == "sm100_ws":
-        lay = sm100_layout(p, s.block_n, s.block_k, s.stages)
+        lay = sm100_layout(p, s.block_n, s.block_k, s.stages, s.cluster_m)
         entry.update(tmem_columns=tmem_columns(s.block_n), mbarriers=lay.barriers)
     entry.update(roofline(layer))
     ptx = glob.glob(os.path.join(dump, "binaries", "*.ptx"))
@@ -205,6 +211,13 @@ def layer_entry(layer: Layer, work: str, ptxas: str, nvdisasm: str | None) -> di
     return entry
 
 
+def _plans_pair(layer: Layer) -> bool:
+    from ..passes.sm100_plan import sm100_candidates
+    from ..passes.target import get_target
+    cands = sm100_candidates(layer.expected_problem(), get_target("sm_100a"))
+    return len(cands) > 1 and cands[1].cluster_m == 2
+
+
 def markdown(entries: list[dict], meta: dict) -> str:
     lines = ["# sm_100a (B200) kernel resources per layer: ptxas, no hardware", "",
              f"Compiled {meta['date']} from commit {meta['commit']} with IREE {meta['iree']} and assembled with "
@@ -213,7 +226,7 @@ def markdown(entries: list[dict], meta: dict) -> str:
              "tensor-memory columns allocated (two f32 accumulator stages), `UTC` the tcgen05 SASS instructions "
              "nvdisasm finds (UTCHMMA: MMAs, UTCBAR: commits, UTCATOMSWS: alloc/dealloc) and LDTM the tensor-memory "
              "loads. Roofline: max(FLOPs / 2.25 PFLOP/s, ideal bytes / 8 TB/s), a lower bound, not a prediction; "
-             "`waves` = tiles / 148 SMs, `util` the share of the tiles' MMA work inside the output. Written by "
+             "`waves` = tiles / 148 SMs (pair tiles / 74 pairs), `util` the share of the tiles' MMA work inside the output. Written by "
              "`python3 -m convc.tools.sm100_table`.", "",
              "| layer | kernel | tile | stages | regs | spill B | stack B | smem B | mbar | bar | TMEM cols | UTC / LDTM "
              "| tiles | waves | util | roofline us | bound |",
@@ -224,17 +237,22 @@ def markdown(entries: list[dict], meta: dict) -> str:
             continue
         sass = e.get("sass_tcgen05") or {}
         utc = ", ".join(f"{k} {v}" for k, v in sass.items()) or "-"
-        lines.append(f"| {e['layer']} | {e.get('kernel', e['path'])} | {e.get('tile', '-')} | {e.get('stages', '-')} | "
+        kernel = e.get("kernel", e["path"]) + (" (2x1 pair)" if e.get("cluster") == 2 else "")
+        lines.append(f"| {e['layer']} | {kernel} | {e.get('tile', '-')} | {e.get('stages', '-')} | "
                      f"{e.get('registers', '-')} | {e.get('spill_stores', 0) + e.get('spill_loads', 0)} | "
                      f"{e.get('stack', '-')} | {e.get('smem_bytes', '-')} | {e.get('mbarriers', '-')} | "
                      f"{e.get('named_barriers', '-')} | {e.get('tmem_columns', '-')} | {utc} | {e.get('tiles', '-')} | "
                      f"{e.get('waves', '-')} | {e.get('tile_utilization', '-')} | {e.get('roofline_us', '-')} | "
                      f"{e.get('bound', '-')} |")
     ok = [e for e in entries if "error" not in e]
-    mine = [e for e in ok if e.get("kernel") == "sm100_ws"]
+    defaults = [e for e in entries if "candidate" not in e]
+    mine = [e for e in ok if e.get("kernel") == "sm100_ws" and "candidate" not in e]
+    pairs = [e for e in ok if e.get("cluster") == 2]
     others = [f"{e['layer']} ({e.get('kernel', e['path'])}: {e['reason']})" for e in ok if e.get("kernel") != "sm100_ws"]
     lines += ["", "Summary:", "",
-              f"- {len(mine)}/{len(entries)} layers on `sm100_ws`; registers "
+              f"- default schedules: {len(mine)}/{len(defaults)} layers on `sm100_ws` (1-SM); the CTA-pair "
+              f"candidate (`cta_group::2`, tile = 256 rows over two CTAs; `tile` shows each CTA's 128 rows) "
+              f"assembled for {len(pairs)} of them; registers "
               f"{min((e['registers'] for e in mine), default=0)}-{max((e['registers'] for e in mine), default=0)}, "
               f"spill bytes {max((e['spill_stores'] + e['spill_loads'] for e in ok), default=0)} (every kernel), "
               f"stack {max((e['stack'] for e in ok), default=0)} B."]
@@ -264,11 +282,15 @@ def main(args) -> int:
     entries = []
     with tempfile.TemporaryDirectory(prefix="convc_sm100_") as work:
         for L in layers:
-            e = layer_entry(L, work, ptxas, nvdisasm)
-            entries.append(e)
-            print(f"{L.name:28s} {e.get('kernel', e.get('path', 'ERROR')):16s} regs={e.get('registers', '-')} "
-                  f"spills={e.get('spill_stores', '-')}/{e.get('spill_loads', '-')}" + (f"  {e['error']}" if "error" in e else ""),
-                  flush=True)
+            # the default schedule, then the CTA-pair candidate (tuning candidate 1) where it plans
+            for cand in (None, 1):
+                if cand is not None and not _plans_pair(L):
+                    continue
+                e = layer_entry(L, work, ptxas, nvdisasm, cand)
+                entries.append(e)
+                print(f"{L.name:28s} {e.get('kernel', e.get('path', 'ERROR'))}{'x2' if cand else '':14s} "
+                      f"regs={e.get('registers', '-')} spills={e.get('spill_stores', '-')}/{e.get('spill_loads', '-')}"
+                      + (f"  {e['error']}" if "error" in e else ""), flush=True)
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "ptxas_table.json"), "w") as f:
         json.dump({"meta": meta, "layers": entries}, f, indent=1)

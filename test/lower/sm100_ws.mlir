@@ -89,3 +89,36 @@
 // LARGE-NEXT: nvvm.barrier id = %c1_i32 number_of_threads = %c128_i32
 // LARGE: nvvm.tcgen05.ld
 // LARGE-COUNT-2: nvvm.cp.async.bulk.tensor.global.shared.cta
+
+// The CTA-pair candidate (tuning candidate 2 on sm_100a; not a default): 2x1 clusters, the
+// pair's tensor memory allocated and freed collectively (cta_group::2) between cluster
+// barriers, each CTA's TMA counting on the leader's `full` (mapa to rank 0; the leader arms it
+// for both CTAs' 2 x (16 KB + 8 KB)), the leader's M = 256 MMAs (idesc 0x10200010) and
+// multicast commits (mask 0b11), epilogue arrivals on the leader's `acc_empty`.
+// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule,convc-lower-kernel --target sm_100a --candidate 1 %inputs/tma_large.flow.mlir | FileCheck %s --check-prefix=PAIR
+// PAIR: attributes {nvvm.cluster_dim = array<i32: 2, 1, 1>, nvvm.minctasm = 1 : i32
+// PAIR: nvvm.mbarrier.init %{{.+}}, %c256_i32
+// PAIR: llvm.intr.trap
+// PAIR: nvvm.cluster.arrive aligned
+// PAIR-NEXT: nvvm.cluster.wait aligned
+// PAIR: nvvm.tcgen05.alloc %{{.+}}, %c256_i32, group = <cta_2>
+// PAIR-NEXT: nvvm.tcgen05.relinquish_alloc_permit group = <cta_2>
+// PAIR: nvvm.tcgen05.fence <before>
+// PAIR-NEXT: nvvm.cluster.arrive aligned
+// PAIR-NEXT: nvvm.cluster.wait aligned
+// PAIR-NEXT: nvvm.tcgen05.fence <after>
+// PAIR: nvvm.mbarrier.arrive.expect_tx %{{.+}}, %c49152_i32
+// PAIR: nvvm.mapa %{{.+}}, %c0_i32 : !llvm.ptr<3> -> !llvm.ptr<7>
+// PAIR: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.+}} mode = im2col group = cta_2
+// PAIR: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.+}} box[{{.+}}, {{.+}}] group = cta_2
+// PAIR: nvvm.tcgen05.mma %{{.+}}, %c270532624_i32, %{{.+}}, kind = f16, cta_group = <cta_2>
+// PAIR: nvvm.tcgen05.commit %{{.+}}, multicast_mask = %c3_i16{{.*}} group = <cta_2>
+// PAIR: nvvm.tcgen05.commit %{{.+}}, multicast_mask = %c3_i16{{.*}} group = <cta_2>
+// PAIR: nvvm.tcgen05.ld
+// PAIR: nvvm.mapa %{{.+}}, %c0_i32
+// PAIR-NEXT: nvvm.mbarrier.arrive %{{.+}} scope = cluster : !llvm.ptr<7>
+// PAIR: nvvm.tcgen05.fence <before>
+// PAIR-NEXT: nvvm.cluster.arrive aligned
+// PAIR-NEXT: nvvm.cluster.wait aligned
+// PAIR-NEXT: nvvm.tcgen05.fence <after>
+// PAIR: nvvm.tcgen05.dealloc %{{.+}}, %c256_i32, group = <cta_2>

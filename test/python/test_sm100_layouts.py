@@ -67,16 +67,18 @@ def tile_shapes():
             yield bn, row
 
 
-@pytest.mark.parametrize("dtype,out_dtype", [("f16", "f32"), ("bf16", "f16")])
-@pytest.mark.parametrize("bn,row", list(tile_shapes()))
-def test_operands_accumulators_and_epilogue_match_a_reference_gemm(dtype, out_dtype, bn, row):
-    rng = np.random.default_rng(bn * 1000 + row)
+def simulate(dtype, out_dtype, bn, row, cluster=1, seed=0):
+    """The kernel's data path for one tile per accumulator stage on `cluster` CTAs (2: a CTA
+    pair, M = 256: CTA c holds A rows 128c.. and B rows c bn/2.. at the same shared offsets,
+    the leader's MMA reads both, and D rows 128c.. land in CTA c's tensor memory). Returns
+    (output tile as the TMA stores write it, reference A @ B.T) per stage."""
+    rng = np.random.default_rng(seed)
     bk = row // 2
     ktiles = 3
-    npdt = np.float16                     # bf16 values are modelled through their bit patterns:
-    a = rng.integers(-3, 4, (BLOCK_M, ktiles * bk)).astype(npdt)     # small integers are exact
-    b = rng.integers(-3, 4, (bn, ktiles * bk)).astype(npdt)         # in both formats
-    if dtype == "bf16":
+    rows = BLOCK_M * cluster
+    a = rng.integers(-3, 4, (rows, ktiles * bk)).astype(np.float16)    # small integers are exact
+    b = rng.integers(-3, 4, (bn, ktiles * bk)).astype(np.float16)      # in f16 and bf16
+    if dtype == "bf16":                   # bf16 values are modelled through their bit patterns
         a_bits = (a.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
         b_bits = (b.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
     else:
@@ -87,56 +89,82 @@ def test_operands_accumulators_and_epilogue_match_a_reference_gemm(dtype, out_dt
             return (bits.astype(np.uint32) << 16).view(np.float32)
         return bits.view(np.float16).astype(np.float32)
 
-    idesc = tc.decode_instr_descriptor(tc.instr_descriptor(BLOCK_M, bn, dtype))
-    assert (idesc.m, idesc.n, idesc.a_dtype, idesc.b_dtype, idesc.d_dtype) == (BLOCK_M, bn, dtype, dtype, "f32")
+    idesc = tc.decode_instr_descriptor(tc.instr_descriptor(rows, bn, dtype, cta_group=cluster))
+    assert (idesc.m, idesc.n, idesc.a_dtype, idesc.b_dtype, idesc.d_dtype) == (rows, bn, dtype, dtype, "f32")
     assert idesc.a_k_major and idesc.b_k_major and not idesc.negate and not idesc.sparse
     cols = tmem_columns(bn)
     assert ACC_STAGES * bn <= cols <= tc.TMEM_COLUMNS
-    tmem = np.full((tc.TMEM_LANES, cols), np.nan, dtype=np.float32)     # garbage before the first MMA
+    # each CTA's tensor memory, garbage before the first MMA
+    tmem = [np.full((tc.TMEM_LANES, cols), np.nan, dtype=np.float32) for _ in range(cluster)]
     ob = 4 if out_dtype == "f32" else 2
     ot = np.float32 if out_dtype == "f32" else np.float16
     panel = epilogue_panel(out_dtype, bn)
+    a_rows, b_rows = BLOCK_M, bn // cluster             # per CTA
+    results = []
     for acc_stage in range(ACC_STAGES):
         col0 = acc_stage * bn
         for kt in range(ktiles):
-            smem = np.zeros(SMEM, dtype=np.uint8)
+            smem = [np.zeros(SMEM, dtype=np.uint8) for _ in range(cluster)]
             a_base, b_base = 1024, 1024 + BLOCK_M * row          # 1024-aligned stage parts
             ks = slice(kt * bk, kt * bk + bk)
-            tma_write(smem, a_base, np.ascontiguousarray(a_bits[:, ks]), row)
-            tma_write(smem, b_base, np.ascontiguousarray(b_bits[:, ks]), row)
+            for c in range(cluster):                             # each CTA's TMA loads
+                tma_write(smem[c], a_base, np.ascontiguousarray(a_bits[c * a_rows:(c + 1) * a_rows, ks]), row)
+                tma_write(smem[c], b_base, np.ascontiguousarray(b_bits[c * b_rows:(c + 1) * b_rows, ks]), row)
             da = tc.smem_descriptor(a_base, 8 * row, row)
             db = tc.smem_descriptor(b_base, 8 * row, row)
             for kk in range(row // 32):
-                # the kernel's K step: both descriptors' start + 32 bytes (descriptor_plus)
-                av = value(mma_operand(smem, da + ((32 * kk) >> 4), idesc.m, np.uint16))
-                bv = value(mma_operand(smem, db + ((32 * kk) >> 4), idesc.n, np.uint16))
+                # the kernel's K step: both descriptors' start + 32 bytes (descriptor_plus); a
+                # pair's MMA reads each CTA's part through the same descriptors
+                av = np.concatenate([value(mma_operand(smem[c], da + ((32 * kk) >> 4), idesc.m // cluster, np.uint16))
+                                     for c in range(cluster)])
+                bv = np.concatenate([value(mma_operand(smem[c], db + ((32 * kk) >> 4), idesc.n // cluster, np.uint16))
+                                     for c in range(cluster)])
                 d = av @ bv.T
                 enable_input_d = not (kt == 0 and kk == 0)
-                tmem[:idesc.m, col0:col0 + idesc.n] = d + (tmem[:idesc.m, col0:col0 + idesc.n] if enable_input_d else 0)
-        # epilogue: tcgen05.ld 32x32b.x32 per warp quadrant, then 16-byte groups into the panels
-        staging = np.zeros(BLOCK_M * bn * ob, dtype=np.uint8)
-        written = np.zeros(BLOCK_M * bn * ob, dtype=np.int32)
-        width = store_width(out_dtype)
-        for t in range(EPILOGUE_THREADS):
-            warp, lane = FIRST_EPILOGUE_WARP + t // WARP, t % WARP
-            lane_base = 32 * (warp % 4)
-            row_ = lane_base + lane
-            for c in range(bn // tc.LD_COLUMNS):
-                regs = tmem[lane_base + lane, col0 + c * tc.LD_COLUMNS: col0 + (c + 1) * tc.LD_COLUMNS]
-                for u in range(tc.LD_COLUMNS // width):
-                    col = c * tc.LD_COLUMNS + u * width
-                    chunk, cin = divmod(col, panel.cols)            # warp_roles.swizzled, col_lane 0
-                    off = panel.offset(IntOps, row_, cin * ob) + chunk * BLOCK_M * panel.span
-                    staging[off:off + 16] = regs[u * width:(u + 1) * width].astype(ot).view(np.uint8)
-                    written[off:off + 16] += 1
-        assert (written == 1).all(), "the epilogue's 16-byte stores must cover the slot exactly once"
-        out = np.zeros((BLOCK_M, bn), dtype=np.float32)
-        for off, ch in panel.boxes(bn, BLOCK_M):                    # TMA store: one box per panel
-            for r in range(BLOCK_M):
-                for cc in range(panel.cols):
-                    o = off + panel.offset(IntOps, r, cc * ob)
-                    out[r, ch + cc] = staging[o:o + ob].view(ot)[0]
-        ref = value(a_bits) @ value(b_bits).T
+                for c in range(cluster):
+                    dc = d[c * BLOCK_M:(c + 1) * BLOCK_M]
+                    old = tmem[c][:BLOCK_M, col0:col0 + idesc.n]
+                    tmem[c][:BLOCK_M, col0:col0 + idesc.n] = dc + (old if enable_input_d else 0)
+        out = np.zeros((rows, bn), dtype=np.float32)
+        for c in range(cluster):
+            # epilogue: tcgen05.ld 32x32b.x32 per warp quadrant, then 16-byte groups into the panels
+            staging = np.zeros(BLOCK_M * bn * ob, dtype=np.uint8)
+            written = np.zeros(BLOCK_M * bn * ob, dtype=np.int32)
+            width = store_width(out_dtype)
+            for t in range(EPILOGUE_THREADS):
+                warp, lane = FIRST_EPILOGUE_WARP + t // WARP, t % WARP
+                lane_base = 32 * (warp % 4)
+                row_ = lane_base + lane
+                for ch in range(bn // tc.LD_COLUMNS):
+                    regs = tmem[c][lane_base + lane, col0 + ch * tc.LD_COLUMNS: col0 + (ch + 1) * tc.LD_COLUMNS]
+                    for u in range(tc.LD_COLUMNS // width):
+                        col = ch * tc.LD_COLUMNS + u * width
+                        chunk, cin = divmod(col, panel.cols)            # warp_roles.swizzled, col_lane 0
+                        off = panel.offset(IntOps, row_, cin * ob) + chunk * BLOCK_M * panel.span
+                        staging[off:off + 16] = regs[u * width:(u + 1) * width].astype(ot).view(np.uint8)
+                        written[off:off + 16] += 1
+            assert (written == 1).all(), "the epilogue's 16-byte stores must cover the slot exactly once"
+            for off, ch in panel.boxes(bn, BLOCK_M):                    # TMA store: one box per panel
+                for r in range(BLOCK_M):
+                    for cc in range(panel.cols):
+                        o = off + panel.offset(IntOps, r, cc * ob)
+                        out[c * BLOCK_M + r, ch + cc] = staging[o:o + ob].view(ot)[0]
+        results.append((out, value(a_bits) @ value(b_bits).T))
+    return results
+
+
+@pytest.mark.parametrize("dtype,out_dtype", [("f16", "f32"), ("bf16", "f16")])
+@pytest.mark.parametrize("bn,row", list(tile_shapes()))
+def test_operands_accumulators_and_epilogue_match_a_reference_gemm(dtype, out_dtype, bn, row):
+    for out, ref in simulate(dtype, out_dtype, bn, row, seed=bn * 1000 + row):
+        np.testing.assert_array_equal(out, ref)
+
+
+@pytest.mark.parametrize("bn,row", list(tile_shapes()))
+def test_cta_pair_operands_and_accumulators_match_a_reference_gemm(bn, row):
+    """The CTA-pair kernel (cta_group::2): M = 256 rows over two CTAs, each with half of the
+    filter rows, for every block_n the pair planner may emit."""
+    for out, ref in simulate("f16", "f16", bn, row, cluster=2, seed=bn * 1000 + row + 1):
         np.testing.assert_array_equal(out, ref)
 
 
@@ -152,6 +180,9 @@ def test_descriptor_encodings():
     assert tc.instr_descriptor(128, 64, "f16") == (1 << 4) | (8 << 17) | (8 << 24)
     with pytest.raises(ValueError):
         tc.instr_descriptor(128, 72, "f16")      # N a multiple of 16 for M = 128
+    assert tc.instr_descriptor(256, 128, "f16", cta_group=2) == (1 << 4) | (16 << 17) | (16 << 24)
+    with pytest.raises(ValueError):
+        tc.instr_descriptor(256, 128, "f16")     # M = 256 only for a CTA pair
     assert tc.tmem_columns_for(160) == 256 and tc.tmem_columns_for(384) == 512
     with pytest.raises(ValueError):
         tc.tmem_columns_for(520)

@@ -268,3 +268,219 @@ def test_broken_variants_are_caught(variant, residual, expect):
             caught.append(str(e))
     assert caught, f"{variant} was never caught"
     assert any(re.search(expect, c) for c in caught), caught[:3]
+
+
+# ---------------------------------------------------------------------------- CTA pairs
+PAIR_VARIANTS = (
+    None,
+    "peer_skips_empty",       # the odd CTA's TMA thread does not wait on its own `empty`
+    "acc_empty_local",        # each CTA's epilogue arrives on its own `acc_empty` (the leader counts 4 warps)
+    "commit_local",           # the leader's commits are not multicast to the odd CTA
+    "dealloc_own_epilogue",   # each CTA frees the pair's tensor memory after its own epilogue only
+)
+
+
+class PairModel:
+    """The cta_group::2 kernel: two CTAs, each with a TMA thread loading its half into its own
+    stage and counting its bytes on the leader's `full`, the leader's MMA thread (M = 256:
+    reads both CTAs' stages, writes both CTAs' tensor memory) whose commits are multicast to
+    both CTAs' `empty` / `acc_full`, four epilogue warps per CTA arriving on the leader's
+    `acc_empty`, residual/store staging per CTA, and a cluster barrier before the pair frees
+    its tensor memory."""
+
+    def __init__(self, stages, ktiles, tiles, residual, rng, variant=None):
+        assert variant in PAIR_VARIANTS
+        self.S, self.K, self.T, self.res, self.rng, self.v = stages, ktiles, tiles, residual, rng, variant
+        self.full = [Barrier(1) for _ in range(stages)]                      # the leader's
+        self.empty = [[Barrier(1) for _ in range(stages)] for _ in range(2)]
+        self.acc_full = [[Barrier(1) for _ in range(ACC_STAGES)] for _ in range(2)]
+        local = self.v == "acc_empty_local"
+        self.acc_empty = [[Barrier(EPI_WARPS * WARP * (1 if local else 2)) for _ in range(ACC_STAGES)]
+                          for _ in range(2)]
+        self.res_full = [Barrier(1) for _ in range(2)]
+        self.landed = [[None] * stages for _ in range(2)]
+        self.stage_reads = [[set() for _ in range(stages)] for _ in range(2)]
+        self.tc, self.asyncs = [], []
+        self.acc_tile = [[None] * ACC_STAGES for _ in range(2)]
+        self.acc_k = [[0] * ACC_STAGES for _ in range(2)]
+        self.reading = [[set() for _ in range(ACC_STAGES)] for _ in range(2)]
+        self.tmem = "none"
+        self.alloc_warps = 0
+        self.started = 0
+        self.named = {}
+        self.store_reading = [False, False]
+        self.res_landed = [None, None]
+        self.done = 0
+
+    def stage(self, it):
+        return it % self.S, (it // self.S) % 2
+
+    def _bar(self, key, n):
+        self.named[key] = self.named.get(key, 0) + 1
+        return lambda: self.named[key] == n
+
+    def _start(self, mma_warp=False):
+        """Barrier inits, cluster barrier, the pair's collective allocation, cluster barrier."""
+        if mma_warp:
+            self.alloc_warps += 1
+            if self.alloc_warps == 2:
+                self.tmem = "allocated"
+        self.started += 1
+        return lambda: self.started == 2 * (2 + EPI_WARPS) and self.tmem == "allocated"
+
+    def producer(self, c):
+        yield lambda: True
+        yield self._start()
+        for j in range(self.T):
+            for kt in range(self.K):
+                it = j * self.K + kt
+                st, ph = self.stage(it)
+                if not (c == 1 and self.v == "peer_skips_empty"):
+                    yield lambda: self.empty[c][st].passes(ph ^ 1)
+                assert not self.stage_reads[c][st], f"CTA {c} stage {st} refilled for iteration {it} while an MMA reads it"
+                self.landed[c][st] = None
+                if c == 0:
+                    self.full[st].arrive(tx=2)          # both CTAs' bytes
+                self.asyncs.append(("load", c, st, it))
+        yield self._bar("exit", 2 * (2 + EPI_WARPS))
+
+    def mma(self, c):
+        yield lambda: True
+        yield self._start(mma_warp=True)
+        if c == 0:
+            for j in range(self.T):
+                a, aph = j % ACC_STAGES, (j // ACC_STAGES) % 2
+                yield lambda: self.acc_empty[0][a].passes(aph ^ 1)
+                for kt in range(self.K):
+                    it = j * self.K + kt
+                    st, ph = self.stage(it)
+                    yield lambda: self.full[st].passes(ph)
+                    self.tc.append(("mma", j, kt, st, it, a))
+                    for cc in range(2):
+                        self.stage_reads[cc][st].add(it)
+                    self.tc.append(("commit", "empty", st))
+                self.tc.append(("commit", "acc_full", a))
+        yield self._bar("exit", 2 * (2 + EPI_WARPS))
+        self._dealloc()
+
+    def _dealloc(self):
+        if self.tmem == "freed":
+            return                                   # the pair's collective dealloc, done once
+        assert not any(op[0] == "mma" for op in self.tc), "tensor memory freed with MMAs in flight"
+        assert not any(r for cta in self.reading for r in cta), "tensor memory freed during a tcgen05.ld"
+        self.tmem = "freed"
+
+    def epilogue(self, c, w):
+        yield lambda: True
+        yield self._start()
+        for j in range(self.T):
+            a, aph = j % ACC_STAGES, (j // ACC_STAGES) % 2
+            if w == 0:
+                yield lambda: not self.store_reading[c]
+                if self.res:
+                    self.res_full[c].arrive(tx=1)
+                    self.asyncs.append(("res", c, j))
+            if not self.res:
+                yield self._bar(("slot", c, j), EPI_WARPS)
+            yield lambda: self.acc_full[c][a].passes(aph)
+            if self.res:
+                yield lambda: self.res_full[c].passes(j % 2)
+            assert self.tmem == "allocated", f"CTA {c} epilogue read tensor memory that is {self.tmem}"
+            assert (self.acc_tile[c][a], self.acc_k[c][a]) == (j, self.K), \
+                f"CTA {c} epilogue read stage {a} holding tile {self.acc_tile[c][a]} for tile {j}"
+            self.reading[c][a].add(w)
+            yield lambda: True
+            assert (self.acc_tile[c][a], self.acc_k[c][a]) == (j, self.K), f"CTA {c} stage {a} overwritten during a tcgen05.ld"
+            self.reading[c][a].discard(w)
+            target = c if self.v == "acc_empty_local" else 0
+            self.acc_empty[target][a].arrive(WARP)
+            assert not self.store_reading[c] and (not self.res or self.res_landed[c] == j)
+            yield self._bar(("staged", c, j), EPI_WARPS)
+            if w == 0:
+                self.store_reading[c] = True
+                self.asyncs.append(("store", c, j))
+        if self.v == "dealloc_own_epilogue":
+            yield self._bar(("own", c), EPI_WARPS)
+            self._dealloc()
+        self.done += 1
+        yield self._bar("exit", 2 * (2 + EPI_WARPS))
+
+    def _complete_tc(self):
+        op = self.tc.pop(0)
+        if op[0] == "commit":
+            targets = [0] if self.v == "commit_local" else [0, 1]
+            for c in targets:
+                (self.empty[c][op[2]] if op[1] == "empty" else self.acc_full[c][op[2]]).arrive()
+            return
+        _, j, kt, st, it, a = op
+        assert self.tmem == "allocated", "MMA ran on freed tensor memory"
+        for c in range(2):
+            assert self.landed[c][st] == it, f"MMA of iteration {it} read CTA {c}'s stage {st} holding {self.landed[c][st]}"
+            assert not self.reading[c][a], f"MMA of tile {j} wrote CTA {c}'s stage {a} during a tcgen05.ld"
+            if kt == 0:
+                self.acc_tile[c][a], self.acc_k[c][a] = j, 1
+            else:
+                assert (self.acc_tile[c][a], self.acc_k[c][a]) == (j, kt)
+                self.acc_k[c][a] += 1
+            self.stage_reads[c][st].discard(it)
+
+    def _complete_async(self, ev):
+        if ev[0] == "load":
+            _, c, st, it = ev
+            self.landed[c][st] = it
+            self.full[st].complete_tx(1)                # the leader's barrier, whichever CTA loaded
+        elif ev[0] == "res":
+            _, c, j = ev
+            assert not self.store_reading[c], f"CTA {c}'s residual landed while a store reads the slot"
+            self.res_landed[c] = j
+            self.res_full[c].complete_tx(1)
+        else:
+            self.store_reading[ev[1]] = False
+
+    def run(self):
+        agents = [self.producer(c) for c in range(2)] + [self.mma(c) for c in range(2)] + \
+                 [self.epilogue(c, w) for c in range(2) for w in range(EPI_WARPS)]
+        waits = [lambda: True for _ in agents]
+        while agents or self.asyncs or self.tc:
+            ready = [i for i, c in enumerate(waits) if c()]
+            background = len(self.asyncs) + (1 if self.tc else 0)
+            if not ready and not background:
+                raise TimeoutError("deadlock")
+            if background and (not ready or self.rng.random() < 0.35):
+                k = self.rng.randrange(background)
+                if k < len(self.asyncs):
+                    self._complete_async(self.asyncs.pop(k))
+                else:
+                    self._complete_tc()
+                continue
+            i = self.rng.choice(ready)
+            try:
+                waits[i] = next(agents[i])
+            except StopIteration:
+                del agents[i], waits[i]
+        assert self.tmem == "freed" and self.done == 2 * EPI_WARPS
+
+
+@pytest.mark.parametrize("stages,ktiles,tiles", CONFIGS)
+@pytest.mark.parametrize("residual", [True, False])
+def test_pair_protocol_holds(stages, ktiles, tiles, residual):
+    for seed in range(25):
+        PairModel(stages, ktiles, tiles, residual, random.Random(seed)).run()
+
+
+@pytest.mark.parametrize("variant,expect", [
+    ("peer_skips_empty", "CTA 1 stage .* refilled|read CTA 1's stage"),
+    ("acc_empty_local", "wrote CTA 1's stage .* during a tcgen05.ld|CTA 1 stage .* overwritten|CTA 1 epilogue read stage"),
+    ("commit_local", "deadlock"),
+    ("dealloc_own_epilogue", "freed|read tensor memory that is freed"),
+])
+def test_pair_broken_variants_are_caught(variant, expect):
+    import re
+    caught = []
+    for seed in range(200):
+        try:
+            PairModel(3, 2, 6, False, random.Random(seed), variant).run()
+        except (AssertionError, TimeoutError) as e:
+            caught.append(str(e))
+    assert caught, f"{variant} was never caught"
+    assert any(re.search(expect, c) for c in caught), caught[:3]

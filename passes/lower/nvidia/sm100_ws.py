@@ -62,12 +62,13 @@ from ..common.emit import Emitter, vec_type
 from ..common.epilogue import apply_steps
 from . import tcgen05 as tc
 from . import tensormap as tm
-from .primitives import (I32, I64, address_of, as_shared_ptr, async_proxy_fence, bulk_commit, bulk_wait_read, i32,
-                         i64, index_to, mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_init,
-                         mbarrier_init_fence, mbarrier_wait, named_barrier, tma_load, tma_store)
+from .primitives import (I16, I32, I64, address_of, as_shared_ptr, async_proxy_fence, bulk_commit, bulk_wait_read,
+                         cluster_ctarank_count, cluster_sync, i32, i64, index_to, mbarrier_arrive,
+                         mbarrier_arrive_expect_tx, mbarrier_arrive_remote, mbarrier_init, mbarrier_init_fence,
+                         mbarrier_wait, named_barrier, tma_load, tma_store, trap_unless)
 from .tile_scheduler import PersistentTiles
 from .tma_loader import (ConvTmaLoader, acquire_descriptor, descriptor_slots, epilogue_map_args, epilogue_panel,
-                         k_tiles, tensor_maps, write_descriptors)
+                         k_tile_tap, k_tiles, tensor_maps, write_descriptors)
 from .warp_roles import swizzled
 
 KERNEL = "sm100_ws"
@@ -123,9 +124,10 @@ class Sm100Layout:
         return 2 * self.stages + 2 * ACC_STAGES + 1
 
 
-def sm100_layout(p: ConvProblem, block_n: int, block_k: int, stages: int) -> Sm100Layout:
+def sm100_layout(p: ConvProblem, block_n: int, block_k: int, stages: int, cluster: int = 1) -> Sm100Layout:
+    """cluster = 2 (a CTA pair): each CTA's B part holds its half of the block_n filter rows."""
     row = block_k * DTYPE_BYTES[p.dtype]
-    a, b = BLOCK_M * row, block_n * row
+    a, b = BLOCK_M * row, block_n // cluster * row
     b0 = stages * a
     out0 = b0 + stages * b
     out_slot = BLOCK_M * block_n * DTYPE_BYTES[p.out_dtype]
@@ -144,8 +146,11 @@ def store_width(dtype: str) -> int:
     return 16 // DTYPE_BYTES[dtype]
 
 
-def check_supported(p: ConvProblem, block_n: int, block_k: int) -> None:
-    """Raises Sm100Unsupported with the reason when the kernel cannot serve p with this tile."""
+def check_supported(p: ConvProblem, block_n: int, block_k: int, cluster: int = 1) -> None:
+    """Raises Sm100Unsupported with the reason when the kernel cannot serve p with this tile
+    (cluster = 2: the CTA-pair variant, M = 256 MMAs over 128 rows per CTA)."""
+    if cluster not in (1, 2):
+        raise Sm100Unsupported(f"a {cluster}x1 cluster (1 or a CTA pair)")
     if p.dynamic_batch:
         raise Sm100Unsupported("a dynamic batch (the tcgen05 kernel sizes its tile walk at compile time)")
     if p.dtype not in ("f16", "bf16"):
@@ -155,12 +160,14 @@ def check_supported(p: ConvProblem, block_n: int, block_k: int) -> None:
     if block_k * DTYPE_BYTES[p.dtype] not in (64, 128):
         raise Sm100Unsupported(f"block_k={block_k}: K rows of 64 or 128 bytes")
     try:
-        tc.check_mma_shape(BLOCK_M, block_n)
+        tc.check_mma_shape(BLOCK_M * cluster, block_n, cluster)
     except ValueError as e:
         raise Sm100Unsupported(str(e)) from None
     if block_n % tc.LD_COLUMNS:
         raise Sm100Unsupported(f"block_n={block_n} is not a multiple of {tc.LD_COLUMNS} "
                                f"(one tcgen05.ld.32x32b.x{tc.LD_COLUMNS} per chunk)")
+    if block_n // cluster % 8:
+        raise Sm100Unsupported(f"block_n={block_n} over {cluster} CTAs: B halves of whole 8-row core matrices")
     full = p.residual_loads
     if len(full) > 1:
         raise Sm100Unsupported("more than one output-shaped epilogue operand")
@@ -179,19 +186,22 @@ def check_supported(p: ConvProblem, block_n: int, block_k: int) -> None:
 
 class Sm100WarpSpecialized:
     def __init__(self, p: ConvProblem, s: Schedule, machine):
-        if s.block_m != BLOCK_M or s.threads != THREADS or s.cluster_m != 1:
-            raise Sm100Unsupported(f"schedule {s.describe()} is not a 1-SM sm100_ws tile")
-        check_supported(p, s.block_n, s.block_k)
+        if s.block_m != BLOCK_M or s.threads != THREADS or s.cluster_m not in (1, 2):
+            raise Sm100Unsupported(f"schedule {s.describe()} is not an sm100_ws tile")
+        check_supported(p, s.block_n, s.block_k, s.cluster_m)
         self.p, self.s, self.m = p, s, machine
         self.e = Emitter()
-        self.lay = sm100_layout(p, s.block_n, s.block_k, s.stages)
+        self.group = s.cluster_m              # tcgen05 cta_group: 1, or 2 for a CTA pair
+        self.pair = self.group == 2
+        self.lay = sm100_layout(p, s.block_n, s.block_k, s.stages, self.group)
         if self.lay.total != s.smem_bytes:
             raise Sm100Unsupported(f"schedule allots {s.smem_bytes} B of shared memory, the layout needs {self.lay.total}")
         self.ktiles = k_tiles(p, s.block_k)
         self.row = s.block_k * DTYPE_BYTES[p.dtype]
         self.res = p.residual_loads[0] if p.residual_loads else None
         self.cols = tmem_columns(s.block_n)
-        self.idesc = tc.instr_descriptor(BLOCK_M, s.block_n, p.dtype)
+        self.mask = 0b11 if self.pair else 0     # a pair's commits arrive in both CTAs
+        self.idesc = tc.instr_descriptor(BLOCK_M * self.group, s.block_n, p.dtype, cta_group=self.group)
         # operand descriptors at address 0 (the stage address is or-ed in): 8-row core
         # matrices one swizzle atom (8 rows) apart, swizzled over the K row
         self.desc_a = tc.smem_descriptor(0, 8 * self.row, self.row)
@@ -246,13 +256,23 @@ class Sm100WarpSpecialized:
             # elected thread acquires the output and residual maps
             write_descriptors(descs, self.slots[:len(descs)], bindings, acquire=2)
             self._init_barriers()
+        if self.pair:
+            # the kernel is compiled for a 2x1 cluster; both CTAs' barriers are initialised
+            # before either allocates (the pair's allocation is collective) or signals the other
+            gpu_d.barrier()
+            trap_unless(arith_d.cmpi(0, cluster_ctarank_count(), i32(2)))
+            cluster_sync()
         with e.if_(e.cmp("eq", warp, MMA_WARP)):
-            tc.tmem_alloc(self.at(lay.tmem_slot), self.cols)
-            tc.tmem_relinquish_alloc_permit()
+            tc.tmem_alloc(self.at(lay.tmem_slot), self.cols, self.group)
+            tc.tmem_relinquish_alloc_permit(self.group)
         tc.fence_before_thread_sync()
-        gpu_d.barrier()
+        if self.pair:
+            cluster_sync()
+        else:
+            gpu_d.barrier()
         tc.fence_after_thread_sync()
         self.taddr = llvm_d.load(I32(), as_shared_ptr(self.at(lay.tmem_slot)), alignment=4)
+        self.leader = e.cmp("eq", self.tiles.rank, 0)
 
         with e.if_else(e.cmp("eq", warp, TMA_WARP)) as (tma_role, rest):
             with tma_role:
@@ -261,17 +281,30 @@ class Sm100WarpSpecialized:
             with rest:
                 with e.if_else(e.cmp("eq", warp, MMA_WARP)) as (mma_role, epilogue_role):
                     with mma_role:
-                        with e.if_(e.cmp("eq", lane, 0)):
+                        # a pair's MMAs are issued by the leader CTA alone
+                        with e.if_(arith_d.andi(e.cmp("eq", lane, 0), self.leader) if self.pair
+                                   else e.cmp("eq", lane, 0)):
                             self._mma()
-                        # every MMA completed (the epilogue saw each stage's last acc_full) and
-                        # every tcgen05.ld was waited for: free the tensor memory
-                        named_barrier(DEALLOC_BARRIER, WARP + EPILOGUE_THREADS)
-                        tc.fence_after_thread_sync()
-                        tc.tmem_dealloc(self.taddr, self.cols)
+                        if not self.pair:
+                            # every MMA completed (the epilogue saw each stage's last acc_full)
+                            # and every tcgen05.ld was waited for: free the tensor memory
+                            named_barrier(DEALLOC_BARRIER, WARP + EPILOGUE_THREADS)
+                            tc.fence_after_thread_sync()
+                            tc.tmem_dealloc(self.taddr, self.cols)
                     with epilogue_role:
                         self._epilogue(e.sub(tid, FIRST_EPILOGUE_WARP * WARP), warp, lane)
-                        tc.fence_before_thread_sync()
-                        named_barrier(DEALLOC_BARRIER, WARP + EPILOGUE_THREADS)
+                        if not self.pair:
+                            tc.fence_before_thread_sync()
+                            named_barrier(DEALLOC_BARRIER, WARP + EPILOGUE_THREADS)
+        if self.pair:
+            # Both CTAs' epilogues are done (so every MMA of the pair completed and every
+            # tcgen05.ld was waited for) before either frees its tensor memory, and no CTA
+            # exits while its peer may still signal one of its barriers.
+            tc.fence_before_thread_sync()
+            cluster_sync()
+            tc.fence_after_thread_sync()
+            with e.if_(e.cmp("eq", warp, MMA_WARP)):
+                tc.tmem_dealloc(self.taddr, self.cols, self.group)
 
     def _init_barriers(self) -> None:
         lay = self.lay
@@ -280,7 +313,7 @@ class Sm100WarpSpecialized:
             mbarrier_init(self.at(lay.empty(i)), 1)         # one tcgen05.commit
         for a in range(ACC_STAGES):
             mbarrier_init(self.at(lay.acc_full(a)), 1)      # one tcgen05.commit
-            mbarrier_init(self.at(lay.acc_empty(a)), EPILOGUE_THREADS)
+            mbarrier_init(self.at(lay.acc_empty(a)), EPILOGUE_THREADS * self.group)   # both CTAs' epilogues
         mbarrier_init(self.at(lay.res_full), 1)             # expect_tx arrival + TMA bytes
         mbarrier_init_fence()
 
@@ -293,8 +326,26 @@ class Sm100WarpSpecialized:
             with e.for_(0, self.ktiles, 1) as (kt, _, _y2):
                 st, ph = self._stage(e.add(e.mul(j, self.ktiles), kt))
                 mbarrier_wait(self._idx(lay.empty(0), st, 8), self._flip(ph))
-                loader.load(kt, self._idx(lay.a0, st, lay.a_stage), self._idx(lay.b0, st, lay.b_stage),
-                            self._idx(lay.full(0), st, 8))
+                a_dst, b_dst = self._idx(lay.a0, st, lay.a_stage), self._idx(lay.b0, st, lay.b_stage)
+                if self.pair:
+                    self._load_pair(loader, kt, a_dst, b_dst, self._idx(lay.full(0), st, 8))
+                else:
+                    loader.load(kt, a_dst, b_dst, self._idx(lay.full(0), st, 8))
+
+    def _load_pair(self, loader, kt, a_dst, b_dst, full) -> None:
+        """A CTA pair's k-tile: this CTA's 128 activation rows and its half of the filter rows
+        (rank r: rows n0 + r block_n / 2 ..) into its own stage; the bytes of both CTAs count
+        on the leader's `full`, which the leader's TMA thread arms for both."""
+        e, p, s = self.e, self.p, self.s
+        bk = s.block_k
+        r, sx, c0 = k_tile_tap(e, p, bk, kt)
+        with e.if_(self.leader):
+            mbarrier_arrive_expect_tx(full, 2 * (self.lay.a_stage + self.lay.b_stage))
+        bar = tc.leader_barrier(full)
+        offsets = [index_to(e.mul(sx, p.dilation[1]), I16()), index_to(e.mul(r, p.dilation[0]), I16())]
+        tc.tma_load_pair(a_dst, loader.desc_a, [index_to(c0, I32()), loader.w0, loader.h0, loader.n_img], bar, offsets)
+        f0 = arith_d.addi(loader.f0, index_to(e.mul(self.tiles.rank, s.block_n // 2), I32()))
+        tc.tma_load_pair(b_dst, loader.desc_b, [index_to(e.mul(kt, bk), I32()), f0], bar)
 
     # ------------------------------------------------------------------ MMA warp
     def _mma(self) -> None:
@@ -313,9 +364,10 @@ class Sm100WarpSpecialized:
                     # K step kk: 32 bytes further along the swizzled K row of both operands
                     first = e.cmp("ne", kt, 0) if kk == 0 else True
                     tc.mma_f16(d, tc.descriptor_plus(da, 32 * kk), tc.descriptor_plus(db, 32 * kk),
-                               self.idesc, first)
-                tc.commit(self._idx(lay.empty(0), st, 8))          # the stage is read: refill it
-            tc.commit(self._idx(lay.acc_full(0), acc, 8))          # the tile's accumulator is done
+                               self.idesc, first, self.group)
+                # the stage is read: refill it (in both CTAs of a pair)
+                tc.commit(self._idx(lay.empty(0), st, 8), self.group, self.mask)
+            tc.commit(self._idx(lay.acc_full(0), acc, 8), self.group, self.mask)   # the accumulator is done
 
     # ------------------------------------------------------------------ epilogue warps
     def _epilogue(self, etid, warp, lane) -> None:
@@ -360,7 +412,10 @@ class Sm100WarpSpecialized:
                 else:
                     # the whole accumulator is in registers: the MMA warp may refill the stage
                     tc.fence_before_thread_sync()
-                    mbarrier_arrive(self._idx(lay.acc_empty(0), acc, 8))
+                    if self.pair:        # the leader's MMA thread waits for both CTAs
+                        mbarrier_arrive_remote(self._idx(lay.acc_empty(0), acc, 8), i32(0))
+                    else:
+                        mbarrier_arrive(self._idx(lay.acc_empty(0), acc, 8))
                 vals = vector_d.bitcast(vec_type(tc.LD_COLUMNS, "f32"), words)
                 for u in range(tc.LD_COLUMNS // width):
                     accv = vector_d.extract_strided_slice(vec_type(width, "f32"), vals, [u * width], [width], [1])

@@ -80,21 +80,25 @@ _D_FORMAT = {"f16": 0, "f32": 1}
 MMA_K = 16                     # kind::f16: K per instruction (32 bytes of a 16-bit row)
 
 
-def instr_descriptor(m: int, n: int, ab_dtype: str, d_dtype: str = "f32") -> int:
+def instr_descriptor(m: int, n: int, ab_dtype: str, d_dtype: str = "f32", cta_group: int = 1) -> int:
     """kind::f16 instruction descriptor: D (d_dtype) = A (m x 16, K-major) * B (n x 16, K-major)
-    of ab_dtype. Valid shapes for cta_group::1: m 64 or 128; n a multiple of 8 (m = 64) or 16
-    (m = 128) in [16, 256] (PTX ISA, "Matrix shape")."""
-    check_mma_shape(m, n)
+    of ab_dtype; m and n are the whole instruction's (for cta_group::2, both CTAs of the pair
+    together). Valid shapes (PTX ISA, "Matrix shape"): cta_group::1: m 64 or 128, n a multiple
+    of 8 (m = 64) or 16 (m = 128) in [16, 256]; cta_group::2: m 128 or 256, n a multiple of 16
+    (m = 128) or 16 (m = 256) in [32, 256]."""
+    check_mma_shape(m, n, cta_group)
     fmt = _AB_FORMAT[ab_dtype]
     return (_D_FORMAT[d_dtype] << 4) | (fmt << 7) | (fmt << 10) | ((n >> 3) << 17) | ((m >> 4) << 24)
 
 
-def check_mma_shape(m: int, n: int) -> None:
-    if m not in (64, 128):
-        raise ValueError(f"tcgen05.mma cta_group::1 has M 64 or 128, not {m}")
+def check_mma_shape(m: int, n: int, cta_group: int = 1) -> None:
+    ms = (64, 128) if cta_group == 1 else (128, 256)
+    if m not in ms:
+        raise ValueError(f"tcgen05.mma cta_group::{cta_group} has M {ms[0]} or {ms[1]}, not {m}")
     step = 8 if m == 64 else 16
-    if n % step or not 16 <= n <= 256:
-        raise ValueError(f"tcgen05.mma M={m} takes N a multiple of {step} in [16, 256], not {n}")
+    lo = 16 if cta_group == 1 else 32
+    if n % step or not lo <= n <= 256:
+        raise ValueError(f"tcgen05.mma cta_group::{cta_group} M={m} takes N a multiple of {step} in [{lo}, 256], not {n}")
 
 
 @dataclass(frozen=True)
@@ -138,26 +142,27 @@ def ptr_tmem():
     return ir.Type.parse("!llvm.ptr<6>")
 
 
-def _cta1():
-    return nvvm_d.CTAGroupKind.CTA_1
+def _group(cta_group: int):
+    return nvvm_d.CTAGroupKind.CTA_1 if cta_group == 1 else nvvm_d.CTAGroupKind.CTA_2
 
 
-def tmem_alloc(slot_smem_i64, columns: int) -> None:
-    """tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], columns: the whole warp
+def tmem_alloc(slot_smem_i64, columns: int, cta_group: int = 1) -> None:
+    """tcgen05.alloc.cta_group::N.sync.aligned.shared::cta.b32 [slot], columns: the whole warp
     allocates `columns` tensor-memory columns (all 128 lanes) and the address is written to the
-    shared-memory slot."""
-    nvvm_d.tcgen05_alloc(as_shared_ptr(slot_smem_i64), i32(columns), group=_cta1())
+    shared-memory slot. cta_group::2: one warp of the same id in each CTA of the pair, the same
+    slot offset in both."""
+    nvvm_d.tcgen05_alloc(as_shared_ptr(slot_smem_i64), i32(columns), group=_group(cta_group))
 
 
-def tmem_relinquish_alloc_permit() -> None:
-    """tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned: this CTA allocates no more."""
-    nvvm_d.tcgen05_relinquish_alloc_permit(group=_cta1())
+def tmem_relinquish_alloc_permit(cta_group: int = 1) -> None:
+    """tcgen05.relinquish_alloc_permit.cta_group::N.sync.aligned: this CTA allocates no more."""
+    nvvm_d.tcgen05_relinquish_alloc_permit(group=_group(cta_group))
 
 
-def tmem_dealloc(taddr_i32, columns: int) -> None:
-    """tcgen05.dealloc.cta_group::1.sync.aligned.b32 taddr, columns: by the warp that allocated,
+def tmem_dealloc(taddr_i32, columns: int, cta_group: int = 1) -> None:
+    """tcgen05.dealloc.cta_group::N.sync.aligned.b32 taddr, columns: by the warp that allocated,
     after every tcgen05 op on the columns completed; before the CTA exits."""
-    nvvm_d.tcgen05_dealloc(tmem_ptr(taddr_i32), i32(columns), group=_cta1())
+    nvvm_d.tcgen05_dealloc(tmem_ptr(taddr_i32), i32(columns), group=_group(cta_group))
 
 
 def tmem_ptr(taddr_i32):
@@ -176,21 +181,29 @@ def fence_after_thread_sync() -> None:
     nvvm_d.tcgen05_fence(nvvm_d.Tcgen05FenceKind.AFTER_THREAD_SYNC)
 
 
-def mma_f16(d_taddr_i32, desc_a_i64, desc_b_i64, idesc: int, accumulate) -> None:
-    """tcgen05.mma.cta_group::1.kind::f16 [d], a_desc, b_desc, idesc, enable_input_d: one
+def mma_f16(d_taddr_i32, desc_a_i64, desc_b_i64, idesc: int, accumulate, cta_group: int = 1) -> None:
+    """tcgen05.mma.cta_group::N.kind::f16 [d], a_desc, b_desc, idesc, enable_input_d: one
     asynchronous M x N x 16 MMA, both operands from shared memory, D in tensor memory.
-    accumulate: bool, or an i1 value (false: D = A * B, the old D is ignored)."""
+    accumulate: bool, or an i1 value (false: D = A * B, the old D is ignored). cta_group::2:
+    issued by one thread of the even CTA of the pair; A's rows M/2.. and B's rows N/2.. are
+    read at the same shared offsets in the odd CTA, and D's rows M/2.. land in its tensor
+    memory."""
     if isinstance(accumulate, bool):
         accumulate = arith_d.constant(ir.IntegerType.get_signless(1), int(accumulate))
-    nvvm_d.tcgen05_mma(nvvm_d.Tcgen05MMAKind.F16, _cta1(), tmem_ptr(d_taddr_i32), desc_a_i64, desc_b_i64,
+    nvvm_d.tcgen05_mma(nvvm_d.Tcgen05MMAKind.F16, _group(cta_group), tmem_ptr(d_taddr_i32), desc_a_i64, desc_b_i64,
                        i32(idesc - (1 << 32) if idesc >= (1 << 31) else idesc), accumulate)
 
 
-def commit(bar_smem_i64) -> None:
-    """tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [bar]: one arrival
-    on the mbarrier once every async tcgen05 op this thread issued before it has completed
-    (an MMA's completion includes its shared-memory operand reads)."""
-    nvvm_d.tcgen05_commit(as_shared_ptr(bar_smem_i64), group=_cta1())
+def commit(bar_smem_i64, cta_group: int = 1, multicast_mask: int = 0) -> None:
+    """tcgen05.commit.cta_group::N.mbarrier::arrive::one.shared::cluster{.multicast::cluster}.b64
+    [bar]{, mask}: one arrival on the mbarrier (with a mask: on the mbarrier at the same offset
+    in every CTA of the mask) once every async tcgen05 op this thread issued before it has
+    completed (an MMA's completion includes its shared-memory operand reads, in both CTAs of
+    a pair)."""
+    kw = {}
+    if multicast_mask:
+        kw["multicast_mask"] = arith_d.constant(ir.IntegerType.get_signless(16), multicast_mask)
+    nvvm_d.tcgen05_commit(as_shared_ptr(bar_smem_i64), group=_group(cta_group), **kw)
 
 
 def ld_32x32b(taddr_i32, columns: int = LD_COLUMNS):
@@ -236,3 +249,29 @@ def descriptor_plus(desc_i64, byte_offset: int):
     """desc moved by byte_offset (a multiple of 16) within the 14-bit address field: shared
     addresses stay under 256 KB, so the field never carries."""
     return arith_d.addi(desc_i64, i64(byte_offset >> 4)) if byte_offset else desc_i64
+
+
+# ---------------------------------------------------------------------- CTA pairs (cta_group::2)
+def leader_barrier(bar_smem_i64):
+    """mapa.shared::cluster: the shared::cluster address (i64) of the mbarrier at the same
+    shared offset in the pair's even (leader) CTA, rank 0 of the 2x1 cluster."""
+    remote = nvvm_d.MapaOp(ir.Type.parse("!llvm.ptr<7>"), as_shared_ptr(bar_smem_i64), i32(0)).result
+    return llvm_d.ptrtoint(I64(), remote)
+
+
+def tma_load_pair(dst_smem_i64, desc_addr_i64, coords_i32, leader_bar, im2col_offsets_i16=()) -> None:
+    """cp.async.bulk.tensor.Nd.cta_group::2.shared::cluster.global.{tile|im2col}.mbarrier::
+    complete_tx::bytes: a box into this CTA's shared memory whose completed bytes count on the
+    leader CTA's mbarrier (leader_bar, the shared::cluster address from leader_barrier), where
+    the MMA thread waits. The NVVM op types its mbarrier operand as a shared pointer
+    (!llvm.ptr<3>), which the instruction reads as a shared::cluster address: the mapa result
+    is passed through as an integer."""
+    from ...ir import parse_attr
+    from .primitives import as_generic_ptr
+    dst = llvm_d.addrspacecast(ir.Type.parse("!llvm.ptr<7>"), as_shared_ptr(dst_smem_i64))
+    kw = {"group": nvvm_d.CTAGroupKind.CTA_2}
+    if im2col_offsets_i16:
+        kw["mode"] = parse_attr("#nvvm.tma_load_mode<im2col>")
+    nvvm_d.CpAsyncBulkTensorGlobalToSharedClusterOp(dst, as_generic_ptr(desc_addr_i64), list(coords_i32),
+                                                    as_shared_ptr(leader_bar),
+                                                    list(im2col_offsets_i16), **kw)

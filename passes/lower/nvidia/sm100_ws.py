@@ -1,5 +1,6 @@
 """sm_100a warp-specialized persistent implicit GEMM on tcgen05 (the MAX SM100
-Conv2dFpropKernel design, one SM per tile: cta_group::1).
+Conv2dFpropKernel design): one SM per tile (cta_group::1, the default), or a CTA pair per
+256-row tile (Schedule.cluster_m = 2, cta_group::2; a tuning candidate: see the end).
 
 192 threads in six warps, each role one branch of one if/else:
 - warp 0, TMA (one thread): walks this CTA's tiles and issues every operand TMA: im2col
@@ -43,6 +44,13 @@ then: the epilogue waited on `acc_full` of each stage's last tile, committed aft
 Shared memory, one 1024-aligned allocation:
 [A stages][B stages][staging slot][full x S][empty x S][acc_full x 2][acc_empty x 2][res_full]
 [tensor-memory address].
+
+CTA pairs (2x1 clusters): each CTA loads its 128 rows and half of the filter rows into its own
+stages, counting the bytes on the leader's (rank 0's) `full` through `mapa` (only the leader
+arms it); the leader's MMA thread issues cta_group::2 MMAs (M = 256) and multicasts its commits
+to both CTAs' `empty` / `acc_full`; both CTAs' epilogue threads arrive on the leader's
+`acc_empty`; tensor memory is allocated and freed collectively (cta_group::2) between cluster
+barriers, which also keep either CTA from exiting while the other may still signal it.
 
 Barrier parities: ring iteration it = j * k_tiles + kt uses stage it % S with parity
 (it / S) % 2 (the TMA thread waits on `empty` with the other parity); tile j uses accumulator

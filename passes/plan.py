@@ -403,6 +403,9 @@ def plan_schedule_for(p: ConvProblem, t: Target, precision: str = "tf32") -> Sch
         return plan_dynamic_batch(p, t, precision)
     if p.dtype == "f32":
         return plan_f32(p, t, precision)
+    if t.has_tcgen05:
+        from .sm100_plan import plan_sm100
+        return plan_sm100(p, t)
     if t.has_wgmma:
         return plan_sm90(p, t)
     if t.backend == "amd":
@@ -748,6 +751,9 @@ def candidate_schedules(p: ConvProblem, t: Target, precision: str = "tf32") -> l
     """Every schedule worth timing for p on t, the default first."""
     if p.dtype == "f32" or p.dynamic_batch or p.grouped:
         return [plan_schedule_for(p, t, precision)]
+    if t.has_tcgen05:
+        from .sm100_plan import sm100_candidates
+        return sm100_candidates(p, t)
     if t.has_wgmma:
         return sm90_candidates(p, t)
     return [plan_schedule_for(p, t)]

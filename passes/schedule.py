@@ -10,7 +10,7 @@ import dataclasses
 from dataclasses import dataclass
 
 KERNELS = ("portable_igemm", "sm90_tma_wgmma", "sm90_gather_wgmma", "sm90_ws_cooperative", "sm90_ws_pingpong",
-           "sm90_ws_streamk", "sm90_rows_wgmma", "amd_lds_mfma", "direct_grouped")
+           "sm90_ws_streamk", "sm90_rows_wgmma", "sm100_ws", "amd_lds_mfma", "direct_grouped")
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ class Target:
     smem_bytes: int        # max workgroup memory per block
     has_tma: bool = False
     has_wgmma: bool = False
+    has_tcgen05: bool = False  # sm_100a: tcgen05 MMAs with tensor memory (passes/sm100_plan.py)
     ptx_features: str = ""
     num_sms: int = 1           # compute units, for grid-filling heuristics
     lds_dma_bytes: int = 0     # AMD: bytes one lane moves per direct-to-LDS load (0: none)
@@ -31,7 +32,9 @@ TARGETS: dict[str, Target] = {
     # +ptx86: relaxed cluster-scope mbarrier arrivals (the driver JITs PTX 8.6)
     "sm_90a": Target("sm_90a", "nvidia", 32, 232448, has_tma=True, has_wgmma=True, ptx_features="+ptx86",
                      num_sms=132),
-    "sm_100a": Target("sm_100a", "nvidia", 32, 232448, has_tma=True, ptx_features="+ptx86", num_sms=148),
+    # +ptx86: the tcgen05 instructions (PTX ISA 8.6 is their first version) and relaxed arrivals
+    "sm_100a": Target("sm_100a", "nvidia", 32, 232448, has_tma=True, has_tcgen05=True, ptx_features="+ptx86",
+                      num_sms=148),
     "gfx942": Target("gfx942", "amd", 64, 65536, num_sms=304, lds_dma_bytes=4, mfma_k=16),
     "gfx950": Target("gfx950", "amd", 64, 163840, num_sms=256, lds_dma_bytes=16, mfma_k=32),
     "llvm-cpu": Target("llvm-cpu", "cpu", 1, 32768),

@@ -20,6 +20,7 @@ from .nvidia.sm90_gather import emit_sm90_gather_wgmma
 from .nvidia.sm90_igemm import emit_sm90_tma_wgmma
 from .nvidia.sm90_rows import emit_sm90_rows
 from .nvidia.sm90_ws import emit_sm90_ws
+from .nvidia.sm100_ws import emit_sm100_ws
 from .amd.igemm_mfma import emit_amd_lds_mfma
 
 KERNEL_ATTR = "convc.kernel"
@@ -27,7 +28,7 @@ KERNEL_ATTR = "convc.kernel"
 EMITTERS = {"portable_igemm": emit_portable_igemm, "sm90_tma_wgmma": emit_sm90_tma_wgmma,
             "sm90_gather_wgmma": emit_sm90_gather_wgmma, "sm90_ws_cooperative": emit_sm90_ws,
             "sm90_ws_pingpong": emit_sm90_ws, "sm90_ws_streamk": emit_sm90_ws, "sm90_rows_wgmma": emit_sm90_rows,
-            "amd_lds_mfma": emit_amd_lds_mfma, "direct_grouped": emit_direct_grouped}
+            "sm100_ws": emit_sm100_ws, "amd_lds_mfma": emit_amd_lds_mfma, "direct_grouped": emit_direct_grouped}
 
 
 def machine_for(arch: str):

@@ -1,4 +1,4 @@
-// convc-plan-schedule: the portable schedule per target (sm_100a: no wgmma, so portable).
+// convc-plan-schedule: the portable schedule per target (sm_100a: C = 16 has no TMA K row, so portable).
 
 // RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target sm_100a %inputs/padded_3x3_bias_relu.flow.mlir | FileCheck %s --check-prefix=SM100
 // SM100-LABEL: flow.executable private @main_dispatch_0

@@ -50,9 +50,9 @@
 // NARROW: kernel = "sm90_gather_wgmma", min_ctas_per_sm = 2 : i64
 // NARROW-SAME: reason = "gathered im2col + wgmma (TMA declined: C=16 is not a multiple of 64
 
-// sm_100a has TMA but no wgmma: portable.
+// sm_100a has no wgmma: its own tcgen05 kernel (test/plan/sm100_selection.mlir).
 // RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target sm_100a %inputs/tma_3x3_residual.flow.mlir | FileCheck %s --check-prefix=SM100
-// SM100: kernel = "portable_igemm"
+// SM100: kernel = "sm100_ws"
 
 // A handful of tiles (one 7x7 image: four 64x128 tiles): stream-K chains on 8 CTAs, with the
 // flags and partial tiles after the descriptor slots in the scratch buffer.

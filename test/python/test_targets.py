@@ -79,9 +79,13 @@ def test_sm90a_ptx(tmp_path):
 
 
 def test_portable_ptx_on_sm100a(tmp_path):
-    layer = next(L for L in SUITE if L.name == "r50_l3_3x3_256")
+    """C = 40 over a 3x3 filter (no TMA K row) stays on the portable kernel on sm_100a, with
+    the reason; its loads are 16-byte vectors."""
+    import dataclasses
+    layer = dataclasses.replace(next(L for L in SUITE if L.name == "r50_l3_3x3_256"), name="c40_3x3", C=40)
     _, res = compile_layer(tmp_path, layer, target="sm_100a", dump_dir=str(tmp_path / "p"))
     assert res.reports[0].schedule.kernel == "portable_igemm"
+    assert "tcgen05 kernel declined" in res.reports[0].reason
     ptx = _dump_text(tmp_path / "p" / "binaries", "*.ptx")
     assert "ld.global.nc.v4.b32" in ptx and "bar.sync" in ptx and "fma.rn.f32" in ptx
     assert "st.shared" in ptx and "ld.shared" in ptx
@@ -90,8 +94,9 @@ def test_portable_ptx_on_sm100a(tmp_path):
 def test_sm100a_compiles(tmp_path):
     layer = next(L for L in SUITE if L.name == "r50_l2_3x3_128")
     _, res = compile_layer(tmp_path, layer, target="sm_100a", dump_dir=str(tmp_path / "d"))
-    assert res.reports[0].path == "convc"
-    assert ".target sm_100a" in _dump_text(tmp_path / "d" / "binaries", "*.ptx")
+    assert res.reports[0].path == "convc" and res.reports[0].schedule.kernel == "sm100_ws"
+    ptx = _dump_text(tmp_path / "d" / "binaries", "*.ptx")
+    assert ".target sm_100a" in ptx and "tcgen05.mma.cta_group::1.kind::f16" in ptx
 
 
 @pytest.mark.parametrize("target", ["gfx942", "gfx950"])

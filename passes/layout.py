@@ -149,14 +149,23 @@ def _rewrite_conv(op) -> None:
 
 
 def _reshape(v: ir.Value, shape: list[int], groups: list[list[int]]) -> ir.Value:
-    """v collapsed or expanded (by the rank change) to the static `shape`."""
+    """v collapsed or expanded (by the rank change) to `shape` (static but for the batch)."""
     t = ir.RankedTensorType(v.type)
     rt = ir.RankedTensorType.get(shape, t.element_type)
     assoc = ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(ir.IntegerType.get_signless(64), i)
                                                 for i in g]) for g in groups])
     if len(shape) < t.rank:
         return tensor_d.CollapseShapeOp(rt, v, assoc).result
-    return tensor_d.ExpandShapeOp(rt, v, assoc, [], shape).result
+    # a dynamic size is the batch, dimension 0 of both (its own group in every view here)
+    dims = [tensor_d.dim(v, arith_d.constant(ir.IndexType.get(), 0))] if rt.is_dynamic_dim(0) else []
+    return tensor_d.ExpandShapeOp(rt, v, assoc, dims, shape).result
+
+
+def _empty5(like: ir.Value, rest: list[int], et: ir.Type) -> ir.Value:
+    """tensor.empty of [N, *rest], N being like's (possibly dynamic) batch."""
+    t = ir.RankedTensorType(like.type)
+    n = tensor_d.dim(like, arith_d.constant(ir.IndexType.get(), 0)) if t.is_dynamic_dim(0) else t.shape[0]
+    return tensor_d.EmptyOp([n, *rest], et).result
 
 
 _G_DIM = [[0], [1, 2], [3], [4]]        # NCHW <-> N,G,C/G,H,W (and F,R,S <-> G,F/G,R,S...)
@@ -193,14 +202,14 @@ def _rewrite_grouped(op) -> None:
             xt = _channels_last_input(x4)
             w4 = _reshape(w, [g, fg, r, sz], [[0], [1, 2], [3], [4]])
             wt = _barrier(_transpose(w4, [2, 3, 0, 1]))                   # G,M,R,S -> R,S,G,M
-            acc = _value(linalg_d.fill(zero, outs=[tensor_d.EmptyOp([n, ho, wo, g, fg], et).result]))
+            acc = _value(linalg_d.fill(zero, outs=[_empty5(xt, [ho, wo, g, fg], et)]))
             y5 = _value(linalg_d.depthwise_conv_2d_nhwc_hwcm(xt, wt, outs=[acc], strides=strides,
                                                              dilations=dilations))
         else:
             wt = _barrier(_transpose(w, [0, 1, 3, 4, 2]))              # G,F,C,R,S -> G,F,R,S,C
             xt5 = _channels_last_input(x4, lambda v: _reshape(v, [*ir.RankedTensorType(v.type).shape[:3], g, cg],
                                                                _G_LAST))
-            acc = _value(linalg_d.fill(zero, outs=[tensor_d.EmptyOp([n, ho, wo, g, fg], et).result]))
+            acc = _value(linalg_d.fill(zero, outs=[_empty5(xt5, [ho, wo, g, fg], et)]))
             y5 = _value(linalg_d.conv_2d_nhwgc_gfhwc(xt5, wt, outs=[acc], strides=strides, dilations=dilations))
         y = _reshape(y5, [n, ho, wo, g * fg], _G_LAST)
     if not _is_zero_fill(init):
@@ -223,9 +232,11 @@ def _rewrite_pool(op) -> None:
 
 
 def _rewritable(op) -> bool:
-    if op.name in GROUPED_OPS:         # static shapes only (the group view needs them)
-        return all(isinstance(v.type, ir.RankedTensorType) and v.type.has_static_shape
-                   for v in list(op.operands)[:3])
+    if op.name in GROUPED_OPS:         # static shapes but for a dynamic batch
+        x, w, init = list(op.operands)[:3]
+        return (isinstance(w.type, ir.RankedTensorType) and w.type.has_static_shape
+                and all(isinstance(v.type, ir.RankedTensorType)
+                        and all(not v.type.is_dynamic_dim(i) for i in range(1, v.type.rank)) for v in (x, init)))
     if op.name not in CONV_OPS and op.name not in POOL_OPS:
         return False
     tensors = [op.operands[0], op.operands[2]] + ([] if op.name in POOL_OPS else [op.operands[1]])

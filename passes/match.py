@@ -841,8 +841,6 @@ def match_function(func, allowed_gemms=None) -> tuple[ConvProblem, list] | None:
             if size(fs, g.f_pos, "g") != groups:
                 raise Decline("filter and input group counts differ")
             C, F = groups * C, groups * F
-            if d.batch is not None:
-                raise Decline("grouped or depthwise convolution with a dynamic batch: not supported yet")
     else:
         N, H, W, C, F, stride, x_op, f_op = _match_gemm_1x1(d, conv)
         R = S = 1

@@ -101,7 +101,8 @@ def plan_grouped(p: ConvProblem, t: Target) -> Schedule:
     return Schedule(kernel="direct_grouped", target=t.arch, block_m=block, block_n=v, block_k=vc,
                     thread_m=pw, thread_n=v, threads=threads, vec_a=vc if not p.depthwise else v,
                     vec_b=v, stages=1, grid=grid, smem_bytes=0, subgroup_size=t.subgroup_size,
-                    reason=f"direct grouped conv: {kind}, {what} per thread, f32 accumulation")
+                    reason=f"direct grouped conv: {kind}, {what} per thread, f32 accumulation"
+                           + (", batch read at run time" if p.dynamic_batch else ""))
 
 
 def _require_tma(p: ConvProblem, t: Target, block_k: int | None = None) -> None:

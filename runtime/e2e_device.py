@@ -35,12 +35,12 @@ _DT = {"float16": ("f16", np.float16), "float32": ("f32", np.float32)}
 def _torch_model(case: dict):
     import torch
     from ..tools.e2e_models import MODELS, load_synthetic
-    if case["model"] == "resnet50":
+    if case["model"] in ("resnet50", "mobilenet_v2"):
         try:
             import torchvision
-            model = torchvision.models.resnet50(weights=None)     # the real one, where present
+            model = getattr(torchvision.models, case["model"])(weights=None)   # the real one, where present
         except ImportError:
-            model = MODELS["resnet50"]()
+            model = MODELS[case["model"]]()
     else:
         model = MODELS[case["model"]]()
     return load_synthetic(model, case["seed"]).eval()

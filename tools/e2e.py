@@ -45,6 +45,11 @@ CASES = [
     Case("resnet50_dyn_b7", "resnet50", (7, 3, 224, 224), dynamic="resnet50_dyn"),
     Case("resnet50_dyn_b32", "resnet50", (32, 3, 224, 224), dynamic="resnet50_dyn"),
     Case("resnet50_dyn_f32_b5", "resnet50", (5, 3, 224, 224), dtype="float32", dynamic="resnet50_dyn_f32"),
+    # depthwise convs (direct_grouped); the dynamic build run at two batches
+    Case("mobilenet_v2_b32", "mobilenet_v2", (32, 3, 224, 224)),
+    Case("mobilenet_v2_b1", "mobilenet_v2", (1, 3, 224, 224)),
+    Case("mobilenet_v2_dyn_b1", "mobilenet_v2", (1, 3, 224, 224), dynamic="mobilenet_v2_dyn"),
+    Case("mobilenet_v2_dyn_b16", "mobilenet_v2", (16, 3, 224, 224), dynamic="mobilenet_v2_dyn"),
 ]
 
 

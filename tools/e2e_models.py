@@ -3,6 +3,8 @@
 - `resnet50()`: torchvision's ResNet-50 architecture, written out with the same module names
   (so `torchvision.models.resnet50(weights=None).load_state_dict(...)` takes its weights
   strictly; the device script checks that), for exporting where torchvision is absent.
+- `mobilenet_v2()`: torchvision's MobileNetV2 (width 1.0) written out with its module names:
+  inverted residuals of 1x1 expand, 3x3 depthwise and 1x1 project convs with BatchNorm and ReLU6.
 - `vae_decoder()`: a VAE-decoder-like stack of 3x3 convs at 512 -> 256 channels, 64 -> 256 px
   (GroupNorm-free: conv + SiLU blocks with residual adds and nearest upsampling).
 - `synthetic_weights(shapes, seed)`: deterministic weights per state_dict key (numpy, so the
@@ -109,7 +111,51 @@ def vae_decoder() -> nn.Module:
     return VaeDecoder()
 
 
-MODELS = {"resnet50": resnet50, "vae_decoder": vae_decoder}
+def _conv_bn_relu6(inp: int, oup: int, k: int = 3, stride: int = 1, groups: int = 1) -> nn.Sequential:
+    """torchvision's Conv2dNormActivation: conv (no bias), BatchNorm, ReLU6 as keys 0, 1, 2."""
+    return nn.Sequential(nn.Conv2d(inp, oup, k, stride, (k - 1) // 2, groups=groups, bias=False),
+                         nn.BatchNorm2d(oup), nn.ReLU6(inplace=True))
+
+
+class InvertedResidual(nn.Module):
+    def __init__(self, inp: int, oup: int, stride: int, expand: int):
+        super().__init__()
+        hidden = inp * expand
+        self.use_res = stride == 1 and inp == oup
+        layers = [_conv_bn_relu6(inp, hidden, 1)] if expand != 1 else []
+        layers += [_conv_bn_relu6(hidden, hidden, 3, stride, groups=hidden),
+                   nn.Conv2d(hidden, oup, 1, bias=False), nn.BatchNorm2d(oup)]
+        self.conv = nn.Sequential(*layers)
+
+    def forward(self, x):
+        return x + self.conv(x) if self.use_res else self.conv(x)
+
+
+class MobileNetV2(nn.Module):
+    SETTING = [(1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 3, 2), (6, 64, 4, 2), (6, 96, 3, 1), (6, 160, 3, 2), (6, 320, 1, 1)]
+
+    def __init__(self, num_classes: int = 1000):
+        super().__init__()
+        features = [_conv_bn_relu6(3, 32, 3, 2)]
+        inp = 32
+        for t, c, n, s in self.SETTING:
+            for i in range(n):
+                features.append(InvertedResidual(inp, c, s if i == 0 else 1, t))
+                inp = c
+        features.append(_conv_bn_relu6(inp, 1280, 1))
+        self.features = nn.Sequential(*features)
+        self.classifier = nn.Sequential(nn.Dropout(0.2), nn.Linear(1280, num_classes))
+
+    def forward(self, x):
+        x = nn.functional.adaptive_avg_pool2d(self.features(x), 1)
+        return self.classifier(torch.flatten(x, 1))
+
+
+def mobilenet_v2() -> nn.Module:
+    return MobileNetV2()
+
+
+MODELS = {"resnet50": resnet50, "vae_decoder": vae_decoder, "mobilenet_v2": mobilenet_v2}
 
 
 def synthetic_weights(shapes: dict, seed: int = 0) -> dict:

@@ -14,7 +14,7 @@ from ..problem import ConvProblem
 from ..schedule import Schedule
 from ..target import get_target
 from .common.executable import build_executable, conv_bindings
-from .common.direct_grouped import emit_direct_grouped
+from .common.direct_grouped import direct_grouped_batch_grid, emit_direct_grouped
 from .common.igemm import emit_portable_igemm, portable_batch_grid
 from .nvidia.sm90_gather import emit_sm90_gather_wgmma
 from .nvidia.sm90_igemm import emit_sm90_tma_wgmma
@@ -82,8 +82,9 @@ def lower_kernels(module: ir.Module, options=None) -> ir.Module:
                 bindings = conv_bindings(p, shapes, dtypes, s.scratch_bytes)
                 machine = machine_for(s.target)
                 emitter = EMITTERS[s.kernel]
-                # a persistent kernel's grid is fixed; the portable one's follows the batch
-                batch_grid = portable_batch_grid(p, s) if s.kernel == "portable_igemm" else None
+                # a persistent kernel's grid is fixed; the portable and direct ones' follow the batch
+                batch_grid = (portable_batch_grid(p, s) if s.kernel == "portable_igemm" else
+                              direct_grouped_batch_grid(p, s) if s.kernel == "direct_grouped" else None)
                 build_executable(ir.InsertionPoint(exe), sym, s, machine, bindings,
                                  lambda memrefs: emitter(p, s, machine, memrefs), p, batch_grid)
                 made[sym] = key

@@ -224,3 +224,35 @@ def test_random_grouped_layers_on_cpu(tmp_path, layer):
     got, ref = run_layer_cpu(vmfb, layer, 0)
     assert not np.isnan(got).any(), "unwritten (poisoned) or NaN outputs"
     assert _rel_err(got, ref) <= (1e-2 if layer.out_dtype != "f32" else 1e-5), _rel_err(got, ref)
+
+
+def test_dynamic_batch_grouped_and_depthwise(tmp_path):
+    """A dynamic batch reaches the direct kernel (its grid and item count from the batch): one
+    vmfb run at several N against PyTorch."""
+    torch = pytest.importorskip("torch")
+    from convc.compiler.pytorch import compile_module
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.dw = torch.nn.Conv2d(16, 16, 3, padding=1, groups=16)
+            self.mult = torch.nn.Conv2d(16, 32, 3, stride=2, padding=1, groups=16)
+            self.grouped = torch.nn.Conv2d(32, 32, 3, padding=1, groups=4)
+
+        def forward(self, x):
+            return self.grouped(torch.relu(self.mult(torch.relu(self.dw(x)))))
+
+    torch.manual_seed(0)
+    net = Net().eval()
+    out = tmp_path / "d.vmfb"
+    res = compile_module(net, (torch.randn(2, 16, 9, 9),), str(out), dynamic_batch=True, target="llvm-cpu")
+    convs = _conv_reports(res)
+    assert len(convs) == 3 and all(r.path == "convc" and r.problem.dynamic_batch for r in convs), \
+        [r.line() for r in res.reports]
+    mod = LoadedModule(str(out), "local-task")
+    for n in (1, 3, 6):
+        x = torch.randn(n, 16, 9, 9)
+        got = mod.call("main", [(x.numpy(), "f32")])
+        with torch.no_grad():
+            ref = net(x).numpy()
+        assert got.shape == ref.shape and _rel_err(got, ref) <= 1e-5, (n, _rel_err(got, ref))

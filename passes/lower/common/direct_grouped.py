@@ -52,8 +52,9 @@ class DirectGrouped:
     def emit(self, memrefs: list) -> None:
         p, s, e = self.p, self.s, self.e
         nv = p.F // self.V
-        segments = p.N * p.Ho * _cdiv(p.Wo, self.P)
-        total = segments * nv
+        batch = getattr(memrefs, "batch", None)           # a dynamic batch, read at run time
+        segments = e.mul(p.N if batch is None else batch, p.Ho * _cdiv(p.Wo, self.P))
+        total = e.mul(segments, nv)
         pid = hal_d.InterfaceWorkgroupIDOp(0).result
         tid = self.m.thread_id(e)
         base = e.mul(pid, s.block_m)
@@ -232,3 +233,12 @@ class DirectGrouped:
 
 def emit_direct_grouped(p: ConvProblem, s: Schedule, machine, memrefs: list) -> None:
     DirectGrouped(p, s, machine).emit(memrefs)
+
+
+def direct_grouped_batch_grid(p: ConvProblem, s: Schedule):
+    """The grid for a runtime batch: one workgroup per block_m items."""
+    def grid(batch):
+        e = Emitter()
+        items = e.mul(e.mul(batch, p.Ho * _cdiv(p.Wo, s.thread_m)), p.F // s.block_n)
+        return [e.div(e.add(items, s.block_m - 1), s.block_m), e.c(1), e.c(1)]
+    return grid

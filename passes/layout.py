@@ -32,6 +32,7 @@ CONV_OPS = ("linalg.conv_2d_nchw_fchw", "linalg.conv_2d_nhwc_hwcf")
 # grouped and depthwise convs as PyTorch/ONNX imports produce them
 GROUPED_OPS = ("linalg.depthwise_conv_2d_nchw_chw", "linalg.conv_2d_ngchw_gfchw")
 # the channels-last forms convc's kernels read (and the matcher takes)
+GROUPED_CONV_ATTR = "convc.grouped_conv"     # marks the grouped generics this pass makes
 NHWC_CONVS = ("linalg.conv_2d_nhwc_fhwc", "linalg.depthwise_conv_2d_nhwc_hwc",
               "linalg.depthwise_conv_2d_nhwc_hwcm", "linalg.conv_2d_nhwgc_gfhwc")
 POOL_OPS = {"linalg.pooling_nchw_max": linalg_d.pooling_nhwc_max,
@@ -161,6 +162,34 @@ def _reshape(v: ir.Value, shape: list[int], groups: list[list[int]]) -> ir.Value
     return tensor_d.ExpandShapeOp(rt, v, assoc, dims, shape).result
 
 
+def _grouped_hwcf_conv(x: ir.Value, w: ir.Value, acc: ir.Value, strides, dilations) -> ir.Value:
+    """out[n, oh, ow, g, f] += x[n, oh*s + kh*d, ow*s + kw*d, g, c] * w[kh, kw, c, g, f]: a grouped
+    conv whose filter keeps the output channels fastest (linalg has no named op for it), so
+    that neighbouring threads of the direct kernel read neighbouring filter channels."""
+    sh, sw = strides
+    dh, dw = dilations
+    maps = [f"affine_map<(n, oh, ow, g, f, kh, kw, c) -> (n, oh * {sh} + kh * {dh}, ow * {sw} + kw * {dw}, g, c)>",
+            "affine_map<(n, oh, ow, g, f, kh, kw, c) -> (kh, kw, c, g, f)>",
+            "affine_map<(n, oh, ow, g, f, kh, kw, c) -> (n, oh, ow, g, f)>"]
+    iters = ["parallel"] * 5 + ["reduction"] * 3
+    at = ir.RankedTensorType(acc.type)
+    gen = linalg_d.GenericOp([at], [x, w], [acc], ir.ArrayAttr.get([ir.Attribute.parse(m) for m in maps]),
+                             ir.ArrayAttr.get([ir.Attribute.parse(f"#linalg.iterator_type<{i}>") for i in iters]))
+    xe, we = ir.RankedTensorType(x.type).element_type, ir.RankedTensorType(w.type).element_type
+    block = gen.regions[0].blocks.append(xe, we, at.element_type)
+    with ir.InsertionPoint(block):
+        a, b, o = block.arguments
+        a = a if a.type == at.element_type else arith_d.extf(at.element_type, a)
+        b = b if b.type == at.element_type else arith_d.extf(at.element_type, b)
+        linalg_d.YieldOp([arith_d.addf(o, arith_d.mulf(a, b))])
+    gen.attributes[GROUPED_CONV_ATTR] = ir.UnitAttr.get()
+    return gen.results[0]
+
+
+def _is_nhwc_conv(op) -> bool:
+    return op.name in NHWC_CONVS or (op.name == "linalg.generic" and GROUPED_CONV_ATTR in op.attributes)
+
+
 def _empty5(like: ir.Value, rest: list[int], et: ir.Type) -> ir.Value:
     """tensor.empty of [N, *rest], N being like's (possibly dynamic) batch."""
     t = ir.RankedTensorType(like.type)
@@ -175,8 +204,9 @@ _G_LAST = [[0], [1], [2], [3, 4]]       # NHWC <-> N,H,W,G,C/G
 def _rewrite_grouped(op) -> None:
     """A grouped/depthwise NCHW conv in channels-last form: depthwise (one input channel per
     group) -> linalg.depthwise_conv_2d_nhwc_hwc / _hwcm, whose filter is [R, S, C(, M)]
-    (output channel f = c * M + m, as in PyTorch); otherwise -> linalg.conv_2d_nhwgc_gfhwc,
-    input and output viewed as [N, H, W, G, C/G] (group-major channels, as in PyTorch)."""
+    (output channel f = c * M + m, as in PyTorch); otherwise a grouped generic on
+    [N, H, W, G, C/G] views (group-major channels, as in PyTorch) with an [R, S, C/G, G, F/G]
+    filter (_grouped_hwcf_conv)."""
     x, w, init = op.operands[0], op.operands[1], op.operands[2]
     strides = _ints(op.attributes["strides"])
     dilations = _ints(op.attributes["dilations"])
@@ -206,11 +236,11 @@ def _rewrite_grouped(op) -> None:
             y5 = _value(linalg_d.depthwise_conv_2d_nhwc_hwcm(xt, wt, outs=[acc], strides=strides,
                                                              dilations=dilations))
         else:
-            wt = _barrier(_transpose(w, [0, 1, 3, 4, 2]))              # G,F,C,R,S -> G,F,R,S,C
+            wt = _barrier(_transpose(w, [3, 4, 2, 0, 1]))              # G,F,C,R,S -> R,S,C,G,F
             xt5 = _channels_last_input(x4, lambda v: _reshape(v, [*ir.RankedTensorType(v.type).shape[:3], g, cg],
                                                                _G_LAST))
             acc = _value(linalg_d.fill(zero, outs=[_empty5(xt5, [ho, wo, g, fg], et)]))
-            y5 = _value(linalg_d.conv_2d_nhwgc_gfhwc(xt5, wt, outs=[acc], strides=strides, dilations=dilations))
+            y5 = _grouped_hwcf_conv(xt5, wt, acc, strides, dilations)
         y = _reshape(y5, [n, ho, wo, g * fg], _G_LAST)
     if not _is_zero_fill(init):
         y = _add(y, _transpose(init4, NCHW_TO_NHWC))
@@ -426,7 +456,7 @@ def _after_conv(v: ir.Value, depth: int = 4) -> bool:
     op = _owner(v)
     if op is None or depth == 0:
         return False
-    if op.name in NHWC_CONVS:
+    if _is_nhwc_conv(op):
         return True
     if op.name in ("tensor.collapse_shape", "tensor.expand_shape"):     # a grouped conv's view
         return _after_conv(op.operands[0], depth - 1)
@@ -455,7 +485,7 @@ def _isolate_transposes(module: ir.Module) -> None:
             with ir.InsertionPoint(t), t.location:
                 x = t.operands[0]
                 t.operands[0] = _barrier(x)
-    for conv in [c for c in walk_ops(module.operation) if c.name in NHWC_CONVS]:
+    for conv in [c for c in walk_ops(module.operation) if _is_nhwc_conv(c)]:
         x = conv.operands[0]
         holder, index = conv, 0
         # through the pad and (a grouped conv's input) the [N, H, W, G, C/G] view

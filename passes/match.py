@@ -229,8 +229,9 @@ class _Geometry:
     dilation: tuple[int, int]
     x_pos: dict          # n, h, w, c (, g) -> position in the input tensor (None if folded)
     f_pos: dict          # f, r, s, c (, g) -> position in the filter tensor
-    kind: str = "dense"  # "dense" | "grouped" ([F,R,S,C/G] filter) | "depthwise" ([R,S,F] filter)
+    kind: str = "dense"  # "dense" | "grouped" | "depthwise"
     out_channel_dims: int = 1   # trailing output dims that index the channel (2: [.., G, F/G])
+    filter_layout: str = "fhwc"  # ConvProblem.filter_layout
 
 
 # Named grouped/depthwise convs, as their generic forms (loops n, oh, ow, then the rest):
@@ -286,25 +287,27 @@ def _conv_geometry(op) -> _Geometry:
     if any(iters[d] != "p" for d in out_d) or len(out_d) < 2:
         raise Decline("output is not indexed by parallel loops")
     f_dim, c_dim = fil_d[0], fil_d[-1]
-    if iters[f_dim] != "p" or iters[c_dim] != "r":
+    # F = 1: IREE folded the output channel away (filter [R, S, C], output [N, Ho, Wo])
+    one_f = iters[f_dim] == "r" and f_dim not in out_d and c_dim != f_dim
+    if (iters[f_dim] != "p" and not one_f) or iters[c_dim] != "r":
         raise Decline("filter layout is not FHWC (only linalg.conv_2d_nhwc_fhwc is taken)")
-    if out_d[-1] != f_dim:
+    if not one_f and out_d[-1] != f_dim:
         raise Decline("output layout is not NHWF (channels last)")
     if inp[-1] != {c_dim: 1} or iters[c_dim] != "r":
         raise Decline("input layout is not NHWC, or filter layout is not FHWC "
                       "(only linalg.conv_2d_nhwc_fhwc is taken)")
-    window = fil_d[1:-1]
+    window = fil_d[:-1] if one_f else fil_d[1:-1]
     if any(iters[d] != "r" for d in window) or len(window) > 2:
         raise Decline("filter layout is not FHWC (only linalg.conv_2d_nhwc_fhwc is taken)")
-    names, h, w = _window_roles(inp[:-1], iters, out_d[:-1], window)
+    names, h, w = _window_roles(inp[:-1], iters, out_d if one_f else out_d[:-1], window)
     x_pos = {k: i for i, k in enumerate(names)}
     x_pos["c"] = len(names)
     x_pos.setdefault("n", None)
-    f_pos = {"f": 0, "c": len(fil_d) - 1, "r": None, "s": None}
+    f_pos = {"f": None if one_f else 0, "c": len(fil_d) - 1, "r": None, "s": None}
     for key, role in (("r", h), ("s", w)):
         if role[2] is not None:
             f_pos[key] = fil_d.index(role[2])
-    return _Geometry((h[1], w[1]), (h[3], w[3]), x_pos, f_pos)
+    return _Geometry((h[1], w[1]), (h[3], w[3]), x_pos, f_pos, out_channel_dims=0 if one_f else 1)
 
 
 def _window_roles(inp, iters, spatial_out, window):
@@ -341,8 +344,8 @@ def _window_roles(inp, iters, spatial_out, window):
 def _grouped_geometry(iters, inp, fil, out, groups) -> _Geometry:
     """A grouped or depthwise conv: one parallel loop g indexes input, filter and output.
     Channels are group-major and last: input [.., G, C/G] (or [.., C] for depthwise, C = G),
-    output [.., G, F/G] (or [.., G] when F = G); filter [G, F/G, R, S, C/G] or, depthwise,
-    [R, S, G, F/G]. Unit dimensions IREE folded away are simply absent."""
+    output [.., G, F/G] (or [.., G] when F = G); filter [G, F/G, R, S, C/G], [R, S, C/G, G, F/G]
+    or, depthwise, [R, S, G, F/G]. Unit dimensions IREE folded away are simply absent."""
     if len(groups) != 1:
         raise Decline("convolution has several group dimensions")
     g = groups[0]
@@ -368,11 +371,13 @@ def _grouped_geometry(iters, inp, fil, out, groups) -> _Geometry:
     window = [d for d in fil_d if iters[d] == "r" and d != c]
     chans = [f] if f is not None else []
     if c is None:
-        kind, want = "depthwise", window + [g] + chans
+        kind, layout, want = "depthwise", "hwf", [window + [g] + chans]
     else:
-        kind, want = "grouped", [g] + chans + window + [c]
-    if fil_d != want:
-        raise Decline("grouped conv: filter layout is not [G, F/G, R, S, C/G] or, depthwise, [R, S, C, M]")
+        kind, layout, want = "grouped", None, [[g] + chans + window + [c], window + [c, g] + chans]
+    if fil_d not in want:
+        raise Decline("grouped conv: filter layout is not [G, F/G, R, S, C/G], [R, S, C/G, G, F/G] or, "
+                      "depthwise, [R, S, C, M]")
+    layout = layout or ("fhwc" if fil_d == want[0] else "hwcf")
     names, h, w = _window_roles(x_pix, iters, pix_out, window)
     x_pos = {k: i for i, k in enumerate(names)}
     x_pos.setdefault("n", None)
@@ -383,7 +388,7 @@ def _grouped_geometry(iters, inp, fil, out, groups) -> _Geometry:
     for key, role in (("r", h), ("s", w)):
         if role[2] is not None:
             f_pos[key] = fil_d.index(role[2])
-    return _Geometry((h[1], w[1]), (h[3], w[3]), x_pos, f_pos, kind, 1 if f is None else 2)
+    return _Geometry((h[1], w[1]), (h[3], w[3]), x_pos, f_pos, kind, 1 if f is None else 2, layout)
 
 
 def _check_conv_body(op) -> None:
@@ -457,8 +462,36 @@ def _is_grouped_gemm_1x1(op) -> bool:
     except Decline:
         return False
     g, f, c = P - 2, P - 1, P
-    return (res[2] == [{i: 1} for i in range(P)] and res[1] == [{g: 1}, {f: 1}, {c: 1}]
+    return (res[2] == [{i: 1} for i in range(P)] and res[1] in ([{g: 1}, {f: 1}, {c: 1}], [{c: 1}, {g: 1}, {f: 1}])
             and res[0] == [{i: 1} for i in range(P - 2)] + [{g: 1}, {c: 1}])
+
+
+def _grouped_gemm_hwcf(op) -> bool:
+    """Whether a grouped 1x1 contraction's filter is [C/G, G, F/G] (else [G, F/G, C/G])."""
+    return _terms(ir.AffineMapAttr(op.attributes["indexing_maps"][1]).value.results[0]) != {len(
+        op.attributes["iterator_types"]) - 3: 1}
+
+
+def grouped_1x1_signature(op) -> tuple | None:
+    """("grouped", M, G, C/G, F/G) of a static grouped 1x1 conv of the input model (a named
+    conv_2d_nhwgc_gfhwc or a grouped generic), matched against IREE's contraction form of it;
+    None for anything else."""
+    if op.name not in ("linalg.generic", "linalg.conv_2d_nhwgc_gfhwc") or not _is_conv(op):
+        return None
+    try:
+        g = _conv_geometry(op)
+    except Decline:
+        return None
+    xs, fs, out = (ir.ShapedType(v.type) for v in list(op.operands)[:3])
+    if g.kind != "grouped" or not (xs.has_static_shape and fs.has_static_shape and out.has_static_shape):
+        return None
+    size = lambda shape, k: shape[g.f_pos[k]] if g.f_pos[k] is not None else 1
+    if size(fs.shape, "r") != 1 or size(fs.shape, "s") != 1:
+        return None
+    m = 1
+    for v in out.shape[:len(out.shape) - 2]:
+        m *= v
+    return ("grouped", m, size(fs.shape, "g"), size(fs.shape, "c"), size(fs.shape, "f"))
 
 
 def _grouped_gemm_signature(op) -> tuple:
@@ -467,7 +500,7 @@ def _grouped_gemm_signature(op) -> tuple:
     m = 1
     for v in xs[:-2]:
         m *= v
-    return ("grouped", m, xs[-2], xs[-1], fs[1])
+    return ("grouped", m, xs[-2], xs[-1], fs[2] if _grouped_gemm_hwcf(op) else fs[1])
 
 
 def _match_gemm_1x1(d: "_Dispatch", op):
@@ -820,7 +853,7 @@ def match_function(func, allowed_gemms=None) -> tuple[ConvProblem, list] | None:
         C, F = groups * C, groups * F
         x_op, f_op = operand, d.operand_of(conv.operands[1])
         stride, dilation, pad = (1, 1), (1, 1), (0, 0, 0, 0)
-        g = _Geometry((1, 1), (1, 1), {}, {}, "grouped", 2)
+        g = _Geometry((1, 1), (1, 1), {}, {}, "grouped", 2, "hwcf" if _grouped_gemm_hwcf(conv) else "fhwc")
     elif convs:
         g = _conv_geometry(conv)
         stride, dilation = g.stride, g.dilation
@@ -885,13 +918,15 @@ def match_function(func, allowed_gemms=None) -> tuple[ConvProblem, list] | None:
                            gemm_form=(not convs or conv in grouped_gemms) and W == 1 and (N == 1 or d.batch == ROWS_HINT),
                            batch_constant=-1 if d.batch is None else d.batch_word,
                            num_constants=d.num_constants, groups=groups,
-                           filter_layout="hwf" if g is not None and g.kind == "depthwise" else "fhwc")
+                           filter_layout=g.filter_layout if g is not None else "fhwc")
     except ValueError as e:
         raise Decline(str(e)) from None
     n_out = 1
     for x in out_shape:
         n_out *= x
-    channels = out_shape[-1] * (out_shape[-2] if d.out_channel_dims == 2 else 1)
+    channels = 1
+    for x in out_shape[len(out_shape) - d.out_channel_dims:] if d.out_channel_dims else []:
+        channels *= x
     if channels != prob.F or n_out != prob.gemm_m * prob.F:
         raise Decline(f"output shape {out_shape} does not match the conv")
     return prob, [a for _, a in d.hoisted]

@@ -85,9 +85,10 @@ def plan_grouped(p: ConvProblem, t: Target) -> Schedule:
     pixel for a depthwise conv with a channel multiplier)."""
     fg = p.F // p.groups
     v = _largest_vector(p.F if p.depthwise else fg, p.dtype)
-    vc = 1 if p.depthwise else _largest_vector(p.C // p.groups, p.dtype)
-    rows = p.F == p.C if p.depthwise else (p.R * p.S > 1 and p.C // p.groups >= 8)
-    if rows and not p.depthwise:      # outer products: P x V accumulators
+    hwcf = p.filter_layout == "hwcf"
+    vc = 1 if p.depthwise or hwcf else _largest_vector(p.C // p.groups, p.dtype)
+    rows = p.F == p.C if p.depthwise else (hwcf or (p.R * p.S > 1 and p.C // p.groups >= 8))
+    if rows and not (p.depthwise or hwcf):      # outer products: P x V accumulators
         v = min(v, GROUPED_CHANNELS)
     threads, per_thread = (1, 64) if t.backend == "cpu" else (256, 1)
     pw = min(ROW_PIXELS, p.Wo) if rows else 1

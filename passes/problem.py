@@ -123,8 +123,10 @@ class ConvProblem:
     hoisted out of it (`convc.constants` on the executable; the splice pass passes them).
     Grouped convs (`groups` G > 1): C and F count all channels, group-major (channel
     g*C/G + c of the input belongs to group g, as do outputs g*F/G .. (g+1)*F/G - 1); the
-    filter is [F, R, S, C/G] ("fhwc"), or for a depthwise conv (C = G, a channel multiplier
-    F/G) [R, S, F] ("hwf"), as linalg's depthwise_conv_2d_nhwc_hwc(m) keep it.
+    filter is [F, R, S, C/G] ("fhwc", linalg's conv_2d_nhwgc_gfhwc), [R, S, C/G, F] ("hwcf",
+    what convc-channels-last makes of imported grouped convs: output channels fastest), or for a
+    depthwise conv (C = G, a channel multiplier F/G) [R, S, F] ("hwf", as linalg's
+    depthwise_conv_2d_nhwc_hwc(m) keep it).
     A dynamic batch: the dispatch passes the input's leading size (images; output rows for a
     GEMM-form 1x1 conv, whose H = W = 1) in push-constant word `batch_constant` (the splice
     passes each index operand as one i32; the dispatch has `num_constants` words), and N is
@@ -152,7 +154,7 @@ class ConvProblem:
     batch_constant: int = -1    # push-constant word holding the runtime batch; -1: static
     num_constants: int = 0      # push-constant words the dispatch passes
     groups: int = 1             # channel groups (C for a depthwise conv)
-    filter_layout: str = "fhwc"  # "fhwc": [F, R, S, C/G]; "hwf": [R, S, F] (depthwise, C = G)
+    filter_layout: str = "fhwc"  # "fhwc": [F, R, S, C/G]; "hwcf": [R, S, C/G, F]; "hwf": [R, S, F] (depthwise)
 
     # group fields are written only for grouped problems, so dense ones keep their encoding
     _GROUP_DEFAULTS = {"groups": 1, "filter_layout": "fhwc"}
@@ -171,8 +173,10 @@ class ConvProblem:
             raise ValueError("the convolution has an empty output")
         if self.groups <= 0 or self.C % self.groups or self.F % self.groups:
             raise ValueError(f"{self.groups} groups do not divide C={self.C} and F={self.F}")
-        if self.filter_layout not in ("fhwc", "hwf") or (self.filter_layout == "hwf" and self.C != self.groups):
+        if self.filter_layout not in ("fhwc", "hwcf", "hwf") or (self.filter_layout == "hwf" and self.C != self.groups):
             raise ValueError(f"filter layout {self.filter_layout!r} needs one input channel per group")
+        if self.filter_layout == "hwcf" and not self.grouped:
+            raise ValueError("the hwcf filter layout is for grouped convs")
         object.__setattr__(self, "stride", tuple(self.stride))
         # a one-tap axis has no dilation (IREE drops it with the window): canonical form
         object.__setattr__(self, "dilation", (self.dilation[0] if self.R > 1 else 1,

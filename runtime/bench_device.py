@@ -184,7 +184,7 @@ def bench_layer(bundle, entry, iters, rotate, peak, bw, seed):
     rng = np.random.default_rng(seed)
     inputs = [[random_input(rng, s, t) for s, t in L.input_shapes()] for _ in range(rotate)]
     f32 = [_torch_inputs(L, x) for x in inputs]          # fp32 copies of the rounded inputs
-    ref_conv = conv_nhwc_fhwc_torch(f32[0][0], f32[0][1], L.stride, L.dilation, L.pad, L.groups)
+    ref_conv = conv_nhwc_fhwc_torch(f32[0][0], f32[0][1], L.stride, L.dilation, L.pad, L.groups, L.filter_layout)
     ref = apply_epilogue(ref_conv, L.epilogue, *(f32[0][2:] + [None] * (4 - len(f32[0]))))
     ref_conv = ref_conv.cpu().numpy()
     ref = ref.cpu().numpy()
@@ -214,7 +214,7 @@ def bench_layer(bundle, entry, iters, rotate, peak, bw, seed):
         x = s[0].to(dt).permute(0, 3, 1, 2).contiguous(memory_format=torch.channels_last)
         xs.append(x)
         xs_pre.append(x if sym else Fn.pad(x, (pl, pr, pt, pb)).contiguous(memory_format=torch.channels_last))
-        ws.append(fhwc_filter(s[1], L.groups).to(dt).permute(0, 3, 1, 2).contiguous(memory_format=torch.channels_last))
+        ws.append(fhwc_filter(s[1], L.filter_layout).to(dt).permute(0, 3, 1, 2).contiguous(memory_format=torch.channels_last))
         bs.append(s[2].to(dt).view(1, -1, 1, 1) if len(s) > 2 else None)
         rs.append(s[3].to(dt).permute(0, 3, 1, 2).contiguous(memory_format=torch.channels_last)
                   if len(s) > 3 else None)

@@ -45,11 +45,12 @@ def reference(layer, inputs, device):
     f = [to_f32(a, t) for a, (_, t) in zip(inputs, layer.input_shapes())]
     extra = f[2:] + [None] * (4 - len(f))
     if device == "numpy":
-        y = conv_nhwc_fhwc_numpy(f[0], f[1], layer.stride, layer.dilation, layer.pad, layer.groups)
+        y = conv_nhwc_fhwc_numpy(f[0], f[1], layer.stride, layer.dilation, layer.pad, layer.groups,
+                                 layer.filter_layout)
         return apply_epilogue(y, layer.epilogue, *extra)
     import torch
     t = [torch.from_numpy(np.ascontiguousarray(a)).to(device) for a in f]
-    y = conv_nhwc_fhwc_torch(t[0], t[1], layer.stride, layer.dilation, layer.pad, layer.groups)
+    y = conv_nhwc_fhwc_torch(t[0], t[1], layer.stride, layer.dilation, layer.pad, layer.groups, layer.filter_layout)
     y = apply_epilogue(y, layer.epilogue, *(t[2:] + [None] * (4 - len(t))))
     torch.cuda.synchronize() if device == "cuda" else None
     return y.cpu().numpy()

@@ -11,18 +11,22 @@ import numpy as np
 from .arrays import to_f32
 
 
-def fhwc_filter(w, groups: int = 1):
-    """A layer's filter as [F, R, S, C/G]: a depthwise [R, S, F] one is transposed (numpy
-    arrays and torch tensors alike)."""
-    if groups > 1 and w.ndim == 3:
-        return w.transpose(2, 0, 1)[..., None] if isinstance(w, np.ndarray) else w.permute(2, 0, 1)[..., None]
-    return w
+def fhwc_filter(w, layout: str = "fhwc"):
+    """A layer's filter as [F, R, S, C/G]: a depthwise [R, S, F] ("hwf") or grouped
+    [R, S, C/G, F] ("hwcf") one is transposed (numpy arrays and torch tensors alike)."""
+    perm = {"hwf": (2, 0, 1), "hwcf": (3, 0, 1, 2)}.get(layout)
+    if perm is None:
+        return w
+    t = w.transpose(*perm) if isinstance(w, np.ndarray) else w.permute(*perm)
+    return t[..., None] if layout == "hwf" else t
 
 
-def conv_nhwc_fhwc_numpy(x: np.ndarray, w: np.ndarray, stride, dilation, pad, groups: int = 1) -> np.ndarray:
-    """x: [N,H,W,C] f32, w: [F,R,S,C/G] (or depthwise [R,S,F]) f32, pad (top, left, bottom,
-    right) -> [N,Ho,Wo,F]; output channels g*F/G .. read input channels g*C/G .. of group g."""
-    w = fhwc_filter(w, groups)
+def conv_nhwc_fhwc_numpy(x: np.ndarray, w: np.ndarray, stride, dilation, pad, groups: int = 1,
+                         layout: str = "fhwc") -> np.ndarray:
+    """x: [N,H,W,C] f32, w: [F,R,S,C/G] f32 (or in `layout`, see fhwc_filter), pad (top, left,
+    bottom, right) -> [N,Ho,Wo,F]; output channels g*F/G .. read input channels g*C/G .. of
+    group g."""
+    w = fhwc_filter(w, layout)
     if groups > 1:
         cg, fg = x.shape[3] // groups, w.shape[0] // groups
         return np.concatenate([conv_nhwc_fhwc_numpy(x[..., g * cg:(g + 1) * cg], w[g * fg:(g + 1) * fg],
@@ -43,7 +47,7 @@ def conv_nhwc_fhwc_numpy(x: np.ndarray, w: np.ndarray, stride, dilation, pad, gr
     return out
 
 
-def conv_nhwc_fhwc_torch(x, w, stride, dilation, pad, groups: int = 1):
+def conv_nhwc_fhwc_torch(x, w, stride, dilation, pad, groups: int = 1, layout: str = "fhwc"):
     """Same contract as the numpy version, on torch fp32 tensors (any device), TF32 off."""
     import torch
     import torch.nn.functional as Fn
@@ -52,7 +56,7 @@ def conv_nhwc_fhwc_torch(x, w, stride, dilation, pad, groups: int = 1):
     pt, pl, pb, pr = pad
     xn = x.permute(0, 3, 1, 2)
     xn = Fn.pad(xn, (pl, pr, pt, pb))
-    y = Fn.conv2d(xn, fhwc_filter(w, groups).permute(0, 3, 1, 2), stride=tuple(stride), dilation=tuple(dilation),
+    y = Fn.conv2d(xn, fhwc_filter(w, layout).permute(0, 3, 1, 2), stride=tuple(stride), dilation=tuple(dilation),
                   groups=groups)
     return y.permute(0, 2, 3, 1).contiguous()
 
@@ -72,7 +76,7 @@ def apply_epilogue(y, epilogue: str, bias=None, residual=None):
 def layer_reference_numpy(layer, inputs: list[np.ndarray]) -> np.ndarray:
     """fp32 reference output of a tools.layers.Layer for its model inputs."""
     f = [to_f32(a, t) for a, (_, t) in zip(inputs, layer.input_shapes())]
-    y = conv_nhwc_fhwc_numpy(f[0], f[1], layer.stride, layer.dilation, layer.pad, layer.groups)
+    y = conv_nhwc_fhwc_numpy(f[0], f[1], layer.stride, layer.dilation, layer.pad, layer.groups, layer.filter_layout)
     return apply_epilogue(y, layer.epilogue, *(f[2:] + [None] * (4 - len(f))))
 
 

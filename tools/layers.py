@@ -2,9 +2,10 @@
 
 A Layer is one entry of a suite JSON (../shared/bench/suite.json format). `layer_mlir` writes
 it as a model: tensor.pad + linalg.conv_2d_nhwc_fhwc + an elementwise epilogue generic, the
-way a frontend would emit it. Grouped layers (`groups` > 1) use the NHWC grouped forms:
-linalg.depthwise_conv_2d_nhwc_hwc(m) with a [R, S, F] filter when C = groups, else
-linalg.conv_2d_nhwgc_gfhwc on [N, H, W, G, C/G] views with a [F, R, S, C/G] filter. With `output_arg`, the result is written into a caller buffer
+way a frontend would emit it. Grouped layers (`groups` > 1) use the forms convc-channels-last
+makes of imported ones: linalg.depthwise_conv_2d_nhwc_hwc(m) with a [R, S, F] filter when
+C = groups, else a grouped linalg.generic on [N, H, W, G, C/G] views with a [R, S, C/G, F]
+filter. With `output_arg`, the result is written into a caller buffer
 (`iree.abi.output`), which lets checks poison the output before a run.
 """
 
@@ -65,11 +66,19 @@ class Layer:
     def depthwise(self) -> bool:
         return self.groups > 1 and self.C == self.groups
 
+    @property
+    def filter_layout(self) -> str:
+        """ConvProblem.filter_layout: what convc-channels-last makes of an imported conv."""
+        return "hwf" if self.depthwise else "hwcf" if self.groups > 1 else "fhwc"
+
     def filter_shape(self) -> tuple[int, ...]:
-        """[F, R, S, C/G], or [R, S, F] for a depthwise layer (its channel c*M + m)."""
+        """[F, R, S, C], [R, S, C/G, F] for a grouped layer, [R, S, F] for a depthwise one (its
+        channel c*M + m)."""
         if self.depthwise:
             return (self.R, self.S, self.F)
-        return (self.F, self.R, self.S, self.C // self.groups)
+        if self.groups > 1:
+            return (self.R, self.S, self.C // self.groups, self.F)
+        return (self.F, self.R, self.S, self.C)
 
     def input_shapes(self) -> list[tuple[tuple[int, ...], str]]:
         """(shape, dtype) of each model argument, in order (output storage excluded)."""
@@ -100,7 +109,7 @@ class Layer:
                            dtype=self.dtype, out_dtype=self.out_dtype, epilogue=tuple(steps),
                            input=0, filter=1, num_operands=2 + (self.epilogue != "none")
                            + (self.epilogue == "bias_residual_relu"), groups=self.groups,
-                           filter_layout="hwf" if self.depthwise else "fhwc")
+                           filter_layout=self.filter_layout)
 
 
 def random_grouped_layers(seed: int, count: int) -> list[Layer]:
@@ -194,15 +203,32 @@ def layer_mlir(L: Layer, func_name: str = "main", output_arg: bool = False) -> s
             o5 = list(o[:3]) + [L.C, L.F // L.C]
             w_assoc, op = "[[0], [1], [2, 3]]", "linalg.depthwise_conv_2d_nhwc_hwcm"
         else:
-            w5 = [G, L.F // G, L.R, L.S, L.C // G]
+            w5 = [L.R, L.S, L.C // G, G, L.F // G]
             o5 = list(o[:3]) + [G, L.F // G]
-            w_assoc, op = "[[0, 1], [2], [3], [4]]", "linalg.conv_2d_nhwgc_gfhwc"
+            w_assoc, op = "[[0], [1], [2], [3, 4]]", None
         acc5 = _t(o5, "f32")
         lines += [f"  %w5 = tensor.expand_shape %w {w_assoc} output_shape {w5} : {w_t} into {_t(w5, L.dtype)}",
                   f"  %e = tensor.empty() : {acc5}",
-                  f"  %acc = linalg.fill ins(%fz : f32) outs(%e : {acc5}) -> {acc5}",
-                  f"  %c5 = {op} {attrs} ins({src}, %w5 : {x_t}, {_t(w5, L.dtype)}) outs(%acc : {acc5}) -> {acc5}",
-                  f"  %conv = tensor.collapse_shape %c5 [[0], [1], [2], [3, 4]] : {acc5} into {acc_t}"]
+                  f"  %acc = linalg.fill ins(%fz : f32) outs(%e : {acc5}) -> {acc5}"]
+        if op:
+            lines.append(f"  %c5 = {op} {attrs} ins({src}, %w5 : {x_t}, {_t(w5, L.dtype)}) outs(%acc : {acc5}) -> {acc5}")
+        else:                # the grouped form convc-channels-last makes: [R, S, C/G, G, F/G] filter
+            (sh, sw), (dh, dw) = L.stride, L.dilation
+            dims = "(n, oh, ow, g, f, kh, kw, c)"
+            cast = [] if L.dtype == "f32" else [f"    %xf = arith.extf %xi : {L.dtype} to f32",
+                                                f"    %wf = arith.extf %wi : {L.dtype} to f32"]
+            a, b = ("%xi", "%wi") if L.dtype == "f32" else ("%xf", "%wf")
+            lines += [f"  %c5 = linalg.generic {{indexing_maps = [affine_map<{dims} -> (n, oh * {sh} + kh * {dh}, "
+                      f"ow * {sw} + kw * {dw}, g, c)>, affine_map<{dims} -> (kh, kw, c, g, f)>, "
+                      f"affine_map<{dims} -> (n, oh, ow, g, f)>], iterator_types = [" + ", ".join(
+                          ['"parallel"'] * 5 + ['"reduction"'] * 3) + "]} "
+                      f"ins({src}, %w5 : {x_t}, {_t(w5, L.dtype)}) outs(%acc : {acc5}) {{",
+                      f"  ^bb0(%xi: {L.dtype}, %wi: {L.dtype}, %o: f32):"] + cast + [
+                      f"    %m = arith.mulf {a}, {b} : f32",
+                      "    %s = arith.addf %o, %m : f32",
+                      "    linalg.yield %s : f32",
+                      f"  }} -> {acc5}"]
+        lines.append(f"  %conv = tensor.collapse_shape %c5 [[0], [1], [2], [3, 4]] : {acc5} into {acc_t}")
     if L.epilogue == "none":
         lines += [f"  return %conv : {acc_t}", "}"]
         return "\n".join(lines) + "\n"

@@ -1,8 +1,8 @@
 // convc-channels-last on the grouped forms PyTorch/ONNX imports produce: a depthwise NCHW conv
 // becomes linalg.depthwise_conv_2d_nhwc_hwc (filter [R, S, C]); a grouped one on
-// [N, G, C/G, H, W] views becomes linalg.conv_2d_nhwgc_gfhwc on [N, H, W, G, C/G] views, the
-// pad re-created after the view (so IREE fuses it into the conv's dispatch), filter
-// [G, F/G, R, S, C/G]; with one input channel per group and a multiplier, hwcm.
+// [N, G, C/G, H, W] views becomes a grouped linalg.generic (marked convc.grouped_conv) on
+// [N, H, W, G, C/G] views, the pad re-created after the view (so IREE fuses it into the conv's
+// dispatch), filter [R, S, C/G, G, F/G]; with one input channel per group and a multiplier, hwcm.
 
 // RUN: convc-opt --pass=convc-channels-last %s | FileCheck %s
 
@@ -27,12 +27,12 @@ func.func @depthwise(%x: tensor<2x8x6x6xf32>, %w: tensor<8x3x3xf32>) -> tensor<2
 }
 
 // CHECK-LABEL: func.func @grouped
-// CHECK: linalg.transpose ins(%arg1 : tensor<2x8x4x3x3xf32>) {{.*}} permutation = [0, 1, 3, 4, 2]
+// CHECK: linalg.transpose ins(%arg1 : tensor<2x8x4x3x3xf32>) {{.*}} permutation = [3, 4, 2, 0, 1]
 // CHECK: linalg.transpose ins(%arg0 : tensor<2x8x6x6xf32>) {{.*}} permutation = [0, 2, 3, 1]
 // CHECK-NEXT: util.optimization_barrier
 // CHECK-NEXT: tensor.expand_shape {{.*}} {{\[}}[0], [1], [2], [3, 4]] {{.*}} into tensor<2x6x6x2x4xf32>
 // CHECK-NEXT: tensor.pad {{.*}} low[0, 1, 1, 0, 0] high[0, 1, 1, 0, 0]
-// CHECK: linalg.conv_2d_nhwgc_gfhwc {{.*}} -> tensor<2x6x6x2x8xf32>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<2x8x8x2x4xf32>, tensor<3x3x4x2x8xf32>) outs(%{{.*}} : tensor<2x6x6x2x8xf32>) attrs =  {convc.grouped_conv}
 // CHECK: tensor.collapse_shape {{.*}} into tensor<2x6x6x16xf32>
 // CHECK-NOT: linalg.conv_2d_ngchw_gfchw
 func.func @grouped(%x: tensor<2x8x6x6xf32>, %w: tensor<2x8x4x3x3xf32>) -> tensor<2x16x6x6xf32> {

@@ -31,3 +31,15 @@
 // CHECK-COUNT-4: vector.load {{.*}} : memref<32768xf32>, vector<1xf32>
 // CHECK: vector.load {{.*}} : memref<1152xf32>, vector<4xf32>
 // CHECK: math.fma
+
+// Grouped with convc-channels-last's [R, S, C/G, F] filter (PyTorch's groups=4 through the
+// PyTorch route): 4 pixels x 4 channels per item, per filter row and input channel of the group
+// the 6 input values (broadcast over the 4 lanes) and 3 filter vectors, 12 vector fmas.
+// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule,convc-lower-kernel --target sm_90a %inputs/grouped_hwcf_f32.flow.mlir | FileCheck %s --check-prefix=HWCF
+// HWCF-LABEL: hal.executable.source private @conv_n2h16w16c32_f64r3s3_g4hwcf_st1x1_dl1x1_p1x1x1x1_f32_add_bias
+// HWCF: hal.return %c8
+// HWCF: scf.for {{.*}} -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>)
+// HWCF: scf.for %{{.*}} = %{{.*}} to %c8{{.*}} step %c1
+// HWCF-COUNT-6: vector.broadcast {{.*}} : f32 to vector<4xf32>
+// HWCF-COUNT-3: vector.load {{.*}} : memref<4608xf32>, vector<4xf32>
+// HWCF-COUNT-12: math.fma {{.*}} : vector<4xf32>

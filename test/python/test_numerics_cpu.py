@@ -27,6 +27,10 @@ CASES = [
     Layer("f32_3x3_residual", 2, 9, 7, 16, 24, 3, 3, (1, 1), (1, 1), (1, 1, 1, 1), "f32", "bias_residual_relu"),
     Layer("f32_1x1_s2", 2, 9, 9, 32, 40, 1, 1, (2, 2), (1, 1), (0, 0, 0, 0), "f32", "bias"),
     Layer("rgb_out_f3", 1, 8, 8, 32, 3, 3, 3, (1, 1), (1, 1), (1, 1, 1, 1), "f16", "bias"),
+    # F = 1 (IREE folds the output channel away; found by convc-fuzz, IREE's own llvm-cpu
+    # codegen fails on it)
+    Layer("f1_out_7x7", 2, 12, 10, 32, 1, 7, 7, (1, 1), (1, 1), (3, 2, 1, 4), "f16", "none"),
+    Layer("f1_residual", 2, 9, 9, 16, 1, 3, 3, (1, 1), (1, 1), (1, 1, 1, 1), "f16", "bias_residual_relu"),
 ]
 
 

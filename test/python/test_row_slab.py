@@ -66,6 +66,7 @@ def test_one_box_holds_the_slab(case):
     assert g.boxes * g.group * g.groups * g.rows_box * g.elem_bytes == g.slab_bytes
     assert g.xs % g.group == 0 and (p.W * p.C) % g.group == 0 and (g.group * g.elem_bytes) % 16 == 0
     assert g.rows_box == (p.R if p.dilation[0] == 1 else 1)
+    assert g.boxes == 1 or (g.pitch * g.elem_bytes) % 128 == 0     # every box's destination 128-byte aligned
 
 
 @pytest.mark.parametrize("case, why", [
@@ -74,6 +75,8 @@ def test_one_box_holds_the_slab(case):
     (dict(N=1, H=8, W=10, C=2, F=64, R=3, S=3), "16-byte"),
     (dict(N=1, H=8, W=300, C=2, F=64, R=1, S=1), "Wo="),
     (dict(N=1, H=8, W=8, C=2, F=48, R=3, S=3), "F=48"),
+    # convc-fuzz: a box per filter row at 816-byte steps faulted (misaligned TMA destination)
+    (dict(N=4, H=29, W=34, C=12, F=256, R=3, S=1, stride=(1, 2), dilation=(2, 1)), "128-byte"),
 ])
 def test_declines_with_reason(case, why):
     with pytest.raises(RowSlabUnsupported, match=why):

@@ -13,7 +13,10 @@ the epilogue is the shared one, so every fused chain works here too.
   16-byte channel vectors of the input and the filter (coalesced).
 - depthwise, multiplier M = F/C: one pixel per item; output channel f reads input channel f // M
   (per-lane loads).
-- grouped (filter [F, R, S, C/G]): the V channels of an item lie in one group. With a window
+- grouped with an [R, S, C/G, F] filter (convc-channels-last's form): like depthwise, per filter
+  row and input channel the input columns (one value each, broadcast over the V lanes) and S
+  filter vectors; channel-fastest items read neighbouring filter vectors.
+- grouped with an [F, R, S, C/G] filter: the V channels of an item lie in one group. With a window
   and at least 8 channels per group, P pixels per item: per filter row and slice of Vc input
   channels, the input columns and S x V filter vectors, then P x V scalar accumulators take
   outer products. Otherwise one pixel: V vectors of Vc partial sums (one input vector and V
@@ -36,9 +39,9 @@ def _cdiv(a, b):
 
 
 def channel_fastest(p: ConvProblem, s: Schedule) -> bool:
-    """Item order (measured on an H100, bench/NOTES.md): channel-fastest for depthwise convs
-    and one-pixel items of narrow groups (C/G < 8), else pixel-fastest."""
-    return p.depthwise or (s.thread_m == 1 and p.C // p.groups < 8)
+    """Item order (measured on an H100, bench/NOTES.md): channel-fastest for depthwise convs,
+    [R, S, C/G, F] filters and one-pixel items of narrow groups (C/G < 8), else pixel-fastest."""
+    return p.depthwise or p.filter_layout == "hwcf" or (s.thread_m == 1 and p.C // p.groups < 8)
 
 
 class DirectGrouped:
@@ -66,7 +69,9 @@ class DirectGrouped:
                 else:
                     seg, j = e.rem(idx, segments), e.div(idx, segments)
                 f0 = e.mul(j, self.V)
-                if not p.depthwise and self.P > 1:
+                if p.filter_layout == "hwcf":
+                    self._grouped_hwcf(memrefs, seg, f0)
+                elif not p.depthwise and self.P > 1:
                     self._grouped(memrefs, seg, f0)
                 elif not p.depthwise:
                     store_row_masked(e, p, memrefs, self._grouped_dot(memrefs, seg, f0), self.V, seg, f0)
@@ -163,6 +168,36 @@ class DirectGrouped:
                 set_s([math_d.fma(convert(xv, f32v), convert(wv, f32v), acc_s[0])])
             set_r(inner.results)
         return outer.results[0]
+
+    def _grouped_hwcf(self, memrefs, seg, f0) -> None:
+        """Grouped with an [R, S, C/G, F] filter: per filter row and input channel c of the
+        group, the P + S - 1 input values (one per column, broadcast over the V lanes) and S
+        filter vectors of V output channels (neighbouring lanes: neighbouring vectors), then
+        P x S vector FMAs, as for a depthwise conv."""
+        p, e, V, P = self.p, self.e, self.V, self.P
+        x, wgt = memrefs[p.input], memrefs[p.filter]
+        cg, fg = p.C // p.groups, p.F // p.groups
+        row, wo0, n, h0, w0 = self._segment(seg)
+        cbase = e.mul(e.div(f0, fg), cg)
+        f32v = vec_type(V, "f32")
+        outer = e.for_(0, p.R, 1, [zeros(f32v)] * P)
+        with outer as (r, accs_r, set_r):
+            h_ok, rowbase = self._row(r, n, h0)
+            chans = e.for_(0, cg, 1, accs_r)
+            with chans as (c, accs, set_c):
+                channel = e.add(cbase, c)
+                xs = {q: vector_d.broadcast(f32v, vector_d.extract(self._input(x, h_ok, rowbase, w0, q, channel, 1),
+                                                                   [], [0]))
+                      for q in self._columns()}
+                taps = [convert(self._load(wgt, e.add(e.mul(e.add(e.mul(e.add(e.mul(r, p.S), sx), cg), c), p.F), f0), V),
+                                f32v) for sx in range(p.S)]
+                out = list(accs)
+                for i in range(P):
+                    for sx in range(p.S):
+                        out[i] = math_d.fma(xs[i * p.stride[1] + sx * p.dilation[1]], taps[sx], out[i])
+                set_c(out)
+            set_r(chans.results)
+        self._store(memrefs, row, wo0, f0, outer.results)
 
     def _grouped_dot(self, memrefs, m, f0) -> ir.Value:
         """Grouped, one pixel m: V dot products over the group's input channels, as V vectors

@@ -137,6 +137,11 @@ def row_slab(p: ConvProblem) -> RowSlab:
         raise RowSlabUnsupported(f"input rows of {wc} elements need more than {BOX_DIM} box rows")
     least = min(f[0] for f in fits)
     pitch, group, xs, shift = max((f for f in fits if f[0] <= SLAB_SLACK * least), key=lambda f: f[1])
+    if p.dilation[0] != 1 and p.R > 1 and (pitch * eb) % 128:
+        # one box per filter row, each at a multiple of the row pitch: a TMA destination must
+        # be 128-byte aligned (found by convc-fuzz: CUDA_ERROR_MISALIGNED_ADDRESS)
+        raise RowSlabUnsupported(f"dilation {p.dilation[0]} along H needs one box per filter row, and rows of "
+                                 f"{pitch * eb} B would start them off the 128-byte alignment TMA requires")
     return RowSlab(sc=sc, lead=lead, sc2=sc2, kp=kp, xs=xs, shift=shift, group=group,
                    groups=pitch // group, rows_box=p.R if p.dilation[0] == 1 else 1,
                    row_step=row_step, subs=subs, elem_bytes=eb, rows_r=p.R)

@@ -28,6 +28,7 @@ B200_SM_MACS_PER_NS = 2.25e15 / 2 / 148 / 1e9
 SM_FEED_BYTES_PER_NS = 140
 BLOCK_NS = tuple(range(32, 257, 32))
 SMEM_RESERVE = 1024
+BLOCK_M_ROWS = 128          # the 1-SM MMA's M (lower/nvidia/sm100_ws.BLOCK_M)
 
 
 def sm100_block_n(p: ConvProblem, t: Target, block_k: int, cluster: int = 1) -> int:
@@ -91,22 +92,53 @@ def plan_sm100_ws(p: ConvProblem, t: Target, block_n: int | None = None, cluster
     return _require_descriptors(p, s)
 
 
+# The CTA pair is chosen where the model gives it this much over one SM per tile and the pair
+# tiles fill every pair at least twice (large problems; small ones keep 1-SM tiles)
+PAIR_GAIN = 0.85
+PAIR_MIN_WAVES = 2
+
+
+def model_us(p: ConvProblem, t: Target, s: Schedule) -> float:
+    """The B200 model's main-loop time for schedule s (sm100_block_n's cost): waves of tiles
+    times k-steps, each bound by the MMAs or by the operand feed of its SM."""
+    row = s.block_k * DTYPE_BYTES[p.dtype]
+    waves = _cdiv(_cdiv(p.gemm_m, BLOCK_M_ROWS * s.cluster_m) * _cdiv(p.F, s.block_n), t.num_sms // s.cluster_m)
+    step = max(BLOCK_M_ROWS * s.block_n * s.block_k / B200_SM_MACS_PER_NS,
+               (BLOCK_M_ROWS + s.block_n // s.cluster_m) * row / SM_FEED_BYTES_PER_NS)
+    return waves * step * _cdiv(p.gemm_k, s.block_k) / 1e3
+
+
+def _pair_pays(p: ConvProblem, t: Target, one: Schedule, pair: Schedule) -> bool:
+    pair_tiles = _cdiv(p.gemm_m, 2 * BLOCK_M_ROWS) * _cdiv(p.F, pair.block_n)
+    return pair_tiles >= PAIR_MIN_WAVES * (t.num_sms // 2) and model_us(p, t, pair) < PAIR_GAIN * model_us(p, t, one)
+
+
 def sm100_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
-    """Schedules the tuner times for p on sm_100a: the default (1-SM) first, then the CTA-pair
-    kernel (not a default: nothing on sm_100a was timed)."""
+    """Schedules the tuner times for p on sm_100a: the default first, then the other variant
+    (1-SM or CTA pair) where it plans."""
     out = [plan_sm100(p, t)]
     if out[0].kernel == "sm100_ws":
         try:
-            out.append(plan_sm100_ws(p, t, cluster=2))
+            out.append(plan_sm100_ws(p, t, cluster=1 if out[0].cluster_m == 2 else 2))
         except PlanError:
             pass
     return out
 
 
 def plan_sm100(p: ConvProblem, t: Target) -> Schedule:
-    """sm_100a: the tcgen05 kernel, else the portable kernel with the reason."""
+    """sm_100a: the tcgen05 kernel (on CTA pairs for large problems the model says gain from
+    the halved filter feed), else the portable kernel with the reason."""
     try:
-        return plan_sm100_ws(p, t)
+        one = plan_sm100_ws(p, t)
     except PlanError as why:
         s = plan_portable(p, t)
         return dataclasses.replace(s, reason=f"portable implicit GEMM: tcgen05 kernel declined ({why})")
+    try:
+        pair = plan_sm100_ws(p, t, cluster=2)
+    except PlanError:
+        return one
+    if not _pair_pays(p, t, one, pair):
+        return one
+    return dataclasses.replace(pair, reason=f"{pair.reason}; chosen over one SM per tile: modelled "
+                                            f"{model_us(p, t, pair):.1f} us against {model_us(p, t, one):.1f} us "
+                                            "(B200 model, not timed)")

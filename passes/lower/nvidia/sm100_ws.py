@@ -1,6 +1,6 @@
 """sm_100a warp-specialized persistent implicit GEMM on tcgen05 (the MAX SM100
 Conv2dFpropKernel design): one SM per tile (cta_group::1, the default), or a CTA pair per
-256-row tile (Schedule.cluster_m = 2, cta_group::2; a tuning candidate: see the end).
+256-row tile (Schedule.cluster_m = 2, cta_group::2; the planner's choice for large problems).
 
 192 threads in six warps, each role one branch of one if/else:
 - warp 0, TMA (one thread): walks this CTA's tiles and issues every operand TMA: im2col

@@ -35,7 +35,7 @@ def parse_arguments(argv=None) -> argparse.Namespace:
                    help="use cache entries measured on this device (default: the most recent)")
     p.add_argument("--precision", choices=PRECISIONS, default="tf32",
                    help="f32 convs: tf32 (tensor cores, f32 accumulation; default) or fp32 (exact); "
-                        "f16/bf16 demote the model (see README, Precision)")
+                        "f16/bf16 demote the model (see docs/models.md, Precision)")
     p.epilog = "Arguments after `--` are passed to iree-compile unchanged."
     args = p.parse_args(argv)
     args.extra_flags = extra

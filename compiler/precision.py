@@ -8,7 +8,7 @@
   (IREE 3.13's whole-model `--iree-input-demote-f32-to-f16` breaks the function ABI of
   imported models: an f32 result view over an f16 buffer; it has no whole-model bf16
   demotion, and its contraction-input demotion left the convs f32.)
-The tolerances each mode is checked against are in README.md ("Precision").
+The tolerances each mode is checked against are in docs/models.md ("Precision").
 """
 
 from __future__ import annotations

@@ -322,13 +322,13 @@ def invoke_only(bundle, name, count):
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="convc-bench-device", description=__doc__.splitlines()[0])
-    p.add_argument("--bundle", required=True)
-    p.add_argument("--out", default="bench_out")
-    p.add_argument("--iters", type=int, default=50)
-    p.add_argument("--rotate", type=int, default=4)
-    p.add_argument("--only")
-    p.add_argument("--invoke-only")
-    p.add_argument("--count", type=int, default=20)
+    p.add_argument("--bundle", required=True, help="bundle made by convc-bench prepare")
+    p.add_argument("--out", default="bench_out", help="directory for bench.json, bench.png and the log (default bench_out)")
+    p.add_argument("--iters", type=int, default=50, help="timed iterations per variant (default 50)")
+    p.add_argument("--rotate", type=int, default=4, help="input sets rotated between iterations, so none is found in L2 (default 4)")
+    p.add_argument("--only", help="comma-separated layer names")
+    p.add_argument("--invoke-only", help="just invoke this layer's convc vmfb --count times (for ncu / compute-sanitizer)")
+    p.add_argument("--count", type=int, default=20, help="invocations for --invoke-only (default 20)")
     a = p.parse_args(argv)
     if a.invoke_only:
         invoke_only(a.bundle, a.invoke_only, a.count)

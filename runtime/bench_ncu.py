@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import argparse
 import csv
 import io
 import json
@@ -26,7 +27,13 @@ def parse_ncu_csv(text: str) -> list[float]:
 
 
 def main(argv=None) -> int:
-    bench_json, ncu_csv, layer = (argv or sys.argv[1:])[:3]
+    p = argparse.ArgumentParser(prog="bench_ncu", description="Adds Nsight Compute's kernel times for one layer "
+                                "to a bench.json (the timer cross-check).")
+    p.add_argument("bench_json", help="bench.json written by convc.runtime.bench_device (updated in place)")
+    p.add_argument("ncu_csv", help="ncu --csv output with gpu__time_duration.sum for the layer's kernels")
+    p.add_argument("layer", help="the layer ncu profiled")
+    args = p.parse_args(argv)
+    bench_json, ncu_csv, layer = args.bench_json, args.ncu_csv, args.layer
     with open(ncu_csv) as f:
         vals = parse_ncu_csv(f.read())
     with open(bench_json) as f:

@@ -212,9 +212,9 @@ def _png(rows: list, path: str) -> None:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="e2e_device", description=__doc__.splitlines()[0])
-    p.add_argument("--bundle", required=True)
-    p.add_argument("--out", required=True)
-    p.add_argument("--iters", type=int, default=20)
+    p.add_argument("--bundle", required=True, help="bundle made by convc-e2e prepare")
+    p.add_argument("--out", required=True, help="directory for e2e.json, e2e.png and the log")
+    p.add_argument("--iters", type=int, default=20, help="inferences per timing round (default 20)")
     p.add_argument("--only", help="comma-separated case names")
     p.add_argument("--iree-only", action="store_true", help="time the IREE variants alone (no PyTorch baselines)")
     p.add_argument("--variants", default="convc,iree", help="IREE variants to run (convc, iree)")

@@ -48,8 +48,8 @@ def check_model(bundle: str, entry: dict, driver: str, tolerance: float) -> dict
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="model_check", description=__doc__.splitlines()[0])
-    p.add_argument("--bundle", required=True)
-    p.add_argument("--driver", default="cuda")
+    p.add_argument("--bundle", required=True, help="bundle made by convc-models prepare")
+    p.add_argument("--driver", default="cuda", help="IREE HAL driver (default cuda)")
     p.add_argument("--json", help="write results here")
     args = p.parse_args(argv)
     with open(os.path.join(args.bundle, "manifest.json")) as f:

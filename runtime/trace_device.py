@@ -90,9 +90,9 @@ def trace_layer(bundle: str, entry: dict, iters: int, cold: bool = False, per_ct
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="convc.runtime.trace_device", description=__doc__.splitlines()[0])
-    ap.add_argument("--bundle", required=True)
-    ap.add_argument("--out")
-    ap.add_argument("--iters", type=int, default=20)
+    ap.add_argument("--bundle", required=True, help="bundle compiled with CONVC_TRACE=1 and --ptx")
+    ap.add_argument("--out", help="JSON file for the per-phase times")
+    ap.add_argument("--iters", type=int, default=20, help="traced launches (default 20)")
     ap.add_argument("--cold", action="store_true", help="evict L2 before the traced launch")
     ap.add_argument("--per-cta", action="store_true", help="also write every CTA's event times (--out)")
     args = ap.parse_args(argv)

@@ -229,9 +229,9 @@ def tune_bundle(bundle: str, iters: int = 50, log=print, round_timeout: float = 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="convc-tune-device", description=__doc__.splitlines()[0])
-    p.add_argument("--bundle", required=True)
-    p.add_argument("--out", default="tune_out")
-    p.add_argument("--iters", type=int, default=50)
+    p.add_argument("--bundle", required=True, help="bundle made by convc-tune prepare")
+    p.add_argument("--out", default="tune_out", help="directory for the tuning results (default tune_out)")
+    p.add_argument("--iters", type=int, default=50, help="timed iterations per candidate (default 50)")
     p.add_argument("--rotate", type=int, default=ROTATE, help="input sets the timed runs cycle through")
     p.add_argument("--round-timeout", type=float, default=120.0,
                    help="seconds a candidate may take before it counts as hung")

@@ -130,9 +130,9 @@ def markdown(entries: list[dict], meta: dict) -> str:
 
 def parse_arguments(argv=None):
     p = argparse.ArgumentParser(prog="convc-amd-table", description=__doc__.splitlines()[0])
-    p.add_argument("--out", default="results/amd")
+    p.add_argument("--out", default="results/amd", help="directory for the table (default results/amd)")
     p.add_argument("--only", default=None, help="comma-separated layer names")
-    p.add_argument("--targets", default="gfx942,gfx950")
+    p.add_argument("--targets", default="gfx942,gfx950", help="comma-separated AMD targets (default gfx942,gfx950)")
     return p.parse_args(argv)
 
 

@@ -50,15 +50,15 @@ def parse_arguments(argv=None):
     p = argparse.ArgumentParser(prog="convc-bench", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="action", required=True)
     pp = sub.add_parser("prepare")
-    pp.add_argument("--out", required=True)
-    pp.add_argument("--suite")
-    pp.add_argument("--only")
-    pp.add_argument("--target", default="sm_90a")
+    pp.add_argument("--out", required=True, help="bundle directory to write")
+    pp.add_argument("--suite", help="suite JSON (default: the bundled project suite)")
+    pp.add_argument("--only", help="comma-separated layer names")
+    pp.add_argument("--target", default="sm_90a", help="convc target (default sm_90a)")
     pp.add_argument("--tuning-cache", default="none",
                     help="compile with the winners of a convc-tune cache (default: default schedules)")
     pr = sub.add_parser("report")
-    pr.add_argument("results")
-    pr.add_argument("--png")
+    pr.add_argument("results", help="bench.json written by tools/device/bench.sh")
+    pr.add_argument("--png", help="also draw the chart to this PNG file")
     return p.parse_args(argv)
 
 

@@ -100,7 +100,7 @@ def prepare_case(case: Case, out: str, extra_flags: tuple = ()) -> dict:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="convc-e2e", description=__doc__.splitlines()[0])
-    p.add_argument("action", choices=["prepare"])
+    p.add_argument("action", choices=["prepare"], help="prepare: compile the end-to-end cases into a bundle for tools/device/e2e.sh")
     p.add_argument("--out", required=True, help="bundle directory to write")
     p.add_argument("--only", help="comma-separated case names (default: all)")
     p.add_argument("--iree-flag", action="append", default=[], help="extra iree-compile flag for the convc build")

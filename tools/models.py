@@ -27,7 +27,7 @@ from .suite import git_commit
 LIGHT_MODELS = ("resnet50", "densenet121", "inception_v1", "inception_v2", "squeezenet", "vgg19",
                 "bvlc_alexnet", "zfnet512", "shufflenet")
 
-# rel. L2 bound against the shipped fp32 outputs, per --precision (README, Precision)
+# rel. L2 bound against the shipped fp32 outputs, per --precision (docs/models.md, Precision)
 TOLERANCE = {"fp32": 1e-4, "tf32": 1e-2, "f16": 5e-2, "bf16": 5e-2}
 
 
@@ -91,7 +91,7 @@ def prepare(out: str, target: str, precision: str, only: list[str] | None) -> di
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="convc-models", description=__doc__.splitlines()[0])
-    p.add_argument("action", choices=["prepare"])
+    p.add_argument("action", choices=["prepare"], help="prepare: compile the light ONNX models into a bundle for tools/device/model_check.sh")
     p.add_argument("--out", required=True, help="bundle directory to write")
     p.add_argument("--target", default="sm_90a", help="convc target (default sm_90a)")
     p.add_argument("--precision", default="tf32", choices=sorted(TOLERANCE), help="f32 conv precision")

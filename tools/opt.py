@@ -23,13 +23,13 @@ def parse_arguments(argv=None):
     p.add_argument("input", help="MLIR file, or - for stdin")
     p.add_argument("--pass", dest="passes", required=True,
                    help=f"comma-separated pass names: {', '.join(PASSES)}")
-    p.add_argument("--target", default="sm_90a")
-    p.add_argument("--split-input-file", action="store_true")
+    p.add_argument("--target", default="sm_90a", help="convc target the passes plan and lower for (default sm_90a)")
+    p.add_argument("--split-input-file", action="store_true", help="run the passes on each `// -----`-separated part of FILE alone")
     p.add_argument("--tuning-cache", help="tuning cache to read (default: none)", default="none")
     p.add_argument("--candidate", type=int, help="force this tuning candidate schedule")
     p.add_argument("--precision", default="tf32", choices=["tf32", "fp32", "f16", "bf16"],
                    help="how f32 convs compute (convc --precision)")
-    p.add_argument("-o", "--output", default="-")
+    p.add_argument("-o", "--output", default="-", help="output file (default: standard output)")
     return p.parse_args(argv)
 
 

@@ -108,9 +108,9 @@ def parse_arguments(argv=None):
     p.add_argument("action", choices=["mlir", "compile", "random-grouped"],
                    help="mlir: write the models; compile: a bundle; random-grouped: write a suite JSON "
                         "of randomized grouped/depthwise layers (--seed, --count) to --out")
-    p.add_argument("--out", required=True)
+    p.add_argument("--out", required=True, help="bundle directory (mlir, compile) or suite JSON file (random-grouped) to write")
     p.add_argument("--suite", help="suite JSON (default: the bundled copy of the project suite)")
-    p.add_argument("--target", default="sm_90a")
+    p.add_argument("--target", default="sm_90a", help="convc target (default sm_90a)")
     p.add_argument("--only", help="comma-separated layer names")
     p.add_argument("--ptx", action="store_true", help="keep each layer's PTX in the bundle")
     p.add_argument("--seed", type=int, default=0, help="random-grouped: the seed")

@@ -140,12 +140,12 @@ def parse_arguments(argv=None):
         sp.add_argument("models", nargs="*", help="MLIR models")
         sp.add_argument("--suite", action="store_true", help="tune the bundled suite's layers")
         sp.add_argument("--only", help="with --suite: comma-separated layer names")
-        sp.add_argument("--target", default="sm_90a")
+        sp.add_argument("--target", default="sm_90a", help="convc target (default sm_90a)")
         if name == "prepare":
-            sp.add_argument("--out", required=True)
+            sp.add_argument("--out", required=True, help="bundle directory to write")
         else:
             sp.add_argument("--cache", help="tuning cache to update (default: the default location)")
-            sp.add_argument("--iters", type=int, default=50)
+            sp.add_argument("--iters", type=int, default=50, help="timed iterations per candidate (default 50)")
     pc = sub.add_parser("collect")
     pc.add_argument("results", help="tune.json from the GPU run")
     pc.add_argument("--cache", help="tuning cache to update (default: the default location)")

@@ -64,7 +64,7 @@ def _rel_err(got, ref):
     return np.linalg.norm(got - ref) / np.linalg.norm(ref)
 
 
-# rel. L2 bounds against ONNX's fp32 reference, per --precision (README, Precision): fp32 is
+# rel. L2 bounds against ONNX's fp32 reference, per --precision (docs/models.md, Precision): fp32 is
 # exact f32 math; tf32 on llvm-cpu computes in f32 too (TF32 is a tensor-core mode); f16 and
 # bf16 round operands (bf16 keeps 8 mantissa bits).
 PRECISION_TOL = {"fp32": 1e-5, "tf32": 1e-5, "f16": 1e-2, "bf16": 3e-2}

@@ -395,6 +395,9 @@ def _check_conv_body(op) -> None:
     if op.name != "linalg.generic":
         return
     names = [o.operation.name for o in op.regions[0].blocks[0].operations]
+    if "arith.muli" in names:
+        dtype = ir.ShapedType(op.operands[0].type).element_type
+        raise Decline(f"{dtype} convolution: the input type is not supported (f16, bf16 or f32 convs only)")
     allowed = {"arith.extf", "arith.mulf", "arith.addf", "linalg.yield"}
     bad = [n for n in names if n not in allowed]
     if bad or names.count("arith.mulf") != 1 or names.count("arith.addf") != 1:
@@ -410,7 +413,7 @@ def _is_conv(op) -> bool:
     if not any("reduction" in s for s in iters):
         return False
     body = [o.operation.name for o in op.regions[0].blocks[0].operations]
-    if "arith.mulf" not in body:        # pooling windows look alike but multiply nothing
+    if "arith.mulf" not in body and "arith.muli" not in body:   # pooling windows multiply nothing
         return False
     for a in op.attributes["indexing_maps"]:
         for e in ir.AffineMapAttr(a).value.results:

@@ -273,3 +273,33 @@ def test_dynamic_batch_runs_any_n_on_convc(tmp_path):
         got = module.call("main", [(x.numpy(), "f32")])
         with torch.no_grad():
             assert got.shape == (n, 8, 2, 2) and _rel_err(got, net(x).numpy()) <= 1e-5
+
+I8_CONV = """func.func @main(%x: tensor<1x8x8x16xi8>, %w: tensor<32x3x3x16xi8>) -> tensor<1x6x6x32xi32> {
+  %z = arith.constant 0 : i32
+  %e = tensor.empty() : tensor<1x6x6x32xi32>
+  %acc = linalg.fill ins(%z : i32) outs(%e : tensor<1x6x6x32xi32>) -> tensor<1x6x6x32xi32>
+  %y = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+       ins(%x, %w : tensor<1x8x8x16xi8>, tensor<32x3x3x16xi8>) outs(%acc : tensor<1x6x6x32xi32>) -> tensor<1x6x6x32xi32>
+  return %y : tensor<1x6x6x32xi32>
+}
+"""
+
+
+def test_int8_conv_is_declined_by_its_type(tmp_path):
+    """An i8 conv is counted as a conv and left to IREE with the dtype named, and the IREE
+    fallback still computes it right."""
+    src = tmp_path / "i8.mlir"
+    src.write_text(I8_CONV)
+    out, res = _compile(tmp_path, src)
+    convs = [r for r in res.reports if r.problem is not None or r.reason.startswith("conv")]
+    assert [r.path for r in convs] == ["IREE"] and "i8 convolution: the input type is not supported" in convs[0].reason
+    rng = np.random.default_rng(0)
+    x = rng.integers(-8, 8, (1, 8, 8, 16)).astype(np.int8)
+    w = rng.integers(-8, 8, (32, 3, 3, 16)).astype(np.int8)
+    m = LoadedModule(str(out), "local-task")
+    got = np.asarray(m.function("main")(x, w).to_host())
+    ref = np.zeros((1, 6, 6, 32), np.int64)
+    for r in range(3):
+        for s in range(3):
+            ref += np.einsum("nhwc,fc->nhwf", x[:, r:r + 6, s:s + 6, :].astype(np.int64), w[:, r, s, :].astype(np.int64))
+    assert np.array_equal(got, ref)

@@ -21,6 +21,7 @@ into the conv's body, and neither is a conv a kernel can read.
 
 from __future__ import annotations
 
+from .attrs import GROUPED_CONV_ATTR
 from .ir import ir, walk_ops
 from iree.compiler.dialects import arith as arith_d, flow as flow_d, linalg as linalg_d, tensor as tensor_d, util as util_d
 
@@ -32,7 +33,6 @@ CONV_OPS = ("linalg.conv_2d_nchw_fchw", "linalg.conv_2d_nhwc_hwcf")
 # grouped and depthwise convs as PyTorch/ONNX imports produce them
 GROUPED_OPS = ("linalg.depthwise_conv_2d_nchw_chw", "linalg.conv_2d_ngchw_gfchw")
 # the channels-last forms convc's kernels read (and the matcher takes)
-GROUPED_CONV_ATTR = "convc.grouped_conv"     # marks the grouped generics this pass makes
 NHWC_CONVS = ("linalg.conv_2d_nhwc_fhwc", "linalg.depthwise_conv_2d_nhwc_hwc",
               "linalg.depthwise_conv_2d_nhwc_hwcm", "linalg.conv_2d_nhwgc_gfhwc")
 POOL_OPS = {"linalg.pooling_nchw_max": linalg_d.pooling_nhwc_max,

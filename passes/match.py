@@ -22,9 +22,7 @@ from dataclasses import dataclass
 from .ir import ir, dict_attr, walk_ops
 from .problem import ConvProblem, EpilogueOp, EpilogueStep, OperandLoad, INPUT_DTYPES, DTYPE_BYTES
 
-PROBLEM_ATTR = "convc.problem"
-DECLINE_ATTR = "convc.decline"
-CONSTANTS_ATTR = "convc.constants"     # hoisted dense constants: kernel operands after the dispatch's
+from .attrs import CONSTANTS_ATTR, DECLINE_ATTR, PROBLEM_ATTR  # noqa: F401 (re-exported)
 
 
 class Decline(Exception):

@@ -10,12 +10,10 @@ import dataclasses
 import math
 
 from .ir import ir, attr_to_py, dict_attr, walk_ops
-from .match import PROBLEM_ATTR, DECLINE_ATTR
+from .attrs import DECLINE_ATTR, PROBLEM_ATTR, SCHEDULE_ATTR  # noqa: F401 (SCHEDULE_ATTR re-exported)
 from .problem import ConvProblem, DTYPE_BYTES
 from .schedule import Schedule
 from .target import Target, get_target
-
-SCHEDULE_ATTR = "convc.schedule"
 
 
 def _cdiv(a: int, b: int) -> int:

@@ -12,9 +12,7 @@ away.
 from __future__ import annotations
 
 from .ir import ir, arith_d, attr_to_py, flow_d, walk_ops
-from .lower import KERNEL_ATTR
-from .match import CONSTANTS_ATTR
-from .plan import SCHEDULE_ATTR
+from .attrs import CONSTANTS_ATTR, KERNEL_ATTR, SCHEDULE_ATTR
 from .schedule import Schedule
 
 

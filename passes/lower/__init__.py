@@ -8,8 +8,8 @@ identical schedules share one kernel.
 from __future__ import annotations
 
 from ..ir import ir, attr_to_py, walk_ops
-from ..match import CONSTANTS_ATTR, PROBLEM_ATTR, executable_function
-from ..plan import SCHEDULE_ATTR
+from ..attrs import CONSTANTS_ATTR, KERNEL_ATTR, PROBLEM_ATTR, SCHEDULE_ATTR  # noqa: F401 (KERNEL_ATTR re-exported)
+from ..match import executable_function
 from ..problem import ConvProblem
 from ..schedule import Schedule
 from ..target import get_target
@@ -23,7 +23,6 @@ from .nvidia.sm90_ws import emit_sm90_ws
 from .nvidia.sm100_ws import emit_sm100_ws
 from .amd.igemm_mfma import emit_amd_lds_mfma
 
-KERNEL_ATTR = "convc.kernel"
 
 EMITTERS = {"portable_igemm": emit_portable_igemm, "sm90_tma_wgmma": emit_sm90_tma_wgmma,
             "sm90_gather_wgmma": emit_sm90_gather_wgmma, "sm90_ws_cooperative": emit_sm90_ws,

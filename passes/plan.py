@@ -14,6 +14,9 @@ from .attrs import DECLINE_ATTR, PROBLEM_ATTR, SCHEDULE_ATTR  # noqa: F401 (SCHE
 from .problem import ConvProblem, DTYPE_BYTES
 from .schedule import Schedule
 from .target import Target, get_target
+from .tuning import load_cache
+from .lower.amd import im2col_addressing, lds_loader
+from .lower.nvidia import direct_loads, row_slab, sm90_gather, sm90_rows, sm90_ws, stream_k, tensormap, tile_scheduler, tma_loader, warp_roles
 
 
 def _cdiv(a: int, b: int) -> int:
@@ -107,11 +110,10 @@ def plan_grouped(p: ConvProblem, t: Target) -> Schedule:
 def _require_tma(p: ConvProblem, t: Target, block_k: int | None = None) -> None:
     """The constraints every im2col-TMA + wgmma kernel shares; PlanError with the reason.
     block_k: the K step's channels (default 64: one 128-byte swizzled row)."""
-    from .lower.nvidia.tma_loader import CHANNELS_PER_TILE, k_tile_channels
     if not (t.has_tma and t.has_wgmma):
         raise PlanError(f"{t.arch} has no TMA + wgmma path")
-    bk = block_k or CHANNELS_PER_TILE
-    if p.C % bk and not (block_k and k_tile_channels(p.C, p.R * p.S, p.dtype) == bk):
+    bk = block_k or tma_loader.CHANNELS_PER_TILE
+    if p.C % bk and not (block_k and tma_loader.k_tile_channels(p.C, p.R * p.S, p.dtype) == bk):
         raise PlanError(f"C={p.C} is not a multiple of {bk} "
                         f"(one {DTYPE_BYTES[p.dtype] * bk}-byte swizzled row per K step)")
     if p.F % 8:
@@ -120,21 +122,17 @@ def _require_tma(p: ConvProblem, t: Target, block_k: int | None = None) -> None:
 
 def _require_descriptors(p: ConvProblem, s: Schedule) -> Schedule:
     """s, once the driver-exact encoder accepts its activation and filter tensor maps."""
-    from .lower.nvidia.tma_loader import tensor_maps
-    from .lower.nvidia.tensormap import TensorMapError
     try:
-        tensor_maps(p, s)
-    except TensorMapError as e:
+        tma_loader.tensor_maps(p, s)
+    except tensormap.TensorMapError as e:
         raise PlanError(f"TMA descriptor refused: {e}") from None
     return s
 
 
 def plan_sm90_tma(p: ConvProblem, t: Target) -> Schedule:
     """im2col TMA + wgmma (sm_90a). Raises PlanError with the reason when it cannot serve p."""
-    from .lower.nvidia.tma_loader import CHANNELS_PER_TILE, DESCRIPTORS_PER_CTA
-    from .lower.nvidia.tensormap import DESCRIPTOR_BYTES
     _require_tma(p, t)
-    bm, bk = 128, CHANNELS_PER_TILE
+    bm, bk = 128, tma_loader.CHANNELS_PER_TILE
     bn = 128 if p.F > 64 else 64
     ktiles = p.gemm_k // bk
     tiles = _tiles(p, bm, bn)
@@ -163,7 +161,7 @@ def plan_sm90_tma(p: ConvProblem, t: Target) -> Schedule:
                  thread_m=64, thread_n=bn if bm == 128 else bn // 2, threads=256, vec_a=bk, vec_b=bk, stages=stages,
                  grid=grid, smem_bytes=smem, subgroup_size=32,
                  reason="im2col TMA + wgmma, mbarrier ring" + (f", split-K x{split_k} over a cluster" if split_k > 1 else ""),
-                 scratch_bytes=grid[0] * DESCRIPTORS_PER_CTA * DESCRIPTOR_BYTES, split_k=split_k)
+                 scratch_bytes=grid[0] * tma_loader.DESCRIPTORS_PER_CTA * tensormap.DESCRIPTOR_BYTES, split_k=split_k)
     return _require_descriptors(p, s)
 
 
@@ -175,19 +173,15 @@ def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = "sm90_ws_cooperative",
     stages in a ring stage lent to it per tile, cooperative only); `swap`: channels on
     the wgmma's M, block_m pixels on its N. Raises PlanError with the reason when it cannot
     serve p."""
-    from .lower.nvidia.sm90_ws import DESCRIPTORS, WsUnsupported, check_supported, ws_layout
-    from .lower.nvidia.warp_roles import THREADS
-    from .lower.nvidia.tma_loader import k_tile_channels, k_tiles
-    from .lower.nvidia.tensormap import DESCRIPTOR_BYTES
-    bk = k_tile_channels(p.C, p.R * p.S, p.dtype) or 128 // DTYPE_BYTES[p.dtype]    # 128-byte rows
+    bk = tma_loader.k_tile_channels(p.C, p.R * p.S, p.dtype) or 128 // DTYPE_BYTES[p.dtype]    # 128-byte rows
     _require_tma(p, t, bk)
     bn = block_n or (128 if p.F > 64 else 64)
     try:
-        check_supported(p, kernel, block_m, bn, slots, swap, cluster_m, bk)
-    except WsUnsupported as e:
+        sm90_ws.check_supported(p, kernel, block_m, bn, slots, swap, cluster_m, bk)
+    except sm90_ws.WsUnsupported as e:
         raise PlanError(str(e)) from None
     stage = (block_m + bn) * bk * DTYPE_BYTES[p.dtype]
-    fixed = ws_layout(p, kernel, block_m, bn, 0, bk, slots, swap).total
+    fixed = sm90_ws.ws_layout(p, kernel, block_m, bn, 0, bk, slots, swap).total
     # the same bytes in flight with 64-byte K rows: twice the stages
     stages = min(WS_MAX_STAGES * 128 // (bk * DTYPE_BYTES[p.dtype]),
                  (t.smem_bytes - SM90_SMEM_RESERVE - fixed) // (stage + 16))
@@ -203,24 +197,22 @@ def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = "sm90_ws_cooperative",
     m_tiles = _cdiv(m_tiles, cluster_m)                 # cluster tiles along M
     grid = (cluster_m * min(m_tiles * n_tiles, t.num_sms // cluster_m), 1, 1)
     raster = max(1, min(raster, m_tiles))
-    lay = ws_layout(p, kernel, block_m, bn, stages, bk, slots, swap)
+    lay = sm90_ws.ws_layout(p, kernel, block_m, bn, stages, bk, slots, swap)
     role = {"sm90_ws_cooperative": "cooperative", "sm90_ws_pingpong": "ping-pong",
             "sm90_ws_streamk": "ping-pong, stream-K"}[kernel]
-    scratch = grid[0] * DESCRIPTORS * DESCRIPTOR_BYTES
+    scratch = grid[0] * sm90_ws.DESCRIPTORS * tensormap.DESCRIPTOR_BYTES
     if kernel == "sm90_ws_streamk":
-        from .lower.nvidia.stream_k import streamk_scratch
         if cluster_m != 1:
             raise PlanError("stream-K with a cluster")
         if m_tiles * n_tiles >= 1 << 16:
             raise PlanError(f"stream-K over {m_tiles * n_tiles} tiles (flags carry 16-bit tile indices)")
-        from .lower.nvidia.tile_scheduler import StreamKWork
-        why = StreamKWork.why_not(m_tiles * n_tiles, k_tiles(p, bk), t.num_sms)
+        why = tile_scheduler.StreamKWork.why_not(m_tiles * n_tiles, tma_loader.k_tiles(p, bk), t.num_sms)
         if why:
             raise PlanError(f"stream-K: {why}")
-        grid = (StreamKWork.grid_for(m_tiles * n_tiles, t.num_sms), 1, 1)
-        scratch = streamk_scratch(grid[0], block_m, bn, grid[0] * DESCRIPTORS * DESCRIPTOR_BYTES).total
+        grid = (tile_scheduler.StreamKWork.grid_for(m_tiles * n_tiles, t.num_sms), 1, 1)
+        scratch = stream_k.streamk_scratch(grid[0], block_m, bn, grid[0] * sm90_ws.DESCRIPTORS * tensormap.DESCRIPTOR_BYTES).total
     s = Schedule(kernel=kernel, target=t.arch, block_m=block_m, block_n=bn, block_k=bk,
-                 thread_m=64, thread_n=bn, threads=THREADS, vec_a=math.gcd(bk, p.C), vec_b=math.gcd(bk, p.C),
+                 thread_m=64, thread_n=bn, threads=warp_roles.THREADS, vec_a=math.gcd(bk, p.C), vec_b=math.gcd(bk, p.C),
                  stages=stages, grid=grid, smem_bytes=lay.total, subgroup_size=32,
                  reason=f"warp-specialized persistent TMA + wgmma ({role}), TMA-store epilogue"
                         + (f", {cluster_m}x1 cluster with filter multicast" if cluster_m > 1 else "")
@@ -236,10 +228,8 @@ def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = "sm90_ws_cooperative",
 def _with_direct_loads(p: ConvProblem, s: Schedule) -> Schedule:
     """s with WS_DIRECT_STAGES direct prologue loads, as many as its kernel can take (none in
     a cluster or with stream-K: direct_stages_for)."""
-    from .lower.nvidia.direct_loads import direct_stages_for
-    from .lower.nvidia.tma_loader import k_tiles
-    return dataclasses.replace(s, direct_stages=direct_stages_for(
-        p, dataclasses.replace(s, direct_stages=WS_DIRECT_STAGES), k_tiles(p, s.block_k)))
+    return dataclasses.replace(s, direct_stages=direct_loads.direct_stages_for(
+        p, dataclasses.replace(s, direct_stages=WS_DIRECT_STAGES), tma_loader.k_tiles(p, s.block_k)))
 
 
 def tile_counts_for(p: ConvProblem, block_m: int, block_n: int) -> tuple[int, int]:
@@ -249,34 +239,29 @@ def tile_counts_for(p: ConvProblem, block_m: int, block_n: int) -> tuple[int, in
 def plan_sm90_rows(p: ConvProblem, t: Target, why_not_tma: str) -> Schedule:
     """Row-slab TMA + register-A wgmma, persistent and warp-specialized, for convs whose pixels
     TMA cannot address but whose input rows it can (e.g. the 3-channel stem)."""
-    from .lower.nvidia.row_slab import RowSlabUnsupported
-    from .lower.nvidia.sm90_rows import DESCRIPTORS, MAX_STAGES, RowsLayout, check_supported
-    from .lower.nvidia.warp_roles import THREADS
-    from .lower.nvidia.tensormap import DESCRIPTOR_BYTES, TensorMapError
     if not t.has_wgmma:
         raise PlanError(f"{t.arch} has no wgmma")
     try:
-        g = check_supported(p)
-    except (RowSlabUnsupported, TensorMapError) as e:
+        g = sm90_rows.check_supported(p)
+    except (row_slab.RowSlabUnsupported, tensormap.TensorMapError) as e:
         raise PlanError(f"row-slab kernel declined: {e}") from None
-    fixed = RowsLayout(p, g, 0).total
-    slot = RowsLayout(p, g, 1).slot
-    stages = min(MAX_STAGES, (t.smem_bytes - SM90_SMEM_RESERVE - fixed) // (slot + 16)) // 2 * 2
+    fixed = sm90_rows.RowsLayout(p, g, 0).total
+    slot = sm90_rows.RowsLayout(p, g, 1).slot
+    stages = min(sm90_rows.MAX_STAGES, (t.smem_bytes - SM90_SMEM_RESERVE - fixed) // (slot + 16)) // 2 * 2
     if stages < 2:
         raise PlanError(f"row-slab kernel declined: two {slot}-byte slab slots do not fit")
     tiles = p.N * p.Ho * (p.F // 64)
     grid = (min(tiles, t.num_sms), 1, 1)
     return Schedule(kernel="sm90_rows_wgmma", target=t.arch, block_m=64 * g.subs, block_n=64, block_k=g.kp,
-                    thread_m=64, thread_n=64, threads=THREADS, vec_a=1, vec_b=1, stages=stages, grid=grid,
-                    smem_bytes=RowsLayout(p, g, stages).total, subgroup_size=32,
+                    thread_m=64, thread_n=64, threads=warp_roles.THREADS, vec_a=1, vec_b=1, stages=stages, grid=grid,
+                    smem_bytes=sm90_rows.RowsLayout(p, g, stages).total, subgroup_size=32,
                     reason=f"row-slab TMA + register-A wgmma, warp-specialized persistent (im2col TMA declined: {why_not_tma})",
-                    scratch_bytes=grid[0] * DESCRIPTORS * DESCRIPTOR_BYTES,
+                    scratch_bytes=grid[0] * sm90_rows.DESCRIPTORS * tensormap.DESCRIPTOR_BYTES,
                     min_ctas_per_sm=1)     # ptxas ignores setmaxnreg without a known entry register count
 
 
 def plan_sm90_gather(p: ConvProblem, t: Target, why_not_tma: str) -> Schedule:
     """wgmma with a thread-gathered im2col tile, for convs TMA cannot read (e.g. C = 3)."""
-    from .lower.nvidia.sm90_gather import gather_smem_bytes
     if not t.has_wgmma:
         raise PlanError(f"{t.arch} has no wgmma")
     if p.F % 8:
@@ -290,7 +275,7 @@ def plan_sm90_gather(p: ConvProblem, t: Target, why_not_tma: str) -> Schedule:
                  stages=1, grid=grid, smem_bytes=0, subgroup_size=32,
                  reason=f"gathered im2col + wgmma (TMA declined: {why_not_tma})",
                  min_ctas_per_sm=2)     # single-buffered: a second CTA's gather overlaps wgmma
-    return dataclasses.replace(s, smem_bytes=gather_smem_bytes(s))
+    return dataclasses.replace(s, smem_bytes=sm90_gather.gather_smem_bytes(s))
 
 
 AMD_MAX_STAGES = 3
@@ -302,8 +287,6 @@ def plan_amd_lds_mfma(p: ConvProblem, t: Target, block: int | None = None) -> Sc
     loading waves; as many ring stages (2..3) as vmcnt (63 loads in flight) and LDS allow.
     `block` forces the square tile (64 or 128; tests and tuning). Raises PlanError with the
     reason when the loader cannot serve p."""
-    from .lower.amd.im2col_addressing import AddressingError
-    from .lower.amd.lds_loader import LOADING_WAVES, MFMA_WAVES, WAVE, loader_config
     if t.backend != "amd" or not (t.lds_dma_bytes and t.mfma_k):
         raise PlanError(f"{t.arch} has no direct-to-LDS loads with MFMA")
     if p.dtype not in ("f16", "bf16"):
@@ -317,8 +300,8 @@ def plan_amd_lds_mfma(p: ConvProblem, t: Target, block: int | None = None) -> Sc
         if block not in (64, 128):
             raise PlanError(f"tile {block} (the MFMA kernel takes 64 or 128)")
         bm = bn = block
-    threads = (MFMA_WAVES + LOADING_WAVES) * WAVE
-    loads_per_tile = (bm + bn) * bk // (vec * LOADING_WAVES * WAVE)
+    threads = (lds_loader.MFMA_WAVES + lds_loader.LOADING_WAVES) * lds_loader.WAVE
+    loads_per_tile = (bm + bn) * bk // (vec * lds_loader.LOADING_WAVES * lds_loader.WAVE)
     stage_bytes = (bm + bn) * bk * DTYPE_BYTES[p.dtype]
     ktiles = _cdiv(p.gemm_k, bk)
     stages = min(AMD_MAX_STAGES, 1 + 63 // loads_per_tile, t.smem_bytes // stage_bytes, max(2, ktiles))
@@ -329,12 +312,12 @@ def plan_amd_lds_mfma(p: ConvProblem, t: Target, block: int | None = None) -> Sc
                  thread_m=bm // 2, thread_n=bn // 2, threads=threads, vec_a=vec, vec_b=vec,
                  stages=stages, grid=grid, smem_bytes=stages * stage_bytes, subgroup_size=t.subgroup_size)
     try:
-        cfg = loader_config(p, s, t)
-    except AddressingError as e:
+        cfg = lds_loader.loader_config(p, s, t)
+    except im2col_addressing.AddressingError as e:
         raise PlanError(f"LDS-direct loader: {e}") from None
     return dataclasses.replace(
         s, reason=(f"LDS-direct im2col ({cfg.subpath}, {t.lds_dma_bytes} B/lane) + MFMA 16x16x{t.mfma_k}, "
-                   f"{LOADING_WAVES} loading + {MFMA_WAVES} MFMA waves"))
+                   f"{lds_loader.LOADING_WAVES} loading + {lds_loader.MFMA_WAVES} MFMA waves"))
 
 
 def plan_f32(p: ConvProblem, t: Target, precision: str) -> Schedule:
@@ -357,8 +340,7 @@ def plan_f32(p: ConvProblem, t: Target, precision: str) -> Schedule:
 
 
 def _plan_tf32(p: ConvProblem, t: Target) -> Schedule:
-    from .lower.nvidia.tma_loader import k_tile_channels
-    if k_tile_channels(p.C, p.R * p.S, p.dtype) is None:
+    if tma_loader.k_tile_channels(p.C, p.R * p.S, p.dtype) is None:
         raise PlanError(f"C={p.C} is not a multiple of 16 (one 64-byte swizzled row of f32 per K step; "
                         f"a multiple of 4 with one filter tap)")
     bn = 128 if p.F > 64 else 64
@@ -378,9 +360,8 @@ def plan_dynamic_batch(p: ConvProblem, t: Target, precision: str = "tf32") -> Sc
     portable kernel, with a grid computed from the batch."""
     why = None
     if t.has_wgmma and not (p.dtype == "f32" and precision == "fp32"):
-        from .lower.nvidia.tma_loader import k_tile_channels
         try:
-            if k_tile_channels(p.C, p.R * p.S, p.dtype) is None:
+            if tma_loader.k_tile_channels(p.C, p.R * p.S, p.dtype) is None:
                 raise PlanError(f"C={p.C} does not tile into 64- or 128-byte rows")
             s = plan_sm90_ws(p, t, "sm90_ws_pingpong", 64, 128 if p.F > 64 else 64)
             s = dataclasses.replace(s, grid=(t.num_sms, 1, 1), raster=1, direct_stages=0,
@@ -440,10 +421,9 @@ def plan_sm90(p: ConvProblem, t: Target) -> Schedule:
         plan_sm90_tma(p, t)
         narrow = None
     except PlanError as why:
-        from .lower.nvidia.tma_loader import k_tile_channels
         narrow = why if _narrow_k_steps(p, t) else None
         if narrow is None:
-            if k_tile_channels(p.C, p.R * p.S) is None:
+            if tma_loader.k_tile_channels(p.C, p.R * p.S) is None:
                 why = f"{why}; 32-channel steps need C a multiple of 32, or of 8 with one filter tap"
             return _sm90_without_im2col_tma(p, t, why)
     n = t.num_sms
@@ -523,8 +503,7 @@ def _one_wave_ring(p: ConvProblem, t: Target) -> Schedule | None:
     for 5 stages where staging slots left 3, with the fewest pixel tiles, evenly sized (1568
     pixels: 7 tiles of 224). H200 (bench/NOTES.md, v24): 10.1 us against 11.3 for
     cooperative 128x256 with staging slots, 10.4-10.7 for 208-pixel tiles (128 tiles)."""
-    from .lower.nvidia.sm90_ws import swap_max_pixels
-    m_tiles = _cdiv(p.gemm_m, swap_max_pixels("sm90_ws_cooperative", 128))
+    m_tiles = _cdiv(p.gemm_m, sm90_ws.swap_max_pixels("sm90_ws_cooperative", 128))
     if p.F % 128 or m_tiles * (p.F // 128) > t.num_sms:
         return None
     bm = _cdiv(_cdiv(p.gemm_m, m_tiles), 16) * 16
@@ -546,7 +525,6 @@ def _swapped_choice(p: ConvProblem, t: Target) -> Schedule | None:
     bench (bench/NOTES.md, v23): r50_l3 3x3/256 15.5 -> 14.0 us (96x128: 132 tiles where
     64x256 makes 98), r50_l3 1x1/1024->256 10.1 -> 8.8, dil2 3x3/256 26.8 -> 17.6, vae
     3x3/256 111 -> 107, r50_l4 1x1/2048->512 9.7 -> 9.2 (ping-pong 112x64)."""
-    from .lower.nvidia.sm90_ws import swap_max_pixels
     if p.F % 128 == 0:
         options = [("sm90_ws_cooperative", 128), ("sm90_ws_pingpong", 64)]
     elif p.F <= 64:
@@ -554,7 +532,7 @@ def _swapped_choice(p: ConvProblem, t: Target) -> Schedule | None:
     else:
         return None                # e.g. F = 320: ping-pong 128x160 (swapped 208x64: 92 vs 81 us)
     for kernel, bn in options:
-        bms = swap_block_ms(p, t, bn, swap_max_pixels(kernel, bn))
+        bms = swap_block_ms(p, t, bn, sm90_ws.swap_max_pixels(kernel, bn))
         if not bms or bms[0] < SWAP_MIN_PIXELS:
             continue
         try:
@@ -567,11 +545,10 @@ def _swapped_choice(p: ConvProblem, t: Target) -> Schedule | None:
 def _narrow_k_steps(p: ConvProblem, t: Target) -> bool:
     """C = 32 (mod 64), or any multiple of 8 with one filter tap: the persistent kernels can
     still step K by 32 channels (64 B rows)."""
-    from .lower.nvidia.tma_loader import NARROW_CHANNELS_PER_TILE, k_tile_channels
-    if k_tile_channels(p.C, p.R * p.S) != NARROW_CHANNELS_PER_TILE or p.dtype not in ("f16", "bf16"):
+    if tma_loader.k_tile_channels(p.C, p.R * p.S) != tma_loader.NARROW_CHANNELS_PER_TILE or p.dtype not in ("f16", "bf16"):
         return False
     try:
-        _require_tma(p, t, NARROW_CHANNELS_PER_TILE)
+        _require_tma(p, t, tma_loader.NARROW_CHANNELS_PER_TILE)
     except PlanError:
         return False
     return True
@@ -594,13 +571,11 @@ STREAMK_MIN_KTILES = 32
 
 
 def _ktiles(p: ConvProblem) -> int:
-    from .lower.nvidia.tma_loader import k_tile_channels, k_tiles
-    return k_tiles(p, k_tile_channels(p.C, p.R * p.S) or 64)
+    return tma_loader.k_tiles(p, tma_loader.k_tile_channels(p.C, p.R * p.S) or 64)
 
 
 def _streamk_fits(p: ConvProblem, t: Target, bm: int, bn: int) -> bool:
-    from .lower.nvidia.tile_scheduler import StreamKWork
-    return StreamKWork.why_not(_tiles(p, bm, bn), _ktiles(p), t.num_sms) is None
+    return tile_scheduler.StreamKWork.why_not(_tiles(p, bm, bn), _ktiles(p), t.num_sms) is None
 
 
 def _fewer_columns_at_160(p: ConvProblem) -> bool:
@@ -617,7 +592,6 @@ def sm90_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
     """Schedules the tuner times for p on sm_90a: the heuristic's choice first, then the
     persistent kernel's cooperative and ping-pong tilings, rasterizations, and the
     non-persistent kernel (split-K / 64-row tiles when the grid is small)."""
-    from .lower.nvidia.sm90_ws import swap_max_pixels
     out = [plan_sm90(p, t)]
     if out[0].kernel == "sm90_rows_wgmma":
         try:
@@ -671,7 +645,7 @@ def sm90_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
             out.append(plan_sm90_ws(p, t, "sm90_ws_cooperative", bm, bn, slots=0))
         except PlanError:
             pass
-    for bm in swap_block_ms(p, t, 128, swap_max_pixels("sm90_ws_cooperative", 128)):
+    for bm in swap_block_ms(p, t, 128, sm90_ws.swap_max_pixels("sm90_ws_cooperative", 128)):
         try:
             out.append(plan_sm90_ws(p, t, "sm90_ws_cooperative", bm, 128, slots=0, swap=True))
         except PlanError:
@@ -679,7 +653,7 @@ def sm90_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
     for kernel, bn in (("sm90_ws_cooperative", 128), ("sm90_ws_cooperative", 256),
                        ("sm90_ws_pingpong", 64), ("sm90_ws_pingpong", 128)):
         # swapped tiles: pixel counts per tile that spread the work evenly over the SMs
-        for bm in swap_block_ms(p, t, bn, swap_max_pixels(kernel, bn)):
+        for bm in swap_block_ms(p, t, bn, sm90_ws.swap_max_pixels(kernel, bn)):
             for slots in (1, 2) if p.reads_residual and _tiles(p, bm, bn) > t.num_sms else (1,):
                 try:
                     out.append(plan_sm90_ws(p, t, kernel, bm, bn, slots=slots, swap=True))
@@ -762,7 +736,6 @@ def candidate_schedules(p: ConvProblem, t: Target, precision: str = "tf32") -> l
 def choose_schedule(p: ConvProblem, t: Target, options=None) -> Schedule:
     """The default schedule, unless a tuning round forces a candidate or the tuning cache has
     a winner measured for this problem on a device of this target."""
-    from .tuning import load_cache
     precision = getattr(options, "precision", "tf32")
     forced = getattr(options, "candidate", None)
     if forced is not None:

@@ -424,23 +424,29 @@ def _is_conv(op) -> bool:
     return False
 
 
+def _contraction(op):
+    """(P, terms of each operand map) of a generic with P parallel loops and one reduction
+    loop, the last, over two inputs and one output; (P, None) for anything else."""
+    kinds = ["r" if "reduction" in str(a) else "p" for a in op.attributes["iterator_types"]]
+    P = len(kinds) - 1
+    maps = [ir.AffineMapAttr(a).value for a in op.attributes["indexing_maps"]]
+    if kinds.count("r") != 1 or kinds[-1] != "r" or len(maps) != 3:
+        return P, None
+    try:
+        return P, [[_terms(e) for e in m.results] for m in maps]
+    except Decline:
+        return P, None
+
+
 def _is_gemm_1x1(op) -> bool:
     """A contraction out[m..., f] += in[m..., c] * filter[f, c]: IREE's form of a 1x1 conv."""
     if op.name not in ("linalg.generic", "linalg.matmul", "linalg.matmul_transpose_b"):
         return False
     if op.name != "linalg.generic":
         return op.name == "linalg.matmul_transpose_b"
-    kinds = ["r" if "reduction" in str(a) else "p" for a in op.attributes["iterator_types"]]
-    if kinds.count("r") != 1 or kinds[-1] != "r" or len(kinds) not in (3, 4, 5):
+    P, res = _contraction(op)
+    if res is None or P + 1 not in (3, 4, 5):
         return False
-    maps = [ir.AffineMapAttr(a).value for a in op.attributes["indexing_maps"]]
-    if len(maps) != 3:
-        return False
-    try:
-        res = [[_terms(e) for e in m.results] for m in maps]
-    except Decline:
-        return False
-    P = len(kinds) - 1
     r = P
     return (res[2] == [{i: 1} for i in range(P)] and res[1] == [{P - 1: 1}, {r: 1}]
             and res[0] == [{i: 1} for i in range(P - 1)] + [{r: 1}])
@@ -451,16 +457,8 @@ def _is_grouped_gemm_1x1(op) -> bool:
     (the same form as a batched matmul with a transposed B; signatures tell them apart)."""
     if op.name != "linalg.generic":
         return False
-    kinds = ["r" if "reduction" in str(a) else "p" for a in op.attributes["iterator_types"]]
-    P = len(kinds) - 1
-    if kinds.count("r") != 1 or kinds[-1] != "r" or P < 3:
-        return False
-    maps = [ir.AffineMapAttr(a).value for a in op.attributes["indexing_maps"]]
-    if len(maps) != 3:
-        return False
-    try:
-        res = [[_terms(e) for e in m.results] for m in maps]
-    except Decline:
+    P, res = _contraction(op)
+    if res is None or P < 3:
         return False
     g, f, c = P - 2, P - 1, P
     return (res[2] == [{i: 1} for i in range(P)] and res[1] in ([{g: 1}, {f: 1}, {c: 1}], [{c: 1}, {g: 1}, {f: 1}])

@@ -65,6 +65,18 @@ def _keep_ptx(dump_dir: str, dest: str) -> bool:
     return bool(ptx)
 
 
+def record_compile(entry: dict, res) -> dict:
+    """What a bundle's manifest records of a successful compile (shared by convc-suite,
+    convc-bench and convc-fuzz bundles, which the GPU check reads)."""
+    entry["timings"] = {k: round(v, 3) for k, v in res.timings.items()}
+    entry["dispatches"] = [{"dispatch": r.dispatch, "path": r.path, "reason": r.reason,
+                            "kernel": r.schedule.describe() if r.schedule else None} for r in res.reports]
+    entry["path"] = "convc" if any(r.path == "convc" for r in res.reports) else "IREE"
+    entry["ok"] = True
+    entry["schedule"] = next((r.schedule.to_dict() for r in res.reports if r.schedule), None)
+    return entry
+
+
 def compile_suite(layers: list[Layer], target: str, out: str, verbose: bool = True,
                   keep_ptx: bool = False, tuning_cache: str = "none") -> dict:
     """tuning_cache: "none" (default schedules, reproducible) or a convc-tune cache file."""
@@ -80,13 +92,7 @@ def compile_suite(layers: list[Layer], target: str, out: str, verbose: bool = Tr
             if dump and _keep_ptx(dump, os.path.join(out, f"{L.name}.ptx")):
                 entry["ptx"] = f"{L.name}.ptx"
             entry["compile_s"] = round(time.perf_counter() - t0, 3)
-            entry["timings"] = {k: round(v, 3) for k, v in res.timings.items()}
-            entry["dispatches"] = [{"dispatch": r.dispatch, "path": r.path, "reason": r.reason,
-                                    "kernel": r.schedule.describe() if r.schedule else None}
-                                   for r in res.reports]
-            entry["path"] = "convc" if any(r.path == "convc" for r in res.reports) else "IREE"
-            entry["ok"] = True
-            entry["schedule"] = next((r.schedule.to_dict() for r in res.reports if r.schedule), None)
+            record_compile(entry, res)
         except ConvcError as e:
             entry.update(ok=False, error=str(e), compile_s=round(time.perf_counter() - t0, 3))
         if dump:

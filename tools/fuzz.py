@@ -5,7 +5,7 @@ fp32).
   convc-fuzz prepare --seed 1 --count 100 --out BUNDLE [--target sm_90a] [--max-candidates 6]
 
 Problems (`draw`): N, H, W, C, F, R, S, strides 1-3, dilations 1-3, asymmetric pads (some
-larger than the filter's reach), outputs of a single pixel, C and F around the alignment
+larger than the filter's reach), outputs of a single pixel and huge outputs (5%: 48-112 px, N 8-32), C and F around the alignment
 boundaries the planner uses (8, 32, 64, 128 +- 1..8), f16/bf16/f32, every epilogue, and
 grouped/depthwise layers (tools.layers.random_grouped_layers). Each problem is compiled with
 its default schedule and with every other tuning candidate (`CompileOptions.candidate`, the
@@ -53,9 +53,11 @@ def draw_dense(rng: random.Random, name: str) -> Layer:
     if rng.random() < 0.1:            # a single output pixel
         H = dilation[0] * (R - 1) + 1 - pad[0] - pad[2]
         W = dilation[1] * (S - 1) + 1 - pad[1] - pad[3]
+    elif rng.random() < 0.05:         # huge M (up to ~400k output rows): many tiles, many waves
+        H, W = rng.randint(48, 112), rng.randint(48, 112)
     else:
         H, W = rng.randint(1, 40), rng.randint(1, 40)
-    N = rng.choice([1, 1, 2, 3, 8, 32]) if H * W < 400 else rng.choice([1, 2, 4])
+    N = rng.choice([1, 1, 2, 3, 8, 32]) if H * W < 400 else rng.choice([1, 2, 4]) if H * W < 2304 else rng.choice([8, 16, 32])
     return Layer(name=name, N=N, H=max(H, 1), W=max(W, 1), C=_channels(rng), F=_channels(rng), R=R, S=S,
                  stride=stride, dilation=dilation, pad=pad, dtype=rng.choice(["f16", "f16", "f16", "bf16", "f32"]),
                  epilogue=rng.choice(EPILOGUES), group="fuzz")

@@ -6,6 +6,11 @@ fp32 PyTorch reference (numpy where PyTorch is absent).
 Per layer: fresh random inputs, the output buffer poisoned with NaN and handed to the
 function (iree.abi.output), then: no NaN left (every element written, none invalid) and
 rel. L2 error <= 1e-2 for f16/bf16 outputs (1e-3 for f32). Prints a table, writes JSON.
+
+Every layer of one process shares one device (one CUDA context: thousands of fuzz pairs in
+minutes). A kernel fault poisons that context, so `--isolate` runs the layers in child
+processes: a child stops at its first runtime error (or dies), the fault is recorded on that
+layer, and a fresh child goes on with the next one.
 """
 
 from __future__ import annotations
@@ -15,7 +20,9 @@ import datetime
 import json
 import os
 import platform
+import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -56,7 +63,8 @@ def reference(layer, inputs, device):
     return y.cpu().numpy()
 
 
-def check_layer(bundle: str, entry: dict, driver: str, ref_device: str, seed: int, repeats: int = 0) -> dict:
+def check_layer(bundle: str, entry: dict, driver: str, ref_device: str, seed: int, repeats: int = 0,
+                config=None) -> dict:
     layer = _layer_from(entry["layer"])
     row = {"name": layer.name, "group": layer.group, "path": entry.get("path"),
            "kernel": next((d["kernel"] for d in entry.get("dispatches", []) if d["path"] == "convc"), None),
@@ -69,7 +77,7 @@ def check_layer(bundle: str, entry: dict, driver: str, ref_device: str, seed: in
     out_t = layer.out_dtype
     out = poison(layer.output_shape(), out_t)
     try:
-        mod = LoadedModule(os.path.join(bundle, entry["vmfb"]), driver)
+        mod = LoadedModule(os.path.join(bundle, entry["vmfb"]), driver, config=config)
         t0 = time.perf_counter()
         got = mod.call("main", list(zip(inputs, [t for _, t in layer.input_shapes()])), (out, out_t))
         row["first_call_s"] = round(time.perf_counter() - t0, 4)
@@ -108,26 +116,110 @@ def device_name(driver: str) -> str:
     return f"{platform.processor() or platform.machine()} ({driver})"
 
 
-def run_check(bundle: str, driver: str, ref_device: str | None = None, only=None, repeats: int = 0) -> dict:
+def _default_reference() -> str:
+    try:
+        import torch
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    except ImportError:
+        return "numpy"
+
+
+def _selected(manifest: dict, only) -> list[tuple[int, dict]]:
+    return [(i, e) for i, e in enumerate(manifest["layers"]) if not only or e["layer"]["name"] in only]
+
+
+def _print_row(r: dict, done: int, total: int, t0: float, counted: int | None = None) -> None:
+    """`counted` rows took the time since t0 (default: `done`); the ETA extrapolates from them."""
+    eta = (time.perf_counter() - t0) / max(counted or done, 1) * (total - done) if t0 else 0.0
+    print(f"  [{done}/{total} eta {eta:.0f}s] {r['name']:28s} {'PASS' if r['correct'] else 'FAIL'}"
+          f"  rel_l2={r.get('rel_l2', float('nan')):.2e} nan={r.get('nan', '-')} {r.get('error', '')}", flush=True)
+
+
+def _check_rows(bundle, manifest, driver, ref_device, only, repeats, start=0, stop_on_runtime_error=False,
+                rows_out=None):
+    """Checks the selected layers from index `start` in this process (one shared device);
+    yields rows. With stop_on_runtime_error, stops after the first row whose error is a
+    runtime failure (the context may be poisoned)."""
+    import iree.runtime as rt
+    config = rt.Config(driver)
+    for i, entry in _selected(manifest, only):
+        if i < start:
+            continue
+        row = check_layer(bundle, entry, driver, ref_device, seed=1000 + i, repeats=repeats, config=config)
+        row["index"] = i
+        if rows_out:
+            rows_out.write(json.dumps(row) + "\n")
+            rows_out.flush()
+        yield row
+        if stop_on_runtime_error and str(row.get("error", "")).startswith("runtime:"):
+            return
+
+
+def _isolated_rows(bundle, manifest, driver, ref_device, only, repeats, hang_s: float = 300.0):
+    """Runs `_check_rows` in child processes, restarting after a fault (see the module doc). A
+    child that writes no row for `hang_s` seconds is killed: the layer it was on is a hang."""
+    todo = [i for i, _ in _selected(manifest, only)]
+    done: dict[int, dict] = {}
+    while True:
+        left = [i for i in todo if i not in done]
+        if not left:
+            return
+        with tempfile.NamedTemporaryFile("r", suffix=".jsonl") as rows:
+            cmd = [sys.executable, "-m", "convc.runtime.gpu_check", "--bundle", bundle, "--driver", driver,
+                   "--reference", ref_device, "--repeats", str(repeats), "--child-start", str(left[0]),
+                   "--child-rows", rows.name]
+            if only:
+                cmd += ["--only", ",".join(sorted(only))]
+            proc = subprocess.Popen(cmd)
+            got, last, hung = [], time.monotonic(), False
+            while True:
+                status = proc.poll()
+                for line in rows.readlines():
+                    if line.strip():
+                        got.append(json.loads(line))
+                        last = time.monotonic()
+                        done[got[-1]["index"]] = got[-1]
+                        yield got[-1]
+                if status is not None:
+                    break
+                if time.monotonic() - last > hang_s:
+                    proc.kill()
+                    proc.wait()
+                    hung = True
+                    break
+                time.sleep(0.2)
+        rest = [i for i in left if i not in done]
+        if rest and (hung or proc.returncode != 0 or len(got) == 0):
+            # the child died (or hung) on this layer without writing its row
+            i = rest[0]
+            entry = manifest["layers"][i]
+            why = f"hung (no result in {hang_s:.0f} s)" if hung else f"died (exit status {proc.returncode})"
+            r = {"name": entry["layer"]["name"], "group": entry["layer"].get("group", ""), "index": i,
+                 "path": entry.get("path"), "correct": False, "error": f"runtime: the checking process {why}"}
+            done[i] = r
+            _print_row(r, len(done), len(todo), 0.0)
+            yield r
+
+
+def run_check(bundle: str, driver: str, ref_device: str | None = None, only=None, repeats: int = 0,
+              isolate: bool = False) -> dict:
     with open(os.path.join(bundle, "manifest.json")) as f:
         manifest = json.load(f)
-    if ref_device is None:
-        try:
-            import torch
-            ref_device = "cuda" if torch.cuda.is_available() else "cpu"
-        except ImportError:
-            ref_device = "numpy"
-    rows = []
-    for i, entry in enumerate(manifest["layers"]):
-        if only and entry["layer"]["name"] not in only:
-            continue
-        rows.append(check_layer(bundle, entry, driver, ref_device, seed=1000 + i, repeats=repeats))
-        r = rows[-1]
-        print(f"  {r['name']:28s} {'PASS' if r['correct'] else 'FAIL'}"
-              f"  rel_l2={r.get('rel_l2', float('nan')):.2e} nan={r.get('nan', '-')} {r.get('error', '')}", flush=True)
+    ref_device = ref_device or _default_reference()
+    total = len(_selected(manifest, only))
+    rows, t0 = [], time.perf_counter()
+    source = (_isolated_rows(bundle, manifest, driver, ref_device, only, repeats) if isolate
+              else _check_rows(bundle, manifest, driver, ref_device, only, repeats))
+    for r in source:
+        rows.append(r)
+        if not isolate:                    # children print their own rows
+            _print_row(r, len(rows), total, t0)
+    rows.sort(key=lambda r: r["index"])
     return {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "device": device_name(driver), "driver": driver, "reference": f"fp32 ({ref_device})",
             "target": manifest["target"], "commit": manifest["commit"], "compiled": manifest["date"],
+            "seed": manifest.get("seed"), "distribution": manifest.get("distribution"),
+            "isolated": isolate, "check_s": round(time.perf_counter() - t0, 1),
             "passed": sum(r["correct"] for r in rows), "total": len(rows), "layers": rows}
 
 
@@ -149,12 +241,27 @@ def parse_arguments(argv=None):
     p.add_argument("--only", help="comma-separated layer names")
     p.add_argument("--repeats", type=int, default=0,
                    help="also time this many whole invocations per layer (median)")
+    p.add_argument("--isolate", action="store_true",
+                   help="run the layers in child processes that restart after a kernel fault")
+    p.add_argument("--child-start", type=int, help=argparse.SUPPRESS)   # --isolate's children
+    p.add_argument("--child-rows", help=argparse.SUPPRESS)
     return p.parse_args(argv)
 
 
 def main(args) -> int:
-    result = run_check(args.bundle, args.driver, args.reference,
-                       set(args.only.split(",")) if args.only else None, args.repeats)
+    only = set(args.only.split(",")) if args.only else None
+    if args.child_start is not None:            # one child of --isolate: rows to a file, stop at a fault
+        with open(os.path.join(args.bundle, "manifest.json")) as f:
+            manifest = json.load(f)
+        with open(args.child_rows, "a") as rows_out:
+            total = len(_selected(manifest, only))
+            t0 = time.perf_counter()
+            position = {i: n for n, (i, _) in enumerate(_selected(manifest, only), 1)}
+            for n, r in enumerate(_check_rows(args.bundle, manifest, args.driver, args.reference, only,
+                                              args.repeats, args.child_start, True, rows_out), 1):
+                _print_row(r, position[r["index"]], total, t0, n)
+        return 0
+    result = run_check(args.bundle, args.driver, args.reference, only, args.repeats, args.isolate)
     print_table(result)
     if args.json:
         with open(args.json, "w") as f:

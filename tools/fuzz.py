@@ -29,7 +29,7 @@ from ..compiler.errors import ConvcError
 from ..passes.plan import candidate_schedules
 from ..passes.target import get_target
 from .layers import EPILOGUES, Layer, has_output, layer_mlir, random_grouped_layers
-from .suite import git_commit, record_compile
+from .bundle import git_commit, record_compile
 
 BOUNDARIES = (8, 16, 32, 64, 128, 256)
 

@@ -14,24 +14,14 @@ import dataclasses
 import datetime
 import json
 import os
-import subprocess
 import sys
 import time
 
 from ..compiler.driver import CompileOptions, compile_file
 from ..compiler.errors import ConvcError
+from .bundle import git_commit, record_compile
+from .families import families_bundle
 from .layers import Layer, layer_mlir, load_suite, random_grouped_layers
-
-
-def git_commit() -> str:
-    """Commit of the compiler that built a bundle; "+uncommitted" if the tree had changes."""
-    try:
-        here = os.path.dirname(os.path.abspath(__file__))
-        out = subprocess.run(["git", "describe", "--always", "--dirty=+uncommitted", "--abbrev=7"],
-                             cwd=here, capture_output=True, text=True, timeout=10)
-        return out.stdout.strip() or "unknown"
-    except Exception:
-        return "unknown"
 
 
 def select(layers: list[Layer], only: str | None) -> list[Layer]:
@@ -63,18 +53,6 @@ def _keep_ptx(dump_dir: str, dest: str) -> bool:
     if ptx:
         shutil.copyfile(ptx[0], dest)
     return bool(ptx)
-
-
-def record_compile(entry: dict, res) -> dict:
-    """What a bundle's manifest records of a successful compile (shared by convc-suite,
-    convc-bench and convc-fuzz bundles, which the GPU check reads)."""
-    entry["timings"] = {k: round(v, 3) for k, v in res.timings.items()}
-    entry["dispatches"] = [{"dispatch": r.dispatch, "path": r.path, "reason": r.reason,
-                            "kernel": r.schedule.describe() if r.schedule else None} for r in res.reports]
-    entry["path"] = "convc" if any(r.path == "convc" for r in res.reports) else "IREE"
-    entry["ok"] = True
-    entry["schedule"] = next((r.schedule.to_dict() for r in res.reports if r.schedule), None)
-    return entry
 
 
 def compile_suite(layers: list[Layer], target: str, out: str, verbose: bool = True,
@@ -111,9 +89,10 @@ def compile_suite(layers: list[Layer], target: str, out: str, verbose: bool = Tr
 
 def parse_arguments(argv=None):
     p = argparse.ArgumentParser(prog="convc-suite", description=__doc__.splitlines()[0])
-    p.add_argument("action", choices=["mlir", "compile", "random-grouped"],
+    p.add_argument("action", choices=["mlir", "compile", "random-grouped", "families"],
                    help="mlir: write the models; compile: a bundle; random-grouped: write a suite JSON "
-                        "of randomized grouped/depthwise layers (--seed, --count) to --out")
+                        "of randomized grouped/depthwise layers (--seed, --count) to --out; families: a "
+                        "bundle of one layer per kernel family and variant flag (for the sanitizers)")
     p.add_argument("--out", required=True, help="bundle directory (mlir, compile) or suite JSON file (random-grouped) to write")
     p.add_argument("--suite", help="suite JSON (default: the bundled copy of the project suite)")
     p.add_argument("--target", default="sm_90a", help="convc target (default sm_90a)")
@@ -134,6 +113,11 @@ def main(args) -> int:
                 json.dump({"about": f"convc-suite random-grouped --seed {args.seed} --count {args.count}",
                            "layers": [dataclasses.asdict(L) for L in layers]}, f, indent=1)
             return 0
+        if args.action == "families":
+            m = families_bundle(args.out, args.target, set(args.only.split(",")) if args.only else None)
+            bad = [e["layer"]["name"] for e in m["layers"] if not e["ok"]]
+            print(f"{len(m['layers']) - len(bad)}/{len(m['layers'])} variants compiled" + (f"; failed: {bad}" if bad else ""))
+            return 1 if bad else 0
         layers = select(load_suite(args.suite), args.only)
         if args.action == "mlir":
             for p in write_models(layers, args.out):

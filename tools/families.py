@@ -1,0 +1,134 @@
+"""One layer per kernel family and variant flag, each compiled with the schedule that exercises
+it: the bundle the sanitizers run (`tools/device/sanitize_families.sh`).
+
+A variant names a layer and a predicate on the Schedule; the schedule is the first of the
+planner's candidates (`candidate_schedules`, the list convc-tune times) that satisfies it,
+forced through `CompileOptions.candidate`, so the bundle follows the planner as it changes
+and a variant the planner can no longer produce is an error, not a silent gap.
+
+  convc-suite families --out BUNDLE [--target sm_90a]
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from ..compiler.driver import CompileOptions, compile_file
+from ..compiler.errors import ConvcError
+from ..passes.plan import candidate_schedules
+from ..passes.schedule import Schedule
+from ..passes.target import get_target
+from .layers import Layer, layer_mlir
+from .bundle import git_commit, record_compile
+
+
+@dataclass(frozen=True)
+class Variant:
+    name: str
+    layer: Layer
+    wants: Callable[[Schedule], bool]
+    what: str                       # the flag or family it exercises, in words
+
+
+def _L(name, N, H, W, C, F, R, S, stride=(1, 1), dilation=(1, 1), pad=(0, 0, 0, 0), dtype="f16",
+       epilogue="bias_residual_relu", groups=1) -> Layer:
+    return Layer(name=name, N=N, H=H, W=W, C=C, F=F, R=R, S=S, stride=stride, dilation=dilation, pad=pad,
+                 dtype=dtype, epilogue=epilogue, group="families", groups=groups)
+
+
+def _ws(kernel: str, **flags) -> Callable[[Schedule], bool]:
+    def wants(s: Schedule) -> bool:
+        return s.kernel == kernel and all(getattr(s, k) == v for k, v in flags.items())
+    return wants
+
+
+_R3 = _L("r3", 4, 28, 28, 128, 256, 3, 3, pad=(1, 1, 1, 1))           # many tiles, residual
+_SMALL = _L("small", 1, 14, 14, 256, 256, 3, 3, pad=(1, 1, 1, 1))     # fewer tiles than SMs
+_BIG = _L("big", 8, 56, 56, 128, 128, 3, 3, pad=(1, 1, 1, 1))         # more 128x128 tiles than SMs
+
+VARIANTS: tuple[Variant, ...] = (
+    Variant("ws_cooperative", _R3, _ws("sm90_ws_cooperative", swap_ab=False, cluster_m=1, epilogue_slots=1,
+                                       raster=1), "persistent cooperative, one staging slot"),
+    Variant("ws_pingpong", _R3, _ws("sm90_ws_pingpong", swap_ab=False, cluster_m=1, epilogue_slots=1),
+            "persistent ping-pong consumers"),
+    Variant("ws_ring_staged", _R3, _ws("sm90_ws_cooperative", epilogue_slots=0, swap_ab=False),
+            "epilogue staged in a lent ring stage (epilogue_slots=0)"),
+    Variant("ws_two_slots", _BIG, lambda s: s.kernel.startswith("sm90_ws") and s.epilogue_slots == 2,
+            "two epilogue staging slots (residual prefetch)"),
+    Variant("ws_swapped", _R3, lambda s: s.kernel.startswith("sm90_ws") and s.swap_ab,
+            "swapped operands (wgmma M over channels)"),
+    Variant("ws_cluster", _R3, lambda s: s.kernel.startswith("sm90_ws") and s.cluster_m == 2,
+            "2x1 clusters, filter tile multicast"),
+    Variant("ws_raster", _R3, lambda s: s.kernel.startswith("sm90_ws") and s.raster > 1, "rasterized tile walk"),
+    Variant("ws_256_rows", _R3, _ws("sm90_ws_cooperative", block_m=256), "256-row cooperative tiles"),
+    Variant("ws_direct_loads", _L("direct", 8, 14, 14, 256, 256, 3, 3, pad=(1, 1, 1, 1)),
+            lambda s: s.kernel.startswith("sm90_ws") and s.direct_stages > 0,
+            "first k-tiles by cp.async while the descriptors are written"),
+    Variant("ws_streamk", _L("streamk", 1, 7, 7, 512, 512, 3, 3, pad=(1, 1, 1, 1), epilogue="bias_relu"),
+            _ws("sm90_ws_streamk"), "stream-K partition (bias_relu: the planner takes stream-K only without a residual)"),
+    Variant("tma_split_k", _L("splitk", 1, 7, 7, 512, 512, 3, 3, pad=(1, 1, 1, 1)),
+            lambda s: s.kernel == "sm90_tma_wgmma" and s.split_k > 1, "non-persistent TMA kernel, split-K"),
+    Variant("tma_wgmma", _SMALL, lambda s: s.kernel == "sm90_tma_wgmma" and s.split_k == 1,
+            "non-persistent TMA kernel"),
+    Variant("row_slab", _L("rowslab", 1, 224, 224, 3, 64, 7, 7, stride=(2, 2), pad=(3, 3, 3, 3), epilogue="bias_relu"),
+            _ws("sm90_rows_wgmma"), "row-slab TMA (few input channels)"),
+    Variant("gather", _L("gather", 2, 17, 19, 40, 128, 3, 3, pad=(1, 1, 1, 1)), _ws("sm90_gather_wgmma"),
+            "gathered im2col + wgmma (C not TMA-aligned)"),
+    Variant("tf32", _L("tf32", 2, 14, 14, 64, 128, 3, 3, pad=(1, 1, 1, 1), dtype="f32"),
+            lambda s: s.kernel.startswith("sm90"), "f32 inputs on TF32 wgmma"),
+    Variant("portable", _L("portable", 2, 9, 9, 24, 6, 3, 3, pad=(1, 1, 1, 1)), _ws("portable_igemm"),
+            "portable implicit GEMM (F not a multiple of 8)"),
+    Variant("depthwise", _L("dw", 2, 20, 20, 96, 96, 3, 3, pad=(1, 1, 1, 1), groups=96, epilogue="bias_relu"),
+            lambda s: s.kernel != "portable_igemm", "depthwise, multiplier 1"),
+    Variant("depthwise_multiplier", _L("dwm", 2, 12, 12, 24, 48, 3, 3, stride=(2, 2), pad=(1, 1, 1, 1),
+                                       groups=24, epilogue="bias"),
+            lambda s: True, "depthwise with a channel multiplier"),
+    Variant("grouped", _L("grouped", 2, 14, 14, 128, 128, 3, 3, pad=(1, 1, 1, 1), groups=8),
+            lambda s: True, "grouped 3x3 (default kernel)"),
+    Variant("grouped_narrow", _L("grouped4", 2, 14, 14, 64, 64, 3, 3, pad=(1, 1, 1, 1), groups=16),
+            lambda s: True, "grouped, 4 channels per group"),
+    Variant("grouped_direct", _L("grouped_d", 2, 14, 14, 128, 128, 3, 3, pad=(1, 1, 1, 1), groups=8),
+            _ws("direct_grouped"), "grouped on the direct kernel (forced where another is the default)"),
+)
+
+
+def families_bundle(out: str, target: str = "sm_90a", only=None) -> dict:
+    """Compiles every variant (or those named in `only`) into `out`; writes manifest.json."""
+    os.makedirs(out, exist_ok=True)
+    t = get_target(target)
+    entries = []
+    for v in VARIANTS:
+        if only and v.name not in only:
+            continue
+        L = dataclasses.replace(v.layer, name=v.name)
+        cands = candidate_schedules(L.expected_problem(), t)
+        index = next((i for i, s in enumerate(cands) if v.wants(s)), None)
+        entry = {"layer": dataclasses.asdict(L), "vmfb": f"{v.name}.vmfb", "variant": v.what}
+        if index is None:
+            entry.update(ok=False, error=f"no candidate schedule exercises {v.what!r} "
+                                         f"(candidates: {', '.join(s.describe() for s in cands)})")
+        else:
+            src = os.path.join(out, f"{v.name}.mlir")
+            with open(src, "w") as f:
+                f.write(layer_mlir(L, output_arg=True))
+            t0 = time.perf_counter()
+            try:
+                record_compile(entry, compile_file(src, os.path.join(out, entry["vmfb"]), CompileOptions(
+                    target=target, tuning_cache="none", candidate=index if len(cands) > 1 else None)))
+            except ConvcError as e:
+                entry.update(ok=False, error=str(e))
+            entry["compile_s"] = round(time.perf_counter() - t0, 2)
+            os.remove(src)
+        entries.append(entry)
+        kernel = next((d["kernel"] for d in entry.get("dispatches", []) if d["path"] == "convc"), None)
+        print(f"{v.name:22s} {'ok' if entry['ok'] else 'FAILED':6s} {kernel or entry.get('error', '')}", flush=True)
+    manifest = {"target": target, "commit": git_commit(), "purpose": "sanitizers: one layer per kernel family/flag",
+                "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "layers": entries}
+    with open(os.path.join(out, "manifest.json"), "w") as f:
+        json.dump(manifest, f, indent=1)
+    return manifest

@@ -19,14 +19,14 @@ clean() { grep -qE '(ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards)' "$1"
 for tool in memcheck racecheck synccheck initcheck; do
   log="$OUTDIR/$tool.log"
   extra=""; [ "$tool" = racecheck ] && extra="--racecheck-report all"
-  timeout 900 compute-sanitizer --tool "$tool" $extra --error-exitcode 9 \
+  timeout 200 compute-sanitizer --tool "$tool" $extra --error-exitcode 9 \
     python3 -m convc.runtime.sanitize_device --bundle "$BUNDLE" > "$log" 2>&1
   rc=$?
   echo "$tool all-layers rc=$rc launched=$(grep -c '^== layer' "$log") $(summary "$log")" | tee -a "$OUTDIR/sanitize.log"
   { echo "==== $tool (all layers) rc=$rc"; grep -v '^== layer' "$log" | tail -60; } >> "$OUTDIR/sanitize_details.log"
   if [ $rc -ne 0 ] || ! clean "$log"; then
     for layer in $LAYERS; do
-      timeout 300 compute-sanitizer --tool "$tool" $extra --error-exitcode 9 \
+      timeout 60 compute-sanitizer --tool "$tool" $extra --error-exitcode 9 \
         python3 -m convc.runtime.sanitize_device --bundle "$BUNDLE" --only "$layer" > "$log" 2>&1
       r=$?
       echo "  $tool $layer rc=$r $(summary "$log")" | tee -a "$OUTDIR/sanitize.log"

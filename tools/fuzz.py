@@ -3,6 +3,8 @@ the GPU check runs (`tools/device/gpu_check.sh BUNDLE`: NaN-poisoned outputs aga
 fp32).
 
   convc-fuzz prepare --seed 1 --count 100 --out BUNDLE [--target sm_90a] [--max-candidates 6]
+  convc-fuzz shrink --results CHECK.json --bundle BUNDLE --out NEXT [--regressions FILE.json]
+  convc-fuzz shrink --local --bundle BUNDLE --case NAME [--regressions FILE.json]
 
 Problems (`draw`): N, H, W, C, F, R, S, strides 1-3, dilations 1-3, asymmetric pads (some
 larger than the filter's reach), outputs of a single pixel and huge outputs (5%: 48-112 px, N 8-32), C and F around the alignment
@@ -28,7 +30,10 @@ from ..compiler.driver import CompileOptions, compile_file
 from ..compiler.errors import ConvcError
 from ..passes.plan import candidate_schedules
 from ..passes.target import get_target
+from ..passes.schedule import Schedule
+from ..runtime.gpu_check import check_layer
 from .layers import EPILOGUES, Layer, has_output, layer_mlir, random_grouped_layers
+from .shrink import reductions, same_kind, shrink
 from .bundle import git_commit, record_compile
 
 BOUNDARIES = (8, 16, 32, 64, 128, 256)
@@ -119,23 +124,142 @@ def prepare(layers: list[Layer], out: str, target: str, max_candidates: int, see
     return manifest
 
 
+def _compile_pair(L: Layer, out: str, target: str, candidate: int | None) -> dict:
+    src = os.path.join(out, f"{L.name}.mlir")
+    with open(src, "w") as fh:
+        fh.write(layer_mlir(L, output_arg=True))
+    entry = {"layer": dataclasses.asdict(L), "vmfb": f"{L.name}.vmfb", "candidate": candidate}
+    try:
+        record_compile(entry, compile_file(src, os.path.join(out, entry["vmfb"]), CompileOptions(
+            target=target, tuning_cache="none", candidate=candidate)))
+    except ConvcError as e:
+        entry.update(ok=False, error=str(e))
+    os.remove(src)
+    return entry
+
+
+def _write_manifest(out: str, target: str, entries: list, **extra) -> dict:
+    m = {"target": target, "commit": git_commit(), "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+         "pairs": len(entries), "layers": entries, **extra}
+    with open(os.path.join(out, "manifest.json"), "w") as fh:
+        json.dump(m, fh, indent=1)
+    return m
+
+
+def _add_regressions(path: str | None, layers: list[Layer]) -> None:
+    """Appends minimal failing layers to a suite JSON ({"layers": [...]}) the GPU check and the
+    CPU regression tests read."""
+    if not path or not layers:
+        return
+    data = {"layers": []}
+    if os.path.exists(path):
+        with open(path) as fh:
+            data = json.load(fh)
+    names = {d["name"] for d in data["layers"]}
+    data["layers"] += [dict(dataclasses.asdict(dataclasses.replace(L, group="fuzz_regression")))
+                       for L in layers if L.name not in names]
+    with open(path, "w") as fh:
+        fh.write('{"description": ' + json.dumps(data.get("description", "")) + ',\n "layers": [\n'
+                 + ",\n".join(json.dumps(d) for d in data["layers"]) + "\n]}\n")
+
+
+def shrink_round(results: dict, bundle: str, out: str, target: str) -> tuple[dict, list[Layer]]:
+    """One GPU shrinking round (see tools/shrink.py): from a GPU check of `bundle`, the next
+    bundle of reductions, and the cases found minimal."""
+    with open(os.path.join(bundle, "manifest.json")) as fh:
+        manifest = json.load(fh)
+    t = get_target(target)
+    by_origin: dict[str, dict] = {}
+    for row in results["layers"]:
+        entry = manifest["layers"][row["index"]]
+        origin = entry.get("shrink_of", entry["layer"]["name"])
+        o = by_origin.setdefault(origin, {"failing": [], "parent": entry.get("shrink_parent"), "kind": None})
+        if not row["correct"] and entry.get("ok") and entry.get("path") == "convc":
+            o["failing"].append((Layer(**entry["layer"]), entry["schedule"]))
+    os.makedirs(out, exist_ok=True)
+    entries, minimal = [], []
+    for origin, o in by_origin.items():
+        if not o["failing"]:
+            if o["parent"]:                    # no reduction of the parent fails: it is minimal
+                minimal.append(Layer(**o["parent"]["layer"]))
+            continue
+        cur, sched = min(o["failing"], key=lambda x: (x[0].N * x[0].H * x[0].W * x[0].C * x[0].F * x[0].R * x[0].S))
+        kind = Schedule.from_dict(sched)
+        for k, r in enumerate(reductions(cur)):
+            i = same_kind(r, t, kind)
+            if i is None:
+                continue
+            r = dataclasses.replace(r, name=f"{origin}_s{len(entries):03d}")
+            e = _compile_pair(r, out, target, i)
+            e.update(shrink_of=origin, shrink_parent={"layer": dataclasses.asdict(cur), "schedule": sched})
+            entries.append(e)
+        if not any(e["shrink_of"] == origin for e in entries):
+            minimal.append(cur)                # nothing smaller keeps the schedule's kind
+    return _write_manifest(out, target, entries, purpose="convc-fuzz shrink round"), minimal
+
+
+def shrink_local(bundle: str, case: str) -> tuple[Layer, int]:
+    """Shrinks a case whose failure shows on the CPU: each reduction compiled for llvm-cpu and
+    checked against the reference here."""
+    with open(os.path.join(bundle, "manifest.json")) as fh:
+        manifest = json.load(fh)
+    entry = next(e for e in manifest["layers"] if e["layer"]["name"] == case)
+    work = os.path.join(bundle, "shrink_" + case)
+    os.makedirs(work, exist_ok=True)
+
+    def fails(L: Layer) -> bool:
+        e = _compile_pair(dataclasses.replace(L, name="try"), work, "llvm-cpu", None)
+        return not check_layer(work, e, "local-task", "numpy", seed=0)["correct"]
+    return shrink(Layer(**entry["layer"]), fails)
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="convc-fuzz", description=__doc__.splitlines()[0])
-    p.add_argument("action", choices=["prepare"], help="prepare: compile a fuzz bundle for the GPU check")
-    p.add_argument("--out", required=True, help="bundle directory to write")
+    p.add_argument("action", choices=["prepare", "shrink"],
+                   help="prepare: compile a fuzz bundle for the GPU check; shrink: reduce failing cases")
+    p.add_argument("--out", help="bundle directory to write (prepare; shrink: the next round's bundle)")
     p.add_argument("--seed", type=int, default=0, help="random seed (the same seed draws the same problems)")
     p.add_argument("--count", type=int, default=100, help="problems to draw")
     p.add_argument("--target", default="sm_90a", help="convc target (default sm_90a)")
     p.add_argument("--max-candidates", type=int, default=6, help="schedules per problem at most (default first)")
+    p.add_argument("--results", help="shrink: the GPU check JSON of --bundle")
+    p.add_argument("--bundle", help="shrink: the bundle those results are of")
+    p.add_argument("--local", action="store_true", help="shrink: on the CPU (llvm-cpu numerics), --case of --bundle")
+    p.add_argument("--case", help="shrink --local: the layer name to shrink")
+    p.add_argument("--regressions", help="shrink: suite JSON to append minimal failing layers to")
     args = p.parse_args(argv)
     try:
+        if args.action == "shrink":
+            return _shrink_main(p, args)
+        if not args.out:
+            p.error("--out is required")
         m = prepare(draw(args.seed, args.count), args.out, args.target, args.max_candidates, args.seed)
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError, KeyError, StopIteration) as e:
         print(f"convc-fuzz: error: {e}", file=sys.stderr)
         return 1
     bad = [e for e in m["layers"] if not e["ok"]]
     print(f"{m['pairs']} (problem, schedule) pairs from {m['problems']} problems; {len(bad)} failed to compile")
     return 1 if bad else 0
+
+
+def _shrink_main(p, args) -> int:
+    if args.local:
+        if not (args.bundle and args.case):
+            p.error("shrink --local needs --bundle and --case")
+        L, tries = shrink_local(args.bundle, args.case)
+        print(f"minimal: {L} ({tries} reductions tried)")
+        _add_regressions(args.regressions, [dataclasses.replace(L, name=f"{args.case}_min")])
+        return 0
+    if not (args.results and args.bundle and args.out):
+        p.error("shrink needs --results, --bundle and --out (or --local)")
+    with open(args.results) as fh:
+        results = json.load(fh)
+    m, minimal = shrink_round(results, args.bundle, args.out, args.target)
+    for L in minimal:
+        print(f"minimal: {L}")
+    _add_regressions(args.regressions, [dataclasses.replace(L, name=f"{L.name}_min") for L in minimal])
+    print(f"{m['pairs']} reductions in {args.out} for the next round; {len(minimal)} cases minimal")
+    return 0
 
 
 def _cli_main():

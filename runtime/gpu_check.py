@@ -20,9 +20,11 @@ import datetime
 import json
 import os
 import platform
+import queue
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 import numpy as np
@@ -124,8 +126,11 @@ def _default_reference() -> str:
         return "numpy"
 
 
-def _selected(manifest: dict, only) -> list[tuple[int, dict]]:
-    return [(i, e) for i, e in enumerate(manifest["layers"]) if not only or e["layer"]["name"] in only]
+def _selected(manifest: dict, only, shard: tuple[int, int] = (0, 1)) -> list[tuple[int, dict]]:
+    """The layers to check: those named in `only` (all if None), of shard w of k (index % k == w)."""
+    w, k = shard
+    return [(i, e) for i, e in enumerate(manifest["layers"])
+            if (not only or e["layer"]["name"] in only) and i % k == w]
 
 
 def _print_row(r: dict, done: int, total: int, t0: float, counted: int | None = None) -> None:
@@ -136,13 +141,13 @@ def _print_row(r: dict, done: int, total: int, t0: float, counted: int | None = 
 
 
 def _check_rows(bundle, manifest, driver, ref_device, only, repeats, start=0, stop_on_runtime_error=False,
-                rows_out=None):
+                rows_out=None, shard=(0, 1)):
     """Checks the selected layers from index `start` in this process (one shared device);
     yields rows. With stop_on_runtime_error, stops after the first row whose error is a
     runtime failure (the context may be poisoned)."""
     import iree.runtime as rt
     config = rt.Config(driver)
-    for i, entry in _selected(manifest, only):
+    for i, entry in _selected(manifest, only, shard):
         if i < start:
             continue
         row = check_layer(bundle, entry, driver, ref_device, seed=1000 + i, repeats=repeats, config=config)
@@ -155,10 +160,11 @@ def _check_rows(bundle, manifest, driver, ref_device, only, repeats, start=0, st
             return
 
 
-def _isolated_rows(bundle, manifest, driver, ref_device, only, repeats, hang_s: float = 300.0):
+def _isolated_rows(bundle, manifest, driver, ref_device, only, repeats, hang_s: float = 300.0,
+                   shard=(0, 1)):
     """Runs `_check_rows` in child processes, restarting after a fault (see the module doc). A
     child that writes no row for `hang_s` seconds is killed: the layer it was on is a hang."""
-    todo = [i for i, _ in _selected(manifest, only)]
+    todo = [i for i, _ in _selected(manifest, only, shard)]
     done: dict[int, dict] = {}
     while True:
         left = [i for i in todo if i not in done]
@@ -167,7 +173,7 @@ def _isolated_rows(bundle, manifest, driver, ref_device, only, repeats, hang_s: 
         with tempfile.NamedTemporaryFile("r", suffix=".jsonl") as rows:
             cmd = [sys.executable, "-m", "convc.runtime.gpu_check", "--bundle", bundle, "--driver", driver,
                    "--reference", ref_device, "--repeats", str(repeats), "--child-start", str(left[0]),
-                   "--child-rows", rows.name]
+                   "--child-rows", rows.name, "--child-shard", f"{shard[0]}/{shard[1]}"]
             if only:
                 cmd += ["--only", ",".join(sorted(only))]
             proc = subprocess.Popen(cmd)
@@ -201,15 +207,44 @@ def _isolated_rows(bundle, manifest, driver, ref_device, only, repeats, hang_s: 
             yield r
 
 
+def _parallel_isolated_rows(bundle, manifest, driver, ref_device, only, repeats, workers: int):
+    """`workers` isolating loops at once, each over one shard of the layers (loading a module
+    JIT-compiles its PTX on the host CPU, which dominates a check of small layers)."""
+    q: queue.Queue = queue.Queue()
+
+    def run(w):
+        try:
+            for r in _isolated_rows(bundle, manifest, driver, ref_device, only, repeats, shard=(w, workers)):
+                q.put(r)
+        finally:
+            q.put(None)
+
+    threads = [threading.Thread(target=run, args=(w,), daemon=True) for w in range(workers)]
+    for t in threads:
+        t.start()
+    finished = 0
+    while finished < workers:
+        r = q.get()
+        if r is None:
+            finished += 1
+        else:
+            yield r
+
+
 def run_check(bundle: str, driver: str, ref_device: str | None = None, only=None, repeats: int = 0,
-              isolate: bool = False) -> dict:
+              isolate: bool = False, workers: int = 1) -> dict:
     with open(os.path.join(bundle, "manifest.json")) as f:
         manifest = json.load(f)
     ref_device = ref_device or _default_reference()
     total = len(_selected(manifest, only))
     rows, t0 = [], time.perf_counter()
-    source = (_isolated_rows(bundle, manifest, driver, ref_device, only, repeats) if isolate
-              else _check_rows(bundle, manifest, driver, ref_device, only, repeats))
+    if workers > 1:
+        isolate = True
+        source = _parallel_isolated_rows(bundle, manifest, driver, ref_device, only, repeats, workers)
+    elif isolate:
+        source = _isolated_rows(bundle, manifest, driver, ref_device, only, repeats)
+    else:
+        source = _check_rows(bundle, manifest, driver, ref_device, only, repeats)
     for r in source:
         rows.append(r)
         if not isolate:                    # children print their own rows
@@ -219,7 +254,7 @@ def run_check(bundle: str, driver: str, ref_device: str | None = None, only=None
             "device": device_name(driver), "driver": driver, "reference": f"fp32 ({ref_device})",
             "target": manifest["target"], "commit": manifest["commit"], "compiled": manifest["date"],
             "seed": manifest.get("seed"), "distribution": manifest.get("distribution"),
-            "isolated": isolate, "check_s": round(time.perf_counter() - t0, 1),
+            "isolated": isolate, "workers": workers, "check_s": round(time.perf_counter() - t0, 1),
             "passed": sum(r["correct"] for r in rows), "total": len(rows), "layers": rows}
 
 
@@ -243,7 +278,10 @@ def parse_arguments(argv=None):
                    help="also time this many whole invocations per layer (median)")
     p.add_argument("--isolate", action="store_true",
                    help="run the layers in child processes that restart after a kernel fault")
+    p.add_argument("--workers", type=int, default=1,
+                   help="check this many shards of the layers at once, each isolated (implies --isolate)")
     p.add_argument("--child-start", type=int, help=argparse.SUPPRESS)   # --isolate's children
+    p.add_argument("--child-shard", default="0/1", help=argparse.SUPPRESS)
     p.add_argument("--child-rows", help=argparse.SUPPRESS)
     return p.parse_args(argv)
 
@@ -254,14 +292,15 @@ def main(args) -> int:
         with open(os.path.join(args.bundle, "manifest.json")) as f:
             manifest = json.load(f)
         with open(args.child_rows, "a") as rows_out:
-            total = len(_selected(manifest, only))
+            shard = tuple(int(x) for x in args.child_shard.split("/"))
+            total = len(_selected(manifest, only, shard))
             t0 = time.perf_counter()
-            position = {i: n for n, (i, _) in enumerate(_selected(manifest, only), 1)}
+            position = {i: n for n, (i, _) in enumerate(_selected(manifest, only, shard), 1)}
             for n, r in enumerate(_check_rows(args.bundle, manifest, args.driver, args.reference, only,
-                                              args.repeats, args.child_start, True, rows_out), 1):
+                                              args.repeats, args.child_start, True, rows_out, shard), 1):
                 _print_row(r, position[r["index"]], total, t0, n)
         return 0
-    result = run_check(args.bundle, args.driver, args.reference, only, args.repeats, args.isolate)
+    result = run_check(args.bundle, args.driver, args.reference, only, args.repeats, args.isolate, args.workers)
     print_table(result)
     if args.json:
         with open(args.json, "w") as f:

@@ -54,6 +54,7 @@ def test_unsupported_conv_falls_back_with_reason_and_no_fallback_errors(tmp_path
     assert r.returncode == 0, r.stderr
     assert ": IREE: conv not taken: padding value is not zero" in r.stdout
     assert "0 of 1 conv dispatches on convc" in r.stdout
+    assert "per convc dispatch" not in r.stdout                 # no convc dispatch, no per-dispatch time
     r = run_cli("convc", str(src), "-o", str(tmp_path / "b.vmfb"), "--no-fallback", "--target", "llvm-cpu")
     assert r.returncode != 0
     assert r.stderr.count("\n") == 1 and "--no-fallback" in r.stderr and "Traceback" not in r.stderr

@@ -2,7 +2,7 @@
 the GPU check runs (`tools/device/gpu_check.sh BUNDLE`: NaN-poisoned outputs against PyTorch
 fp32).
 
-  convc-fuzz prepare --seed 1 --count 100 --out BUNDLE [--target sm_90a] [--max-candidates 6]
+  convc-fuzz prepare --seed 1 --count 100 --out BUNDLE [--target sm_90a] [--max-candidates 6] [--jobs J]
   convc-fuzz shrink --results CHECK.json --bundle BUNDLE --out NEXT [--regressions FILE.json]
   convc-fuzz shrink --local --bundle BUNDLE --case NAME [--regressions FILE.json]
 
@@ -19,12 +19,14 @@ from __future__ import annotations
 
 import argparse
 import collections
+import concurrent.futures
 import dataclasses
 import json
 import os
 import random
 import sys
 import time
+from itertools import repeat
 
 from ..compiler.driver import CompileOptions, compile_file
 from ..compiler.errors import ConvcError
@@ -90,45 +92,64 @@ def distribution(layers: list[Layer]) -> dict:
             "pad_past_reach": hist(lambda L: max(L.pad) > max(L.R, L.S) - 1)}
 
 
-def prepare(layers: list[Layer], out: str, target: str, max_candidates: int, seed: int) -> dict:
-    os.makedirs(out, exist_ok=True)
+def _problem_pairs(L: Layer, out: str, target: str, max_candidates: int) -> list[dict]:
+    """Compiles one problem with its default schedule and every other tuning candidate."""
     t = get_target(target)
-    entries = []
+    try:
+        n = len(candidate_schedules(L.expected_problem(), t))
+    except ValueError:                    # the planner declines (PlanError): the default path only
+        n = 1
+    return [_compile_pair(dataclasses.replace(L, name=f"{L.name}_c{i}"), out, target, i if n > 1 else None)
+            for i in range(min(n, max_candidates))]
+
+
+def prepare(layers: list[Layer], out: str, target: str, max_candidates: int, seed: int, jobs: int = 1) -> dict:
+    """Compiles every problem's pairs into `out` (`jobs` compiles at once). The manifest is
+    rewritten every 50 problems ("complete": false until the end), so that a long run can be
+    checked before it finishes."""
+    os.makedirs(out, exist_ok=True)
+    entries: list[dict] = []
+    done: list[Layer] = []
     t0 = time.perf_counter()
-    for L in layers:
-        src = os.path.join(out, f"{L.name}.mlir")
-        with open(src, "w") as f:
-            f.write(layer_mlir(L, output_arg=True))
-        try:
-            n = len(candidate_schedules(L.expected_problem(), t))
-        except Exception:                 # the planner declines: the default path (IREE) only
-            n = 1
-        for i in range(min(n, max_candidates)):
-            name = f"{L.name}_c{i}"
-            vmfb = f"{name}.vmfb"
-            entry = {"layer": dataclasses.asdict(dataclasses.replace(L, name=name)), "vmfb": vmfb, "candidate": i}
-            try:
-                record_compile(entry, compile_file(src, os.path.join(out, vmfb), CompileOptions(
-                    target=target, tuning_cache="none", candidate=i if n > 1 else None)))
-            except ConvcError as e:
-                entry.update(ok=False, error=str(e))
-            entries.append(entry)
-        os.remove(src)
-        print(f"{L.name:24s} {min(n, max_candidates)} schedule(s) "
-              f"{sum(e['ok'] for e in entries)}/{len(entries)} compiled, {time.perf_counter() - t0:.0f} s", flush=True)
-    manifest = {"target": target, "commit": git_commit(), "seed": seed, "problems": len(layers),
-                "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                "pairs": len(entries), "distribution": distribution(layers), "layers": entries}
-    with open(os.path.join(out, "manifest.json"), "w") as f:
-        json.dump(manifest, f, indent=1)
-    return manifest
+
+    def manifest(complete: bool) -> dict:
+        m = {"target": target, "commit": git_commit(), "seed": seed, "problems": len(done),
+             "problems_drawn": len(layers), "complete": complete,
+             "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+             "pairs": len(entries), "distribution": distribution(done), "layers": entries}
+        with open(os.path.join(out, "manifest.json.tmp"), "w") as f:
+            json.dump(m, f, indent=1)
+        os.replace(os.path.join(out, "manifest.json.tmp"), os.path.join(out, "manifest.json"))
+        return m
+
+    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) if jobs > 1 else _Inline() as pool:
+        for L, pairs in zip(layers, pool.map(_problem_pairs, layers, repeat(out), repeat(target), repeat(max_candidates))):
+            entries += pairs
+            done.append(L)
+            print(f"{L.name:24s} {len(pairs)} schedule(s) {sum(e['ok'] for e in entries)}/{len(entries)} "
+                  f"compiled, {time.perf_counter() - t0:.0f} s", flush=True)
+            if len(done) % 50 == 0:
+                manifest(False)
+    return manifest(True)
+
+
+class _Inline:
+    """A stand-in for a process pool when compiling in this process."""
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def map(self, fn, *iterables):
+        return map(fn, *iterables)
 
 
 def _compile_pair(L: Layer, out: str, target: str, candidate: int | None) -> dict:
     src = os.path.join(out, f"{L.name}.mlir")
     with open(src, "w") as fh:
         fh.write(layer_mlir(L, output_arg=True))
-    entry = {"layer": dataclasses.asdict(L), "vmfb": f"{L.name}.vmfb", "candidate": candidate}
+    entry = {"layer": dataclasses.asdict(L), "vmfb": f"{L.name}.vmfb", "candidate": candidate or 0}
     try:
         record_compile(entry, compile_file(src, os.path.join(out, entry["vmfb"]), CompileOptions(
             target=target, tuning_cache="none", candidate=candidate)))
@@ -222,6 +243,7 @@ def main(argv=None) -> int:
     p.add_argument("--count", type=int, default=100, help="problems to draw")
     p.add_argument("--target", default="sm_90a", help="convc target (default sm_90a)")
     p.add_argument("--max-candidates", type=int, default=6, help="schedules per problem at most (default first)")
+    p.add_argument("--jobs", type=int, default=1, help="prepare: compiles at once (default 1)")
     p.add_argument("--results", help="shrink: the GPU check JSON of --bundle")
     p.add_argument("--bundle", help="shrink: the bundle those results are of")
     p.add_argument("--local", action="store_true", help="shrink: on the CPU (llvm-cpu numerics), --case of --bundle")
@@ -233,7 +255,7 @@ def main(argv=None) -> int:
             return _shrink_main(p, args)
         if not args.out:
             p.error("--out is required")
-        m = prepare(draw(args.seed, args.count), args.out, args.target, args.max_candidates, args.seed)
+        m = prepare(draw(args.seed, args.count), args.out, args.target, args.max_candidates, args.seed, args.jobs)
     except (OSError, ValueError, KeyError, StopIteration) as e:
         print(f"convc-fuzz: error: {e}", file=sys.stderr)
         return 1

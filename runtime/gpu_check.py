@@ -160,7 +160,7 @@ def _check_rows(bundle, manifest, driver, ref_device, only, repeats, start=0, st
             return
 
 
-def _isolated_rows(bundle, manifest, driver, ref_device, only, repeats, hang_s: float = 300.0,
+def _isolated_rows(bundle, manifest, driver, ref_device, only, repeats, hang_s: float = 90.0,
                    shard=(0, 1)):
     """Runs `_check_rows` in child processes, restarting after a fault (see the module doc). A
     child that writes no row for `hang_s` seconds is killed: the layer it was on is a hang."""

@@ -19,6 +19,8 @@ import os
 from dataclasses import dataclass
 from functools import lru_cache
 
+from .schedule import Schedule
+
 FORMAT = "convc-tuning-1"
 
 
@@ -98,6 +100,17 @@ class TuningCache:
             if best is None or w.date > best.date:
                 best = w
         return best
+
+
+def knobs_of(s: Schedule) -> tuple:
+    """What distinguishes one candidate from another (the tuning cache stores this). The
+    epilogue slot count and swap join only when not at their defaults, and the direct prologue
+    loads only when used, so caches written before them still match (a winner measured
+    without direct loads stays without them)."""
+    base = (s.kernel, s.block_m, s.block_n, s.raster, s.split_k, s.cluster_m)
+    extra = (s.epilogue_slots, s.swap_ab)
+    direct = (f"direct{s.direct_stages}",) if s.direct_stages else ()
+    return base + (extra if extra != (1, False) or direct else ()) + direct
 
 
 @lru_cache(maxsize=8)

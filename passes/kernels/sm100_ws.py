@@ -6,7 +6,7 @@ channels, 128-byte K rows; or of 32 / one filter tap, 64-byte rows: tma_loader.k
 with F a multiple of 8. Tiles are 128 output pixels (the 1-SM MMA's M, one tensor-memory
 lane each) by block_n channels, block_n a multiple of 32 up to 256 (MMA N; tcgen05.ld chunks
 of 32 columns): the one that minimises the busiest SM's main-loop time, a B200 model like the
-sm_90a planner's swapped-tile one (plan.swap_block_ms): waves of tiles times one k-step, bound
+sm_90a planner's swapped-tile one (sm90_ws.swap_block_ms): waves of tiles times one k-step, bound
 by the tensor cores (128 x block_n x block_k MACs) or the operand feed ((128 + block_n) rows).
 Nothing here was timed on a B200: the rates are the B200's published dense f16 rate per SM
 and the operand feed measured per SM on the H200.
@@ -17,18 +17,22 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from .plan import PlanError, _cdiv, _require_descriptors, plan_portable
-from .problem import ConvProblem, DTYPE_BYTES
-from .schedule import Schedule
-from .target import Target
+from ..lower.nvidia.sm100_ws import (BLOCK_M, DESCRIPTORS, KERNEL, MAX_STAGES, THREADS, Sm100Unsupported,
+                                     check_supported, sm100_layout)
+from ..lower.nvidia.tensormap import DESCRIPTOR_BYTES
+from ..lower.nvidia.tma_loader import k_tile_channels
+from ..problem import ConvProblem, DTYPE_BYTES
+from ..schedule import Schedule
+from ..target import Target
+from .common import PlanError, cdiv, require_descriptors
+from .portable import plan_portable
 
 # Per-SM rates behind the tile model: 2.25 PFLOP/s dense f16 over 148 SMs (MACs per ns), and
-# the operand bytes per ns an SM was measured to receive from L2 on the H200 (plan.py).
+# the operand bytes per ns an SM was measured to receive from L2 on the H200 (sm90_ws.py).
 B200_SM_MACS_PER_NS = 2.25e15 / 2 / 148 / 1e9
 SM_FEED_BYTES_PER_NS = 140
 BLOCK_NS = tuple(range(32, 257, 32))
 SMEM_RESERVE = 1024
-BLOCK_M_ROWS = 128          # the 1-SM MMA's M (lower/nvidia/sm100_ws.BLOCK_M)
 
 
 def sm100_block_n(p: ConvProblem, t: Target, block_k: int, cluster: int = 1) -> int:
@@ -36,10 +40,10 @@ def sm100_block_n(p: ConvProblem, t: Target, block_k: int, cluster: int = 1) -> 
     the wider tile (fewer operand bytes per MAC). cluster = 2: tiles of 256 rows on CTA pairs,
     each SM computing 128 rows and loading half of the filter rows."""
     row = block_k * DTYPE_BYTES[p.dtype]
-    m_tiles = _cdiv(p.gemm_m, 128 * cluster)
+    m_tiles = cdiv(p.gemm_m, 128 * cluster)
 
     def cost(bn):
-        waves = _cdiv(m_tiles * _cdiv(p.F, bn), t.num_sms // cluster)
+        waves = cdiv(m_tiles * cdiv(p.F, bn), t.num_sms // cluster)
         step = max(128 * bn * block_k / B200_SM_MACS_PER_NS, (128 + bn // cluster) * row / SM_FEED_BYTES_PER_NS)
         return (waves * step, -bn)
     options = [bn for bn in BLOCK_NS if (bn < 64 and p.F <= bn or bn >= 64) and bn >= 32 * cluster]
@@ -50,10 +54,6 @@ def plan_sm100_ws(p: ConvProblem, t: Target, block_n: int | None = None, cluster
     """The tcgen05 kernel for p: 1-SM, or (cluster = 2) on 2x1 CTA pairs issuing cta_group::2
     MMAs of 256 rows; PlanError with the reason when it cannot serve p. block_n forces the tile
     width (tests)."""
-    from .lower.nvidia.sm100_ws import (BLOCK_M, DESCRIPTORS, KERNEL, MAX_STAGES, THREADS, Sm100Unsupported,
-                                        check_supported, sm100_layout)
-    from .lower.nvidia.tensormap import DESCRIPTOR_BYTES
-    from .lower.nvidia.tma_loader import k_tile_channels
     if not t.has_tcgen05:
         raise PlanError(f"{t.arch} has no tcgen05")
     if p.dtype not in ("f16", "bf16"):
@@ -75,7 +75,7 @@ def plan_sm100_ws(p: ConvProblem, t: Target, block_n: int | None = None, cluster
                  (t.smem_bytes - SMEM_RESERVE - fixed) // (stage + 16))
     if stages < 2:
         raise PlanError(f"128x{bn} tiles leave room for {stages} ring stages")
-    tiles = _cdiv(p.gemm_m, BLOCK_M * cluster) * _cdiv(p.F, bn)     # (pair) tiles
+    tiles = cdiv(p.gemm_m, BLOCK_M * cluster) * cdiv(p.F, bn)     # (pair) tiles
     grid = (cluster * min(tiles, t.num_sms // cluster), 1, 1)
     lay = sm100_layout(p, bn, bk, stages, cluster)
     s = Schedule(kernel=KERNEL, target=t.arch, block_m=BLOCK_M, block_n=bn, block_k=bk, thread_m=BLOCK_M,
@@ -89,7 +89,7 @@ def plan_sm100_ws(p: ConvProblem, t: Target, block_n: int | None = None, cluster
                  # `.minnctapersm 1`: one persistent CTA per SM is the design; without a bound
                  # ptxas 13.5 capped some kernels at 64-80 registers and spilled 8-16 bytes
                  min_ctas_per_sm=1)
-    return _require_descriptors(p, s)
+    return require_descriptors(p, s)
 
 
 # The CTA pair is chosen where the model gives it this much over one SM per tile and the pair
@@ -102,14 +102,14 @@ def model_us(p: ConvProblem, t: Target, s: Schedule) -> float:
     """The B200 model's main-loop time for schedule s (sm100_block_n's cost): waves of tiles
     times k-steps, each bound by the MMAs or by the operand feed of its SM."""
     row = s.block_k * DTYPE_BYTES[p.dtype]
-    waves = _cdiv(_cdiv(p.gemm_m, BLOCK_M_ROWS * s.cluster_m) * _cdiv(p.F, s.block_n), t.num_sms // s.cluster_m)
-    step = max(BLOCK_M_ROWS * s.block_n * s.block_k / B200_SM_MACS_PER_NS,
-               (BLOCK_M_ROWS + s.block_n // s.cluster_m) * row / SM_FEED_BYTES_PER_NS)
-    return waves * step * _cdiv(p.gemm_k, s.block_k) / 1e3
+    waves = cdiv(cdiv(p.gemm_m, BLOCK_M * s.cluster_m) * cdiv(p.F, s.block_n), t.num_sms // s.cluster_m)
+    step = max(BLOCK_M * s.block_n * s.block_k / B200_SM_MACS_PER_NS,
+               (BLOCK_M + s.block_n // s.cluster_m) * row / SM_FEED_BYTES_PER_NS)
+    return waves * step * cdiv(p.gemm_k, s.block_k) / 1e3
 
 
 def _pair_pays(p: ConvProblem, t: Target, one: Schedule, pair: Schedule) -> bool:
-    pair_tiles = _cdiv(p.gemm_m, 2 * BLOCK_M_ROWS) * _cdiv(p.F, pair.block_n)
+    pair_tiles = cdiv(p.gemm_m, 2 * BLOCK_M) * cdiv(p.F, pair.block_n)
     return pair_tiles >= PAIR_MIN_WAVES * (t.num_sms // 2) and model_us(p, t, pair) < PAIR_GAIN * model_us(p, t, one)
 
 

@@ -7,13 +7,12 @@ planner cannot serve become `convc.decline` (IREE fallback) with the reason.
 from __future__ import annotations
 
 import dataclasses
-from .ir import ir, attr_to_py, dict_attr, walk_ops
+from dataclasses import dataclass
+from typing import Callable
+
 from .attrs import DECLINE_ATTR, PROBLEM_ATTR, SCHEDULE_ATTR  # noqa: F401 (SCHEDULE_ATTR re-exported)
-from .problem import ConvProblem
-from .schedule import Schedule
-from .target import Target, get_target
-from .tuning import knobs_of, load_cache
-from .kernels.amd_lds_mfma import plan_amd_lds_mfma
+from .ir import ir, attr_to_py, dict_attr, walk_ops
+from .kernels.amd_lds_mfma import plan_amd
 from .kernels.common import PlanError
 from .kernels.direct_grouped import plan_grouped
 from .kernels.f32 import plan_dynamic_batch, plan_f32
@@ -21,38 +20,47 @@ from .kernels.portable import plan_portable
 from .kernels.sm100_ws import plan_sm100, sm100_candidates
 from .kernels.sm90 import plan_sm90
 from .kernels.sm90_candidates import sm90_candidates
+from .problem import ConvProblem
+from .schedule import Schedule
+from .target import Target, get_target
+from .tuning import knobs_of, load_cache  # noqa: F401 (knobs_of re-exported)
+
+
+@dataclass(frozen=True)
+class Route:
+    """Where a conv goes: when `when` holds, `plan` gives its default schedule and
+    `candidates` (None: the default alone) the schedules a tuning round times."""
+
+    when: Callable[[ConvProblem, Target], bool]
+    plan: Callable[[ConvProblem, Target, str], Schedule]
+    candidates: Callable[[ConvProblem, Target], list[Schedule]] | None = None
+
+
+# The first route that holds plans the conv (precision: how f32 convs compute).
+ROUTES = (
+    Route(lambda p, t: p.grouped, lambda p, t, precision: plan_grouped(p, t)),
+    Route(lambda p, t: p.dynamic_batch, plan_dynamic_batch),
+    Route(lambda p, t: p.dtype == "f32", plan_f32),
+    Route(lambda p, t: t.has_tcgen05, lambda p, t, precision: plan_sm100(p, t), sm100_candidates),
+    Route(lambda p, t: t.has_wgmma, lambda p, t, precision: plan_sm90(p, t), sm90_candidates),
+    Route(lambda p, t: t.backend == "amd", lambda p, t, precision: plan_amd(p, t)),
+    Route(lambda p, t: True, lambda p, t, precision: plan_portable(p, t)),
+)
+
+
+def route_for(p: ConvProblem, t: Target) -> Route:
+    return next(r for r in ROUTES if r.when(p, t))
 
 
 def plan_schedule_for(p: ConvProblem, t: Target, precision: str = "tf32") -> Schedule:
     """The fastest path that applies, else the portable kernel with the reasons."""
-    if p.grouped:
-        return plan_grouped(p, t)
-    if p.dynamic_batch:
-        return plan_dynamic_batch(p, t, precision)
-    if p.dtype == "f32":
-        return plan_f32(p, t, precision)
-    if t.has_tcgen05:
-        return plan_sm100(p, t)
-    if t.has_wgmma:
-        return plan_sm90(p, t)
-    if t.backend == "amd":
-        try:
-            return plan_amd_lds_mfma(p, t)
-        except PlanError as why:
-            s = plan_portable(p, t)
-            return dataclasses.replace(s, reason=f"portable implicit GEMM: LDS-direct MFMA path declined ({why})")
-    return plan_portable(p, t)
+    return route_for(p, t).plan(p, t, precision)
 
 
 def candidate_schedules(p: ConvProblem, t: Target, precision: str = "tf32") -> list[Schedule]:
     """Every schedule worth timing for p on t, the default first."""
-    if p.dtype == "f32" or p.dynamic_batch or p.grouped:
-        return [plan_schedule_for(p, t, precision)]
-    if t.has_tcgen05:
-        return sm100_candidates(p, t)
-    if t.has_wgmma:
-        return sm90_candidates(p, t)
-    return [plan_schedule_for(p, t)]
+    route = route_for(p, t)
+    return route.candidates(p, t) if route.candidates else [plan_schedule_for(p, t, precision)]
 
 
 def choose_schedule(p: ConvProblem, t: Target, options=None) -> Schedule:
@@ -60,12 +68,10 @@ def choose_schedule(p: ConvProblem, t: Target, options=None) -> Schedule:
     a winner measured for this problem on a device of this target."""
     precision = getattr(options, "precision", "tf32")
     forced = getattr(options, "candidate", None)
+    if forced is None:
+        forced = getattr(options, "candidate_settings", None)
     if forced is not None:
-        cands = candidate_schedules(p, t, precision)
-        if forced < len(cands):
-            s = cands[forced]
-            return dataclasses.replace(s, reason=f"tuning candidate {forced + 1}/{len(cands)}: {s.reason}")
-        return cands[0]
+        return forced_candidate(p, t, precision, forced)
     cache = load_cache(getattr(options, "tuning_cache", None))
     hit = cache.lookup(t.arch, p.name, getattr(options, "tuning_device", None)) if cache else None
     if hit is None or (p.dtype == "f32" and precision == "fp32"):
@@ -75,13 +81,34 @@ def choose_schedule(p: ConvProblem, t: Target, options=None) -> Schedule:
     if hit.outdated_by(knobs_of(cands[0])):
         s = cands[0]
         return dataclasses.replace(s, reason=f"{s.reason} (tuning cache entry from {hit.device} predates this default)")
-    # an entry from before direct prologue loads names its tile without them: the tile, with
-    # whatever prologue the planner gives it now, unless the no-direct variant is a candidate
-    legacy = [s for s in cands if list(knobs_of(dataclasses.replace(s, direct_stages=0))) == list(hit.knobs)]
-    for s in [s for s in cands if list(knobs_of(s)) == list(hit.knobs)] + legacy:
+    s = hit.pick(cands)
+    if s is not None:
         return dataclasses.replace(s, reason=f"tuned on {hit.device} ({hit.us:.1f} us, best of {hit.tried}): {s.reason}")
     s = plan_schedule_for(p, t, precision)
     return dataclasses.replace(s, reason=f"{s.reason} (tuning cache entry from {hit.device} names no current candidate)")
+
+
+def forced_candidate(p: ConvProblem, t: Target, precision: str, forced: int | str) -> Schedule:
+    """The candidate a tuning round forces: by index (out of range: the default), or by its
+    settings, "field=value,..." of Schedule fields (e.g. "kernel=sm90_ws_pingpong,block_m=64"):
+    the first candidate that has them all."""
+    cands = candidate_schedules(p, t, precision)
+    index = forced if isinstance(forced, int) else candidate_with(cands, forced)
+    if index >= len(cands):
+        return cands[0]
+    s = cands[index]
+    return dataclasses.replace(s, reason=f"tuning candidate {index + 1}/{len(cands)}: {s.reason}")
+
+
+def candidate_with(cands: list[Schedule], settings: str) -> int:
+    """Index of the first candidate with every setting; PlanError naming the settings if none."""
+    want = [kv.split("=", 1) for kv in settings.split(",") if kv.strip()]
+    if any(len(kv) != 2 or not hasattr(cands[0], kv[0].strip()) for kv in want):
+        raise PlanError(f"candidate settings {settings!r}: expected field=value,... of Schedule fields")
+    for i, s in enumerate(cands):
+        if all(str(getattr(s, k.strip())).lower() == v.strip().lower() for k, v in want):
+            return i
+    raise PlanError(f"no tuning candidate has {settings}")
 
 
 def plan_schedule(module: ir.Module, options=None) -> ir.Module:

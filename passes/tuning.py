@@ -14,6 +14,7 @@ KEY = "target|device|problem name" and ENTRY = {"knobs": [...], "us": float, "tr
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from dataclasses import dataclass
@@ -36,6 +37,14 @@ class Winner:
     tried: int
     date: str
     measured: tuple = ()        # knobs of every candidate timed with it (older caches: empty)
+
+    def pick(self, candidates: list[Schedule]) -> Schedule | None:
+        """The candidate this winner names. An entry from before direct prologue loads names
+        its tile without them: that tile, with whatever prologue the planner gives it now,
+        unless the no-direct variant is itself a candidate."""
+        exact = [s for s in candidates if list(knobs_of(s)) == list(self.knobs)]
+        legacy = [s for s in candidates if list(knobs_of(dataclasses.replace(s, direct_stages=0))) == list(self.knobs)]
+        return (exact + legacy or [None])[0]
 
     def outdated_by(self, default_knobs) -> bool:
         """True when the current default schedule was not among the candidates this winner

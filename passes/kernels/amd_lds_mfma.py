@@ -9,8 +9,18 @@ from ..problem import ConvProblem, DTYPE_BYTES
 from ..schedule import Schedule
 from ..target import Target
 from .common import PlanError, cdiv
+from .portable import plan_portable
+from .registry import Declined, KernelFamily, register
 
 AMD_MAX_STAGES = 3
+
+
+def supports(p: ConvProblem, t: Target) -> str | None:
+    if t.backend != "amd" or not (t.lds_dma_bytes and t.mfma_k):
+        return f"{t.arch} has no direct-to-LDS loads with MFMA"
+    if p.dtype not in ("f16", "bf16"):
+        return f"{p.dtype} inputs (MFMA path takes f16/bf16)"
+    return None
 
 
 def plan_amd_lds_mfma(p: ConvProblem, t: Target, block: int | None = None) -> Schedule:
@@ -19,10 +29,9 @@ def plan_amd_lds_mfma(p: ConvProblem, t: Target, block: int | None = None) -> Sc
     loading waves; as many ring stages (2..3) as vmcnt (63 loads in flight) and LDS allow.
     `block` forces the square tile (64 or 128; tests and tuning). Raises PlanError with the
     reason when the loader cannot serve p."""
-    if t.backend != "amd" or not (t.lds_dma_bytes and t.mfma_k):
-        raise PlanError(f"{t.arch} has no direct-to-LDS loads with MFMA")
-    if p.dtype not in ("f16", "bf16"):
-        raise PlanError(f"{p.dtype} inputs (MFMA path takes f16/bf16)")
+    why = supports(p, t)
+    if why:
+        raise PlanError(why)
     vec = t.lds_dma_bytes // DTYPE_BYTES[p.dtype]
     bk = 2 * t.mfma_k
     bm = bn = 128
@@ -50,3 +59,14 @@ def plan_amd_lds_mfma(p: ConvProblem, t: Target, block: int | None = None) -> Sc
     return dataclasses.replace(
         s, reason=(f"LDS-direct im2col ({cfg.subpath}, {t.lds_dma_bytes} B/lane) + MFMA 16x16x{t.mfma_k}, "
                    f"{lds_loader.LOADING_WAVES} loading + {lds_loader.MFMA_WAVES} MFMA waves"))
+
+
+AMD_LDS_MFMA = register(KernelFamily("amd_lds_mfma", ("amd_lds_mfma",), supports, plan_amd_lds_mfma))
+
+
+def plan_amd(p: ConvProblem, t: Target) -> Schedule:
+    """gfx942 / gfx950: the MFMA kernel, else the portable one with the reason."""
+    s = AMD_LDS_MFMA.attempt(p, t)
+    if isinstance(s, Declined):
+        return dataclasses.replace(plan_portable(p, t), reason=f"portable implicit GEMM: LDS-direct MFMA path declined ({s})")
+    return s

@@ -6,6 +6,7 @@ from ..problem import ConvProblem
 from ..schedule import Schedule
 from ..target import Target
 from .common import PlanError, cdiv, largest_vector
+from .registry import KernelFamily, register
 
 # outputs along W per thread (register blocking of input columns and, grouped, filter vectors):
 # depthwise convs without multiplier, and grouped ones with a window and >= 8 channels per group
@@ -15,11 +16,18 @@ ROW_PIXELS = 4
 GROUPED_CHANNELS = 4
 
 
+def supports(p: ConvProblem, t: Target) -> str | None:
+    return None if p.grouped else "not a grouped or depthwise conv"
+
+
 def plan_grouped(p: ConvProblem, t: Target) -> Schedule:
     """Grouped and depthwise convs: the direct kernel (few channels per output; memory-bound).
     An item is V output channels (16 bytes of channels where they divide the output channels
     of a group, at most GROUPED_CHANNELS for grouped convs) of thread_m pixels along W (one
     pixel for a depthwise conv with a channel multiplier)."""
+    why = supports(p, t)
+    if why:
+        raise PlanError(why)
     fg = p.F // p.groups
     v = largest_vector(p.F if p.depthwise else fg, p.dtype)
     hwcf = p.filter_layout == "hwcf"
@@ -41,3 +49,6 @@ def plan_grouped(p: ConvProblem, t: Target) -> Schedule:
                     vec_b=v, stages=1, grid=grid, smem_bytes=0, subgroup_size=t.subgroup_size,
                     reason=f"direct grouped conv: {kind}, {what} per thread, f32 accumulation"
                            + (", batch read at run time" if p.dynamic_batch else ""))
+
+
+DIRECT_GROUPED = register(KernelFamily("direct_grouped", ("direct_grouped",), supports, plan_grouped))

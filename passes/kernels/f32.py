@@ -9,9 +9,10 @@ from ..lower.nvidia import tma_loader
 from ..problem import ConvProblem
 from ..schedule import Schedule
 from ..target import Target
-from .common import PlanError, tiles
+from .common import tiles
 from .portable import plan_portable
-from .sm90_ws import plan_sm90_ws
+from .registry import Declined
+from .sm90_ws import SM90_WS, WsTile
 
 
 def plan_f32(p: ConvProblem, t: Target, precision: str) -> Schedule:
@@ -21,28 +22,26 @@ def plan_f32(p: ConvProblem, t: Target, precision: str) -> Schedule:
     small grids; exact f32 math on the portable kernel where they decline, and always with
     --precision fp32."""
     if precision != "fp32" and t.has_wgmma:
-        try:
-            return _plan_tf32(p, t)
-        except PlanError as why:
-            s = plan_portable(p, t)
-            return dataclasses.replace(s, reason=f"portable implicit GEMM (f32 inputs, exact f32 math: "
-                                                 f"TF32 wgmma kernel declined: {why})")
-    s = plan_portable(p, t)
+        s = _plan_tf32(p, t)
+        if isinstance(s, Schedule):
+            return s
+        return _portable(p, t, f"portable implicit GEMM (f32 inputs, exact f32 math: TF32 wgmma kernel declined: {s})")
     why = ("f32 inputs, --precision fp32: exact f32 math" if precision == "fp32" else
            "f32 inputs: no TF32 tensor-core kernel on this target, exact f32 math instead")
-    return dataclasses.replace(s, reason=f"portable implicit GEMM ({why})")
+    return _portable(p, t, f"portable implicit GEMM ({why})")
 
 
-def _plan_tf32(p: ConvProblem, t: Target) -> Schedule:
+def _plan_tf32(p: ConvProblem, t: Target) -> Schedule | Declined:
     if tma_loader.k_tile_channels(p.C, p.R * p.S, p.dtype) is None:
-        raise PlanError(f"C={p.C} is not a multiple of 16 (one 64-byte swizzled row of f32 per K step; "
+        return Declined(f"C={p.C} is not a multiple of 16 (one 64-byte swizzled row of f32 per K step; "
                         f"a multiple of 4 with one filter tap)")
     bn = 128 if p.F > 64 else 64
     big = tiles(p, 128, bn) >= t.num_sms
     kernel, bm = ("sm90_ws_cooperative", 128) if big else ("sm90_ws_pingpong", 64)
-    s = plan_sm90_ws(p, t, kernel, bm, bn)
-    s = dataclasses.replace(s, direct_stages=0)
-    return dataclasses.replace(s, reason=s.reason + ", TF32 wgmma (f32 operands, f32 accumulation)")
+    s = SM90_WS.attempt(p, t, tile=WsTile(kernel, bm, bn))
+    if isinstance(s, Declined):
+        return s
+    return dataclasses.replace(s, direct_stages=0, reason=s.reason + ", TF32 wgmma (f32 operands, f32 accumulation)")
 
 
 def plan_dynamic_batch(p: ConvProblem, t: Target, precision: str = "tf32") -> Schedule:
@@ -54,17 +53,26 @@ def plan_dynamic_batch(p: ConvProblem, t: Target, precision: str = "tf32") -> Sc
     portable kernel, with a grid computed from the batch."""
     why = None
     if t.has_wgmma and not (p.dtype == "f32" and precision == "fp32"):
-        try:
-            if tma_loader.k_tile_channels(p.C, p.R * p.S, p.dtype) is None:
-                raise PlanError(f"C={p.C} does not tile into 64- or 128-byte rows")
-            s = plan_sm90_ws(p, t, "sm90_ws_pingpong", 64, 128 if p.F > 64 else 64)
-            s = dataclasses.replace(s, grid=(t.num_sms, 1, 1), raster=1, direct_stages=0,
-                                    scratch_bytes=t.num_sms * s.scratch_bytes // s.grid[0])
-            tf32 = ", TF32 wgmma (f32 operands, f32 accumulation)" if p.dtype == "f32" else ""
-            return dataclasses.replace(s, reason=s.reason + tf32 + ", batch read at run time")
-        except PlanError as e:
-            why = str(e)
-    s = plan_portable(p, t)
+        s = _plan_persistent_dynamic(p, t)
+        if isinstance(s, Schedule):
+            return s
+        why = str(s)
     exact = ", exact f32 math" if p.dtype == "f32" else ""
-    return dataclasses.replace(s, reason=f"portable implicit GEMM{exact}, batch read at run time"
-                                         + (f" (persistent kernel declined: {why})" if why else ""))
+    return _portable(p, t, f"portable implicit GEMM{exact}, batch read at run time"
+                           + (f" (persistent kernel declined: {why})" if why else ""))
+
+
+def _plan_persistent_dynamic(p: ConvProblem, t: Target) -> Schedule | Declined:
+    if tma_loader.k_tile_channels(p.C, p.R * p.S, p.dtype) is None:
+        return Declined(f"C={p.C} does not tile into 64- or 128-byte rows")
+    s = SM90_WS.attempt(p, t, tile=WsTile("sm90_ws_pingpong", 64, 128 if p.F > 64 else 64))
+    if isinstance(s, Declined):
+        return s
+    tf32 = ", TF32 wgmma (f32 operands, f32 accumulation)" if p.dtype == "f32" else ""
+    return dataclasses.replace(s, grid=(t.num_sms, 1, 1), raster=1, direct_stages=0,
+                               scratch_bytes=t.num_sms * s.scratch_bytes // s.grid[0],
+                               reason=s.reason + tf32 + ", batch read at run time")
+
+
+def _portable(p: ConvProblem, t: Target, reason: str) -> Schedule:
+    return dataclasses.replace(plan_portable(p, t), reason=reason)

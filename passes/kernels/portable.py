@@ -6,6 +6,7 @@ from ..problem import ConvProblem, DTYPE_BYTES
 from ..schedule import Schedule
 from ..target import Target
 from .common import PlanError, cdiv, largest_vector
+from .registry import KernelFamily, register
 
 
 def plan_portable(p: ConvProblem, t: Target) -> Schedule:
@@ -31,3 +32,11 @@ def plan_portable(p: ConvProblem, t: Target) -> Schedule:
                     thread_m=tm, thread_n=tn, threads=threads, vec_a=vec_a, vec_b=vec_b,
                     stages=1, grid=grid, smem_bytes=smem, subgroup_size=t.subgroup_size,
                     reason="portable implicit GEMM (no faster path for this target yet)")
+
+
+def supports(p: ConvProblem, t: Target) -> str | None:
+    """Every conv on every target (a tile that does not fit is a planning decline)."""
+    return None
+
+
+PORTABLE = register(KernelFamily("portable_igemm", ("portable_igemm",), supports, plan_portable))

@@ -26,6 +26,7 @@ from ..schedule import Schedule
 from ..target import Target
 from .common import PlanError, cdiv, require_descriptors
 from .portable import plan_portable
+from .registry import Declined, KernelFamily, register
 
 # Per-SM rates behind the tile model: 2.25 PFLOP/s dense f16 over 148 SMs (MACs per ns), and
 # the operand bytes per ns an SM was measured to receive from L2 on the H200 (sm90_ws.py).
@@ -50,20 +51,27 @@ def sm100_block_n(p: ConvProblem, t: Target, block_k: int, cluster: int = 1) -> 
     return min(options, key=cost)
 
 
+def supports(p: ConvProblem, t: Target) -> str | None:
+    if not t.has_tcgen05:
+        return f"{t.arch} has no tcgen05"
+    if p.dtype not in ("f16", "bf16"):
+        return f"{p.dtype} operands (the tcgen05 kernel takes f16/bf16)"
+    if k_tile_channels(p.C, p.R * p.S, p.dtype) is None:
+        return (f"C={p.C} does not tile into 64- or 128-byte K rows of the im2col TMA "
+                f"(a multiple of 32 channels, or of 8 with one filter tap)")
+    if p.F % 8:
+        return f"F={p.F} is not a multiple of 8 (16-byte filter rows)"
+    return None
+
+
 def plan_sm100_ws(p: ConvProblem, t: Target, block_n: int | None = None, cluster: int = 1) -> Schedule:
     """The tcgen05 kernel for p: 1-SM, or (cluster = 2) on 2x1 CTA pairs issuing cta_group::2
     MMAs of 256 rows; PlanError with the reason when it cannot serve p. block_n forces the tile
     width (tests)."""
-    if not t.has_tcgen05:
-        raise PlanError(f"{t.arch} has no tcgen05")
-    if p.dtype not in ("f16", "bf16"):
-        raise PlanError(f"{p.dtype} operands (the tcgen05 kernel takes f16/bf16)")
+    why = supports(p, t)
+    if why:
+        raise PlanError(why)
     bk = k_tile_channels(p.C, p.R * p.S, p.dtype)
-    if bk is None:
-        raise PlanError(f"C={p.C} does not tile into 64- or 128-byte K rows of the im2col TMA "
-                        f"(a multiple of 32 channels, or of 8 with one filter tap)")
-    if p.F % 8:
-        raise PlanError(f"F={p.F} is not a multiple of 8 (16-byte filter rows)")
     bn = block_n or sm100_block_n(p, t, bk, cluster)
     try:
         check_supported(p, bn, bk, cluster)
@@ -113,32 +121,28 @@ def _pair_pays(p: ConvProblem, t: Target, one: Schedule, pair: Schedule) -> bool
     return pair_tiles >= PAIR_MIN_WAVES * (t.num_sms // 2) and model_us(p, t, pair) < PAIR_GAIN * model_us(p, t, one)
 
 
+def plan_sm100(p: ConvProblem, t: Target) -> Schedule:
+    """sm_100a: the tcgen05 kernel (on CTA pairs for large problems the model says gain from
+    the halved filter feed), else the portable kernel with the reason."""
+    one = SM100_WS.attempt(p, t)
+    if isinstance(one, Declined):
+        s = plan_portable(p, t)
+        return dataclasses.replace(s, reason=f"portable implicit GEMM: tcgen05 kernel declined ({one})")
+    pair = SM100_WS.attempt(p, t, cluster=2)
+    if isinstance(pair, Declined) or not _pair_pays(p, t, one, pair):
+        return one
+    return dataclasses.replace(pair, reason=f"{pair.reason}; chosen over one SM per tile: modelled "
+                                            f"{model_us(p, t, pair):.1f} us against {model_us(p, t, one):.1f} us "
+                                            "(B200 model, not timed)")
+
+
 def sm100_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
     """Schedules the tuner times for p on sm_100a: the default first, then the other variant
     (1-SM or CTA pair) where it plans."""
     out = [plan_sm100(p, t)]
     if out[0].kernel == "sm100_ws":
-        try:
-            out.append(plan_sm100_ws(p, t, cluster=1 if out[0].cluster_m == 2 else 2))
-        except PlanError:
-            pass
-    return out
+        out.append(SM100_WS.attempt(p, t, cluster=1 if out[0].cluster_m == 2 else 2))
+    return [s for s in out if isinstance(s, Schedule)]
 
 
-def plan_sm100(p: ConvProblem, t: Target) -> Schedule:
-    """sm_100a: the tcgen05 kernel (on CTA pairs for large problems the model says gain from
-    the halved filter feed), else the portable kernel with the reason."""
-    try:
-        one = plan_sm100_ws(p, t)
-    except PlanError as why:
-        s = plan_portable(p, t)
-        return dataclasses.replace(s, reason=f"portable implicit GEMM: tcgen05 kernel declined ({why})")
-    try:
-        pair = plan_sm100_ws(p, t, cluster=2)
-    except PlanError:
-        return one
-    if not _pair_pays(p, t, one, pair):
-        return one
-    return dataclasses.replace(pair, reason=f"{pair.reason}; chosen over one SM per tile: modelled "
-                                            f"{model_us(p, t, pair):.1f} us against {model_us(p, t, one):.1f} us "
-                                            "(B200 model, not timed)")
+SM100_WS = register(KernelFamily("sm100_ws", ("sm100_ws",), supports, plan_sm100_ws, sm100_candidates))

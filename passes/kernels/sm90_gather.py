@@ -10,14 +10,23 @@ from ..problem import ConvProblem
 from ..schedule import Schedule
 from ..target import Target
 from .common import PlanError, cdiv
+from .registry import KernelFamily, register
 
 
-def plan_sm90_gather(p: ConvProblem, t: Target, why_not_tma: str) -> Schedule:
-    """wgmma with a thread-gathered im2col tile, for convs TMA cannot read (e.g. C = 3)."""
+def supports(p: ConvProblem, t: Target) -> str | None:
     if not t.has_wgmma:
-        raise PlanError(f"{t.arch} has no wgmma")
+        return f"{t.arch} has no wgmma"
     if p.F % 8:
-        raise PlanError(f"F={p.F} is not a multiple of 8")
+        return f"F={p.F} is not a multiple of 8"
+    return None
+
+
+def plan_sm90_gather(p: ConvProblem, t: Target, why_not_tma: str = "") -> Schedule:
+    """wgmma with a thread-gathered im2col tile, for convs TMA cannot read (e.g. C = 3);
+    why_not_tma joins the reason."""
+    why = supports(p, t)
+    if why:
+        raise PlanError(why)
     bm, bn = 128, (128 if p.F > 64 else 64)
     if 2 * cdiv(p.gemm_m, bm) * cdiv(p.F, bn) <= t.num_sms:
         bm = 64
@@ -28,3 +37,6 @@ def plan_sm90_gather(p: ConvProblem, t: Target, why_not_tma: str) -> Schedule:
                  reason=f"gathered im2col + wgmma (TMA declined: {why_not_tma})",
                  min_ctas_per_sm=2)     # single-buffered: a second CTA's gather overlaps wgmma
     return dataclasses.replace(s, smem_bytes=sm90_gather.gather_smem_bytes(s))
+
+
+SM90_GATHER = register(KernelFamily("sm90_gather_wgmma", ("sm90_gather_wgmma",), supports, plan_sm90_gather))

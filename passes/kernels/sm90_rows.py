@@ -8,17 +8,30 @@ from ..problem import ConvProblem
 from ..schedule import Schedule
 from ..target import Target
 from .common import SM90_SMEM_RESERVE, PlanError
+from .registry import KernelFamily, register
 
 
-def plan_sm90_rows(p: ConvProblem, t: Target, why_not_tma: str) -> Schedule:
-    """Row-slab TMA + register-A wgmma, persistent and warp-specialized, for convs whose pixels
-    TMA cannot address but whose input rows it can (e.g. the 3-channel stem)."""
+def _slab_geometry(p: ConvProblem, t: Target):
+    """(the kernel's slab geometry for p, None), or (None, why it cannot serve p)."""
     if not t.has_wgmma:
-        raise PlanError(f"{t.arch} has no wgmma")
+        return None, f"{t.arch} has no wgmma"
     try:
-        g = sm90_rows.check_supported(p)
+        return sm90_rows.check_supported(p), None
     except (row_slab.RowSlabUnsupported, tensormap.TensorMapError) as e:
-        raise PlanError(f"row-slab kernel declined: {e}") from None
+        return None, f"row-slab kernel declined: {e}"
+
+
+def supports(p: ConvProblem, t: Target) -> str | None:
+    return _slab_geometry(p, t)[1]
+
+
+def plan_sm90_rows(p: ConvProblem, t: Target, why_not_tma: str = "") -> Schedule:
+    """Row-slab TMA + register-A wgmma, persistent and warp-specialized, for convs whose pixels
+    TMA cannot address but whose input rows it can (e.g. the 3-channel stem); why_not_tma joins
+    the reason."""
+    g, why = _slab_geometry(p, t)
+    if why:
+        raise PlanError(why)
     fixed = sm90_rows.RowsLayout(p, g, 0).total
     slot = sm90_rows.RowsLayout(p, g, 1).slot
     stages = min(sm90_rows.MAX_STAGES, (t.smem_bytes - SM90_SMEM_RESERVE - fixed) // (slot + 16)) // 2 * 2
@@ -32,3 +45,6 @@ def plan_sm90_rows(p: ConvProblem, t: Target, why_not_tma: str) -> Schedule:
                     reason=f"row-slab TMA + register-A wgmma, warp-specialized persistent (im2col TMA declined: {why_not_tma})",
                     scratch_bytes=grid[0] * sm90_rows.DESCRIPTORS * tensormap.DESCRIPTOR_BYTES,
                     min_ctas_per_sm=1)     # ptxas ignores setmaxnreg without a known entry register count
+
+
+SM90_ROWS = register(KernelFamily("sm90_rows_wgmma", ("sm90_rows_wgmma",), supports, plan_sm90_rows))

@@ -8,37 +8,41 @@ from ..problem import ConvProblem, DTYPE_BYTES
 from ..schedule import Schedule
 from ..target import Target
 from .common import SM90_SMEM_RESERVE, PlanError, cdiv, require_descriptors, tiles
+from .registry import KernelFamily, register
 
 SPLIT_K_MIN_KTILES = 64
 
 
-def require_tma(p: ConvProblem, t: Target, block_k: int | None = None) -> None:
-    """The constraints every im2col-TMA + wgmma kernel shares; PlanError with the reason.
+def tma_unsupported(p: ConvProblem, t: Target, block_k: int | None = None) -> str | None:
+    """Why the constraints every im2col-TMA + wgmma kernel shares do not hold (None: they do).
     block_k: the K step's channels (default 64: one 128-byte swizzled row)."""
     if not (t.has_tma and t.has_wgmma):
-        raise PlanError(f"{t.arch} has no TMA + wgmma path")
+        return f"{t.arch} has no TMA + wgmma path"
     bk = block_k or tma_loader.CHANNELS_PER_TILE
     if p.C % bk and not (block_k and tma_loader.k_tile_channels(p.C, p.R * p.S, p.dtype) == bk):
-        raise PlanError(f"C={p.C} is not a multiple of {bk} "
-                        f"(one {DTYPE_BYTES[p.dtype] * bk}-byte swizzled row per K step)")
+        return f"C={p.C} is not a multiple of {bk} (one {DTYPE_BYTES[p.dtype] * bk}-byte swizzled row per K step)"
     if p.F % 8:
-        raise PlanError(f"F={p.F} is not a multiple of 8 (16-byte filter rows)")
+        return f"F={p.F} is not a multiple of 8 (16-byte filter rows)"
+    return None
 
+
+def supports(p: ConvProblem, t: Target) -> str | None:
+    return tma_unsupported(p, t)
 
 
 def plan_sm90_tma(p: ConvProblem, t: Target) -> Schedule:
-    """im2col TMA + wgmma (sm_90a). Raises PlanError with the reason when it cannot serve p."""
-    require_tma(p, t)
+    """im2col TMA + wgmma (sm_90a): 128-row tiles, or, under half the SMs busy, K split over a
+    cluster (reduced through distributed shared memory) when K is long, else 64-row tiles
+    (bench/NOTES.md, planner rules). Raises PlanError with the reason when it cannot serve p."""
+    why = supports(p, t)
+    if why:
+        raise PlanError(why)
     bm, bk = 128, tma_loader.CHANNELS_PER_TILE
     bn = 128 if p.F > 64 else 64
     ktiles = p.gemm_k // bk
     n_tiles = tiles(p, bm, bn)
     split_k = 1
     if 2 * n_tiles <= t.num_sms:
-        # Under half the SMs busy: split K over a cluster (reduced through distributed shared
-        # memory) when K is long, else halve the tile height. Measured on an H200: 64-row
-        # tiles help at 52 tiles and hurt at 98; split-K wins at 72 k-tiles and loses to
-        # 64-row tiles at 18 and 32.
         for cand in (4, 2):
             if n_tiles * cand <= t.num_sms and ktiles % cand == 0 and ktiles >= SPLIT_K_MIN_KTILES:
                 split_k = cand
@@ -65,11 +69,9 @@ def plan_sm90_tma(p: ConvProblem, t: Target) -> Schedule:
 def narrow_k_steps(p: ConvProblem, t: Target) -> bool:
     """C = 32 (mod 64), or any multiple of 8 with one filter tap: the persistent kernels can
     still step K by 32 channels (64 B rows)."""
-    if tma_loader.k_tile_channels(p.C, p.R * p.S) != tma_loader.NARROW_CHANNELS_PER_TILE or p.dtype not in ("f16", "bf16"):
-        return False
-    try:
-        require_tma(p, t, tma_loader.NARROW_CHANNELS_PER_TILE)
-    except PlanError:
-        return False
-    return True
+    return (tma_loader.k_tile_channels(p.C, p.R * p.S) == tma_loader.NARROW_CHANNELS_PER_TILE
+            and p.dtype in ("f16", "bf16") and tma_unsupported(p, t, tma_loader.NARROW_CHANNELS_PER_TILE) is None)
+
+
+SM90_TMA = register(KernelFamily("sm90_tma_wgmma", ("sm90_tma_wgmma",), supports, plan_sm90_tma))
 

@@ -6,21 +6,45 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from dataclasses import dataclass
 
 from ..lower.nvidia import direct_loads, stream_k, sm90_ws, tensormap, tile_scheduler, tma_loader, warp_roles
 from ..problem import ConvProblem, DTYPE_BYTES
 from ..schedule import Schedule
 from ..target import Target
 from .common import SM90_SMEM_RESERVE, PlanError, cdiv, require_descriptors, tile_counts_for
-from .sm90_tma import require_tma
+from .registry import KernelFamily, register
+from .sm90_tma import tma_unsupported
 
 WS_MAX_STAGES = 8
 # leading k-tiles of a persistent CTA's first tile that its consumers load with cp.async while
 # the tensor maps are written (lower/nvidia/direct_loads.py), when every CTA has one tile (there
-# start-up is a large share of the kernel: 5-9% faster) or the filter has one tap (plain row
-# copies, short k-loops: 0.5-4% faster with 3-6 tiles per CTA); 3x3 layers with several tiles
-# per CTA measured 1-10% slower with them (bench/NOTES.md)
+# start-up is a large share of the kernel) or the filter has one tap (plain row copies, short
+# k-loops); not for multi-tap filters with several tiles per CTA (bench/NOTES.md, planner rules)
 WS_DIRECT_STAGES = 2
+
+
+@dataclass(frozen=True)
+class WsTile:
+    """One configuration of the persistent kernels: plan_sm90_ws's arguments, as data."""
+
+    kernel: str = "sm90_ws_cooperative"
+    block_m: int = 128
+    block_n: int | None = None          # None: 128 channels for F > 64, else 64
+    raster: int = 1
+    cluster_m: int = 1
+    slots: int = 1
+    swap: bool = False
+
+
+def k_step_channels(p: ConvProblem) -> int:
+    """Channels per K step: 128- or 64-byte swizzled rows (tma_loader.k_tile_channels)."""
+    return tma_loader.k_tile_channels(p.C, p.R * p.S, p.dtype) or 128 // DTYPE_BYTES[p.dtype]
+
+
+def supports(p: ConvProblem, t: Target) -> str | None:
+    """What every tile of the persistent kernels needs (the tiles add their own limits)."""
+    return tma_unsupported(p, t, k_step_channels(p))
 
 
 def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = "sm90_ws_cooperative", block_m: int = 128,
@@ -31,8 +55,10 @@ def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = "sm90_ws_cooperative",
     stages in a ring stage lent to it per tile, cooperative only); `swap`: channels on
     the wgmma's M, block_m pixels on its N. Raises PlanError with the reason when it cannot
     serve p."""
-    bk = tma_loader.k_tile_channels(p.C, p.R * p.S, p.dtype) or 128 // DTYPE_BYTES[p.dtype]    # 128-byte rows
-    require_tma(p, t, bk)
+    bk = k_step_channels(p)
+    why = supports(p, t)
+    if why:
+        raise PlanError(why)
     bn = block_n or (128 if p.F > 64 else 64)
     try:
         sm90_ws.check_supported(p, kernel, block_m, bn, slots, swap, cluster_m, bk)
@@ -83,12 +109,15 @@ def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = "sm90_ws_cooperative",
     return require_descriptors(p, s)
 
 
+def plan_tile(p: ConvProblem, t: Target, tile: WsTile) -> Schedule:
+    return plan_sm90_ws(p, t, tile.kernel, tile.block_m, tile.block_n, tile.raster, tile.cluster_m, tile.slots, tile.swap)
+
+
 def with_direct_loads(p: ConvProblem, s: Schedule) -> Schedule:
     """s with WS_DIRECT_STAGES direct prologue loads, as many as its kernel can take (none in
     a cluster or with stream-K: direct_stages_for)."""
     return dataclasses.replace(s, direct_stages=direct_loads.direct_stages_for(
         p, dataclasses.replace(s, direct_stages=WS_DIRECT_STAGES), tma_loader.k_tiles(p, s.block_k)))
-
 
 
 # Per-SM rates behind the swapped-tile model (H200 traces, bench/NOTES.md): wgmma MACs per ns
@@ -111,3 +140,7 @@ def swap_block_ms(p: ConvProblem, t: Target, bn: int, max_bm: int, count: int = 
         step = max(bm * bn * 64 / SM_MACS_PER_NS, (bm + bn) * row / SM_FEED_BYTES_PER_NS)
         return (cdiv(tiles, t.num_sms) * step, tiles)
     return sorted(range(16, max_bm + 1, 16), key=cost)[:count]
+
+
+SM90_WS = register(KernelFamily("sm90_ws", ("sm90_ws_cooperative", "sm90_ws_pingpong", "sm90_ws_streamk"),
+                                supports, plan_tile))

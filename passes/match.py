@@ -18,8 +18,9 @@ from __future__ import annotations
 
 from .attrs import CONSTANTS_ATTR, DECLINE_ATTR, PROBLEM_ATTR  # noqa: F401 (re-exported)
 from .ir import ir, dict_attr, walk_ops
-from .matching.contractions import (gemm_signature, grouped_1x1_signature, grouped_gemm_hwcf, grouped_gemm_signature,  # noqa: F401 (grouped_1x1_signature re-exported)
-                                    is_gemm_1x1, is_grouped_gemm_1x1, match_gemm_1x1)
+from .matching.contractions import grouped_1x1_signature  # noqa: F401 (re-exported: the driver's signatures)
+from .matching.contractions import (gemm_signature, grouped_gemm_hwcf, grouped_gemm_signature, is_gemm_1x1,
+                                    is_grouped_gemm_1x1, match_gemm_1x1)
 from .matching.conv_forms import NAMED_GROUPED, Geometry, check_conv_body, conv_geometry, is_conv
 from .matching.dispatch import Dispatch, trace_input
 from .matching.epilogue import chain_user, init_steps, interpret_elementwise

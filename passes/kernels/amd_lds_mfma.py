@@ -6,7 +6,7 @@ import dataclasses
 
 from ..lower.amd import im2col_addressing, lds_loader
 from ..problem import ConvProblem, DTYPE_BYTES
-from ..schedule import Schedule
+from ..schedule import Kernel, Schedule
 from ..target import Target
 from .common import PlanError, cdiv
 from .portable import plan_portable
@@ -49,7 +49,7 @@ def plan_amd_lds_mfma(p: ConvProblem, t: Target, block: int | None = None) -> Sc
     if stages < 2:
         raise PlanError(f"two {stage_bytes}-byte ring stages do not fit {t.smem_bytes} B of LDS")
     grid = (cdiv(p.gemm_m, bm) * cdiv(p.F, bn), 1, 1)
-    s = Schedule(kernel="amd_lds_mfma", target=t.arch, block_m=bm, block_n=bn, block_k=bk,
+    s = Schedule(kernel=Kernel.AMD_LDS_MFMA, target=t.arch, block_m=bm, block_n=bn, block_k=bk,
                  thread_m=bm // 2, thread_n=bn // 2, threads=threads, vec_a=vec, vec_b=vec,
                  stages=stages, grid=grid, smem_bytes=stages * stage_bytes, subgroup_size=t.subgroup_size)
     try:
@@ -61,7 +61,7 @@ def plan_amd_lds_mfma(p: ConvProblem, t: Target, block: int | None = None) -> Sc
                    f"{lds_loader.LOADING_WAVES} loading + {lds_loader.MFMA_WAVES} MFMA waves"))
 
 
-AMD_LDS_MFMA = register(KernelFamily("amd_lds_mfma", ("amd_lds_mfma",), supports, plan_amd_lds_mfma))
+AMD_LDS_MFMA = register(KernelFamily("amd_lds_mfma", (Kernel.AMD_LDS_MFMA,), supports, plan_amd_lds_mfma))
 
 
 def plan_amd(p: ConvProblem, t: Target) -> Schedule:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..problem import ConvProblem
-from ..schedule import Schedule
+from ..schedule import Kernel, Schedule
 from ..target import Target
 from .common import PlanError, cdiv, largest_vector
 from .registry import KernelFamily, register
@@ -44,11 +44,11 @@ def plan_grouped(p: ConvProblem, t: Target) -> Schedule:
     kind = ("depthwise" + (f" (multiplier {p.F // p.C})" if p.F != p.C else "") if p.depthwise
             else f"{p.groups} groups of {p.C // p.groups} channels")
     what = f"{pw} pixels x {v} channels" if pw > 1 else f"{v} output channels"
-    return Schedule(kernel="direct_grouped", target=t.arch, block_m=block, block_n=v, block_k=vc,
+    return Schedule(kernel=Kernel.DIRECT_GROUPED, target=t.arch, block_m=block, block_n=v, block_k=vc,
                     thread_m=pw, thread_n=v, threads=threads, vec_a=vc if not p.depthwise else v,
                     vec_b=v, stages=1, grid=grid, smem_bytes=0, subgroup_size=t.subgroup_size,
                     reason=f"direct grouped conv: {kind}, {what} per thread, f32 accumulation"
                            + (", batch read at run time" if p.dynamic_batch else ""))
 
 
-DIRECT_GROUPED = register(KernelFamily("direct_grouped", ("direct_grouped",), supports, plan_grouped))
+DIRECT_GROUPED = register(KernelFamily("direct_grouped", (Kernel.DIRECT_GROUPED,), supports, plan_grouped))

@@ -7,7 +7,7 @@ import dataclasses
 
 from ..lower.nvidia import tma_loader
 from ..problem import ConvProblem
-from ..schedule import Schedule
+from ..schedule import Kernel, Schedule
 from ..target import Target
 from .common import tiles
 from .portable import plan_portable
@@ -37,7 +37,7 @@ def _plan_tf32(p: ConvProblem, t: Target) -> Schedule | Declined:
                         f"a multiple of 4 with one filter tap)")
     bn = 128 if p.F > 64 else 64
     big = tiles(p, 128, bn) >= t.num_sms
-    kernel, bm = ("sm90_ws_cooperative", 128) if big else ("sm90_ws_pingpong", 64)
+    kernel, bm = (Kernel.SM90_WS_COOPERATIVE, 128) if big else (Kernel.SM90_WS_PINGPONG, 64)
     s = SM90_WS.attempt(p, t, tile=WsTile(kernel, bm, bn))
     if isinstance(s, Declined):
         return s
@@ -65,7 +65,7 @@ def plan_dynamic_batch(p: ConvProblem, t: Target, precision: str = "tf32") -> Sc
 def _plan_persistent_dynamic(p: ConvProblem, t: Target) -> Schedule | Declined:
     if tma_loader.k_tile_channels(p.C, p.R * p.S, p.dtype) is None:
         return Declined(f"C={p.C} does not tile into 64- or 128-byte rows")
-    s = SM90_WS.attempt(p, t, tile=WsTile("sm90_ws_pingpong", 64, 128 if p.F > 64 else 64))
+    s = SM90_WS.attempt(p, t, tile=WsTile(Kernel.SM90_WS_PINGPONG, 64, 128 if p.F > 64 else 64))
     if isinstance(s, Declined):
         return s
     tf32 = ", TF32 wgmma (f32 operands, f32 accumulation)" if p.dtype == "f32" else ""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..problem import ConvProblem, DTYPE_BYTES
-from ..schedule import Schedule
+from ..schedule import Kernel, Schedule
 from ..target import Target
 from .common import PlanError, cdiv, largest_vector
 from .registry import KernelFamily, register
@@ -28,7 +28,7 @@ def plan_portable(p: ConvProblem, t: Target) -> Schedule:
     grid = (cdiv(p.gemm_m, bm) * cdiv(p.gemm_n, bn), 1, 1)
     if grid[0] >= 2**31:
         raise PlanError("too many workgroups")
-    return Schedule(kernel="portable_igemm", target=t.arch, block_m=bm, block_n=bn, block_k=bk,
+    return Schedule(kernel=Kernel.PORTABLE_IGEMM, target=t.arch, block_m=bm, block_n=bn, block_k=bk,
                     thread_m=tm, thread_n=tn, threads=threads, vec_a=vec_a, vec_b=vec_b,
                     stages=1, grid=grid, smem_bytes=smem, subgroup_size=t.subgroup_size,
                     reason="portable implicit GEMM (no faster path for this target yet)")
@@ -39,4 +39,4 @@ def supports(p: ConvProblem, t: Target) -> str | None:
     return None
 
 
-PORTABLE = register(KernelFamily("portable_igemm", ("portable_igemm",), supports, plan_portable))
+PORTABLE = register(KernelFamily("portable_igemm", (Kernel.PORTABLE_IGEMM,), supports, plan_portable))

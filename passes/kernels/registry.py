@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..problem import ConvProblem
-from ..schedule import Schedule
+from ..schedule import Kernel, Schedule
 from ..target import Target
 from .common import PlanError
 
@@ -33,7 +33,7 @@ class Declined:
 @dataclass(frozen=True)
 class KernelFamily:
     name: str
-    kernels: tuple[str, ...]                                   # the Schedule.kernel values it plans
+    kernels: tuple[Kernel, ...]                                # the Schedule.kernel values it plans
     supports: Callable[[ConvProblem, Target], str | None]
     plan: Callable[..., Schedule]                              # (p, t, **config); PlanError past supports
     candidates: Callable[[ConvProblem, Target], list[Schedule]] | None = None

@@ -22,7 +22,7 @@ from ..lower.nvidia.sm100_ws import (BLOCK_M, DESCRIPTORS, KERNEL, MAX_STAGES, T
 from ..lower.nvidia.tensormap import DESCRIPTOR_BYTES
 from ..lower.nvidia.tma_loader import k_tile_channels
 from ..problem import ConvProblem, DTYPE_BYTES
-from ..schedule import Schedule
+from ..schedule import Kernel, Schedule
 from ..target import Target
 from .common import PlanError, cdiv, require_descriptors
 from .portable import plan_portable
@@ -140,9 +140,9 @@ def sm100_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
     """Schedules the tuner times for p on sm_100a: the default first, then the other variant
     (1-SM or CTA pair) where it plans."""
     out = [plan_sm100(p, t)]
-    if out[0].kernel == "sm100_ws":
+    if out[0].kernel == Kernel.SM100_WS:
         out.append(SM100_WS.attempt(p, t, cluster=1 if out[0].cluster_m == 2 else 2))
     return [s for s in out if isinstance(s, Schedule)]
 
 
-SM100_WS = register(KernelFamily("sm100_ws", ("sm100_ws",), supports, plan_sm100_ws, sm100_candidates))
+SM100_WS = register(KernelFamily("sm100_ws", (Kernel.SM100_WS,), supports, plan_sm100_ws, sm100_candidates))

@@ -12,7 +12,7 @@ from typing import Callable
 
 from ..lower.nvidia import sm90_ws, tile_scheduler, tma_loader
 from ..problem import ConvProblem
-from ..schedule import Schedule
+from ..schedule import Kernel, Schedule
 from ..target import Target
 from .common import cdiv, tile_counts_for, tiles
 from .portable import plan_portable
@@ -22,7 +22,7 @@ from .sm90_rows import SM90_ROWS
 from .sm90_tma import SM90_TMA, narrow_k_steps
 from .sm90_ws import SM90_WS, WsTile, swap_block_ms
 
-PINGPONG, COOPERATIVE, STREAMK = "sm90_ws_pingpong", "sm90_ws_cooperative", "sm90_ws_streamk"
+PINGPONG, COOPERATIVE, STREAMK = Kernel.SM90_WS_PINGPONG, Kernel.SM90_WS_COOPERATIVE, Kernel.SM90_WS_STREAMK
 STREAMK_MIN_KTILES = 32
 
 
@@ -156,7 +156,7 @@ def _one_wave_ring(p: ConvProblem, t: Target) -> Schedule | None:
     cooperative tiles of 128 channels with the epilogue staged in the ring, which leaves room
     for 5 stages where staging slots left 3, with the fewest pixel tiles, evenly sized (1568
     pixels: 7 tiles of 224)."""
-    m_tiles = cdiv(p.gemm_m, sm90_ws.swap_max_pixels("sm90_ws_cooperative", 128))
+    m_tiles = cdiv(p.gemm_m, sm90_ws.swap_max_pixels(Kernel.SM90_WS_COOPERATIVE, 128))
     if p.F % 128 or m_tiles * (p.F // 128) > t.num_sms:
         return None
     bm = cdiv(cdiv(p.gemm_m, m_tiles), 16) * 16
@@ -175,9 +175,9 @@ def _swapped_choice(p: ConvProblem, t: Target) -> Schedule | None:
     bm x 128 for F a multiple of 128, else ping-pong bm x 64 (also for F <= 64); not for
     other F (e.g. 320, where ping-pong 128x160 is faster)."""
     if p.F % 128 == 0:
-        options = [("sm90_ws_cooperative", 128), ("sm90_ws_pingpong", 64)]
+        options = [(Kernel.SM90_WS_COOPERATIVE, 128), (Kernel.SM90_WS_PINGPONG, 64)]
     elif p.F <= 64:
-        options = [("sm90_ws_pingpong", 64)]
+        options = [(Kernel.SM90_WS_PINGPONG, 64)]
     else:
         return None
     for kernel, bn in options:

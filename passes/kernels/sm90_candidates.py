@@ -11,7 +11,7 @@ import dataclasses
 
 from ..lower.nvidia import sm90_ws
 from ..problem import ConvProblem
-from ..schedule import Schedule
+from ..schedule import Kernel, Schedule
 from ..target import Target
 from ..tuning import knobs_of
 from .common import tiles
@@ -69,9 +69,9 @@ def sm90_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
     non-persistent kernel (split-K / 64-row tiles when the grid is small); convs the im2col
     TMA cannot read: the row-slab kernel's default and the thread-gathered kernel."""
     default = plan_sm90(p, t)
-    if default.kernel == "sm90_rows_wgmma":
+    if default.kernel == Kernel.SM90_ROWS_WGMMA:
         grid = [(SM90_GATHER, {"why_not_tma": "tuning candidate"})]
-    elif default.kernel in ("sm90_gather_wgmma", "portable_igemm"):
+    elif default.kernel in (Kernel.SM90_GATHER_WGMMA, Kernel.PORTABLE_IGEMM):
         grid = []
     else:
         grid = candidate_grid(p, t)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..lower.nvidia import tensormap, tma_loader
 from ..problem import ConvProblem, DTYPE_BYTES
-from ..schedule import Schedule
+from ..schedule import Kernel, Schedule
 from ..target import Target
 from .common import SM90_SMEM_RESERVE, PlanError, cdiv, require_descriptors, tiles
 from .registry import KernelFamily, register
@@ -58,7 +58,7 @@ def plan_sm90_tma(p: ConvProblem, t: Target) -> Schedule:
     stages = max(1, min(ktiles, per_cta // stage, 6))
     smem = max(stages * stage, epilogue_tile) + 16 * stages
     grid = (cdiv(p.gemm_m, bm) * cdiv(p.F, bn) * split_k, 1, 1)
-    s = Schedule(kernel="sm90_tma_wgmma", target=t.arch, block_m=bm, block_n=bn, block_k=bk,
+    s = Schedule(kernel=Kernel.SM90_TMA_WGMMA, target=t.arch, block_m=bm, block_n=bn, block_k=bk,
                  thread_m=64, thread_n=bn if bm == 128 else bn // 2, threads=256, vec_a=bk, vec_b=bk, stages=stages,
                  grid=grid, smem_bytes=smem, subgroup_size=32,
                  reason="im2col TMA + wgmma, mbarrier ring" + (f", split-K x{split_k} over a cluster" if split_k > 1 else ""),
@@ -73,5 +73,5 @@ def narrow_k_steps(p: ConvProblem, t: Target) -> bool:
             and p.dtype in ("f16", "bf16") and tma_unsupported(p, t, tma_loader.NARROW_CHANNELS_PER_TILE) is None)
 
 
-SM90_TMA = register(KernelFamily("sm90_tma_wgmma", ("sm90_tma_wgmma",), supports, plan_sm90_tma))
+SM90_TMA = register(KernelFamily("sm90_tma_wgmma", (Kernel.SM90_TMA_WGMMA,), supports, plan_sm90_tma))
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from ..lower.nvidia import direct_loads, stream_k, sm90_ws, tensormap, tile_scheduler, tma_loader, warp_roles
 from ..problem import ConvProblem, DTYPE_BYTES
-from ..schedule import Schedule
+from ..schedule import Kernel, Schedule
 from ..target import Target
 from .common import SM90_SMEM_RESERVE, PlanError, cdiv, require_descriptors, tile_counts_for
 from .registry import KernelFamily, register
@@ -28,7 +28,7 @@ WS_DIRECT_STAGES = 2
 class WsTile:
     """One configuration of the persistent kernels: plan_sm90_ws's arguments, as data."""
 
-    kernel: str = "sm90_ws_cooperative"
+    kernel: str = Kernel.SM90_WS_COOPERATIVE
     block_m: int = 128
     block_n: int | None = None          # None: 128 channels for F > 64, else 64
     raster: int = 1
@@ -47,7 +47,7 @@ def supports(p: ConvProblem, t: Target) -> str | None:
     return tma_unsupported(p, t, k_step_channels(p))
 
 
-def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = "sm90_ws_cooperative", block_m: int = 128,
+def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = Kernel.SM90_WS_COOPERATIVE, block_m: int = 128,
                  block_n: int | None = None, raster: int = 1, cluster_m: int = 1, slots: int = 1,
                  swap: bool = False) -> Schedule:
     """Warp-specialized persistent TMA + wgmma kernel (cooperative or ping-pong consumers),
@@ -82,10 +82,10 @@ def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = "sm90_ws_cooperative",
     grid = (cluster_m * min(m_tiles * n_tiles, t.num_sms // cluster_m), 1, 1)
     raster = max(1, min(raster, m_tiles))
     lay = sm90_ws.ws_layout(p, kernel, block_m, bn, stages, bk, slots, swap)
-    role = {"sm90_ws_cooperative": "cooperative", "sm90_ws_pingpong": "ping-pong",
-            "sm90_ws_streamk": "ping-pong, stream-K"}[kernel]
+    role = {Kernel.SM90_WS_COOPERATIVE: "cooperative", Kernel.SM90_WS_PINGPONG: "ping-pong",
+            Kernel.SM90_WS_STREAMK: "ping-pong, stream-K"}[kernel]
     scratch = grid[0] * sm90_ws.DESCRIPTORS * tensormap.DESCRIPTOR_BYTES
-    if kernel == "sm90_ws_streamk":
+    if kernel == Kernel.SM90_WS_STREAMK:
         if cluster_m != 1:
             raise PlanError("stream-K with a cluster")
         if m_tiles * n_tiles >= 1 << 16:
@@ -142,5 +142,5 @@ def swap_block_ms(p: ConvProblem, t: Target, bn: int, max_bm: int, count: int = 
     return sorted(range(16, max_bm + 1, 16), key=cost)[:count]
 
 
-SM90_WS = register(KernelFamily("sm90_ws", ("sm90_ws_cooperative", "sm90_ws_pingpong", "sm90_ws_streamk"),
+SM90_WS = register(KernelFamily("sm90_ws", (Kernel.SM90_WS_COOPERATIVE, Kernel.SM90_WS_PINGPONG, Kernel.SM90_WS_STREAMK),
                                 supports, plan_tile))

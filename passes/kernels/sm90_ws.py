@@ -109,7 +109,7 @@ def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = Kernel.SM90_WS_COOPERA
     return require_descriptors(p, s)
 
 
-def plan_tile(p: ConvProblem, t: Target, tile: WsTile) -> Schedule:
+def plan_tile(p: ConvProblem, t: Target, tile: WsTile = WsTile()) -> Schedule:
     return plan_sm90_ws(p, t, tile.kernel, tile.block_m, tile.block_n, tile.raster, tile.cluster_m, tile.slots, tile.swap)
 
 

@@ -13,7 +13,8 @@ import time
 from dataclasses import dataclass, field
 
 from ..passes.ir import ir, attr_to_py, walk_ops
-from ..passes.layout import channels_last, transpose_dispatches
+from ..passes.layout import channels_last
+from ..passes.layouts.transpose_report import transpose_dispatches
 from ..passes.match import (PROBLEM_ATTR, DECLINE_ATTR, SEVERAL_RESULTS, executable_function, grouped_1x1_signature,
                             match_conv)
 from ..passes.plan import SCHEDULE_ATTR

@@ -19,7 +19,10 @@ class PassOptions:
     as convs only if listed. None (convc-opt's default) takes every GEMM-form dispatch.
     tuning_cache: tuning cache file (None: the default location; "none": no cache).
     tuning_device: read cache entries measured on this device (None: the most recent).
-    candidate: force the planner's candidate schedule with this index (tuning rounds).
+    candidate: force the planner's candidate schedule with this index (tuning rounds; kernels
+    are then named per round).
+    candidate_settings: force the first candidate schedule with these settings, "field=value,..."
+    of Schedule fields (e.g. "kernel=sm90_ws_pingpong,block_m=64"; lit tests).
     precision: how f32 convs compute: "tf32" (tensor cores, f32 accumulation; the default),
     "fp32" (exact f32 math); "f16"/"bf16" models were demoted before convc saw them."""
 
@@ -28,6 +31,7 @@ class PassOptions:
     tuning_cache: str | None = None
     tuning_device: str | None = None
     candidate: int | None = None
+    candidate_settings: str | None = None
     precision: str = "tf32"
 
 

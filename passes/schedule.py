@@ -8,14 +8,33 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from enum import Enum
 
-KERNELS = ("portable_igemm", "sm90_tma_wgmma", "sm90_gather_wgmma", "sm90_ws_cooperative", "sm90_ws_pingpong",
-           "sm90_ws_streamk", "sm90_rows_wgmma", "sm100_ws", "amd_lds_mfma", "direct_grouped")
+class Kernel(str, Enum):
+    """The kernel families' names: a Schedule's `kernel`, equal (and str()-equal) to its string,
+    which the IR attribute and tuning caches store."""
+
+    PORTABLE_IGEMM = "portable_igemm"
+    SM90_TMA_WGMMA = "sm90_tma_wgmma"
+    SM90_GATHER_WGMMA = "sm90_gather_wgmma"
+    SM90_WS_COOPERATIVE = "sm90_ws_cooperative"
+    SM90_WS_PINGPONG = "sm90_ws_pingpong"
+    SM90_WS_STREAMK = "sm90_ws_streamk"
+    SM90_ROWS_WGMMA = "sm90_rows_wgmma"
+    SM100_WS = "sm100_ws"
+    AMD_LDS_MFMA = "amd_lds_mfma"
+    DIRECT_GROUPED = "direct_grouped"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+KERNELS = tuple(k.value for k in Kernel)
 
 
 @dataclass(frozen=True)
 class Schedule:
-    kernel: str                 # which kernel family lowers it
+    kernel: Kernel              # which kernel family lowers it (a plain string converts)
     target: str                 # Target.arch
     block_m: int                # output rows (N*Ho*Wo) per workgroup
     block_n: int                # output channels per workgroup
@@ -45,6 +64,7 @@ class Schedule:
     def __post_init__(self):
         if self.kernel not in KERNELS:
             raise ValueError(f"unknown kernel {self.kernel!r}")
+        object.__setattr__(self, "kernel", Kernel(self.kernel))
         object.__setattr__(self, "grid", tuple(self.grid))
         if self.kernel != "portable_igemm":
             return

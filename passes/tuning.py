@@ -14,10 +14,13 @@ KEY = "target|device|problem name" and ENTRY = {"knobs": [...], "us": float, "tr
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from dataclasses import dataclass
 from functools import lru_cache
+
+from .schedule import Schedule
 
 FORMAT = "convc-tuning-1"
 
@@ -34,6 +37,14 @@ class Winner:
     tried: int
     date: str
     measured: tuple = ()        # knobs of every candidate timed with it (older caches: empty)
+
+    def pick(self, candidates: list[Schedule]) -> Schedule | None:
+        """The candidate this winner names. An entry from before direct prologue loads names
+        its tile without them: that tile, with whatever prologue the planner gives it now,
+        unless the no-direct variant is itself a candidate."""
+        exact = [s for s in candidates if list(knobs_of(s)) == list(self.knobs)]
+        legacy = [s for s in candidates if list(knobs_of(dataclasses.replace(s, direct_stages=0))) == list(self.knobs)]
+        return (exact + legacy or [None])[0]
 
     def outdated_by(self, default_knobs) -> bool:
         """True when the current default schedule was not among the candidates this winner
@@ -98,6 +109,17 @@ class TuningCache:
             if best is None or w.date > best.date:
                 best = w
         return best
+
+
+def knobs_of(s: Schedule) -> tuple:
+    """What distinguishes one candidate from another (the tuning cache stores this). The
+    epilogue slot count and swap join only when not at their defaults, and the direct prologue
+    loads only when used, so caches written before them still match (a winner measured
+    without direct loads stays without them)."""
+    base = (s.kernel, s.block_m, s.block_n, s.raster, s.split_k, s.cluster_m)
+    extra = (s.epilogue_slots, s.swap_ab)
+    direct = (f"direct{s.direct_stages}",) if s.direct_stages else ()
+    return base + (extra if extra != (1, False) or direct else ()) + direct
 
 
 @lru_cache(maxsize=8)

@@ -18,6 +18,13 @@ from ..passes.target import UnknownTargetError, get_target
 SPLIT = "// -----"
 
 
+def _candidate(text: str | None) -> dict:
+    """--candidate: an index (a tuning round's candidate) or settings (field=value,...)."""
+    if text is None:
+        return {}
+    return {"candidate": int(text)} if text.isdigit() else {"candidate_settings": text}
+
+
 def parse_arguments(argv=None):
     p = argparse.ArgumentParser(prog="convc-opt", description=__doc__.splitlines()[0])
     p.add_argument("input", help="MLIR file, or - for stdin")
@@ -26,7 +33,9 @@ def parse_arguments(argv=None):
     p.add_argument("--target", default="sm_90a", help="convc target the passes plan and lower for (default sm_90a)")
     p.add_argument("--split-input-file", action="store_true", help="run the passes on each `// -----`-separated part of FILE alone")
     p.add_argument("--tuning-cache", help="tuning cache to read (default: none)", default="none")
-    p.add_argument("--candidate", type=int, help="force this tuning candidate schedule")
+    p.add_argument("--candidate",
+                   help="force a tuning candidate schedule: its index, or its settings as field=value,... of "
+                        "Schedule fields (the first candidate with them all), e.g. kernel=sm90_ws_pingpong,block_m=64")
     p.add_argument("--precision", default="tf32", choices=["tf32", "fp32", "f16", "bf16"],
                    help="how f32 convs compute (convc --precision)")
     p.add_argument("-o", "--output", default="-", help="output file (default: standard output)")
@@ -57,7 +66,7 @@ def main(args) -> int:
     for chunk in chunks:
         try:
             outs.append(run_on_text(chunk, passes, PassOptions(target=args.target, tuning_cache=args.tuning_cache,
-                                                                 candidate=args.candidate, precision=args.precision)))
+                                                                 precision=args.precision, **_candidate(args.candidate))))
         except Exception as e:  # a malformed case is reported and the others still run
             msg = str(e).strip().splitlines()
             print(f"convc-opt: error: {msg[0] if msg else type(e).__name__}", file=sys.stderr)

@@ -214,7 +214,7 @@ def layer_entry(layer: Layer, work: str, ptxas: str, nvdisasm: str | None, candi
 
 def _plans_both(layer: Layer) -> bool:
     """Whether the other tcgen05 variant (1-SM or CTA pair) is tuning candidate 1."""
-    from ..passes.sm100_plan import sm100_candidates
+    from ..passes.kernels.sm100_ws import sm100_candidates
     from ..passes.target import get_target
     cands = sm100_candidates(layer.expected_problem(), get_target("sm_100a"))
     return len(cands) > 1 and {c.cluster_m for c in cands[:2]} == {1, 2}

@@ -90,12 +90,12 @@
 // LARGE: nvvm.tcgen05.ld
 // LARGE-COUNT-2: nvvm.cp.async.bulk.tensor.global.shared.cta
 
-// The CTA-pair candidate (tuning candidate 2 on sm_100a; not a default): 2x1 clusters, the
+// The CTA-pair candidate (a tuning candidate on sm_100a; not a default): 2x1 clusters, the
 // pair's tensor memory allocated and freed collectively (cta_group::2) between cluster
 // barriers, each CTA's TMA counting on the leader's `full` (mapa to rank 0; the leader arms it
 // for both CTAs' 2 x (16 KB + 8 KB)), the leader's M = 256 MMAs (idesc 0x10200010) and
 // multicast commits (mask 0b11), epilogue arrivals on the leader's `acc_empty`.
-// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule,convc-lower-kernel --target sm_100a --candidate 1 %inputs/tma_large.flow.mlir | FileCheck %s --check-prefix=PAIR
+// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule,convc-lower-kernel --target sm_100a --candidate cluster_m=2 %inputs/tma_large.flow.mlir | FileCheck %s --check-prefix=PAIR
 // PAIR: attributes {nvvm.cluster_dim = array<i32: 2, 1, 1>, nvvm.minctasm = 1 : i32
 // PAIR: nvvm.mbarrier.init %{{.+}}, %c256_i32
 // PAIR: llvm.intr.trap

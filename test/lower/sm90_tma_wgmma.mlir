@@ -1,6 +1,6 @@
 // convc-lower-kernel for sm_90a: descriptor prologue, mbarrier ring, im2col TMA, wgmma.
 
-// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule,convc-lower-kernel --target sm_90a --candidate 8 %inputs/tma_3x3_residual.flow.mlir | FileCheck %s
+// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule,convc-lower-kernel --target sm_90a --candidate kernel=sm90_tma_wgmma %inputs/tma_3x3_residual.flow.mlir | FileCheck %s
 // CHECK-LABEL: hal.executable.source private @conv_n2h8w8c64_f128r3s3
 // CHECK: binding(5) alignment(64) offset(%{{.+}}) : memref<512xi8>
 // CHECK: memref.alloc() alignment = 1024 : memref<98368xi8, #gpu.address_space<workgroup>>

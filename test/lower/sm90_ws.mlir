@@ -2,9 +2,9 @@
 // roles in one if/else with setmaxnreg, the full/empty ring, wgmma, and an epilogue that
 // stages the tile in shared memory and writes it with TMA stores.
 
-// Cooperative (tuning candidate 3: both consumer warpgroups on each 128x128 tile; 133 tiles
+// Cooperative (a tuning candidate: both consumer warpgroups on each 128x128 tile; 133 tiles
 // on 132 SMs, so its first k-tiles come by TMA).
-// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule,convc-lower-kernel --target sm_90a --candidate 2 %inputs/tma_large.flow.mlir | FileCheck %s
+// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule,convc-lower-kernel --target sm_90a --candidate kernel=sm90_ws_cooperative,block_m=128,block_n=128 %inputs/tma_large.flow.mlir | FileCheck %s
 // CHECK: workgroup_size = [384, 1, 1]
 // CHECK-LABEL: hal.executable.source private @conv_n2h92w92c64_f128r3s3
 // CHECK: memref.alloc() alignment = 1024 : memref<229520xi8, #gpu.address_space<workgroup>>
@@ -47,9 +47,9 @@
 // CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.global.shared.cta
 // CHECK: nvvm.cp.async.bulk.commit.group
 
-// Ping-pong (tuning candidate 6: 64x64 tiles): each consumer warpgroup takes every other
+// Ping-pong (a tuning candidate: 64x64 tiles): each consumer warpgroup takes every other
 // tile (loop from its index, step 2) and waits for its turn before its main loop.
-// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule,convc-lower-kernel --target sm_90a --candidate 5 %inputs/tma_large.flow.mlir | FileCheck %s --check-prefix=PP
+// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule,convc-lower-kernel --target sm_90a --candidate kernel=sm90_ws_pingpong,block_m=64,block_n=64 %inputs/tma_large.flow.mlir | FileCheck %s --check-prefix=PP
 // PP: nvvm.mbarrier.init %{{.+}}, %c4_i32
 // PP: nvvm.setmaxregister increase 232
 // PP: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %c2
@@ -78,9 +78,9 @@
 // RES-NOT: nvvm.mbarrier.arrive
 // RES: nvvm.cp.async.bulk.tensor.global.shared.cta
 
-// 2x1 cluster (tuning candidate 10): the kernel traps unless launched as a 2-CTA cluster, each
+// 2x1 cluster (a tuning candidate): the kernel traps unless launched as a 2-CTA cluster, each
 // CTA multicasts half the filter tile, consumers release stages in both CTAs.
-// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule,convc-lower-kernel --target sm_90a --candidate 9 %inputs/tma_large.flow.mlir | FileCheck %s --check-prefix=CL
+// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule,convc-lower-kernel --target sm_90a --candidate kernel=sm90_ws_cooperative,cluster_m=2 %inputs/tma_large.flow.mlir | FileCheck %s --check-prefix=CL
 // CL: nvvm.cluster_dim = array<i32: 2, 1, 1>
 // CL: nvvm.mbarrier.init %{{.+}}, %c16_i32
 // CL: nvvm.read.ptx.sreg.cluster.nctarank
@@ -116,10 +116,10 @@
 // SK: stmatrix.sync.aligned.m8n8.x4.shared.b16
 // SK: nvvm.cp.async.bulk.tensor.global.shared.cta
 
-// Two epilogue slots per consumer warpgroup (tuning candidate 14: cooperative 128x128): the
+// Two epilogue slots per consumer warpgroup (a tuning candidate: cooperative 128x128): the
 // epilogue reuses a slot two tiles later, so it waits only for the store before last
 // (wait_group 1), and the ring loses a stage to the second slot.
-// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule,convc-lower-kernel --target sm_90a --candidate 13 %inputs/tma_large.flow.mlir | FileCheck %s --check-prefix=SL
+// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule,convc-lower-kernel --target sm_90a --candidate kernel=sm90_ws_cooperative,block_n=128,epilogue_slots=2 %inputs/tma_large.flow.mlir | FileCheck %s --check-prefix=SL
 // SL: memref.alloc() alignment = 1024 : memref<229536xi8, #gpu.address_space<workgroup>>
 // SL: nvvm.setmaxregister increase 232
 // SL: nvvm.wgmma.mma_async {{.+}} <m = 64, n = 128, k = 16>

@@ -17,9 +17,10 @@
 // SMALL: convc.schedule = {block_k = 64 : i64, block_m = 64 : i64, block_n = 64 : i64, cluster_m = 1 : i64, direct_stages = 2 : i64, epilogue_slots = 1 : i64, grid = [4, 1, 1]
 // SMALL-SAME: kernel = "sm90_ws_pingpong"
 
-// Tuning rounds force a candidate by index: the 3rd is cooperative 128x128, the 6th ping-pong
-// 64x64, the 10th a 2x1 cluster, the 12th the non-persistent kernel.
-// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target sm_90a --candidate 2 %inputs/tma_large.flow.mlir | FileCheck %s --check-prefix=COOP
+// Tuning rounds force a candidate by its settings (the first candidate with them all; here the
+// 3rd is cooperative 128x128, the 10th a 2x1 cluster, the 12th the non-persistent kernel) or,
+// as convc-tune does, by index (the 6th: ping-pong 64x64).
+// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target sm_90a --candidate kernel=sm90_ws_cooperative,block_m=128,block_n=128 %inputs/tma_large.flow.mlir | FileCheck %s --check-prefix=COOP
 // COOP: block_m = 128 : i64, block_n = 128 : i64, cluster_m = 1 : i64, direct_stages = 0 : i64, epilogue_slots = 1 : i64, grid = [132, 1, 1]
 // COOP-SAME: kernel = "sm90_ws_cooperative"
 // COOP-SAME: reason = "tuning candidate 3/{{[0-9]+}}: warp-specialized persistent TMA + wgmma (cooperative)
@@ -28,10 +29,10 @@
 // CAND: block_m = 64 : i64, block_n = 64 : i64
 // CAND-SAME: kernel = "sm90_ws_pingpong"
 // CAND-SAME: reason = "tuning candidate 6/{{[0-9]+}}: warp-specialized persistent TMA + wgmma (ping-pong)
-// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target sm_90a --candidate 9 %inputs/tma_large.flow.mlir | FileCheck %s --check-prefix=CLUSTER
+// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target sm_90a --candidate kernel=sm90_ws_cooperative,cluster_m=2 %inputs/tma_large.flow.mlir | FileCheck %s --check-prefix=CLUSTER
 // CLUSTER: block_m = 128 : i64, block_n = 128 : i64, cluster_m = 2 : i64, direct_stages = 0 : i64, epilogue_slots = 1 : i64, grid = [132, 1, 1]
 // CLUSTER-SAME: 2x1 cluster with filter multicast
-// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target sm_90a --candidate 11 %inputs/tma_large.flow.mlir | FileCheck %s --check-prefix=LEGACY
+// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target sm_90a --candidate kernel=sm90_tma_wgmma %inputs/tma_large.flow.mlir | FileCheck %s --check-prefix=LEGACY
 // LEGACY: block_m = 128 : i64, block_n = 128 : i64, cluster_m = 1 : i64, direct_stages = 0 : i64, epilogue_slots = 1 : i64, grid = [133, 1, 1]
 // LEGACY-SAME: kernel = "sm90_tma_wgmma"
 // LEGACY-SAME: smem_bytes = 98352 : i64, split_k = 1 : i64, stages = 3 : i64

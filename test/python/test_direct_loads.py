@@ -15,7 +15,7 @@ from convc.passes.lower.nvidia.direct_loads import (CHUNK, Loaders, OperandTile,
                                                     chunk_position, direct_stages_for, filter_chunk,
                                                     thread_chunks)
 from convc.passes.lower.nvidia.tma_loader import k_tile_channels, k_tiles
-from convc.passes.plan import plan_sm90_ws
+from convc.passes.kernels.sm90_ws import plan_sm90_ws
 from convc.passes.problem import ConvProblem
 from convc.passes.target import get_target
 

@@ -8,7 +8,9 @@ import pytest
 from convc.passes.lower.nvidia import tensormap as tm
 from convc.passes.lower.nvidia.tma_loader import (activation_map_args, filter_map_args, k_tile_channels,
                                                   operand_swizzle, tensor_maps)
-from convc.passes.plan import PlanError, plan_sm90, plan_sm90_tma
+from convc.passes.plan import PlanError
+from convc.passes.kernels.sm90 import plan_sm90
+from convc.passes.kernels.sm90_tma import plan_sm90_tma
 from convc.passes.target import get_target
 from convc.tools.layers import load_suite
 

@@ -11,7 +11,7 @@ import re
 import pytest
 
 from convc.passes.plan import plan_schedule_for
-from convc.passes.sm100_plan import PAIR_GAIN, model_us, plan_sm100_ws
+from convc.passes.kernels.sm100_ws import PAIR_GAIN, model_us, plan_sm100_ws
 from convc.passes.target import get_target
 from convc.tools.layers import load_suite
 from convc.tools.sm100_table import find_cuda_tool, layer_entry, ptxas_supports_sm100a, random_layers, roofline

@@ -3,7 +3,7 @@ cluster shape."""
 
 import pytest
 
-from convc.passes.plan import plan_sm90_ws
+from convc.passes.kernels.sm90_ws import plan_sm90_ws
 from convc.passes.problem import ConvProblem
 from convc.passes.target import get_target
 from convc.passes.lower.nvidia.tile_scheduler import origin_model, tile_counts

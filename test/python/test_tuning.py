@@ -6,7 +6,8 @@ import os
 import pytest
 
 from convc.compiler.cli import main as convc_main, parse_arguments as convc_args
-from convc.passes.plan import candidate_schedules, knobs_of, plan_schedule_for
+from convc.passes.plan import PlanError, candidate_schedules, candidate_with, choose_schedule, knobs_of, plan_schedule_for
+from convc.passes.registry import PassOptions
 from convc.passes.problem import ConvProblem, EpilogueStep
 from convc.passes.target import get_target
 from convc.passes.tuning import FORMAT, TuningCache, TuningCacheError, load_cache
@@ -27,6 +28,23 @@ def test_candidates_are_distinct_and_start_with_the_default(layer):
         assert s.smem_bytes <= SM90.smem_bytes
         if s.kernel.startswith("sm90_ws"):
             assert s.grid[0] <= SM90.num_sms and s.threads == 384
+
+
+def test_candidates_are_forced_by_their_settings():
+    """A tuning candidate named by its settings is the first candidate that has them all, and
+    gets the same schedule and reason as when forced by its index."""
+    p = next(L for L in load_suite(None) if L.name == "r50_l3_3x3_256").expected_problem()
+    cands = candidate_schedules(p, SM90)
+    i = candidate_with(cands, "kernel=sm90_ws_pingpong, block_m=64,swap_ab=False")
+    assert (cands[i].kernel, cands[i].block_m, cands[i].swap_ab) == ("sm90_ws_pingpong", 64, False)
+    assert all(not (s.kernel == "sm90_ws_pingpong" and s.block_m == 64 and not s.swap_ab) for s in cands[:i])
+    by_settings = choose_schedule(p, SM90, PassOptions(candidate_settings="kernel=sm90_ws_pingpong,block_m=64,swap_ab=false"))
+    assert by_settings == choose_schedule(p, SM90, PassOptions(candidate=i))
+    assert by_settings.reason.startswith(f"tuning candidate {i + 1}/{len(cands)}: ")
+    with pytest.raises(PlanError, match="no tuning candidate has"):
+        candidate_with(cands, "kernel=sm90_ws_pingpong,block_m=48")
+    with pytest.raises(PlanError, match="Schedule fields"):
+        candidate_with(cands, "tile=64")
 
 
 def _results(problem="conv_a", device="NVIDIA H200"):
@@ -115,8 +133,6 @@ def test_a_winner_must_beat_a_measured_default(tmp_path):
 def test_fp32_precision_is_not_overridden_by_tuning(tmp_path):
     """A tuning entry for an f32 conv was timed on its TF32 kernel; --precision fp32 asks for
     exact f32 math, so neither the cache nor a forced tuning candidate may bring TF32 back."""
-    from convc.passes.plan import choose_schedule
-    from convc.passes.registry import PassOptions
     p = Layer("t", 4, 28, 28, 128, 128, 3, 3, pad=(1, 1, 1, 1), dtype="f32").expected_problem()
     tf32 = plan_schedule_for(p, SM90)
     cache = TuningCache({}, str(tmp_path / "t.json"))

@@ -6,7 +6,7 @@ channels, 128-byte K rows; or of 32 / one filter tap, 64-byte rows: tma_loader.k
 with F a multiple of 8. Tiles are 128 output pixels (the 1-SM MMA's M, one tensor-memory
 lane each) by block_n channels, block_n a multiple of 32 up to 256 (MMA N; tcgen05.ld chunks
 of 32 columns): the one that minimises the busiest SM's main-loop time, a B200 model like the
-sm_90a planner's swapped-tile one (plan.swap_block_ms): waves of tiles times one k-step, bound
+sm_90a planner's swapped-tile one (sm90_ws.swap_block_ms): waves of tiles times one k-step, bound
 by the tensor cores (128 x block_n x block_k MACs) or the operand feed ((128 + block_n) rows).
 Nothing here was timed on a B200: the rates are the B200's published dense f16 rate per SM
 and the operand feed measured per SM on the H200.
@@ -17,18 +17,23 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from .plan import PlanError, _cdiv, _require_descriptors, plan_portable
-from .problem import ConvProblem, DTYPE_BYTES
-from .schedule import Schedule
-from .target import Target
+from ..lower.nvidia.sm100_ws import (BLOCK_M, DESCRIPTORS, KERNEL, MAX_STAGES, THREADS, Sm100Unsupported,
+                                     check_supported, sm100_layout)
+from ..lower.nvidia.tensormap import DESCRIPTOR_BYTES
+from ..lower.nvidia.tma_loader import k_tile_channels
+from ..problem import ConvProblem, DTYPE_BYTES
+from ..schedule import Kernel, Schedule
+from ..target import Target
+from .common import PlanError, cdiv, require_descriptors
+from .portable import plan_portable
+from .registry import Declined, KernelFamily, register
 
 # Per-SM rates behind the tile model: 2.25 PFLOP/s dense f16 over 148 SMs (MACs per ns), and
-# the operand bytes per ns an SM was measured to receive from L2 on the H200 (plan.py).
+# the operand bytes per ns an SM was measured to receive from L2 on the H200 (sm90_ws.py).
 B200_SM_MACS_PER_NS = 2.25e15 / 2 / 148 / 1e9
 SM_FEED_BYTES_PER_NS = 140
 BLOCK_NS = tuple(range(32, 257, 32))
 SMEM_RESERVE = 1024
-BLOCK_M_ROWS = 128          # the 1-SM MMA's M (lower/nvidia/sm100_ws.BLOCK_M)
 
 
 def sm100_block_n(p: ConvProblem, t: Target, block_k: int, cluster: int = 1) -> int:
@@ -36,34 +41,37 @@ def sm100_block_n(p: ConvProblem, t: Target, block_k: int, cluster: int = 1) -> 
     the wider tile (fewer operand bytes per MAC). cluster = 2: tiles of 256 rows on CTA pairs,
     each SM computing 128 rows and loading half of the filter rows."""
     row = block_k * DTYPE_BYTES[p.dtype]
-    m_tiles = _cdiv(p.gemm_m, 128 * cluster)
+    m_tiles = cdiv(p.gemm_m, 128 * cluster)
 
     def cost(bn):
-        waves = _cdiv(m_tiles * _cdiv(p.F, bn), t.num_sms // cluster)
+        waves = cdiv(m_tiles * cdiv(p.F, bn), t.num_sms // cluster)
         step = max(128 * bn * block_k / B200_SM_MACS_PER_NS, (128 + bn // cluster) * row / SM_FEED_BYTES_PER_NS)
         return (waves * step, -bn)
     options = [bn for bn in BLOCK_NS if (bn < 64 and p.F <= bn or bn >= 64) and bn >= 32 * cluster]
     return min(options, key=cost)
 
 
+def supports(p: ConvProblem, t: Target) -> str | None:
+    if not t.has_tcgen05:
+        return f"{t.arch} has no tcgen05"
+    if p.dtype not in ("f16", "bf16"):
+        return f"{p.dtype} operands (the tcgen05 kernel takes f16/bf16)"
+    if k_tile_channels(p.C, p.R * p.S, p.dtype) is None:
+        return (f"C={p.C} does not tile into 64- or 128-byte K rows of the im2col TMA "
+                f"(a multiple of 32 channels, or of 8 with one filter tap)")
+    if p.F % 8:
+        return f"F={p.F} is not a multiple of 8 (16-byte filter rows)"
+    return None
+
+
 def plan_sm100_ws(p: ConvProblem, t: Target, block_n: int | None = None, cluster: int = 1) -> Schedule:
     """The tcgen05 kernel for p: 1-SM, or (cluster = 2) on 2x1 CTA pairs issuing cta_group::2
     MMAs of 256 rows; PlanError with the reason when it cannot serve p. block_n forces the tile
     width (tests)."""
-    from .lower.nvidia.sm100_ws import (BLOCK_M, DESCRIPTORS, KERNEL, MAX_STAGES, THREADS, Sm100Unsupported,
-                                        check_supported, sm100_layout)
-    from .lower.nvidia.tensormap import DESCRIPTOR_BYTES
-    from .lower.nvidia.tma_loader import k_tile_channels
-    if not t.has_tcgen05:
-        raise PlanError(f"{t.arch} has no tcgen05")
-    if p.dtype not in ("f16", "bf16"):
-        raise PlanError(f"{p.dtype} operands (the tcgen05 kernel takes f16/bf16)")
+    why = supports(p, t)
+    if why:
+        raise PlanError(why)
     bk = k_tile_channels(p.C, p.R * p.S, p.dtype)
-    if bk is None:
-        raise PlanError(f"C={p.C} does not tile into 64- or 128-byte K rows of the im2col TMA "
-                        f"(a multiple of 32 channels, or of 8 with one filter tap)")
-    if p.F % 8:
-        raise PlanError(f"F={p.F} is not a multiple of 8 (16-byte filter rows)")
     bn = block_n or sm100_block_n(p, t, bk, cluster)
     try:
         check_supported(p, bn, bk, cluster)
@@ -75,7 +83,7 @@ def plan_sm100_ws(p: ConvProblem, t: Target, block_n: int | None = None, cluster
                  (t.smem_bytes - SMEM_RESERVE - fixed) // (stage + 16))
     if stages < 2:
         raise PlanError(f"128x{bn} tiles leave room for {stages} ring stages")
-    tiles = _cdiv(p.gemm_m, BLOCK_M * cluster) * _cdiv(p.F, bn)     # (pair) tiles
+    tiles = cdiv(p.gemm_m, BLOCK_M * cluster) * cdiv(p.F, bn)     # (pair) tiles
     grid = (cluster * min(tiles, t.num_sms // cluster), 1, 1)
     lay = sm100_layout(p, bn, bk, stages, cluster)
     s = Schedule(kernel=KERNEL, target=t.arch, block_m=BLOCK_M, block_n=bn, block_k=bk, thread_m=BLOCK_M,
@@ -89,7 +97,7 @@ def plan_sm100_ws(p: ConvProblem, t: Target, block_n: int | None = None, cluster
                  # `.minnctapersm 1`: one persistent CTA per SM is the design; without a bound
                  # ptxas 13.5 capped some kernels at 64-80 registers and spilled 8-16 bytes
                  min_ctas_per_sm=1)
-    return _require_descriptors(p, s)
+    return require_descriptors(p, s)
 
 
 # The CTA pair is chosen where the model gives it this much over one SM per tile and the pair
@@ -102,43 +110,39 @@ def model_us(p: ConvProblem, t: Target, s: Schedule) -> float:
     """The B200 model's main-loop time for schedule s (sm100_block_n's cost): waves of tiles
     times k-steps, each bound by the MMAs or by the operand feed of its SM."""
     row = s.block_k * DTYPE_BYTES[p.dtype]
-    waves = _cdiv(_cdiv(p.gemm_m, BLOCK_M_ROWS * s.cluster_m) * _cdiv(p.F, s.block_n), t.num_sms // s.cluster_m)
-    step = max(BLOCK_M_ROWS * s.block_n * s.block_k / B200_SM_MACS_PER_NS,
-               (BLOCK_M_ROWS + s.block_n // s.cluster_m) * row / SM_FEED_BYTES_PER_NS)
-    return waves * step * _cdiv(p.gemm_k, s.block_k) / 1e3
+    waves = cdiv(cdiv(p.gemm_m, BLOCK_M * s.cluster_m) * cdiv(p.F, s.block_n), t.num_sms // s.cluster_m)
+    step = max(BLOCK_M * s.block_n * s.block_k / B200_SM_MACS_PER_NS,
+               (BLOCK_M + s.block_n // s.cluster_m) * row / SM_FEED_BYTES_PER_NS)
+    return waves * step * cdiv(p.gemm_k, s.block_k) / 1e3
 
 
 def _pair_pays(p: ConvProblem, t: Target, one: Schedule, pair: Schedule) -> bool:
-    pair_tiles = _cdiv(p.gemm_m, 2 * BLOCK_M_ROWS) * _cdiv(p.F, pair.block_n)
+    pair_tiles = cdiv(p.gemm_m, 2 * BLOCK_M) * cdiv(p.F, pair.block_n)
     return pair_tiles >= PAIR_MIN_WAVES * (t.num_sms // 2) and model_us(p, t, pair) < PAIR_GAIN * model_us(p, t, one)
+
+
+def plan_sm100(p: ConvProblem, t: Target) -> Schedule:
+    """sm_100a: the tcgen05 kernel (on CTA pairs for large problems the model says gain from
+    the halved filter feed), else the portable kernel with the reason."""
+    one = SM100_WS.attempt(p, t)
+    if isinstance(one, Declined):
+        s = plan_portable(p, t)
+        return dataclasses.replace(s, reason=f"portable implicit GEMM: tcgen05 kernel declined ({one})")
+    pair = SM100_WS.attempt(p, t, cluster=2)
+    if isinstance(pair, Declined) or not _pair_pays(p, t, one, pair):
+        return one
+    return dataclasses.replace(pair, reason=f"{pair.reason}; chosen over one SM per tile: modelled "
+                                            f"{model_us(p, t, pair):.1f} us against {model_us(p, t, one):.1f} us "
+                                            "(B200 model, not timed)")
 
 
 def sm100_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
     """Schedules the tuner times for p on sm_100a: the default first, then the other variant
     (1-SM or CTA pair) where it plans."""
     out = [plan_sm100(p, t)]
-    if out[0].kernel == "sm100_ws":
-        try:
-            out.append(plan_sm100_ws(p, t, cluster=1 if out[0].cluster_m == 2 else 2))
-        except PlanError:
-            pass
-    return out
+    if out[0].kernel == Kernel.SM100_WS:
+        out.append(SM100_WS.attempt(p, t, cluster=1 if out[0].cluster_m == 2 else 2))
+    return [s for s in out if isinstance(s, Schedule)]
 
 
-def plan_sm100(p: ConvProblem, t: Target) -> Schedule:
-    """sm_100a: the tcgen05 kernel (on CTA pairs for large problems the model says gain from
-    the halved filter feed), else the portable kernel with the reason."""
-    try:
-        one = plan_sm100_ws(p, t)
-    except PlanError as why:
-        s = plan_portable(p, t)
-        return dataclasses.replace(s, reason=f"portable implicit GEMM: tcgen05 kernel declined ({why})")
-    try:
-        pair = plan_sm100_ws(p, t, cluster=2)
-    except PlanError:
-        return one
-    if not _pair_pays(p, t, one, pair):
-        return one
-    return dataclasses.replace(pair, reason=f"{pair.reason}; chosen over one SM per tile: modelled "
-                                            f"{model_us(p, t, pair):.1f} us against {model_us(p, t, one):.1f} us "
-                                            "(B200 model, not timed)")
+SM100_WS = register(KernelFamily("sm100_ws", (Kernel.SM100_WS,), supports, plan_sm100_ws, sm100_candidates))

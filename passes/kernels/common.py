@@ -1,0 +1,45 @@
+"""What every kernel family's planning shares: the decline exception, tile arithmetic and the
+driver-exact check of a schedule's tensor maps."""
+
+from __future__ import annotations
+
+from ..lower.nvidia import tensormap, tma_loader
+from ..problem import ConvProblem, DTYPE_BYTES
+from ..schedule import Schedule
+
+
+def cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def largest_vector(n: int, dtype: str, limit_bytes: int = 16) -> int:
+    """Largest power-of-two vector (<= limit_bytes) whose width divides n."""
+    v = limit_bytes // DTYPE_BYTES[dtype]
+    while v > 1 and n % v:
+        v //= 2
+    return v
+
+
+class PlanError(ValueError):
+    pass
+
+
+SM90_SMEM_RESERVE = 1024        # barriers and alignment slack inside the one allocation
+
+
+def tile_counts_for(p: ConvProblem, block_m: int, block_n: int) -> tuple[int, int]:
+    return cdiv(p.gemm_m, block_m), cdiv(p.F, block_n)
+
+
+def tiles(p: ConvProblem, bm: int, bn: int) -> int:
+    m, n = tile_counts_for(p, bm, bn)
+    return m * n
+
+
+def require_descriptors(p: ConvProblem, s: Schedule) -> Schedule:
+    """s, once the driver-exact encoder accepts its activation and filter tensor maps."""
+    try:
+        tma_loader.tensor_maps(p, s)
+    except tensormap.TensorMapError as e:
+        raise PlanError(f"TMA descriptor refused: {e}") from None
+    return s

@@ -1,0 +1,116 @@
+"""IR builders the layout rewrites share: transposes, reshapes, barriers, elementwise ops."""
+
+from __future__ import annotations
+
+from iree.compiler.dialects import arith as arith_d, flow as flow_d, linalg as linalg_d, tensor as tensor_d, util as util_d
+
+from ..ir import ir
+
+NCHW_TO_NHWC = [0, 2, 3, 1]
+NHWC_TO_NCHW = [0, 3, 1, 2]
+HWCF_TO_FHWC = [3, 0, 1, 2]
+
+
+def ints(attr) -> list[int]:
+    return [int(x) for x in ir.DenseIntElementsAttr(attr)]
+
+
+def empty_like(v: ir.Value, perm: list[int]) -> ir.Value:
+    """tensor.empty of v's type permuted by perm (dynamic sizes read with tensor.dim)."""
+    t = ir.RankedTensorType(v.type)
+    sizes = []
+    for p in perm:
+        if t.is_dynamic_dim(p):
+            sizes.append(tensor_d.dim(v, arith_d.constant(ir.IndexType.get(), p)))
+        else:
+            sizes.append(t.shape[p])
+    return tensor_d.EmptyOp(sizes, t.element_type).result
+
+
+def transpose(v: ir.Value, perm: list[int]) -> ir.Value:
+    return value_of(linalg_d.transpose(v, outs=[empty_like(v, perm)], permutation=perm))
+
+
+def value_of(x) -> ir.Value:
+    """The single result of what a builder returned (an op view or already a value)."""
+    if isinstance(x, ir.Value):
+        return x
+    if isinstance(x, (list, tuple)):
+        return x[0]
+    return x.results[0]
+
+
+def owner(v: ir.Value):
+    o = v.owner
+    return None if isinstance(o, ir.Block) else (o.operation if hasattr(o, "operation") else o)
+
+
+def is_zero_fill(v: ir.Value) -> bool:
+    op = owner(v)
+    if op is None or op.name != "linalg.fill":
+        return False
+    c = owner(op.operands[0])
+    if c is None or c.name != "arith.constant":
+        return False
+    a = c.attributes["value"]
+    return isinstance(a, ir.FloatAttr) and a.value == 0.0 or isinstance(a, ir.IntegerAttr) and a.value == 0
+
+
+def add_elementwise(a: ir.Value, b: ir.Value) -> ir.Value:
+    """a + b, elementwise, same shapes (a linalg.generic IREE fuses into the conv dispatch)."""
+    t = ir.RankedTensorType(a.type)
+    ident = ir.AffineMap.get_identity(t.rank)
+    gen = linalg_d.GenericOp([t], [a, b], [empty_like(a, list(range(t.rank)))],
+                             ir.ArrayAttr.get([ir.AffineMapAttr.get(ident)] * 3),
+                             ir.ArrayAttr.get([ir.Attribute.parse("#linalg.iterator_type<parallel>")] * t.rank))
+    block = gen.regions[0].blocks.append(t.element_type, t.element_type, t.element_type)
+    with ir.InsertionPoint(block):
+        linalg_d.YieldOp([arith_d.addf(block.arguments[0], block.arguments[1])])
+    return gen.results[0]
+
+
+
+def reshape(v: ir.Value, shape: list[int], groups: list[list[int]]) -> ir.Value:
+    """v collapsed or expanded (by the rank change) to `shape` (static but for the batch)."""
+    t = ir.RankedTensorType(v.type)
+    rt = ir.RankedTensorType.get(shape, t.element_type)
+    assoc = ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(ir.IntegerType.get_signless(64), i)
+                                                for i in g]) for g in groups])
+    if len(shape) < t.rank:
+        return tensor_d.CollapseShapeOp(rt, v, assoc).result
+    # a dynamic size is the batch, dimension 0 of both (its own group in every view here)
+    dims = [tensor_d.dim(v, arith_d.constant(ir.IndexType.get(), 0))] if rt.is_dynamic_dim(0) else []
+    return tensor_d.ExpandShapeOp(rt, v, assoc, dims, shape).result
+
+
+
+def barrier(v: ir.Value) -> ir.Value:
+    """v behind a util.optimization_barrier (IREE cannot fold or fuse across it). A dynamic
+    size (the batch) is tied back onto the result, since IREE cannot resolve sizes through
+    the barrier."""
+    t = ir.RankedTensorType(v.type)
+    dims = [tensor_d.dim(v, arith_d.constant(ir.IndexType.get(), i)) for i in range(t.rank) if t.is_dynamic_dim(i)]
+    out = value_of(util_d.optimization_barrier([v.type], [v]))
+    return flow_d.tensor_tie_shape(out, dims) if dims else out
+
+
+
+def is_transpose(op, perm: list[int]) -> bool:
+    return (op is not None and op.name == "linalg.transpose"
+            and list(ir.DenseI64ArrayAttr(op.attributes["permutation"])) == perm)
+
+
+
+def truncf_tensor(v: ir.Value, et: ir.Type) -> ir.Value:
+    """v converted elementwise to float type et (a linalg.generic)."""
+    t = ir.RankedTensorType(v.type)
+    init = tensor_d.EmptyOp([tensor_d.dim(v, arith_d.constant(ir.IndexType.get(), i)) if t.is_dynamic_dim(i)
+                             else t.shape[i] for i in range(t.rank)], et).result
+    ident = ir.AffineMapAttr.get(ir.AffineMap.get_identity(t.rank))
+    gen = linalg_d.GenericOp([init.type], [v], [init], ir.ArrayAttr.get([ident, ident]),
+                             ir.ArrayAttr.get([ir.Attribute.parse("#linalg.iterator_type<parallel>")] * t.rank))
+    block = gen.regions[0].blocks.append(t.element_type, et)
+    with ir.InsertionPoint(block):
+        linalg_d.YieldOp([arith_d.truncf(et, block.arguments[0])])
+    return gen.results[0]
+

@@ -1,0 +1,117 @@
+"""Sinking the back-transposes (NHWC -> NCHW) through elementwise ops and channel concats,
+so that pairs meet and cancel."""
+
+from __future__ import annotations
+
+from iree.compiler.dialects import linalg as linalg_d, tensor as tensor_d
+
+from ..ir import ir, walk_ops
+from .builders import NCHW_TO_NHWC, NHWC_TO_NCHW, empty_like, is_transpose, owner, transpose
+
+
+def _elementwise_4d(op) -> bool:
+    """A linalg.generic that maps 4-D inputs to one 4-D output point by point (broadcasts
+    allowed), with a body that does not read the loop indices."""
+    if op.name != "linalg.generic" or len(op.results) != 1:
+        return False
+    if any("parallel" not in str(a) for a in op.attributes["iterator_types"]):
+        return False
+    maps = [ir.AffineMapAttr(a).value for a in op.attributes["indexing_maps"]]
+    if maps[-1] != ir.AffineMap.get_identity(4) or len(maps[-1].results) != 4:
+        return False
+    body = [o.operation.name for o in op.regions[0].blocks[0].operations]
+    return "linalg.index" not in body and all(m.n_dims == 4 for m in maps)
+
+
+# loop dims of an NCHW generic in terms of the NHWC one's: d = (e0, e3, e1, e2)
+def _nchw_loops_in_nhwc() -> ir.AffineMap:
+    e = [ir.AffineDimExpr.get(i) for i in range(4)]
+    return ir.AffineMap.get(4, 0, [e[0], e[3], e[1], e[2]])
+
+
+def _sink_through(gen, nhwc_of: dict) -> ir.Value:
+    """Rebuilds elementwise generic `gen` (NCHW loops) over NHWC loops. Inputs that are
+    back-transposes are read from their NHWC source; others keep their value with the map
+    composed. Returns the NHWC result."""
+    n_in = len(gen.operands) - 1
+    maps = [ir.AffineMapAttr(a).value for a in gen.attributes["indexing_maps"]]
+    to_old = _nchw_loops_in_nhwc()
+    ins, new_maps = [], []
+    ident = ir.AffineMap.get_identity(4)
+    for v, m in zip(list(gen.operands)[:n_in], maps[:n_in]):
+        if m == ident:
+            # a full-size NCHW operand not yet channels-last gets its own transpose, which
+            # cancels once its producer's back-transpose sinks to it
+            ins.append(nhwc_of[v] if v in nhwc_of else transpose(v, NCHW_TO_NHWC))
+            new_maps.append(ident)
+        else:
+            ins.append(v)
+            new_maps.append(ir.AffineMap.get(4, 0, [e.compose(to_old) for e in m.results]))
+    out = gen.operands[n_in]
+    init = empty_like(out, NCHW_TO_NHWC)
+    new_maps.append(ir.AffineMap.get_identity(4))
+    new = linalg_d.GenericOp([init.type], ins, [init],
+                             ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in new_maps]),
+                             gen.attributes["iterator_types"])
+    old_block = gen.regions[0].blocks[0]
+    block = new.regions[0].blocks.append(*[a.type for a in old_block.arguments])
+    for old_a, new_a in zip(old_block.arguments, block.arguments):
+        old_a.replace_all_uses_with(new_a)
+    for o in list(old_block.operations):
+        o.operation.detach_from_parent()
+        ir.InsertionPoint(block).insert(o.operation)
+    return new.results[0]
+
+
+def _is_channel_concat(op) -> bool:
+    return (op.name == "tensor.concat" and ir.IntegerAttr(op.attributes["dim"]).value == 1
+            and ir.RankedTensorType(op.results[0].type).rank == 4)
+
+
+def _concat_nhwc(op) -> ir.Value:
+    """A channel concat (NCHW dim 1) rebuilt on channels-last inputs (NHWC dim 3)."""
+    ins = []
+    for v in op.operands:
+        p = owner(v)
+        ins.append(p.operands[0] if is_transpose(p, NHWC_TO_NCHW) else transpose(v, NCHW_TO_NHWC))
+    t = ir.RankedTensorType(op.results[0].type)
+    shape = [t.shape[p] for p in NCHW_TO_NHWC]
+    return tensor_d.concat(ir.RankedTensorType.get(shape, t.element_type), 3, ins)
+
+
+def sink_transposes(func) -> None:
+    """Moves every NHWC->NCHW transpose down through elementwise users and channel concats
+    until it meets an NCHW->NHWC transpose (both vanish) or an op that needs NCHW (it stays)."""
+    work = [op for op in walk_ops(func) if is_transpose(op, NHWC_TO_NCHW)]
+    while work:
+        op = work.pop()
+        src = op.operands[0]
+        users = []
+        for use in op.results[0].uses:
+            user = use.owner.operation if hasattr(use.owner, "operation") else use.owner
+            if not any(user == u for u, _ in users):
+                users.append((user, use.operand_number))
+        for user, operand_number in users:
+            if is_transpose(user, NCHW_TO_NHWC):
+                user.results[0].replace_all_uses_with(src)
+                user.erase()
+            elif _is_channel_concat(user):
+                with ir.InsertionPoint(user), user.location:
+                    back = transpose(_concat_nhwc(user), NHWC_TO_NCHW)
+                user.results[0].replace_all_uses_with(back)
+                user.erase()
+                work.append(owner(back))
+            elif _elementwise_4d(user) and operand_number < len(user.operands) - 1:
+                nhwc_of = {}
+                for v in list(user.operands)[:-1]:
+                    p = owner(v)
+                    if is_transpose(p, NHWC_TO_NCHW):
+                        nhwc_of[v] = p.operands[0]
+                with ir.InsertionPoint(user), user.location:
+                    back = transpose(_sink_through(user, nhwc_of), NHWC_TO_NCHW)
+                user.results[0].replace_all_uses_with(back)
+                user.erase()
+                work.append(owner(back))
+        if not list(op.results[0].uses):
+            op.erase()
+

@@ -1,0 +1,158 @@
+"""Tracing a conv's operands back to the dispatch's arguments: which block argument is which
+dispatch operand, the dynamic batch, and the conv input seen through a zero pad or a strided
+view."""
+
+from __future__ import annotations
+
+from ..ir import ir, walk_ops
+from .conv_forms import Geometry
+from .ir_reading import BATCH_HINT, ROWS_HINT, Decline, Operand, element_dtype, float_const, owner_op, static_shape, tensor_text
+
+
+class Dispatch:
+    """The executable function: which block argument is which dispatch operand/result.
+
+    Tensor operands are numbered in order, skipping the index arguments (push constants). One
+    index argument may be a dynamic batch: workload ordinal 0, the leading size of every
+    dynamic tensor (`batch` is then the planning hint, `batch_word` its push-constant word)."""
+
+    def __init__(self, func):
+        self.func = func
+        args = list(func.regions[0].blocks[0].arguments)
+        self.inputs, self.outputs = {}, {}
+        index_args = []
+        for a in args:
+            ts = str(a.type)
+            if ts == "index":
+                index_args.append(a)
+            elif "writeonly:" in ts:
+                self.outputs[len(self.inputs) + len(self.outputs)] = a
+            elif "readonly:" in ts:
+                self.inputs[len(self.inputs)] = a
+            else:
+                raise Decline("dispatch result is tied to an operand (read-write)")
+        self.num_operands = len(self.inputs)
+        self.num_constants = len(index_args)          # the splice passes each index as one i32
+        self.batch = self.batch_word = None
+        self.batch_value = None
+        if index_args:
+            self._find_batch(index_args)
+        self.hoisted: list = []        # (value, elements attribute) of constants made kernel operands
+
+    def _find_batch(self, index_args) -> None:
+        if len(index_args) > 1:
+            raise Decline("dispatch takes several runtime sizes: only a dynamic batch is supported")
+        (a,) = index_args
+        users = [u.owner for u in a.uses]
+        if (len(users) != 1 or users[0].name != "iree_tensor_ext.dispatch.workload.ordinal"
+                or ir.IntegerAttr(users[0].attributes["ordinal"]).value != 0):
+            raise Decline("dispatch takes a runtime value that is not its workload")
+        self.batch_value = users[0].results[0]
+        self.batch_word = 0
+        self.batch = BATCH_HINT
+        for op in walk_ops(self.func, "flow.dispatch.tie_shape"):
+            if ir.ShapedType(ir.Type.parse(tensor_text(op.operands[0].type))).rank == 2:
+                self.batch = ROWS_HINT          # a GEMM-form 1x1 conv: the rows are dynamic
+            if list(op.operands)[1:] != [self.batch_value]:
+                raise Decline("a dynamic size of the dispatch is not its batch")
+            if not ir.ShapedType(ir.Type.parse(tensor_text(op.operands[0].type))).is_dynamic_dim(0):
+                raise Decline("a dynamic size of the dispatch is not a leading (batch) dimension")
+
+    def shape(self, t) -> list[int]:
+        return static_shape(t, self.batch)
+
+    def epilogue_source(self, v: ir.Value):
+        """An epilogue input: an Operand (a dispatch operand, or a constant tensor the dispatch
+        inlines, dense or dense_resource, hoisted into a kernel operand), or the FloatAttr of a
+        splat constant."""
+        op = owner_op(v)
+        if op is None or op.name != "arith.constant":
+            return self.operand_of(v)
+        a = op.attributes["value"]
+        dtype = element_dtype(ir.ShapedType(a.type).element_type)
+        if isinstance(a, ir.DenseElementsAttr) and a.is_splat:
+            return a.get_splat_value()
+        for i, (val, _) in enumerate(self.hoisted):
+            if val == v:
+                return Operand(self.num_operands + i, dtype)
+        self.hoisted.append((v, a))
+        return Operand(self.num_operands + len(self.hoisted) - 1, dtype)
+
+    def operand_of(self, v: ir.Value, allow_strides: bool = False):
+        """The dispatch operand a tensor is loaded from; with allow_strides, returns
+        (operand, full shape, load strides) for a strided load of the whole operand."""
+        op = owner_op(v)
+        if op is None or op.name != "iree_tensor_ext.dispatch.tensor.load":
+            raise Decline(f"operand is produced by {op.name if op else 'a block argument'}, not loaded")
+        src = op.operands[0]
+        tie = owner_op(src)
+        if tie is not None and tie.name == "flow.dispatch.tie_shape":
+            src = tie.operands[0]
+        idx = None
+        for i, a in self.inputs.items():
+            if a == src:
+                idx = i
+        if idx is None:
+            raise Decline("operand is not a dispatch input")
+        loaded = self.shape(op.results[0].type)
+        full = self.shape(ir.Type.parse(tensor_text(src.type)))
+        strides = [int(x) for x in op.attributes["static_strides"]]
+        offsets = [int(x) for x in op.attributes["static_offsets"]]
+        sizes = [int(x) for x in op.attributes["static_sizes"]]
+        if (sizes and sizes[0] == ir.ShapedType.get_dynamic_size()
+                and all(x == self.batch_value for x in list(op.operands)[1:])):
+            sizes[0] = full[0]
+        operand = Operand(idx, element_dtype(ir.ShapedType(op.results[0].type).element_type))
+        if offsets != [0] * len(full) or len(sizes) != len(full):
+            raise Decline("dispatch reads a slice of an operand")
+        if allow_strides:
+            return operand, full, strides
+        if sizes != full or strides != [1] * len(full) or loaded != full:
+            raise Decline("dispatch reads a slice of an operand")
+        return operand
+
+
+
+def trace_input(d: Dispatch, v: ir.Value, g: Geometry):
+    """Returns (operand, pad, shape, stride) for the conv input, looking through a zero
+    tensor.pad: shape is the (padded) input the conv reads, stride its strides. Where IREE
+    reads a view of the operand (a one-tap axis strided by the load, or rows past the last
+    window cut off), the conv is taken on the whole operand: such an axis takes the load's
+    stride, and the cut rows are ones no window reaches."""
+    op = owner_op(v)
+    pad = (0, 0, 0, 0)
+    if op is not None and op.name == "tensor.pad":
+        low = [int(x) for x in op.attributes["static_low"]]
+        high = [int(x) for x in op.attributes["static_high"]]
+        if any(x < 0 for x in low + high):
+            raise Decline("padding amounts are not static")
+        spatial = {g.x_pos["h"], g.x_pos["w"]}
+        if any((low[i] or high[i]) for i in range(len(low)) if i not in spatial):
+            raise Decline("padding of the batch or channel dimension")
+        body = [o.operation for o in op.regions[0].blocks[0].operations]
+        yv = body[-1].operands[0]
+        if float_const(yv) != 0.0:
+            raise Decline("padding value is not zero")
+        hp, wp = g.x_pos["h"], g.x_pos["w"]
+        pad = (low[hp], low[wp], high[hp], high[wp])
+        return d.operand_of(op.operands[0]), pad, d.shape(v.type), g.stride
+    loaded = d.shape(v.type)
+    operand, full, strides = d.operand_of(v, allow_strides=True)
+    stride = list(g.stride)
+    spatial = {}
+    for axis, key, tap in ((0, "h", "r"), (1, "w", "s")):
+        if g.x_pos[key] is not None:
+            spatial[g.x_pos[key]] = (axis, g.f_pos[tap] is None)
+    for pos, (st, size, whole) in enumerate(zip(strides, loaded, full)):
+        if pos not in spatial:
+            if st != 1 or size != whole:
+                raise Decline("dispatch reads a slice of the input's batch or channels")
+            continue
+        axis, one_tap = spatial[pos]
+        if st != 1:
+            if not one_tap or g.stride[axis] != 1:
+                raise Decline("dispatch reads a strided view of the input along a windowed axis")
+            stride[axis] = st
+    return operand, pad, full, tuple(stride)
+
+

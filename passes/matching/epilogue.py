@@ -1,0 +1,239 @@
+"""The epilogue chain: the conv's accumulator fill and the elementwise generics between the
+conv and the store, read into EpilogueSteps (fixed add/mul/relu/cast steps where the body is
+made of them, else one program step re-creating its ops)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ..ir import ir
+from ..problem import EpilogueOp, EpilogueStep, OperandLoad, DTYPE_BYTES
+from .dispatch import Dispatch
+from .ir_reading import Decline, element_dtype, float_const, linear_terms, owner_op
+
+
+def init_steps(v: ir.Value, conv_t: str) -> list[EpilogueStep]:
+    """The conv accumulates into a fill. A zero fill is the kernel's own accumulator; a
+    nonzero constant (IREE folds a constant bias into the fill) becomes a first epilogue step
+    that adds it, in the conv's result type."""
+    op = owner_op(v)
+    c = float_const(op.operands[0]) if op is not None and op.name == "linalg.fill" else None
+    if c is None:
+        raise Decline("convolution does not accumulate into a constant fill (it reads an earlier result)")
+    if c == 0.0:
+        return []
+    attr = owner_op(op.operands[0]).attributes["value"]
+    return [EpilogueStep("program", conv_t, program=(
+        EpilogueOp("arith.constant", conv_t, (), (("value", str(attr)),)),
+        EpilogueOp("arith.addf", conv_t, (0, 1), ())))]
+
+
+
+def interpret_elementwise(d: Dispatch, gen, chain_args: list[int], cur_type: str):
+    """Reads one elementwise generic (reading the conv value at operands chain_args) into
+    EpilogueSteps. Returns (steps, result type)."""
+    iters = [str(a) for a in gen.attributes["iterator_types"]]
+    if any("parallel" not in s for s in iters):
+        raise Decline("epilogue is not elementwise (it reduces)")
+    maps = [ir.AffineMapAttr(a).value for a in gen.attributes["indexing_maps"]]
+    n_out = len(gen.results)
+    if n_out != 1:
+        raise Decline("epilogue has several results")
+    ins = list(gen.operands)[: len(gen.operands) - n_out]
+    rank = maps[-1].n_dims
+    ident = [{i: 1} for i in range(rank)]
+    if [linear_terms(e) for e in maps[-1].results] != ident:
+        raise Decline("epilogue output is not written elementwise")
+    sources = []
+    for i, v in enumerate(ins):
+        res = [linear_terms(e) for e in maps[i].results]
+        if i in chain_args:
+            if res != ident:
+                raise Decline("epilogue reads the conv result transposed or broadcast")
+            sources.append("chain")
+            continue
+        k = getattr(d, "out_channel_dims", 1)
+        bcast = "full" if res == ident else "channel" if res == [{rank - k + i: 1} for i in range(k)] else None
+        src = d.epilogue_source(v)
+        if isinstance(src, ir.Attribute):          # a splat: the same scalar at every element
+            sources.append(src)
+        elif bcast is None:
+            raise Decline("epilogue operand has an unsupported broadcast")
+        else:
+            sources.append(OperandLoad(src.index, bcast, src.dtype))
+    block = gen.regions[0].blocks[0]
+    out_t = element_dtype(ir.ShapedType(gen.results[0].type).element_type)
+    if len(chain_args) == 1:
+        try:
+            return _fixed_steps(block, sources, cur_type, out_t), out_t
+        except _NotFixed:
+            pass
+    return _program_steps(block, sources, out_t), out_t
+
+
+class _NotFixed(Exception):
+    """A body that is not made of the fixed step kinds; it becomes a program step."""
+
+
+# cmpf predicates for which select(x P 0, x, 0) is relu: ogt, oge, ugt, uge
+_RELU_PREDICATES = ("2 : i64", "3 : i64", "9 : i64", "10 : i64")
+
+
+def _fixed_steps(block, sources, cur_type: str, out_t: str) -> list[EpilogueStep]:
+    """The body as add/mul (conv value with one operand), relu, cast steps: the encoding
+    existing kernels and tuning caches were built with. Raises _NotFixed otherwise. Each step
+    replaces the conv value, so every use must read its latest version."""
+    vals: dict = {}
+    for arg, src in zip(block.arguments, sources):
+        if isinstance(src, ir.Attribute):
+            raise _NotFixed
+        vals[arg] = ("chain", 0) if isinstance(src, str) else ("operand", src)
+    steps: list[EpilogueStep] = []
+    latest = ("chain", 0)
+
+    def step(result, st=None):
+        nonlocal latest
+        if st is not None:
+            steps.append(st)
+        latest = ("chain", latest[1] + 1)
+        vals[result] = latest
+
+    for o in block.operations:
+        o = o.operation
+        n = o.name
+        if n == "arith.constant":
+            vals[o.results[0]] = ("const", float_const(o.results[0]))
+            continue
+        args = [vals.get(x) for x in o.operands]
+        args = [a if a is not None or float_const(x) is None else ("const", float_const(x))
+                for a, x in zip(args, o.operands)]
+        if any(a is None or (a[0] == "chain" and a != latest) for a in args):
+            raise _NotFixed
+        kinds = [a[0] for a in args]
+        if n in ("arith.extf", "arith.truncf"):
+            to = str(o.results[0].type)
+            if to not in DTYPE_BYTES:
+                raise _NotFixed
+            if kinds[0] != "chain":
+                vals[o.results[0]] = args[0]      # operands are converted at use
+            elif to != cur_type:
+                step(o.results[0], EpilogueStep("cast", to))
+                cur_type = to
+            continue
+        if n in ("arith.addf", "arith.mulf") and sorted(kinds) == ["chain", "operand"]:
+            ld = args[kinds.index("operand")][1]
+            step(o.results[0], EpilogueStep("add" if n == "arith.addf" else "mul", ld.dtype, ld.operand, ld.broadcast))
+            continue
+        if (n in ("arith.maximumf", "arith.maxnumf") and sorted(kinds) == ["chain", "const"]
+                and args[kinds.index("const")][1] == 0.0):
+            step(o.results[0], EpilogueStep("max0", cur_type))
+            continue
+        if n == "arith.cmpf":
+            vals[o.results[0]] = ("cmp", str(o.attributes["predicate"]), args)
+            continue
+        if n == "arith.select":
+            c, a, b = args
+            if (c[0] == "cmp" and c[1] in _RELU_PREDICATES and c[2] == [latest, ("const", 0.0)]
+                    and a == latest and b == ("const", 0.0)):
+                step(o.results[0], EpilogueStep("max0", cur_type))
+                continue
+        if n == "linalg.yield" and args[0] == latest and out_t == cur_type:
+            return steps
+        raise _NotFixed
+    raise _NotFixed
+
+
+# Ops of other dialects that read something other than the element itself, and why not fused.
+_NOT_ELEMENTWISE = {"linalg.index": "reads the iteration index",
+                    "tensor.extract": "reads another element of a tensor"}
+
+
+def _check_program_op(o) -> None:
+    n = o.name
+    if n in _NOT_ELEMENTWISE:
+        raise Decline(f"epilogue op {n} {_NOT_ELEMENTWISE[n]}: only math on each output element is fused")
+    if n.split(".")[0] not in ("arith", "math"):
+        raise Decline(f"epilogue op {n} is not an arith or math op")
+    if len(o.results) != 1 or len(o.regions):
+        raise Decline(f"epilogue op {n} has several results or a region")
+    for v in list(o.operands) + list(o.results):
+        t = str(v.type)
+        if t not in DTYPE_BYTES and t != "i1":
+            raise Decline(f"epilogue op {n} computes on {t}: only f16/bf16/f32 values "
+                          "(and comparison results) are fused")
+
+
+def _op_attrs(o) -> tuple:
+    """(name, MLIR text) of an op's attributes; the default fastmath flags are left out."""
+    attrs = o.attributes
+    return tuple(sorted((attrs[i].name, str(attrs[i].attr)) for i in range(len(attrs))
+                        if str(attrs[i].attr) != "#arith.fastmath<none>"))
+
+
+def _program_steps(block, sources, out_t: str) -> list[EpilogueStep]:
+    """The body as one program step: its ops in order, over the conv value, the loaded
+    operands and float constants (from splat tensors, the body or the dispatch function)."""
+    nodes: list = [None]                  # 0: the conv value; then OperandLoads and EpilogueOps
+    refs: dict = {}
+
+    def add(node) -> int:
+        nodes.append(node)
+        return len(nodes) - 1
+
+    def const(attr) -> int:
+        return add(EpilogueOp("arith.constant", element_dtype(attr.type), (), (("value", str(attr)),)))
+
+    for arg, src in zip(block.arguments, sources):
+        refs[arg] = 0 if isinstance(src, str) else add(src) if isinstance(src, OperandLoad) else const(src)
+    out_arg = block.arguments[len(sources)]
+    for o in block.operations:
+        o = o.operation
+        if o.name == "linalg.yield":
+            return _compact(nodes, refs.get(o.operands[0]), out_t)
+        _check_program_op(o)
+        for x in o.operands:
+            if x not in refs:
+                refs[x] = const(_outside_constant(x, out_arg, o.name))
+        refs[o.results[0]] = add(EpilogueOp(o.name, str(o.results[0].type), tuple(refs[x] for x in o.operands),
+                                            _op_attrs(o)))
+    raise Decline("epilogue has no yield")
+
+
+def _outside_constant(v: ir.Value, out_arg, user: str) -> ir.FloatAttr:
+    if v == out_arg:
+        raise Decline(f"epilogue op {user} reads the output buffer's previous value")
+    op = owner_op(v)
+    if op is None or op.name != "arith.constant" or not isinstance(op.attributes["value"], ir.FloatAttr):
+        raise Decline(f"epilogue op {user} uses a value from outside its body that is not a float constant")
+    return op.attributes["value"]
+
+
+def _compact(nodes: list, result: int | None, out_t: str) -> list[EpilogueStep]:
+    """The program step computing node `result`: only what it uses, renumbered (0: the conv
+    value, then the loads, then the ops in order). No step when it is the conv value itself."""
+    live, todo = set(), [] if result is None else [result]
+    while todo:
+        n = todo.pop()
+        if n not in live:
+            live.add(n)
+            todo += nodes[n].args if isinstance(nodes[n], EpilogueOp) else []
+    if 0 not in live:
+        raise Decline("epilogue result does not depend on the conv")
+    if result == 0:
+        return []
+    loads = [n for n in sorted(live) if isinstance(nodes[n], OperandLoad)]
+    ops = [n for n in sorted(live) if isinstance(nodes[n], EpilogueOp)]
+    new = {0: 0, **{n: i + 1 for i, n in enumerate(loads + ops)}}
+    program = tuple(dataclasses.replace(nodes[n], args=tuple(new[a] for a in nodes[n].args)) for n in ops)
+    if program[-1].dtype != out_t:
+        raise Decline("epilogue result type differs from its computation")
+    return [EpilogueStep("program", out_t, loads=tuple(nodes[n] for n in loads), program=program)]
+
+
+def chain_user(v: ir.Value):
+    """The op using v and at which operands (an epilogue generic may read the conv twice)."""
+    uses = [(u.owner.operation if hasattr(u.owner, "operation") else u.owner, u.operand_number) for u in v.uses]
+    if not uses or any(op != uses[0][0] for op, _ in uses):
+        raise Decline("an intermediate result has several users")
+    return uses[0][0], [i for _, i in uses]
+

@@ -1,0 +1,87 @@
+"""Small readers of the flow-phase IR the matcher shares, and its decline exception."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..ir import ir
+from ..problem import DTYPE_BYTES
+
+
+class Decline(Exception):
+    """A conv we recognise but cannot take; the message is the user-facing reason."""
+
+
+@dataclass
+class Operand:
+    index: int      # dispatch operand index
+    dtype: str
+
+
+def owner_op(v: ir.Value):
+    owner = v.owner
+    if isinstance(owner, ir.Block):
+        return None
+    return owner.operation if hasattr(owner, "operation") else owner
+
+
+def element_dtype(t: ir.Type) -> str:
+    s = str(t)
+    if s not in DTYPE_BYTES:
+        raise Decline(f"element type {s} not supported")
+    return s
+
+
+# The batch a dynamic-batch conv is planned for (images; rows of a GEMM-form 1x1 conv): kernels
+# take the real one at run time, the schedule only needs a typical size.
+BATCH_HINT = 8
+ROWS_HINT = 8192
+
+
+def static_shape(t, batch: int | None = None) -> list[int]:
+    """The shape of t; a dynamic leading size (the batch) reads as `batch` where given."""
+    st = ir.ShapedType(t)
+    shape = list(st.shape)
+    if batch is not None and st.rank and st.is_dynamic_dim(0):
+        shape[0] = batch
+    if any(st.is_dynamic_dim(i) for i in range(st.rank) if i or batch is None):
+        raise Decline("dynamic sizes other than the batch (the leading dimension) are not supported")
+    return shape
+
+
+def tensor_text(t) -> str:
+    """tensor<...> of a !iree_tensor_ext.dispatch.tensor<access:tensor<...>> type."""
+    t = str(t)
+    return t[t.index("tensor<", t.index(":")):-1]
+
+
+def linear_terms(e: ir.AffineExpr) -> dict[int, int]:
+    """Flattens a linear affine expression into {dim: coefficient} (-1: constant)."""
+    e = e.maybe_downcast()
+    if isinstance(e, ir.AffineDimExpr):
+        return {e.position: 1}
+    if isinstance(e, ir.AffineConstantExpr):
+        return {-1: e.value}
+    if isinstance(e, ir.AffineAddExpr):
+        out = dict(linear_terms(e.lhs))
+        for k, v in linear_terms(e.rhs).items():
+            out[k] = out.get(k, 0) + v
+        return out
+    if isinstance(e, ir.AffineMulExpr):
+        lhs, rhs = linear_terms(e.lhs), linear_terms(e.rhs)
+        if list(rhs) == [-1]:
+            return {k: v * rhs[-1] for k, v in lhs.items()}
+        if list(lhs) == [-1]:
+            return {k: v * lhs[-1] for k, v in rhs.items()}
+    raise Decline(f"non-linear indexing expression {e}")
+
+
+def float_const(v: ir.Value) -> float | None:
+    op = owner_op(v)
+    if op is None or op.name != "arith.constant":
+        return None
+    a = op.attributes["value"]
+    if isinstance(a, ir.FloatAttr):
+        return a.value
+    return None
+

@@ -24,6 +24,7 @@ class Kernel(str, Enum):
     SM100_WS = "sm100_ws"
     AMD_LDS_MFMA = "amd_lds_mfma"
     DIRECT_GROUPED = "direct_grouped"
+    GROUPED_MMA = "grouped_mma"
 
     def __str__(self) -> str:
         return self.value

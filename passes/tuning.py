@@ -119,6 +119,8 @@ def knobs_of(s: Schedule) -> tuple:
     base = (s.kernel, s.block_m, s.block_n, s.raster, s.split_k, s.cluster_m)
     extra = (s.epilogue_slots, s.swap_ab)
     direct = (f"direct{s.direct_stages}",) if s.direct_stages else ()
+    if s.kernel == "grouped_mma":           # its tile is rows x columns, with 1 or 2 patch buffers
+        return base + (s.thread_m, s.thread_n, s.stages)
     return base + (extra if extra != (1, False) or direct else ()) + direct
 
 

@@ -21,7 +21,7 @@
 // CHECK-SAME: pad = [1, 1, 1, 1], stride = [1, 1]
 // CHECK-SAME: convc.schedule = {block_k = 4 : i64, block_m = 256 : i64, block_n = 4 : i64
 // CHECK-SAME: kernel = "direct_grouped"
-// CHECK-SAME: reason = "direct grouped conv: 4 groups of 8 channels, 4 pixels x 4 channels per thread, f32 accumulation"
+// CHECK-SAME: reason = "direct grouped conv: 4 groups of 8 channels, 4 pixels x 4 channels per thread, f32 accumulation (tensor-core kernel declined: f32 inputs (mma.sync m16n8k16 takes f16/bf16))"
 // CHECK-LABEL: flow.executable private @main$async_dispatch_4
 // CHECK-SAME: convc.problem = {C = 64 : i64, F = 128 : i64, H = 16 : i64, N = 2 : i64, R = 3 : i64, S = 3 : i64, W = 16 : i64
 // CHECK-SAME: filter_layout = "hwf", gemm_form = false, groups = 64 : i64

@@ -1,0 +1,116 @@
+"""Grouped convs on tensor cores: the grouped_mma family (passes/lower/nvidia/grouped_mma.py).
+
+Grouped (not depthwise) f16/bf16 convs on NVIDIA targets with mma.sync (sm_90a, sm_100a) whose
+groups have at least MIN_GROUP_CHANNELS input channels and whose blocks of whole groups have
+16-byte channel vectors (grouped_mma_geometry.group_block). Near-depthwise groups and f32 stay
+on the direct kernel, which remains a tuning candidate everywhere.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ..lower.nvidia.grouped_mma_geometry import (MIN_GROUP_CHANNELS, THREADS, GroupedMmaUnsupported,
+                                                 TileOption, tile_options)
+from ..problem import ConvProblem
+from ..schedule import Kernel, Schedule
+from ..target import Target
+from .common import PlanError, cdiv
+from .direct_grouped import plan_grouped
+from .registry import KernelFamily, register
+
+SM_SMEM_BYTES = 233472          # shared memory per SM on H100/H200/B200 (228 KB)
+TUNING_TILES = 3                # tile options offered to the tuner
+
+
+def supports(p: ConvProblem, t: Target) -> str | None:
+    if t.backend != "nvidia":
+        return f"{t.arch} has no mma.sync"
+    if not p.grouped:
+        return "not a grouped conv"
+    if p.depthwise:
+        return "depthwise conv (one input channel per group)"
+    if p.dtype not in ("f16", "bf16"):
+        return f"{p.dtype} inputs (mma.sync m16n8k16 takes f16/bf16)"
+    if p.dynamic_batch and p.gemm_form:
+        return "a dynamic batch of GEMM-form rows (one pixel per batch unit)"
+    if p.C // p.groups < MIN_GROUP_CHANNELS:
+        return f"C/G={p.C // p.groups} < {MIN_GROUP_CHANNELS} channels per group"
+    return None
+
+
+def _require(p: ConvProblem, t: Target) -> None:
+    why = supports(p, t)
+    if why:
+        raise GroupedMmaUnsupported(why)
+
+
+def _options(p: ConvProblem, t: Target) -> list[TileOption]:
+    _require(p, t)
+    return tile_options(p, t.smem_bytes, SM_SMEM_BYTES, t.num_sms)
+
+
+def _schedule(p: ConvProblem, t: Target, o: TileOption) -> Schedule:
+    g = o.geometry
+    total = p.N * g.tiles_per_image
+    slots = cdiv(o.ctas_per_sm * t.num_sms, g.channel_blocks)
+    # a runtime batch may exceed the planned one: fill the SMs whatever the planned N
+    gx = max(1, slots if p.dynamic_batch else min(total, slots))
+    stages = o.stages if cdiv(total, gx) > 1 or p.dynamic_batch else 1     # one tile per CTA: one buffer
+    if gx * g.channel_blocks >= 2**31 or g.channel_blocks > 65535:
+        raise GroupedMmaUnsupported("too many workgroups")
+    return Schedule(kernel=Kernel.GROUPED_MMA, target=t.arch, block_m=g.block_m, block_n=g.bn, block_k=16,
+                    thread_m=g.bh, thread_n=g.bw, threads=THREADS, vec_a=8, vec_b=8, stages=stages,
+                    grid=(gx, g.channel_blocks, 1), smem_bytes=g.filter_bytes + stages * g.patch_bytes,
+                    subgroup_size=32, min_ctas_per_sm=o.ctas_per_sm,
+                    reason=(f"grouped implicit GEMM on tensor cores (mma.sync m16n8k16, f32 accumulation): "
+                            f"{g.gb} groups ({g.bn} channels) per CTA, {g.bh}x{g.bw}-pixel tiles, "
+                            f"{stages} patch buffer{'s' if stages > 1 else ''}, {o.ctas_per_sm} CTA"
+                            f"{'s' if o.ctas_per_sm > 1 else ''} per SM, block-diagonal filter staged once"
+                            + (", batch read at run time" if p.dynamic_batch else "")))
+
+
+def plan_grouped_mma(p: ConvProblem, t: Target) -> Schedule:
+    """The tensor-core grouped kernel's schedule; GroupedMmaUnsupported with the reason."""
+    return _schedule(p, t, _options(p, t)[0])
+
+
+def grouped_mma_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
+    """The next-best tile options after the default (tuning candidates)."""
+    try:
+        opts = _options(p, t)
+    except GroupedMmaUnsupported:
+        return []
+    return [_schedule(p, t, o) for o in opts[1:TUNING_TILES]]
+
+
+def plan_grouped_choice(p: ConvProblem, t: Target) -> Schedule:
+    """Grouped convs: the tensor-core kernel where it applies, else the direct kernel, with the
+    tensor-core kernel's reason on NVIDIA targets."""
+    try:
+        return plan_grouped_mma(p, t)
+    except GroupedMmaUnsupported as why:
+        s = plan_grouped(p, t)
+        if t.backend != "nvidia" or p.depthwise:
+            return s
+        return dataclasses.replace(s, reason=f"{s.reason} (tensor-core kernel declined: {why})")
+
+
+def grouped_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
+    """The default, then the direct kernel and the next tile options when the default is the
+    tensor-core kernel."""
+    first = plan_grouped_choice(p, t)
+    if first.kernel != Kernel.GROUPED_MMA:
+        return [first]
+    return [first, plan_grouped(p, t)] + grouped_mma_candidates(p, t)
+
+
+def _plan(p: ConvProblem, t: Target) -> Schedule:
+    """The registry's contract: a decline is a PlanError."""
+    try:
+        return plan_grouped_mma(p, t)
+    except GroupedMmaUnsupported as why:
+        raise PlanError(str(why)) from None
+
+
+GROUPED_MMA = register(KernelFamily("grouped_mma", (Kernel.GROUPED_MMA,), supports, _plan, grouped_mma_candidates))

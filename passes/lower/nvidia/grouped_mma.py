@@ -1,0 +1,230 @@
+"""Grouped convs on tensor cores (sm_90a, sm_100a): an implicit GEMM per block of whole groups
+with warp-level mma.sync m16n8k16 (f16/bf16 in, f32 accumulation). Geometry, shared-memory
+layout and every address: grouped_mma_geometry.py (the numpy model test runs the same code).
+
+CTA (x, y) computes channel block y (Schedule.block_n output channels of whole groups) for
+output tiles x, x + grid_x, ... (the filter block is staged once per CTA, block-diagonal, so a
+CTA amortizes it over its tiles). Per tile, 256 threads copy the input patch with 16-byte
+cp.async (zero fill outside the image) into one of `stages` patch buffers, the next tile's
+copies in flight while this one computes (two buffers); warps take m16 x n8 fragments: A by
+ldmatrix.x4 straight from the patch rows (a tap is a constant address offset), B by
+ldmatrix.x2 from the staged filter, mma.sync into f32 registers; the epilogue is the shared
+one (bias, residual, relu, casts, programs), two channels per store.
+"""
+
+from __future__ import annotations
+
+from ...ir import ir, arith_d, hal_d, memref_d, vector_d
+from ...problem import ConvProblem, DTYPE_BYTES
+from ...schedule import Schedule
+from ..common.emit import Emitter, float_type, vec_type
+from ..common.epilogue import apply_and_store
+from ..common.int_ops import IrOps
+from .grouped_mma_geometry import THREADS, Geometry
+from .primitives import I64, address_of, index_to
+from .sm80_ops import cp_async_16, cp_async_commit, cp_async_wait, ldmatrix, mma_m16n8k16, pair
+
+
+def geometry_of(p: ConvProblem, s: Schedule) -> Geometry:
+    """The schedule carries the tile as thread_m (rows) x thread_n (columns)."""
+    return Geometry(p, s.thread_m, s.thread_n)
+
+
+class GroupedMma:
+    def __init__(self, p: ConvProblem, s: Schedule, machine):
+        self.p, self.s, self.m = p, s, machine
+        self.g = geometry_of(p, s)
+        self.e = Emitter()
+        self.ops = IrOps(self.e)
+
+    # ------------------------------------------------------------------ helpers
+    def _i64(self, idx):
+        return index_to(self.e._v(idx), I64())
+
+    def _addr(self, base_i64, offset):
+        """base + offset (index or int) as i64."""
+        if isinstance(offset, int) and offset == 0:
+            return base_i64
+        return arith_d.addi(base_i64, self._i64(offset))
+
+    # ------------------------------------------------------------------ kernel
+    def emit(self, memrefs) -> None:
+        p, s, g, e, ops = self.p, self.s, self.g, self.e, self.ops
+        smem = self.m.alloc_workgroup([s.smem_bytes // 2], p.dtype, alignment=128)
+        self.smem = smem
+        base = address_of(smem)
+        self.filt = base
+        self.bufs = [self._addr(base, g.filter_bytes + b * g.patch_bytes) for b in range(s.stages)]
+        self.x_addr = address_of(memrefs[p.input])
+        tid = self.m.thread_id(e)
+        self.tid = tid
+        self.lane, warp = e.rem(tid, 32), e.div(tid, 32)
+        self.wm, self.wn = e.div(warp, g.wn), e.rem(warp, g.wn)
+        x = hal_d.InterfaceWorkgroupIDOp(0).result
+        cb = hal_d.InterfaceWorkgroupIDOp(1).result
+        batch = getattr(memrefs, "batch", None)
+        total = e.mul(p.N if batch is None else batch, g.tiles_per_image)
+        self._zero_pad_channels()
+        self._stage_filter(memrefs[p.filter], cb)
+        gx = s.grid[0]
+        with e.if_(e.cmp("slt", x, total)):
+            self._stage_patch(x, cb, self.bufs[0])
+        cp_async_commit()
+        loop = e.for_(x, total, gx, [e.c(0)])
+        with loop as (t, (k,), set_k):
+            nxt = e.add(t, gx)
+            if s.stages == 2:
+                cur = e.rem(k, 2)
+                other = self._select_buf(e.sub(1, cur))
+                with e.if_(e.cmp("slt", nxt, total)):
+                    self._stage_patch(nxt, cb, other)
+                cp_async_commit()
+                cp_async_wait(1)
+                buf = self._select_buf(cur)
+            else:
+                cp_async_wait(0)
+                buf = self.bufs[0]
+            self.m.barrier()
+            self._tile(memrefs, t, cb, buf)
+            self.m.barrier()
+            if s.stages == 1:
+                with e.if_(e.cmp("slt", nxt, total)):
+                    self._stage_patch(nxt, cb, self.bufs[0])
+                cp_async_commit()
+            set_k([e.add(k, 1)])
+
+    def _select_buf(self, which):
+        """The patch buffer's address for a runtime buffer index (0 or 1)."""
+        is0 = self.e.cmp("eq", which, 0)
+        return arith_d.select(is0, self.bufs[0], self.bufs[1])
+
+    def _zero_pad_channels(self) -> None:
+        """Channels KB .. 16*k16 of every patch row are read by the last chunk's fragments
+        (times zero filter rows) and never copied: zero them once, in every buffer."""
+        p, g, e = self.p, self.g, self.e
+        if g.kb % 16 == 0:
+            return
+        rows = g.ph * g.pw * self.s.stages
+        row_elems = g.row_bytes // 2
+        with e.for_(self.tid, rows, THREADS) as (r, _a, _y):
+            idx = e.add(e.add(e.mul(r, row_elems), g.filter_bytes // 2), g.kb)
+            vector_d.store(arith_d.constant(vec_type(8, p.dtype), ir.DenseElementsAttr.get_splat(
+                vec_type(8, p.dtype), ir.FloatAttr.get(float_type(p.dtype), 0.0))), self.smem, [idx])
+
+    def _stage_filter(self, w, cb) -> None:
+        """The block's filter, block-diagonal, in 16-byte rows (geometry.filter_row): one
+        masked 16-byte load per row where the layout allows (vector_filter), else 8 elements."""
+        p, g, e, ops = self.p, self.g, self.e, self.ops
+        zero = arith_d.constant(float_type(p.dtype), 0.0)
+        v8 = vec_type(8, p.dtype)
+        with e.for_(self.tid, g.filter_rows, THREADS) as (row, _a, _y):
+            if g.vector_filter:
+                src, oks = g.filter_row_vector(ops, row, cb)
+                mask = vector_d.from_elements(ir.VectorType.get([8], ir.IntegerType.get_signless(1)),
+                                              [self._i1(ok) for ok in oks])
+                v = vector_d.load(v8, w, [e._v(src)], alignment=16)
+                val = arith_d.select(mask, v, arith_d.constant(v8, ir.DenseElementsAttr.get_splat(
+                    v8, ir.FloatAttr.get(float_type(p.dtype), 0.0))))
+            else:
+                vals = []
+                for ok, src in g.filter_row(ops, row, cb):
+                    vals.append(arith_d.select(self._i1(ok), memref_d.load(w, [e._v(src)]), zero))
+                val = vector_d.from_elements(v8, vals)
+            vector_d.store(val, self.smem, [e.mul(row, 8)])
+
+    def _i1(self, cond):
+        """A condition that may have folded to a Python bool, as an i1 value."""
+        if isinstance(cond, bool):
+            return arith_d.constant(ir.IntegerType.get_signless(1), int(cond))
+        return cond
+
+    def _stage_patch(self, tile, cb, buf_i64) -> None:
+        """cp.async of the tile's patch (geometry.stage_item), 16 bytes per copy."""
+        g, e, ops = self.g, self.e, self.ops
+        n, oh0, ow0 = g.tile_origin(ops, tile)
+        bytes_ = DTYPE_BYTES[self.p.dtype]
+
+        def one(idx):
+            ok, src, dst = g.stage_item(ops, idx, n, oh0, ow0, cb)
+            cp_async_16(self._addr(buf_i64, dst), self._addr(self.x_addr, e.mul(src, bytes_)), ok)
+
+        full = g.stage_items // THREADS
+        if full:
+            with e.for_(0, full) as (it, _a, _y):
+                one(e.add(e.mul(it, THREADS), self.tid))
+        if g.stage_items % THREADS:
+            idx = e.add(self.tid, full * THREADS)
+            with e.if_(e.cmp("slt", idx, g.stage_items)):
+                one(idx)
+
+    # ------------------------------------------------------------------ one tile
+    def _tile(self, memrefs, tile, cb, buf) -> None:
+        g = self.g
+        shift = g.uniform_shift
+        if shift is not None:
+            self._warp_tile(memrefs, tile, cb, buf, None, shift)
+            return
+        for wn in range(g.wn):
+            with self.e.if_(self.e.cmp("eq", self.wn, wn)):
+                self._warp_tile(memrefs, tile, cb, buf, wn, None)
+
+    def _warp_tile(self, memrefs, tile, cb, buf, wn_static, shift) -> None:
+        """The warp's fragments of one tile: columns of warp column wn_static (compile time), or
+        of warp column 0 shifted by the runtime wn (`shift` chunks per warp column)."""
+        p, g, e, ops = self.p, self.g, self.e, self.ops
+        wn0 = wn_static if wn_static is not None else 0
+        cols = list(g.warp_columns(wn0))
+        chunks = g.warp_chunks(wn0)
+        if wn_static is None:
+            a_extra = e.mul(self.wn, shift * 32)
+            b_extra = e.mul(self.wn, g.ntw * g.nc * 256)
+            col_extra = e.mul(self.wn, g.ntw * 8)
+        else:
+            a_extra, b_extra, col_extra = 0, 0, 0
+        a_lane = [self._addr(buf, ops.add(g.a_lane_offset(ops, self.lane, self.wm, i), a_extra)) for i in range(g.mt)]
+        b_lane = self._addr(self.filt, ops.add(g.b_lane_offset(ops, self.lane, False), b_extra))
+        zero = arith_d.constant(ir.F32Type.get(), 0.0)
+        nacc = g.mt * len(cols) * 4
+
+        def step(r, accs):
+            accs = list(accs)
+            for sx in range(p.S):
+                tap = ops.add(ops.mul(r, p.S), sx)
+                toff = g.tap_offset(ops, r, sx)
+                for c in chunks:
+                    users = [jj for jj, j in enumerate(cols) if c in g.chunks(j)]
+                    a = [ldmatrix(self._addr(a_lane[i], ops.add(toff, c * 32)), 4) for i in range(g.mt)]
+                    for jj in users:
+                        b = ldmatrix(self._addr(b_lane, g.b_block(ops, tap, cols[jj], c)), 2, trans=g.k_rows)
+                        for i in range(g.mt):
+                            k = (i * len(cols) + jj) * 4
+                            accs[k:k + 4] = mma_m16n8k16(a[i], b, accs[k:k + 4], p.dtype)
+            return accs
+
+        if p.R == 1:
+            accs = step(0, [zero] * nacc)
+        else:
+            loop = e.for_(0, p.R, 1, [zero] * nacc)
+            with loop as (r, accs_in, set_r):
+                set_r(step(r, accs_in))
+            accs = loop.results
+        self._epilogue(memrefs, tile, cb, cols, col_extra, accs)
+
+    def _epilogue(self, memrefs, tile, cb, cols, col_extra, accs) -> None:
+        p, g, e, ops = self.p, self.g, self.e, self.ops
+        n, oh0, ow0 = g.tile_origin(ops, tile)
+        for i in range(g.mt):
+            for half in range(2):
+                m, fq = g.out_pixel(ops, self.lane, self.wm, i, half)
+                oh, ow = e.add(oh0, e.div(m, g.bw)), e.add(ow0, e.rem(m, g.bw))
+                ok = e.all_of(e.cmp("slt", m, g.pixels), e.cmp("slt", oh, p.Ho), e.cmp("slt", ow, p.Wo))
+                with e.if_(ok):
+                    row = e.add(e.mul(e.add(e.mul(n, p.Ho), oh), p.Wo), ow)
+                    for jj, j in enumerate(cols):
+                        f = e.add(e.add(e.mul(cb, g.bn), ops.add(col_extra, j * 8)), fq)
+                        k = (i * len(cols) + jj) * 4 + 2 * half
+                        apply_and_store(e, p, memrefs, pair(accs[k], accs[k + 1]), 2, row, f, aligned=True)
+
+
+def emit_grouped_mma(p: ConvProblem, s: Schedule, machine, memrefs: list) -> None:
+    GroupedMma(p, s, machine).emit(memrefs)

@@ -90,7 +90,7 @@ VARIANTS: tuple[Variant, ...] = (
             lambda s: True, "depthwise with a channel multiplier"),
     Variant("grouped_mma", _L("grouped", 2, 14, 14, 128, 128, 3, 3, pad=(1, 1, 1, 1), groups=8),
             _ws("grouped_mma"), "grouped 3x3 on tensor cores (mma.sync), one tile per CTA"),
-    Variant("grouped_mma_two_buffers", _L("grouped_b2", 16, 14, 14, 512, 512, 3, 3, pad=(1, 1, 1, 1), groups=32),
+    Variant("grouped_mma_two_buffers", _L("grouped_b2", 8, 28, 28, 256, 256, 3, 3, pad=(1, 1, 1, 1), groups=16),
             lambda s: s.kernel == "grouped_mma" and s.stages == 2,
             "grouped on tensor cores, several tiles per CTA: two cp.async patch buffers"),
     Variant("grouped_mma_narrow", _L("grouped4", 2, 14, 14, 64, 64, 3, 3, pad=(1, 1, 1, 1), groups=16),

@@ -31,6 +31,10 @@ class Machine:
     def alloc_workgroup(self, shape: list[int], dtype: str, alignment: int = 16) -> ir.Value:
         raise NotImplementedError
 
+    def alloc_shared_bytes(self, total: int, alignment: int) -> ir.Value:
+        """One workgroup allocation of `total` bytes that a kernel carves up itself."""
+        raise NotImplementedError
+
     def func_attributes(self, s: Schedule) -> dict[str, ir.Attribute]:
         return {}
 
@@ -47,4 +51,9 @@ class GpuMachine(Machine):
     def alloc_workgroup(self, shape, dtype, alignment=16):
         space = parse_attr("#gpu.address_space<workgroup>")
         t = ir.MemRefType.get(shape, float_type(dtype), memory_space=space)
+        return memref_d.alloc(t, [], [], alignment=alignment)
+
+    def alloc_shared_bytes(self, total, alignment):
+        space = parse_attr("#gpu.address_space<workgroup>")
+        t = ir.MemRefType.get([total], ir.IntegerType.get_signless(8), memory_space=space)
         return memref_d.alloc(t, [], [], alignment=alignment)

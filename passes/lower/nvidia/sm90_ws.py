@@ -67,18 +67,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...ir import ir, arith_d, gpu_d, hal_d, memref_d, parse_attr
+from ...ir import arith_d, gpu_d, hal_d
 from ...problem import ConvProblem, DTYPE_BYTES, OperandLoad
 from ...schedule import Schedule
 from ..common.emit import Emitter
 from .primitives import (I32, I64, SWIZZLE_128B_LAYOUT, SWIZZLE_64B_LAYOUT, address_of, bulk_commit, bulk_wait_read, i64, cluster_sync,
-                         cluster_ctarank_count, mbarrier_arrive_remote, trap_unless,
+                         cluster_ctarank_count, trap_unless,
                          index_to, mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_init,
                          mbarrier_init_fence, mbarrier_wait, named_barrier,
                          smem_descriptor_at, smem_descriptor_lo, tma_load, tma_store, wgmma_commit, wgmma_fence,
                          wgmma_m64nk16, wgmma_wait, undef_accumulator, async_proxy_fence)
 from .tile_scheduler import PersistentTiles, StreamKWork
 from . import stream_k as sk
+from .ring import MbarrierRing
+from .smem import Carve, Region, SharedBlock
 from .trace import Trace
 from .warp_roles import (WARPGROUP, channel_operands, channel_operands_rows, split_roles, stage_fragments,
                          stage_fragments_swapped)
@@ -131,39 +133,34 @@ class WsLayout:
     tile u - 1's epilogue and store run, and let a store drain while the next tile is staged.
     slots = 0: no staging slots; each consumer warpgroup stages its slice of a tile (and
     receives its residual) in one ring stage of its own, the activation or filter part of
-    that stage (`out0` and `slot_stride` then address the ring), so the whole allocation is
-    ring: 128x256 cooperative tiles get 4 stages instead of 3."""
-    stages: int
-    a_stage: int
-    b_stage: int
+    that stage (`out` and `res` are then that ring part), so the whole allocation is ring:
+    128x256 cooperative tiles get 4 stages instead of 3."""
     rows: int                  # pixel rows per consumer warpgroup
     cols: int                  # channels per consumer warpgroup
-    out_slot: int              # bytes of one staging slot
-    res_slot: int              # bytes of one residual slot (0: no residual)
+    out_slot: int              # bytes of a warpgroup's staged slice
+    res_slot: int              # bytes of a warpgroup's residual slice (0: no residual)
     res_in_place: bool         # the residual is loaded into the staging slot itself
     slots: int                 # staging (and residual) slots per consumer warpgroup; 0: in the ring
-    slot_stride: int           # bytes from one staging slot to the next (a ring part's when slots = 0)
-    a0: int
-    b0: int
-    out0: int
-    res0: int
-    bars: int
+    a: Region                  # the ring stages' activation parts
+    b: Region                  # ... and filter parts
+    out: Region                # staging slots, warpgroup-major
+    res: Region                # residual slots (`out` when in place)
+    full: Region               # per ring stage: the producer filled it
+    empty: Region              # per ring stage: the consumers released it
+    res_full: Region           # per residual slot: its residual landed
+    res_empty: Region          # per residual slot: it may be refilled
+    turn: Region               # per ping-pong warpgroup: its main loop may start
     total: int
 
-    def full(self, i):
-        return self.bars + 8 * i
-
-    def empty(self, i):
-        return self.bars + 8 * (self.stages + i)
-
-    def res_full(self, w):
-        return self.bars + 8 * (2 * self.stages + w)
-
-    def res_empty(self, w):
-        return self.bars + 8 * (2 * self.stages + 2 * self.slots + w)
-
-    def turn(self, w):
-        return self.bars + 8 * (2 * self.stages + 4 * self.slots + w)
+    stages = property(lambda self: self.a.count)
+    a_stage = property(lambda self: self.a.size)
+    b_stage = property(lambda self: self.b.size)
+    a0 = property(lambda self: self.a.offset)
+    b0 = property(lambda self: self.b.offset)
+    out0 = property(lambda self: self.out.offset)
+    res0 = property(lambda self: self.res.offset)
+    slot_stride = property(lambda self: self.out.size)
+    bars = property(lambda self: self.full.offset)
 
 
 def swap_max_pixels(kernel: str, block_n: int) -> int:
@@ -178,24 +175,24 @@ def ws_layout(p: ConvProblem, kernel: str, block_m: int, block_n: int, stages: i
               block_k: int = CHANNELS_PER_TILE, slots: int = 1, swap: bool = False) -> WsLayout:
     rows, cols = consumer_slice(kernel, block_m, block_n, swap)
     res = residual_step(p)
-    a, b = block_m * row_bytes(block_k, p.dtype), block_n * row_bytes(block_k, p.dtype)
     out_slot = rows * cols * DTYPE_BYTES[p.out_dtype]
     res_slot = rows * cols * DTYPE_BYTES[res.dtype] if res else 0
     in_place = bool(res) and res.dtype == p.out_dtype
-    a0 = 0
-    b0 = a0 + stages * a
+    carve = Carve()
+    a = carve.take(block_m * row_bytes(block_k, p.dtype), stages)
+    b = carve.take(block_n * row_bytes(block_k, p.dtype), stages)
     if slots == 0:
         # the smaller ring part that holds a warpgroup's slice (check_supported: one does)
-        stride, out0 = min([part for part in ((a, a0), (b, b0)) if out_slot <= part[0]] or [(b, b0)])
-        bars = b0 + stages * b
-        return WsLayout(stages, a, b, rows, cols, out_slot, res_slot, in_place, 0, stride, a0, b0, out0, out0,
-                        bars, bars + 8 * (2 * stages + 2))
-    out0 = b0 + stages * b
-    res0 = out0 if in_place else out0 + 2 * slots * out_slot
-    bars = res0 + 2 * slots * (out_slot if in_place else res_slot)
-    total = bars + 8 * (2 * stages + 4 * slots + 2)
-    return WsLayout(stages, a, b, rows, cols, out_slot, res_slot, in_place, slots, out_slot, a0, b0, out0, res0,
-                    bars, total)
+        out = min([part for part in (a, b) if out_slot <= part.size] or [b], key=lambda r: (r.size, r.offset))
+        res = out
+    else:
+        out = carve.take(out_slot, 2 * slots)
+        res = out if in_place else carve.take(res_slot, 2 * slots)
+    full, empty = carve.barriers(stages), carve.barriers(stages)
+    res_full, res_empty = carve.barriers(2 * slots), carve.barriers(2 * slots)
+    turn = carve.barriers(2)
+    return WsLayout(rows, cols, out_slot, res_slot, in_place, slots, a, b, out, res, full, empty, res_full,
+                    res_empty, turn, carve.top)
 
 
 def check_supported(p: ConvProblem, kernel: str, block_m: int, block_n: int, slots: int = 1,
@@ -286,10 +283,10 @@ class Sm90WarpSpecialized:
         rows = None if batch is None else e.mul(batch, p.Ho * p.Wo)
         self.tiles = PersistentTiles(e, p, s, pid, rows)
 
-        space = parse_attr("#gpu.address_space<workgroup>")
-        smem = memref_d.alloc(ir.MemRefType.get([lay.total], ir.IntegerType.get_signless(8),
-                                                memory_space=space), [], [], alignment=1024)
-        self.base = address_of(smem)
+        self.smem = SharedBlock(self.m, lay.total)
+        self.base = self.smem.base
+        self.ring = MbarrierRing(e, self.smem, lay.full, lay.empty)
+        self.res_ring = MbarrierRing(e, self.smem, lay.res_full, lay.res_empty)
 
         maps = tensor_maps(p, s)
         descs = [maps.activation, maps.filter, tm.encode_tiled(epilogue_map_args(p, p.out_dtype, lay.rows, lay.cols))]
@@ -352,31 +349,13 @@ class Sm90WarpSpecialized:
 
     def _init_barriers(self) -> None:
         s, lay = self.s, self.lay
-        for i in range(s.stages):
-            mbarrier_init(self.at(lay.full(i)), 1)
-            mbarrier_init(self.at(lay.empty(i)), (2 if self.coop else 1) * WARPGROUP // 32 * s.cluster_m)
-        for w in range(2 * lay.slots):
-            mbarrier_init(self.at(lay.res_full(w)), 1)
-            mbarrier_init(self.at(lay.res_empty(w)), 1 if lay.res_in_place else WARPGROUP)
+        self.ring.init((2 if self.coop else 1) * WARPGROUP // 32 * s.cluster_m)
+        self.res_ring.init(1 if lay.res_in_place else WARPGROUP)
         for w in range(2):
-            mbarrier_init(self.at(lay.turn(w)), 1)
+            mbarrier_init(self.smem.element(lay.turn, w), 1)
         mbarrier_init_fence()
 
     # ------------------------------------------------------------------ helpers
-    def at(self, offset):
-        """i64 shared address base + offset (int or i64 value)."""
-        return arith_d.addi(self.base, i64(offset) if isinstance(offset, int) else offset)
-
-    def _stage(self, it):
-        """(stage index, its phase parity as i32) of ring iteration it."""
-        e, s = self.e, self.s
-        return e.rem(it, s.stages), index_to(e.rem(e.div(it, s.stages), 2), I32())
-
-    def _bar(self, first: int, index):
-        return self.at(arith_d.addi(i64(first), arith_d.muli(index_to(index, I64()), i64(8))))
-
-    def _off(self, first: int, index, size: int):
-        return self.at(arith_d.addi(i64(first), arith_d.muli(index_to(index, I64()), i64(size))))
 
     def _slice(self, w):
         """(pixel, channel) offsets of consumer warpgroup w's slice of a tile (w: an index
@@ -424,14 +403,14 @@ class Sm90WarpSpecialized:
         """k-tile kt into ring iteration it's stage, once the consumers released it. Where
         `direct` holds, the consumers loaded it themselves (direct_loads.py): just complete
         the stage's `full` phase."""
-        e, lay = self.e, self.lay
-        st, phase = self._stage(it)
-        mbarrier_wait(self._bar(lay.empty(0), st), arith_d.xori(phase, arith_d.constant(I32(), 1)))
-        full = self._bar(lay.full(0), st)
+        e, lay, ring = self.e, self.lay, self.ring
+        st, phase = ring.slot(it)
+        ring.acquire(st, phase)
+        full = ring.full(st)
 
         def tma():
-            loader.load(kt, self._off(lay.a0, st, lay.a_stage), self._off(lay.b0, st, lay.b_stage),
-                        full, cluster_rank=cluster_rank)
+            loader.load(kt, self.smem.element(lay.a, st), self.smem.element(lay.b, st), full,
+                        cluster_rank=cluster_rank)
         if direct is None:
             tma()
         else:
@@ -453,23 +432,24 @@ class Sm90WarpSpecialized:
         """Epilogue in the ring: once the consumers released the stage of warpgroup w's
         epilogue iteration of tile j, TMA that warpgroup's residual rows into it (arming
         `full` for their bytes), or, without a residual, just complete its `full` phase."""
-        e, lay = self.e, self.lay
-        st, phase = self._stage(self._epilogue_iteration(j, w))
-        mbarrier_wait(self._bar(lay.empty(0), st), arith_d.xori(phase, arith_d.constant(I32(), 1)))
-        full = self._bar(lay.full(0), st)
+        e, ring = self.e, self.ring
+        st, phase = ring.slot(self._epilogue_iteration(j, w))
+        ring.acquire(st, phase)
+        full = ring.full(st)
         if not self.res:
             mbarrier_arrive(full)
             return
-        self._tma_residual(st, lay.slot_stride, full, e.c(w), m0, n0)
+        self._tma_residual(st, full, e.c(w), m0, n0)
 
-    def _tma_residual(self, k, stride: int, full, w, m0, n0) -> None:
+    def _tma_residual(self, k, full, w, m0, n0) -> None:
         """Arm `full` for consumer warpgroup w's residual slice of the tile at (m0, n0) and TMA
-        it into residual slot k (slots `stride` bytes apart), one box per epilogue panel."""
+        it into residual slot k (with slots = 0: ring stage k's lent part), one box per
+        epilogue panel."""
         e, lay = self.e, self.lay
         mbarrier_arrive_expect_tx(full, lay.res_slot)
         dm, dn = self._slice(w)
         row0, col0 = e.add(m0, dm), e.add(n0, dn)
-        slot = self._off(lay.res0, k, stride)
+        slot = self.smem.element(lay.res, k)
         for off, ch in epilogue_panel(self.res.dtype, lay.cols).boxes(lay.cols, lay.rows):
             tma_load(arith_d.addi(slot, i64(off)), self.slots[3],
                      [index_to(e.add(col0, ch), I32()), index_to(row0, I32())], full)
@@ -480,8 +460,8 @@ class Sm90WarpSpecialized:
         targets = [(e.c(w), j) for w in range(2)] if self.coop else [(e.rem(j, 2), e.div(j, 2))]
         for w, use in targets:
             k, parity = self._slot(w, use)
-            mbarrier_wait(self._bar(lay.res_empty(0), k), arith_d.xori(parity, arith_d.constant(I32(), 1)))
-            self._tma_residual(k, lay.res_slot, self._bar(lay.res_full(0), k), w, m0, n0)
+            self.res_ring.acquire(k, parity)
+            self._tma_residual(k, self.res_ring.full(k), w, m0, n0)
 
     # ------------------------------------------------------------------ stream-K
     def _producer_streamk(self) -> None:
@@ -523,7 +503,7 @@ class Sm90WarpSpecialized:
             use = e.div(si, 2)
             self._turn_wait(cw, use)
             channel_ops = self._channel_ops(n0, wtid)
-            st0, ph0 = self._stage(it0)
+            st0, ph0 = self.ring.slot(it0)
             accs = self._k_step(st0, ph0, [undef_accumulator(self.mma_n) for _ in range(subs)], row_base, first=True)
             first_tile = arith_d.andi(elected, e.cmp("eq", use, 0)) if self.trace.on else None
             self.trace.consumer(e, cw, "first_data", first_tile)
@@ -579,7 +559,7 @@ class Sm90WarpSpecialized:
             channel_ops = self._channel_ops(e.add(n0, dn), wtid)
             # k-tile 0 is peeled: its first wgmma ignores the (undefined) accumulator
             # (scale-d 0), so no zero-fill sits between the wgmma fence and the wgmma.
-            st0, ph0 = self._stage(e.mul(j, self.per_tile))
+            st0, ph0 = self.ring.slot(e.mul(j, self.per_tile))
             # the CTA's first tile (ring iteration 0 on): its leading k-tiles may be direct loads
             direct = e.cmp("eq", j, 0) if self.direct else None
             accs = self._k_step(st0, ph0, [undef_accumulator(self.mma_n) for _ in range(subs)], row_base, first=True,
@@ -594,15 +574,15 @@ class Sm90WarpSpecialized:
                 with e.if_(arith_d.andi(elected, e.cmp("sgt", use, 0))):
                     bulk_wait_read(0)
                     for w in range(2):
-                        prev, _ = self._stage(self._epilogue_iteration(e.sub(j, 1), w))
-                        mbarrier_arrive(self._bar(lay.empty(0), prev), count=WARPGROUP // 32)
+                        prev, _ = self.ring.slot(self._epilogue_iteration(e.sub(j, 1), w))
+                        self.ring.release(prev, count=WARPGROUP // 32)
             elif lay.res_in_place:
                 # The staging slot doubles as the residual slot: once the previous tile's TMA
                 # store has read its slot, hand that slot back to the producer (for this
                 # tile's residual with one slot, the next tile's with two).
                 with e.if_(arith_d.andi(elected, e.cmp("sgt", use, 0))):
                     bulk_wait_read(0)
-                    mbarrier_arrive(self._bar(lay.res_empty(0), self._slot(cw, e.sub(use, 1))[0]))
+                    self.res_ring.release(self._slot(cw, e.sub(use, 1))[0])
             last = st0
             if self.ktiles > 1:
                 accs, last = self._k_loop(st0, ph0, self.ktiles, accs, row_base,
@@ -622,12 +602,12 @@ class Sm90WarpSpecialized:
         """Ping-pong turns: this warpgroup's main loop (its use-th) starts once the other one
         has waited on every stage of its tile, so the shared ring's phases never alias."""
         e = self.e
-        mbarrier_wait(self._bar(self.lay.turn(0), cw), index_to(e.rem(e.add(use, e.add(cw, 1)), 2), I32()))
+        mbarrier_wait(self.smem.element(self.lay.turn, cw), index_to(e.rem(e.add(use, e.add(cw, 1)), 2), I32()))
 
     def _turn_pass(self, cw, elected) -> None:
         """Hand the ring to the other warpgroup (it has waited on all of this main loop's stages)."""
         with self.e.if_(elected):
-            mbarrier_arrive(self._bar(self.lay.turn(0), self.e.sub(1, cw)))
+            mbarrier_arrive(self.smem.element(self.lay.turn, self.e.sub(1, cw)))
 
     def _channel_ops(self, n0, wtid) -> dict:
         """Per-channel operands (bias) for the warpgroup's channels from n0, loaded before the
@@ -645,13 +625,11 @@ class Sm90WarpSpecialized:
         parity are carried through the loop (no division per k-step on the way to the wgmmas).
         direct_tile: this tile's first `self.direct` k-tiles were direct loads (i1).
         Returns the accumulators and the last iteration's stage (still to be released)."""
-        e, S = self.e, self.s.stages
+        e = self.e
         loop = e.for_(1, n, 1, list(accs) + [st0, ph0])
         with loop as (kt, carried, set_acc):
             accs, prev, ph = carried[:-2], carried[-2], carried[-1]
-            wrap = e.cmp("eq", prev, S - 1)
-            st = e.select(wrap, 0, e.add(prev, 1))
-            ph = arith_d.select(wrap, arith_d.xori(ph, arith_d.constant(I32(), 1)), ph)
+            st, ph = self.ring.advance(prev, ph)
             # direct k-tiles are 0 and 1 (direct_loads.MAX_DIRECT_STAGES): here only k-tile 1
             direct = None if direct_tile is None else (1, arith_d.andi(direct_tile, e.cmp("eq", kt, 1)))
             accs = self._k_step(st, ph, accs, row_base, direct=direct)
@@ -660,16 +638,9 @@ class Sm90WarpSpecialized:
         return loop.results[:-2], loop.results[-2]
 
     def _release(self, st) -> None:
-        """This warp is done reading ring stage st."""
-        e = self.e
-        lane = e.rem(self.tid, 32)
-        bar = self._bar(self.lay.empty(0), st)
-        with e.if_(e.cmp("eq", lane, 0)):
-            mbarrier_arrive(bar)
-        for d in range(1, self.s.cluster_m):        # the peers multicast into this stage too:
-            with e.if_(e.cmp("eq", lane, d)):       # lane d tells peer rank+d, in parallel
-                peer = e.rem(e.add(self.tiles.rank, d), self.s.cluster_m)
-                mbarrier_arrive_remote(bar, index_to(peer, I32()), relaxed=True)
+        """This warp is done reading ring stage st (and tells the cluster's peers, which
+        multicast into it too)."""
+        self.ring.release_warp(st, self.e.rem(self.tid, 32), self.tiles.rank, self.s.cluster_m)
 
     def _k_step(self, st, phase, accs, row_base, first: bool = False, direct=None):
         """Ring stage st at phase parity `phase`: wait for it, issue its wgmmas, keep one group
@@ -679,9 +650,9 @@ class Sm90WarpSpecialized:
             kt, cond = direct
             with self.e.if_(cond):
                 self.prologue.join(kt)
-        mbarrier_wait(self._bar(self.lay.full(0), st), phase)
-        accs = self._mma_stage(accs, self._off(self.lay.a0, st, self.lay.a_stage),
-                               self._off(self.lay.b0, st, self.lay.b_stage), row_base, first)
+        self.ring.wait(st, phase)
+        accs = self._mma_stage(accs, self.smem.element(self.lay.a, st), self.smem.element(self.lay.b, st), row_base,
+                               first)
         wgmma_wait(1)
         return accs
 
@@ -712,19 +683,19 @@ class Sm90WarpSpecialized:
         p, s, e, lay = self.p, self.s, self.e, self.lay
         if self.in_ring:
             # the lent stage: its `full` phase says the producer has it (and its residual landed)
-            k, parity = self._stage(self._epilogue_iteration(j, cw))
-            mbarrier_wait(self._bar(lay.full(0), k), parity)
+            k, parity = self.ring.slot(self._epilogue_iteration(j, cw))
+            self.ring.wait(k, parity)
         else:
             k, parity = self._slot(cw, use)
             with e.if_(elected):
                 bulk_wait_read(lay.slots - 1)    # the previous store from this slot has read it
             named_barrier(e.add(cw, 1), WARPGROUP)
             if self.res:
-                mbarrier_wait(self._bar(lay.res_full(0), k), parity)
+                self.res_ring.wait(k, parity)
         if self.res:
             self.trace.consumer(e, cw, "residual", first_tile)
-        out_slot = self._off(lay.out0, k, lay.slot_stride)
-        res_slot = self._off(lay.res0, k, lay.slot_stride if lay.res_in_place else lay.res_slot) if self.res else None
+        out_slot = self.smem.element(lay.out, k)
+        res_slot = self.smem.element(lay.res, k) if self.res else None
         lane = e.rem(wtid, 32)
         if self.swap:
             stage_fragments_swapped(e, p, accs, lay.rows, out_slot, lay.cols, e.div(wtid, 32), lane, channel_ops,
@@ -733,7 +704,7 @@ class Sm90WarpSpecialized:
             stage_fragments(e, p, accs, s.block_n, out_slot, lay.rows, e.div(wtid, 32), lane, channel_ops, res_slot)
         self.trace.consumer(e, cw, "staged", first_tile)
         if self.res and not lay.res_in_place:
-            mbarrier_arrive(self._bar(lay.res_empty(0), k))    # residual slot may be refilled
+            self.res_ring.release(k)    # residual slot may be refilled
         async_proxy_fence()            # st.shared -> visible to the TMA store
         named_barrier(e.add(cw, 1), WARPGROUP)
         with e.if_(elected):
@@ -745,8 +716,8 @@ class Sm90WarpSpecialized:
         if self.in_ring:
             # observe the other warpgroup's lent stage too: every consumer thread then waits on
             # every phase of every stage's `full` barrier, as in the main loop
-            other, other_parity = self._stage(self._epilogue_iteration(j, e.sub(1, cw)))
-            mbarrier_wait(self._bar(lay.full(0), other), other_parity)
+            other, other_parity = self.ring.slot(self._epilogue_iteration(j, e.sub(1, cw)))
+            self.ring.wait(other, other_parity)
 
 
 def emit_sm90_ws(p: ConvProblem, s: Schedule, machine, memrefs) -> None:

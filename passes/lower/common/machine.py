@@ -1,7 +1,9 @@
-"""Machine: the few target hooks the shared kernel emitters need.
+"""Machine: the target hooks every kernel emitter goes through.
 
-A kernel emitter is written once against this interface; each target package (nvidia/, amd/,
-cpu/) provides one subclass. Nothing target-specific leaks into the shared schedule or emitters.
+Thread index, workgroup barrier and workgroup memory come from the Machine of the schedule's
+target (nvidia/, amd/, cpu/ each provide one subclass), so the shared emitters are written once
+and the target-specific ones name their target in one place; function attributes (clusters,
+occupancy bounds) are the Machine's too.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ keeps address arithmetic in plain arith ops.
 
 from __future__ import annotations
 
-from ...ir import ir, arith_d, llvm_d, memref_d, nvvm_d, parse_attr
+from ...ir import ir, arith_d, llvm_d, memref_d, nvvm_d, parse_attr, scf_d
 
 I16, I32, I64 = (lambda: ir.IntegerType.get_signless(16)), (lambda: ir.IntegerType.get_signless(32)), \
     (lambda: ir.IntegerType.get_signless(64))
@@ -137,7 +137,6 @@ def mbarrier_arrive_remote(bar_i64, rank, relaxed: bool = False) -> None:
 
 def trap_unless(cond_i1) -> None:
     """Abort the kernel (a launch error the host sees) when cond is false."""
-    from ...ir import scf_d
     op = scf_d.IfOp(arith_d.xori(cond_i1, arith_d.constant(ir.IntegerType.get_signless(1), 1)))
     with ir.InsertionPoint(op.then_block):
         llvm_d.intr_trap()

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...ir import ir, arith_d, gpu_d, hal_d, llvm_d, memref_d, parse_attr, vector_d
+from ...ir import ir, arith_d, hal_d, llvm_d, memref_d, parse_attr, vector_d
 from ...problem import ConvProblem
 from ...schedule import Schedule
 from ..common.emit import Emitter, vec_type
@@ -73,7 +73,7 @@ class Sm90TmaWgmma:
         self.ks = e.rem(pid, s.split_k)
         m0 = e.mul(e.div(tile, n_tiles), s.block_m)
         n0 = e.mul(e.rem(tile, n_tiles), s.block_n)
-        tid = gpu_d.thread_id(gpu_d.Dimension.x)
+        tid = self.m.thread_id(e)
         wg = e.div(tid, WARPGROUP)
         wg_m, wg_n, wg_cols = warpgroup_grid(s)
         wg_row0 = e.mul(e.div(wg, wg_n), 64)          # this warpgroup's first tile row
@@ -93,7 +93,7 @@ class Sm90TmaWgmma:
             write_descriptors([maps.activation, maps.filter], slots, [x, w])
             ring.init(s.threads // 32)
             mbarrier_init_fence()
-        gpu_d.barrier()
+        self.m.barrier()
 
         ktiles = p.gemm_k // CHANNELS_PER_TILE // s.split_k      # k-tiles of this CTA's slice
         kbase = e.mul(self.ks, ktiles)
@@ -153,7 +153,7 @@ class Sm90TmaWgmma:
         space = parse_attr("#gpu.address_space<workgroup>")
         tile = memref_d.view(ir.MemRefType.get([s.block_m * stride], f32, memory_space=space),
                              smem, e.c(0), [])
-        gpu_d.barrier()                  # every warp's wgmma reads of the stages are done
+        self.m.barrier()                  # every warp's wgmma reads of the stages are done
         lane = e.rem(tid, 32)
         warp = e.div(e.rem(tid, WARPGROUP), 32)
         row = e.add(wg_row0, e.add(e.mul(warp, 16), e.div(lane, 4)))
@@ -164,7 +164,7 @@ class Sm90TmaWgmma:
                 v1 = llvm_d.extractvalue(f32, acc, [4 * j + 2 * h + 1])
                 at = e.add(e.mul(e.add(row, 8 * h), stride), e.add(col, 8 * j))
                 vector_d.store(vector_d.from_elements(vec_type(2, "f32"), [v0, v1]), tile, [at], alignment=8)
-        gpu_d.barrier()
+        self.m.barrier()
         if s.split_k > 1:
             cluster_sync()               # every slice's partial tile is in its shared memory
             with e.if_(e.cmp("eq", self.ks, 0)):

@@ -19,7 +19,7 @@ residual elsewhere.
 
 from __future__ import annotations
 
-from ...ir import ir, arith_d, gpu_d, hal_d, llvm_d, memref_d, parse_attr, vector_d
+from ...ir import ir, arith_d, hal_d, llvm_d, memref_d, parse_attr, vector_d
 from ...problem import ConvProblem, DTYPE_BYTES
 from ...schedule import Schedule
 from ..common.emit import Emitter, float_type, vec_type
@@ -27,7 +27,7 @@ from .primitives import (I32, I64, as_shared_ptr, async_proxy_fence, bulk_commit
                          index_to, mbarrier_init_fence,
                          named_barrier, smem_matrix_descriptor, tma_load, tma_store,
                          undef_accumulator, wgmma_commit, wgmma_fence, wgmma_m64nk16_rega, wgmma_wait)
-from .row_slab import BLOCK_N, CHUNK, RowSlab, row_slab
+from .row_slab import BLOCK_N, CHUNK, RowSlab, RowSlabUnsupported, row_slab
 from .sm90_igemm import SWIZZLE_ATOM_BYTES
 from .warp_roles import THREADS, WARPGROUP, channel_operands, split_roles, stage_fragments
 from .ring import MbarrierRing
@@ -89,13 +89,8 @@ class RowsLayout:
     bars = property(lambda self: self.full.offset)
 
 
-def fixed_bytes(p: ConvProblem, g: RowSlab) -> int:
-    return RowsLayout(p, g, 0).total
-
-
 def check_supported(p: ConvProblem) -> RowSlab:
     """Raises RowSlabUnsupported (a ValueError) with the reason."""
-    from .row_slab import RowSlabUnsupported
     g = row_slab(p)
     if p.reads_residual:
         raise RowSlabUnsupported("output-shaped epilogue operand (residual)")
@@ -119,7 +114,7 @@ class Sm90Rows:
         p, e, lay = self.p, self.e, self.lay
         self.memrefs = memrefs
         self.pid = hal_d.InterfaceWorkgroupIDOp(0).result
-        tid = gpu_d.thread_id(gpu_d.Dimension.x)
+        tid = self.m.thread_id(e)
         self.smem = SharedBlock(self.m, lay.total)
         self.ring = MbarrierRing(e, self.smem, lay.full, lay.empty)
         descs = [tm.encode_tiled(input_map_args(p, self.g)), tm.encode_tiled(output_map_args(p, lay.rows))]
@@ -130,7 +125,7 @@ class Sm90Rows:
             mbarrier_init_fence()
         self._stage_filter(tid)
         async_proxy_fence()              # generic stores of the filter -> wgmma (async proxy)
-        gpu_d.barrier()
+        self.m.barrier()
         split_roles(e, tid, self._producer, lambda cw: self._consumer(cw, e.rem(tid, WARPGROUP)))
 
     # ------------------------------------------------------------------ filter
@@ -242,7 +237,8 @@ class Sm90Rows:
                     when there is no next tile: the values are not used)."""
                     with e.if_(has_next):
                         self.ring.wait(nslot, nphase)
-                    nslab = arith_d.select(has_next, self.smem.element(lay.slabs, nslot), self.smem.element(lay.filter, 0))
+                    nslab = arith_d.select(has_next, self.smem.element(lay.slabs, nslot),
+                                           self.smem.element(lay.filter, 0))
                     return self._flat_fragments(nslab, row_off[0], masks)
                 set_res(self._epilogue(accs, cw, row, n0, warp, lane, elected, channel_ops, prefetch))
         with e.if_(elected):

@@ -65,7 +65,7 @@ barriers hand the main loop from one warpgroup to the other.
 
 from __future__ import annotations
 
-from ...ir import arith_d, gpu_d, hal_d
+from ...ir import arith_d, hal_d
 from ...problem import ConvProblem
 from ...schedule import Schedule
 from ..common.emit import Emitter
@@ -120,7 +120,7 @@ class Sm90WarpSpecialized(Producer, MainLoop, Epilogue, StreamKConsumers):
         p, s, e, lay = self.p, self.s, self.e, self.lay
         self.memrefs = memrefs
         pid = hal_d.InterfaceWorkgroupIDOp(0).result
-        tid = gpu_d.thread_id(gpu_d.Dimension.x)
+        tid = self.m.thread_id(e)
         self.tid = tid
         batch = getattr(memrefs, "batch", None)
         if batch is not None and (self.streamk or self.direct or self.swap or s.cluster_m > 1):
@@ -158,7 +158,7 @@ class Sm90WarpSpecialized(Producer, MainLoop, Epilogue, StreamKConsumers):
                 self.trace.stamp("start")
                 self._init_barriers()
                 store_descriptors(descs, self.slots[:len(descs)], bindings)
-            gpu_d.barrier()
+            self.m.barrier()
             loaders = Loaders.of(self.coop)
             self.prologue = DirectPrologue(e, p, s, memrefs, self.direct, lay.a0, lay.a_stage, lay.b0,
                                            lay.b_stage, self.base, loaders)
@@ -177,7 +177,7 @@ class Sm90WarpSpecialized(Producer, MainLoop, Epilogue, StreamKConsumers):
                 write_descriptors(descs, self.slots[:len(descs)], bindings, acquire=2, sizes=sizes)
                 self.trace.stamp("descriptors")
                 self._init_barriers()
-        gpu_d.barrier()
+        self.m.barrier()
         if self.trace.on:
             with e.if_(e.cmp("eq", tid, 0)):
                 self.trace.stamp("barriers")

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...ir import ir, arith_d, llvm_d, nvvm_d, vector_d
-from .primitives import I32, I64, as_shared_ptr, i32, i64
+from ...ir import ir, arith_d, llvm_d, nvvm_d, parse_attr, vector_d
+from .primitives import I32, I64, as_generic_ptr, as_shared_ptr, i32, i64
 
 ARCHS = ("sm_100a",)
 TMEM_LANES = 128
@@ -130,11 +130,6 @@ def tmem_columns_for(columns: int) -> int:
     if n > TMEM_COLUMNS:
         raise ValueError(f"{columns} tensor-memory columns (at most {TMEM_COLUMNS})")
     return n
-
-
-def tmem_address(lane: int, column: int) -> int:
-    """A tensor-memory address: lane in bits 16..31, column in 0..15."""
-    return (lane << 16) | column
 
 
 # ---------------------------------------------------------------------- emitted ops
@@ -266,8 +261,6 @@ def tma_load_pair(dst_smem_i64, desc_addr_i64, coords_i32, leader_bar, im2col_of
     the MMA thread waits. The NVVM op types its mbarrier operand as a shared pointer
     (!llvm.ptr<3>), which the instruction reads as a shared::cluster address: the mapa result
     is passed through as an integer."""
-    from ...ir import parse_attr
-    from .primitives import as_generic_ptr
     dst = llvm_d.addrspacecast(ir.Type.parse("!llvm.ptr<7>"), as_shared_ptr(dst_smem_i64))
     kw = {"group": nvvm_d.CTAGroupKind.CTA_2}
     if im2col_offsets_i16:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 
-from ...ir import ir, arith_d, llvm_d
+from ...ir import arith_d, llvm_d
 from .primitives import I64, i64, index_to, store_i64
 
 from ...trace_events import EVENTS, RECORD_BYTES, TRACE_ENV

@@ -228,6 +228,7 @@ def wait_ld_for(words):
     regs = [vector_d.extract(words, [], [i]) for i in range(n)]
     st = llvm_d.StructType.get_literal([I32()] * n)
     cons = ",".join(["=r"] * n + [str(i) for i in range(n)])
+    # inline asm: nvvm.tcgen05.wait cannot carry the loaded registers (see above)
     r = llvm_d.InlineAsmOp(st, regs, "tcgen05.wait::ld.sync.aligned;", cons, has_side_effects=True).result
     return vector_d.from_elements(ir.VectorType.get([n], I32()), [llvm_d.extractvalue(I32(), r, [i]) for i in range(n)])
 

@@ -23,6 +23,9 @@ from .nvidia.sm90_rows import emit_sm90_rows
 from .nvidia.sm90_ws import emit_sm90_ws
 from .nvidia.sm100_ws import emit_sm100_ws
 from .amd.igemm_mfma import emit_amd_lds_mfma
+from .amd.machine import AmdMachine
+from .cpu.machine import CpuMachine
+from .nvidia.machine import NvidiaMachine
 
 
 EMITTERS = {"portable_igemm": emit_portable_igemm, "sm90_tma_wgmma": emit_sm90_tma_wgmma,
@@ -32,16 +35,11 @@ EMITTERS = {"portable_igemm": emit_portable_igemm, "sm90_tma_wgmma": emit_sm90_t
              "grouped_mma": emit_grouped_mma}
 
 
+MACHINES = {"nvidia": NvidiaMachine, "amd": AmdMachine}
+
+
 def machine_for(arch: str):
-    backend = get_target(arch).backend
-    if backend == "nvidia":
-        from .nvidia.machine import NvidiaMachine
-        return NvidiaMachine()
-    if backend == "amd":
-        from .amd.machine import AmdMachine
-        return AmdMachine()
-    from .cpu.machine import CpuMachine
-    return CpuMachine()
+    return MACHINES.get(get_target(arch).backend, CpuMachine)()
 
 
 def _operand_types(exe, count: int):

@@ -185,9 +185,9 @@
 // DIRECT: llvm.store
 // DIRECT: gpu.barrier
 // DIRECT: cp.async.cg.shared.global
-// DIRECT: cp.async.commit_group
+// DIRECT: nvvm.cp.async.commit.group
 // DIRECT: cp.async.cg.shared.global
-// DIRECT: cp.async.commit_group
+// DIRECT: nvvm.cp.async.commit.group
 // DIRECT: nvvm.fence.proxy.release gpu
 // DIRECT: gpu.barrier
 // DIRECT: nvvm.setmaxregister decrease 40
@@ -198,10 +198,10 @@
 // DIRECT: nvvm.mbarrier.arrive.expect_tx
 // DIRECT: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // DIRECT: nvvm.setmaxregister increase 232
-// DIRECT: cp.async.wait_group 1
+// DIRECT: nvvm.cp.async.wait.group 1
 // DIRECT-NEXT: nvvm.fence.proxy <async.shared>
 // DIRECT: nvvm.barrier id = %{{.+}} number_of_threads = %{{.+}}
 // DIRECT: nvvm.mbarrier.try_wait.parity
 // DIRECT: nvvm.wgmma.mma_async
 // DIRECT: scf.for {{.+}} iter_args
-// DIRECT: cp.async.wait_group 0
+// DIRECT: nvvm.cp.async.wait.group 0

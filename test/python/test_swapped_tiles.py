@@ -75,9 +75,9 @@ def test_epilogue_slots_layout(slots):
     lay = ws_layout(p, "sm90_ws_pingpong", 128, 128, 3, slots=slots)
     assert lay.res_in_place and lay.res0 == lay.out0
     assert lay.bars == lay.out0 + 2 * slots * lay.out_slot
-    bars = ([lay.full(i) for i in range(3)] + [lay.empty(i) for i in range(3)]
-            + [lay.res_full(k) for k in range(2 * slots)] + [lay.res_empty(k) for k in range(2 * slots)]
-            + [lay.turn(w) for w in range(2)])
+    bars = ([lay.full.at(i) for i in range(3)] + [lay.empty.at(i) for i in range(3)]
+            + [lay.res_full.at(k) for k in range(2 * slots)] + [lay.res_empty.at(k) for k in range(2 * slots)]
+            + [lay.turn.at(w) for w in range(2)])
     assert len(set(bars)) == len(bars) and max(bars) + 8 == lay.total
 
 

@@ -8,12 +8,15 @@ code by construction. Python ints fold in both.
 
 from __future__ import annotations
 
+import numpy as np
+
+from ...ir import arith_d
+
 
 class NumpyOps:
     """Lanes as numpy int64 arrays (or Python ints)."""
 
     def __init__(self):
-        import numpy as np
         self.np = np
 
     def add(self, a, b): return a + b
@@ -85,7 +88,6 @@ class IrOps:
             return a ^ b
         if isinstance(b, int) and b == 0:
             return a
-        from ...ir import arith_d
         return arith_d.xori(self.e._v(a), self.e._v(b))
 
     def lt(self, a, b):

@@ -1,7 +1,9 @@
-"""Machine: the few target hooks the shared kernel emitters need.
+"""Machine: the target hooks every kernel emitter goes through.
 
-A kernel emitter is written once against this interface; each target package (nvidia/, amd/,
-cpu/) provides one subclass. Nothing target-specific leaks into the shared schedule or emitters.
+Thread index, workgroup barrier and workgroup memory come from the Machine of the schedule's
+target (nvidia/, amd/, cpu/ each provide one subclass), so the shared emitters are written once
+and the target-specific ones name their target in one place; function attributes (clusters,
+occupancy bounds) are the Machine's too.
 """
 
 from __future__ import annotations
@@ -31,6 +33,10 @@ class Machine:
     def alloc_workgroup(self, shape: list[int], dtype: str, alignment: int = 16) -> ir.Value:
         raise NotImplementedError
 
+    def alloc_shared_bytes(self, total: int, alignment: int) -> ir.Value:
+        """One workgroup allocation of `total` bytes that a kernel carves up itself."""
+        raise NotImplementedError
+
     def func_attributes(self, s: Schedule) -> dict[str, ir.Attribute]:
         return {}
 
@@ -47,4 +53,9 @@ class GpuMachine(Machine):
     def alloc_workgroup(self, shape, dtype, alignment=16):
         space = parse_attr("#gpu.address_space<workgroup>")
         t = ir.MemRefType.get(shape, float_type(dtype), memory_space=space)
+        return memref_d.alloc(t, [], [], alignment=alignment)
+
+    def alloc_shared_bytes(self, total, alignment):
+        space = parse_attr("#gpu.address_space<workgroup>")
+        t = ir.MemRefType.get([total], ir.IntegerType.get_signless(8), memory_space=space)
         return memref_d.alloc(t, [], [], alignment=alignment)

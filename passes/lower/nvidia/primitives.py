@@ -8,7 +8,7 @@ keeps address arithmetic in plain arith ops.
 
 from __future__ import annotations
 
-from ...ir import ir, arith_d, llvm_d, memref_d, nvvm_d, parse_attr
+from ...ir import ir, arith_d, llvm_d, memref_d, nvvm_d, parse_attr, scf_d
 
 I16, I32, I64 = (lambda: ir.IntegerType.get_signless(16)), (lambda: ir.IntegerType.get_signless(32)), \
     (lambda: ir.IntegerType.get_signless(64))
@@ -137,7 +137,6 @@ def mbarrier_arrive_remote(bar_i64, rank, relaxed: bool = False) -> None:
 
 def trap_unless(cond_i1) -> None:
     """Abort the kernel (a launch error the host sees) when cond is false."""
-    from ...ir import scf_d
     op = scf_d.IfOp(arith_d.xori(cond_i1, arith_d.constant(ir.IntegerType.get_signless(1), 1)))
     with ir.InsertionPoint(op.then_block):
         llvm_d.intr_trap()
@@ -215,6 +214,7 @@ def wgmma_m64nk16_rega(acc, a_regs, desc_b, n: int, dtype: str, accumulate: bool
     asm = ("{\n.reg .pred p;\n"
            f"setp.ne.b32 p, {1 if accumulate else 0}, 0;\n"
            f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{dtype}.{dtype} {{{d}}}, {{{a}}}, ${a0 + 4}, p, 1, 1, 0;\n}}")
+    # inline asm: nvvm.wgmma.mma_async takes A only from a shared-memory descriptor
     return llvm_d.InlineAsmOp(accumulator_type(n), ins + list(a_regs) + [desc_b], asm, cons,
                               has_side_effects=True).result
 
@@ -293,6 +293,7 @@ def cluster_ctarank_count():
 def global_flag_set(addr_i64, value_i64) -> None:
     """st.release.gpu of a u64 flag: this thread's earlier writes (and, through a preceding
     CTA barrier, its CTA's) are visible at GPU scope before the flag is."""
+    # inline asm: NVVM has no release-store op
     llvm_d.InlineAsmOp(None, [addr_i64, value_i64], "st.release.gpu.global.u64 [$0], $1;", "l,l",
                        has_side_effects=True)
 
@@ -306,6 +307,7 @@ def global_flag_wait_and_clear(addr_i64, value_i64) -> None:
            "setp.ne.u64 cvp, cvv, $1;\n"
            "@cvp bra $$convc_wait_${:uid};\n"
            "st.relaxed.gpu.global.u64 [$0], 0;\n}")
+    # inline asm: NVVM has no acquire-load op (the spin loop stays one PTX loop around it)
     llvm_d.InlineAsmOp(None, [addr_i64, value_i64], asm, "l,l", has_side_effects=True)
 
 
@@ -313,6 +315,7 @@ def load_global_cg_v4f32(addr_i64):
     """ld.global.cg.v4.f32 (L2, not L1: the data was written by another SM) -> 4 f32 values."""
     f32 = ir.F32Type.get()
     st = llvm_d.StructType.get_literal([f32] * 4)
+    # inline asm: NVVM has no op for a load with the .cg cache operator
     r = llvm_d.InlineAsmOp(st, [addr_i64], "ld.global.cg.v4.f32 {$0, $1, $2, $3}, [$4];", "=f,=f,=f,=f,l",
                            has_side_effects=True).result
     return [llvm_d.extractvalue(f32, r, [i]) for i in range(4)]
@@ -320,6 +323,8 @@ def load_global_cg_v4f32(addr_i64):
 
 def store_global_v4f32(addr_i64, values) -> None:
     """st.global.v4.f32 of 4 f32 values."""
+    # inline asm: NVVM has no store op (an llvm.store to !llvm.ptr<1> would also do; this one pairs
+    # with the .cg load above and keeps the stream-K PTX as measured)
     llvm_d.InlineAsmOp(None, [addr_i64] + list(values), "st.global.v4.f32 [$0], {$1, $2, $3, $4};",
                        "l,f,f,f,f", has_side_effects=True)
 
@@ -329,6 +334,8 @@ def cp_async_16(dst_smem_i64, src_generic_i64, valid_i1) -> None:
     """cp.async.cg.shared.global [dst], [src], 16, src-size: 16 bytes global -> shared without
     registers (L2 only), zero-filled when valid is false (src-size 0: nothing is read)."""
     size = arith_d.select(valid_i1, i32(16), i32(0)) if not isinstance(valid_i1, bool) else i32(16 if valid_i1 else 0)
+    # inline asm: nvvm.cp.async.shared.global needs a 64-bit !llvm.ptr<3>, the asm takes the 32-bit
+    # shared offset (with the ops for this, ldmatrix and stmatrix, suite kernels grew by up to 2% SASS)
     llvm_d.InlineAsmOp(None, [arith_d.trunci(I32(), dst_smem_i64), src_generic_i64, size],
                        "{\n.reg .u64 cvg;\ncvta.to.global.u64 cvg, $1;\n"
                        "cp.async.cg.shared.global [$0], [cvg], 16, $2;\n}",
@@ -337,12 +344,12 @@ def cp_async_16(dst_smem_i64, src_generic_i64, valid_i1) -> None:
 
 def cp_async_commit() -> None:
     """cp.async.commit_group: close this thread's current group of cp.async."""
-    llvm_d.InlineAsmOp(None, [], "cp.async.commit_group;", "", has_side_effects=True)
+    nvvm_d.CpAsyncCommitGroupOp()
 
 
 def cp_async_wait_group(pending: int) -> None:
     """cp.async.wait_group N: all but this thread's N most recent groups have landed."""
-    llvm_d.InlineAsmOp(None, [], f"cp.async.wait_group {pending};", "", has_side_effects=True)
+    nvvm_d.CpAsyncWaitGroupOp(pending)
 
 
 # ---------------------------------------------------------------------- 8x8 matrix moves
@@ -354,6 +361,8 @@ def ldmatrix_x4(addr_i64, trans: bool = False):
     i32t = I32()
     st = llvm_d.StructType.get_literal([i32t] * 4)
     t = ".trans" if trans else ""
+    # inline asm: nvvm.ldmatrix needs a 64-bit !llvm.ptr<3>, the asm takes the 32-bit shared offset
+    # (see cp_async_16)
     r = llvm_d.InlineAsmOp(st, [arith_d.trunci(i32t, addr_i64)],
                            f"ldmatrix.sync.aligned.m8n8.x4{t}.shared.b16 {{$0, $1, $2, $3}}, [$4];",
                            "=r,=r,=r,=r,r", has_side_effects=True).result
@@ -364,6 +373,8 @@ def stmatrix_x4(addr_i64, regs, trans: bool = False) -> None:
     """stmatrix.sync.aligned.m8n8.x4.shared.b16: the inverse of ldmatrix_x4 (same addresses,
     same fragment registers, same trans)."""
     t = ".trans" if trans else ""
+    # inline asm: nvvm.stmatrix needs a 64-bit !llvm.ptr<3>, the asm takes the 32-bit shared offset
+    # (see cp_async_16)
     llvm_d.InlineAsmOp(None, [arith_d.trunci(I32(), addr_i64)] + list(regs),
                        f"stmatrix.sync.aligned.m8n8.x4{t}.shared.b16 [$0], {{$1, $2, $3, $4}};",
                        "r,r,r,r,r", has_side_effects=True)

@@ -27,6 +27,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from ...problem import ConvProblem, DTYPE_BYTES
 
 BOX_DIM = 256                 # the TMA box-dimension limit
@@ -150,7 +152,6 @@ def row_slab(p: ConvProblem) -> RowSlab:
 def slab_model(p: ConvProblem, g: RowSlab, x, n: int, ho: int):
     """numpy model of what the TMA boxes put in shared memory for output row (n, ho):
     [R, pitch], zeros where the boxes leave the input (the padding)."""
-    import numpy as np
     rows = x.reshape(p.N, p.H, p.W * p.C)
     slab = np.zeros((p.R, g.pitch), dtype=x.dtype)
     for r in range(p.R):
@@ -166,7 +167,6 @@ def slab_model(p: ConvProblem, g: RowSlab, x, n: int, ho: int):
 def im2col_from_slab(p: ConvProblem, g: RowSlab, slab, wo_count: int):
     """numpy model: the [wo_count, kp] A tile the kernel's fragment loads build from one slab
     (slab: [R, pitch] array). Used by tests against a direct im2col."""
-    import numpy as np
     a = np.zeros((wo_count, g.kp), dtype=slab.dtype)
     flat = slab.reshape(-1)
     for wo in range(wo_count):

@@ -61,138 +61,27 @@ phase in order, so no waiter is ever more than one phase ahead (test_sm100_proto
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from ...ir import ir, arith_d, gpu_d, hal_d, llvm_d, memref_d, parse_attr, vector_d
+from ...ir import arith_d, hal_d, llvm_d
 from ...problem import ConvProblem, DTYPE_BYTES
 from ...schedule import Schedule
-from ..common.emit import Emitter, vec_type
-from ..common.epilogue import apply_steps
+from ..common.emit import Emitter
 from . import tcgen05 as tc
 from . import tensormap as tm
-from .primitives import (I16, I32, I64, address_of, as_shared_ptr, async_proxy_fence, bulk_commit, bulk_wait_read,
-                         cluster_ctarank_count, cluster_sync, i32, i64, index_to, mbarrier_arrive,
-                         mbarrier_arrive_expect_tx, mbarrier_arrive_remote, mbarrier_init, mbarrier_init_fence,
-                         mbarrier_wait, named_barrier, tma_load, tma_store, trap_unless)
+from .primitives import (I16, I32, as_shared_ptr, cluster_ctarank_count, cluster_sync, i32, index_to,
+                         mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_init_fence, named_barrier, trap_unless)
+from .ring import MbarrierRing
+from .sm100_ws_epilogue import Epilogue
+from .sm100_ws_layout import (ACC_STAGES, BLOCK_M, DEALLOC_BARRIER, DESCRIPTORS, EPILOGUE_BARRIER,  # noqa: F401
+                              EPILOGUE_THREADS, FIRST_EPILOGUE_WARP, KERNEL, MAX_STAGES, MMA_WARP, TMA_WARP, THREADS,
+                              WARP, Sm100Layout, Sm100Unsupported, check_supported, sm100_layout, store_width,
+                              tmem_columns)
+from .smem import SharedBlock
 from .tile_scheduler import PersistentTiles
-from .tma_loader import (ConvTmaLoader, acquire_descriptor, descriptor_slots, epilogue_map_args, epilogue_panel,
-                         k_tile_tap, k_tiles, tensor_maps, write_descriptors)
-from .warp_roles import swizzled
-
-KERNEL = "sm100_ws"
-BLOCK_M = 128                     # MMA M: one output pixel per tensor-memory lane
-WARP = 32
-TMA_WARP, MMA_WARP, FIRST_EPILOGUE_WARP = 0, 1, 2
-EPILOGUE_THREADS = 4 * WARP       # warps 2..5: each tensor-memory lane quadrant once
-THREADS = 2 * WARP + EPILOGUE_THREADS
-ACC_STAGES = 2
-DESCRIPTORS = 4                   # activation, filter, output, residual
-EPILOGUE_BARRIER, DEALLOC_BARRIER = 1, 2       # named barriers (0 is the CTA barrier)
-MAX_STAGES = 8                    # with 128-byte K rows (twice as many with 64-byte rows)
+from .tma_loader import (ConvTmaLoader, descriptor_slots, epilogue_map_args, k_tile_tap, k_tiles, tensor_maps,
+                         write_descriptors)
 
 
-class Sm100Unsupported(ValueError):
-    pass
-
-
-@dataclass(frozen=True)
-class Sm100Layout:
-    stages: int
-    a_stage: int
-    b_stage: int
-    out_slot: int
-    a0: int
-    b0: int
-    out0: int
-    bars: int
-    total: int
-
-    def full(self, i: int) -> int:
-        return self.bars + 8 * i
-
-    def empty(self, i: int) -> int:
-        return self.bars + 8 * (self.stages + i)
-
-    def acc_full(self, a: int) -> int:
-        return self.bars + 8 * (2 * self.stages + a)
-
-    def acc_empty(self, a: int) -> int:
-        return self.bars + 8 * (2 * self.stages + ACC_STAGES + a)
-
-    @property
-    def res_full(self) -> int:
-        return self.bars + 8 * (2 * self.stages + 2 * ACC_STAGES)
-
-    @property
-    def tmem_slot(self) -> int:
-        return self.res_full + 8
-
-    @property
-    def barriers(self) -> int:
-        return 2 * self.stages + 2 * ACC_STAGES + 1
-
-
-def sm100_layout(p: ConvProblem, block_n: int, block_k: int, stages: int, cluster: int = 1) -> Sm100Layout:
-    """cluster = 2 (a CTA pair): each CTA's B part holds its half of the block_n filter rows."""
-    row = block_k * DTYPE_BYTES[p.dtype]
-    a, b = BLOCK_M * row, block_n // cluster * row
-    b0 = stages * a
-    out0 = b0 + stages * b
-    out_slot = BLOCK_M * block_n * DTYPE_BYTES[p.out_dtype]
-    bars = out0 + out_slot
-    total = bars + 8 * (2 * stages + 2 * ACC_STAGES + 1) + 16
-    return Sm100Layout(stages, a, b, out_slot, 0, b0, out0, bars, total)
-
-
-def tmem_columns(block_n: int) -> int:
-    """Tensor-memory columns allocated: two f32 accumulator stages of block_n columns."""
-    return tc.tmem_columns_for(ACC_STAGES * block_n)
-
-
-def store_width(dtype: str) -> int:
-    """Output elements per 16-byte staging store."""
-    return 16 // DTYPE_BYTES[dtype]
-
-
-def check_supported(p: ConvProblem, block_n: int, block_k: int, cluster: int = 1) -> None:
-    """Raises Sm100Unsupported with the reason when the kernel cannot serve p with this tile
-    (cluster = 2: the CTA-pair variant, M = 256 MMAs over 128 rows per CTA)."""
-    if cluster not in (1, 2):
-        raise Sm100Unsupported(f"a {cluster}x1 cluster (1 or a CTA pair)")
-    if p.dynamic_batch:
-        raise Sm100Unsupported("a dynamic batch (the tcgen05 kernel sizes its tile walk at compile time)")
-    if p.dtype not in ("f16", "bf16"):
-        raise Sm100Unsupported(f"{p.dtype} operands (kind::f16 takes f16/bf16)")
-    if p.out_dtype not in ("f16", "bf16", "f32"):
-        raise Sm100Unsupported(f"{p.out_dtype} output")
-    if block_k * DTYPE_BYTES[p.dtype] not in (64, 128):
-        raise Sm100Unsupported(f"block_k={block_k}: K rows of 64 or 128 bytes")
-    try:
-        tc.check_mma_shape(BLOCK_M * cluster, block_n, cluster)
-    except ValueError as e:
-        raise Sm100Unsupported(str(e)) from None
-    if block_n % tc.LD_COLUMNS:
-        raise Sm100Unsupported(f"block_n={block_n} is not a multiple of {tc.LD_COLUMNS} "
-                               f"(one tcgen05.ld.32x32b.x{tc.LD_COLUMNS} per chunk)")
-    if block_n // cluster % 8:
-        raise Sm100Unsupported(f"block_n={block_n} over {cluster} CTAs: B halves of whole 8-row core matrices")
-    full = p.residual_loads
-    if len(full) > 1:
-        raise Sm100Unsupported("more than one output-shaped epilogue operand")
-    if full and full[0].dtype != p.out_dtype:
-        raise Sm100Unsupported("a residual whose dtype differs from the output's (it is loaded into the staging slot)")
-    w = store_width(p.out_dtype)
-    if p.F % w:
-        raise Sm100Unsupported(f"F={p.F} is not a multiple of {w} ({p.out_dtype} 16-byte output rows)")
-    for dt in [p.out_dtype] + [ld.dtype for ld in full]:
-        try:
-            epilogue_panel(dt, block_n)
-            tm.encode_tiled(epilogue_map_args(p, dt, BLOCK_M, block_n))
-        except (ValueError, tm.TensorMapError) as e:
-            raise Sm100Unsupported(f"epilogue TMA descriptor refused: {e}") from None
-
-
-class Sm100WarpSpecialized:
+class Sm100WarpSpecialized(Epilogue):
     def __init__(self, p: ConvProblem, s: Schedule, machine):
         if s.block_m != BLOCK_M or s.threads != THREADS or s.cluster_m not in (1, 2):
             raise Sm100Unsupported(f"schedule {s.describe()} is not an sm100_ws tile")
@@ -215,39 +104,19 @@ class Sm100WarpSpecialized:
         self.desc_a = tc.smem_descriptor(0, 8 * self.row, self.row)
         self.desc_b = tc.smem_descriptor(0, 8 * self.row, self.row)
 
-    # ------------------------------------------------------------------ helpers
-    def at(self, offset):
-        return arith_d.addi(self.base, i64(offset) if isinstance(offset, int) else offset)
-
-    def _idx(self, first: int, index, size: int):
-        return self.at(arith_d.addi(i64(first), arith_d.muli(index_to(index, I64()), i64(size))))
-
-    def _stage(self, it):
-        """(ring stage, its phase parity as i32) of ring iteration it."""
-        e, S = self.e, self.s.stages
-        return e.rem(it, S), index_to(e.rem(e.div(it, S), 2), I32())
-
-    def _acc(self, j):
-        """(accumulator stage, its phase parity as i32) of this CTA's tile j."""
-        e = self.e
-        return e.rem(j, ACC_STAGES), index_to(e.rem(e.div(j, ACC_STAGES), 2), I32())
-
-    @staticmethod
-    def _flip(parity_i32):
-        return arith_d.xori(parity_i32, i32(1))
-
     # ------------------------------------------------------------------ kernel
     def emit(self, memrefs) -> None:
         p, s, e, lay = self.p, self.s, self.e, self.lay
         self.memrefs = memrefs
         pid = hal_d.InterfaceWorkgroupIDOp(0).result
-        tid = gpu_d.thread_id(gpu_d.Dimension.x)
+        tid = self.m.thread_id(e)
         self.tid = tid
         self.tiles = PersistentTiles(e, p, s, pid)
-        space = parse_attr("#gpu.address_space<workgroup>")
-        smem = memref_d.alloc(ir.MemRefType.get([lay.total], ir.IntegerType.get_signless(8), memory_space=space),
-                              [], [], alignment=1024)
-        self.base = address_of(smem)
+        self.smem = SharedBlock(self.m, lay.total)
+        # operand stages (TMA thread -> MMA thread) and accumulator stages (MMA thread ->
+        # epilogue warps: a tile's accumulator is the unit, so tile j is its iteration j)
+        self.ring = MbarrierRing(e, self.smem, lay.full, lay.empty)
+        self.accs = MbarrierRing(e, self.smem, lay.acc_full, lay.acc_empty)
 
         maps = tensor_maps(p, s)
         descs = [maps.activation, maps.filter, tm.encode_tiled(epilogue_map_args(p, p.out_dtype, BLOCK_M, s.block_n))]
@@ -267,19 +136,19 @@ class Sm100WarpSpecialized:
         if self.pair:
             # the kernel is compiled for a 2x1 cluster; both CTAs' barriers are initialised
             # before either allocates (the pair's allocation is collective) or signals the other
-            gpu_d.barrier()
+            self.m.barrier()
             trap_unless(arith_d.cmpi(0, cluster_ctarank_count(), i32(2)))
             cluster_sync()
         with e.if_(e.cmp("eq", warp, MMA_WARP)):
-            tc.tmem_alloc(self.at(lay.tmem_slot), self.cols, self.group)
+            tc.tmem_alloc(self.smem.element(lay.tmem_slot, 0), self.cols, self.group)
             tc.tmem_relinquish_alloc_permit(self.group)
         tc.fence_before_thread_sync()
         if self.pair:
             cluster_sync()
         else:
-            gpu_d.barrier()
+            self.m.barrier()
         tc.fence_after_thread_sync()
-        self.taddr = llvm_d.load(I32(), as_shared_ptr(self.at(lay.tmem_slot)), alignment=4)
+        self.taddr = llvm_d.load(I32(), as_shared_ptr(self.smem.element(lay.tmem_slot, 0)), alignment=4)
         self.leader = e.cmp("eq", self.tiles.rank, 0)
 
         with e.if_else(e.cmp("eq", warp, TMA_WARP)) as (tma_role, rest):
@@ -315,14 +184,11 @@ class Sm100WarpSpecialized:
                 tc.tmem_dealloc(self.taddr, self.cols, self.group)
 
     def _init_barriers(self) -> None:
-        lay = self.lay
-        for i in range(self.s.stages):
-            mbarrier_init(self.at(lay.full(i)), 1)          # expect_tx arrival + TMA bytes
-            mbarrier_init(self.at(lay.empty(i)), 1)         # one tcgen05.commit
-        for a in range(ACC_STAGES):
-            mbarrier_init(self.at(lay.acc_full(a)), 1)      # one tcgen05.commit
-            mbarrier_init(self.at(lay.acc_empty(a)), EPILOGUE_THREADS * self.group)   # both CTAs' epilogues
-        mbarrier_init(self.at(lay.res_full), 1)             # expect_tx arrival + TMA bytes
+        # full: the expect_tx arrival + TMA bytes; empty and acc_full: one tcgen05.commit;
+        # acc_empty: every epilogue thread of both CTAs of a pair; res_full: expect_tx + TMA
+        self.ring.init(1)
+        self.accs.init(EPILOGUE_THREADS * self.group)
+        mbarrier_init(self.smem.element(self.lay.res_full, 0), 1)
         mbarrier_init_fence()
 
     # ------------------------------------------------------------------ TMA warp
@@ -332,13 +198,13 @@ class Sm100WarpSpecialized:
             m0, n0 = self.tiles.origin(j)
             loader = ConvTmaLoader(e, p, s, self.slots[0], self.slots[1], m0, n0)
             with e.for_(0, self.ktiles, 1) as (kt, _, _y2):
-                st, ph = self._stage(e.add(e.mul(j, self.ktiles), kt))
-                mbarrier_wait(self._idx(lay.empty(0), st, 8), self._flip(ph))
-                a_dst, b_dst = self._idx(lay.a0, st, lay.a_stage), self._idx(lay.b0, st, lay.b_stage)
+                st, ph = self.ring.slot(e.add(e.mul(j, self.ktiles), kt))
+                self.ring.acquire(st, ph)
+                a_dst, b_dst = self.smem.element(lay.a, st), self.smem.element(lay.b, st)
                 if self.pair:
-                    self._load_pair(loader, kt, a_dst, b_dst, self._idx(lay.full(0), st, 8))
+                    self._load_pair(loader, kt, a_dst, b_dst, self.ring.full(st))
                 else:
-                    loader.load(kt, a_dst, b_dst, self._idx(lay.full(0), st, 8))
+                    loader.load(kt, a_dst, b_dst, self.ring.full(st))
 
     def _load_pair(self, loader, kt, a_dst, b_dst, full) -> None:
         """A CTA pair's k-tile: this CTA's 128 activation rows and its half of the filter rows
@@ -359,110 +225,23 @@ class Sm100WarpSpecialized:
     def _mma(self) -> None:
         e, lay, s = self.e, self.lay, self.s
         with e.for_(0, self.tiles.local_count(), 1) as (j, _, _y):
-            acc, aph = self._acc(j)
-            mbarrier_wait(self._idx(lay.acc_empty(0), acc, 8), self._flip(aph))
+            acc, aph = self.accs.slot(j)
+            self.accs.acquire(acc, aph)
             tc.fence_after_thread_sync()
             d = arith_d.addi(self.taddr, index_to(e.mul(acc, s.block_n), I32()))
             with e.for_(0, self.ktiles, 1) as (kt, _, _y2):
-                st, ph = self._stage(e.add(e.mul(j, self.ktiles), kt))
-                mbarrier_wait(self._idx(lay.full(0), st, 8), ph)
-                da = tc.smem_descriptor_value(self.desc_a, self._idx(lay.a0, st, lay.a_stage))
-                db = tc.smem_descriptor_value(self.desc_b, self._idx(lay.b0, st, lay.b_stage))
+                st, ph = self.ring.slot(e.add(e.mul(j, self.ktiles), kt))
+                self.ring.wait(st, ph)
+                da = tc.smem_descriptor_value(self.desc_a, self.smem.element(lay.a, st))
+                db = tc.smem_descriptor_value(self.desc_b, self.smem.element(lay.b, st))
                 for kk in range(self.row // 32):
                     # K step kk: 32 bytes further along the swizzled K row of both operands
                     first = e.cmp("ne", kt, 0) if kk == 0 else True
                     tc.mma_f16(d, tc.descriptor_plus(da, 32 * kk), tc.descriptor_plus(db, 32 * kk),
                                self.idesc, first, self.group)
                 # the stage is read: refill it (in both CTAs of a pair)
-                tc.commit(self._idx(lay.empty(0), st, 8), self.group, self.mask)
-            tc.commit(self._idx(lay.acc_full(0), acc, 8), self.group, self.mask)   # the accumulator is done
-
-    # ------------------------------------------------------------------ epilogue warps
-    def _epilogue(self, etid, warp, lane) -> None:
-        p, s, e, lay = self.p, self.s, self.e, self.lay
-        elected = e.cmp("eq", etid, 0)
-        with e.if_(elected):
-            acquire_descriptor(self.slots[2])
-            if self.res:
-                acquire_descriptor(self.slots[3])
-        quadrant = e.rem(warp, 4)                    # the tensor-memory lanes this warp may read
-        row = e.add(e.mul(quadrant, WARP), lane)     # this thread's output row of the tile
-        lane_field = arith_d.shli(index_to(e.mul(quadrant, WARP), I32()), i32(16))
-        slot = self.at(lay.out0)
-        panel = epilogue_panel(p.out_dtype, s.block_n)
-        width = store_width(p.out_dtype)
-        chunks = s.block_n // tc.LD_COLUMNS
-        with e.for_(0, self.tiles.local_count(), 1) as (j, _, _y):
-            m0, n0 = self.tiles.origin(j)
-            acc, aph = self._acc(j)
-            with e.if_(elected):
-                bulk_wait_read(0)                    # the previous tile's store has read the slot
-                if self.res:
-                    mbarrier_arrive_expect_tx(self.at(lay.res_full), lay.out_slot)
-                    for off, ch in epilogue_panel(self.res.dtype, s.block_n).boxes(s.block_n, BLOCK_M):
-                        tma_load(arith_d.addi(slot, i64(off)), self.slots[3],
-                                 [index_to(e.add(n0, ch), I32()), index_to(m0, I32())], self.at(lay.res_full))
-            if not self.res:
-                named_barrier(EPILOGUE_BARRIER, EPILOGUE_THREADS)   # nobody writes the slot before that
-            mbarrier_wait(self._idx(lay.acc_full(0), acc, 8), aph)
-            tc.fence_after_thread_sync()
-            if self.res:
-                mbarrier_wait(self.at(lay.res_full), index_to(e.rem(j, 2), I32()))
-            col0 = arith_d.addi(arith_d.addi(self.taddr, lane_field), index_to(e.mul(acc, s.block_n), I32()))
-            # 32 columns per tcgen05.ld; chunk c + 1's load is in flight while chunk c is
-            # processed (wait::ld waits for every earlier load, so it follows the processing)
-            pending = tc.wait_ld_for(tc.ld_32x32b(col0))
-            for c in range(chunks):
-                bias = self._channel_operands(e.add(n0, c * tc.LD_COLUMNS), width)
-                words = pending
-                if c + 1 < chunks:
-                    pending = tc.ld_32x32b(arith_d.addi(col0, i32((c + 1) * tc.LD_COLUMNS)))
-                else:
-                    # the whole accumulator is in registers: the MMA warp may refill the stage
-                    tc.fence_before_thread_sync()
-                    if self.pair:        # the leader's MMA thread waits for both CTAs
-                        mbarrier_arrive_remote(self._idx(lay.acc_empty(0), acc, 8), i32(0))
-                    else:
-                        mbarrier_arrive(self._idx(lay.acc_empty(0), acc, 8))
-                vals = vector_d.bitcast(vec_type(tc.LD_COLUMNS, "f32"), words)
-                for u in range(tc.LD_COLUMNS // width):
-                    accv = vector_d.extract_strided_slice(vec_type(width, "f32"), vals, [u * width], [width], [1])
-                    addr = swizzled(e, slot, BLOCK_M, row, c * tc.LD_COLUMNS + u * width, e.c(0), p.out_dtype,
-                                    s.block_n)
-                    operands = []
-                    for i, ld in enumerate(p.operand_loads):
-                        if ld.broadcast == "channel":
-                            operands.append(bias[(i, u)])
-                        else:       # the residual, in place (same dtype and layout as the output)
-                            operands.append(llvm_d.load(vec_type(width, ld.dtype), as_shared_ptr(addr), alignment=16))
-                    llvm_d.StoreOp(apply_steps(p, accv, operands, width), as_shared_ptr(addr), alignment=16)
-                if c + 1 < chunks:
-                    pending = tc.wait_ld_for(pending)
-            async_proxy_fence()                      # st.shared -> visible to the TMA store
-            named_barrier(EPILOGUE_BARRIER, EPILOGUE_THREADS)
-            with e.if_(elected):
-                for off, ch in panel.boxes(s.block_n, BLOCK_M):
-                    tma_store(self.slots[2], arith_d.addi(slot, i64(off)),
-                              [index_to(e.add(n0, ch), I32()), index_to(m0, I32())])
-                bulk_commit()
-        with e.if_(elected):
-            bulk_wait_read(0)                        # the last store has read the slot
-
-    def _channel_operands(self, f0, width: int) -> dict:
-        """{(load index, u): vector<width> of that per-channel operand at channels
-        f0 + width u .. + width - 1}, clamped in bounds (F is a multiple of width; stores past F
-        are clipped by the TMA store)."""
-        e, p = self.e, self.p
-        out = {}
-        for i, ld in enumerate(p.operand_loads):
-            if ld.broadcast != "channel":
-                continue
-            for u in range(tc.LD_COLUMNS // width):
-                f = e.add(f0, u * width)
-                f_safe = e.select(e.cmp("slt", f, p.F - width + 1), f, p.F - width)
-                out[(i, u)] = vector_d.load(vec_type(width, ld.dtype), self.memrefs[ld.operand], [f_safe],
-                                            alignment=width * DTYPE_BYTES[ld.dtype] if width * DTYPE_BYTES[ld.dtype] <= 16 else 16)
-        return out
+                tc.commit(self.ring.empty(st), self.group, self.mask)
+            tc.commit(self.accs.full(acc), self.group, self.mask)   # the accumulator is done
 
 
 def emit_sm100_ws(p: ConvProblem, s: Schedule, machine, memrefs) -> None:

@@ -13,11 +13,12 @@ one's gather overlaps the other's wgmma. Generic-proxy stores feed the async pro
 
 from __future__ import annotations
 
-from ...ir import ir, arith_d, gpu_d, hal_d, memref_d, parse_attr, vector_d
+from ...ir import ir, arith_d, hal_d, memref_d, parse_attr, vector_d
 from ...problem import ConvProblem
 from ...schedule import Schedule
 from ..common.emit import float_type, vec_type, zeros
 from .primitives import address_of, async_proxy_fence, i64, wgmma_wait, zero_accumulator
+from .smem import BLOCK_ALIGN
 from .sm90_igemm import ROW_BYTES, WARPGROUP, Sm90TmaWgmma, tile_row_floats, warpgroup_grid
 
 K_TILE = 64                   # = CHANNELS_PER_TILE: the wgmma stage is shared
@@ -77,15 +78,14 @@ class Sm90GatherWgmma(Sm90TmaWgmma):
         pid = hal_d.InterfaceWorkgroupIDOp(0).result
         m0 = e.mul(e.div(pid, n_tiles), s.block_m)
         n0 = e.mul(e.rem(pid, n_tiles), s.block_n)
-        tid = gpu_d.thread_id(gpu_d.Dimension.x)
+        tid = self.m.thread_id(e)
         wg = e.div(tid, WARPGROUP)
         wg_m, wg_n, wg_cols = warpgroup_grid(s)
         wg_row0 = e.mul(e.div(wg, wg_n), 64)
         wg_col0 = e.mul(e.rem(wg, wg_n), wg_cols)
         space = parse_attr("#gpu.address_space<workgroup>")
         total = gather_smem_bytes(s)
-        smem = memref_d.alloc(ir.MemRefType.get([total], ir.IntegerType.get_signless(8), memory_space=space),
-                              [], [], alignment=1024)
+        smem = self.m.alloc_shared_bytes(total, BLOCK_ALIGN)
         elems = memref_d.view(ir.MemRefType.get([total // 2], float_type(p.dtype), memory_space=space),
                               smem, e.c(0), [])
         base = address_of(smem)
@@ -102,10 +102,10 @@ class Sm90GatherWgmma(Sm90TmaWgmma):
             self._gather_tile("a", s.block_m, m0, k0, tid, act)
             self._gather_tile("b", s.block_n, n0, k0, tid, filt)
             async_proxy_fence()
-            gpu_d.barrier()
+            self.m.barrier()
             acc = self._mma_stage(acc, base, arith_d.addi(base, i64(a_bytes)), wg_row0, wg_col0, wg_cols)
             wgmma_wait(0)
-            gpu_d.barrier()              # all warps done reading before the next gather
+            self.m.barrier()              # all warps done reading before the next gather
             set_acc([acc])
         self._epilogue(memrefs, loop.results[0], m0, n0, tid, wg_row0, wg_col0, wg_cols, smem)
 

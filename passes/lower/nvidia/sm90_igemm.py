@@ -14,14 +14,18 @@ Shared memory is one 1024-byte aligned allocation: [A stages][B stages][full bar
 
 from __future__ import annotations
 
-from ...ir import ir, arith_d, gpu_d, hal_d, llvm_d, memref_d, parse_attr, vector_d
+from dataclasses import dataclass
+
+from ...ir import ir, arith_d, hal_d, llvm_d, memref_d, parse_attr, vector_d
 from ...problem import ConvProblem
 from ...schedule import Schedule
 from ..common.emit import Emitter, vec_type
 from ..common.epilogue import apply_and_store, load_operands
-from .primitives import (I32, I64, address_of, cluster_sync, index_to, i64, load_remote_shared, mbarrier_arrive, mbarrier_init,
-                         mbarrier_init_fence, mbarrier_wait, smem_matrix_descriptor, wgmma_commit,
+from .primitives import (I64, address_of, cluster_sync, index_to, i64, load_remote_shared,
+                         mbarrier_init_fence, smem_matrix_descriptor, wgmma_commit,
                          wgmma_fence, wgmma_m64nk16, wgmma_wait, zero_accumulator)
+from .ring import MbarrierRing
+from .smem import Carve, Region, SharedBlock
 from .tma_loader import CHANNELS_PER_TILE, ConvTmaLoader, descriptor_slots, tensor_maps, write_descriptors
 
 WARPGROUP = 128
@@ -29,13 +33,24 @@ ROW_BYTES = CHANNELS_PER_TILE * 2          # one swizzled row: 64 x 16-bit
 SWIZZLE_ATOM_BYTES = 8 * ROW_BYTES         # 8 rows: the wgmma stride byte offset
 
 
-def smem_layout(s: Schedule) -> dict:
-    """Byte offsets in the one allocation: the stage ring (reused by the epilogue tile), then
-    the barriers."""
-    a = s.block_m * ROW_BYTES
-    b = s.block_n * ROW_BYTES
-    bars = max(s.stages * (a + b), s.block_m * tile_row_floats(s) * 4)
-    return {"a_stage": a, "b_stage": b, "bars": bars, "total": bars + 16 * s.stages}
+@dataclass(frozen=True)
+class IgemmLayout:
+    a: Region                  # the ring stages' activation parts
+    b: Region                  # ... and filter parts
+    full: Region
+    empty: Region
+    total: int
+
+
+def smem_layout(s: Schedule) -> IgemmLayout:
+    """The stage ring (reused by the f32 epilogue tile, which may be longer), then the
+    barriers."""
+    carve = Carve()
+    a = carve.take(s.block_m * ROW_BYTES, s.stages)
+    b = carve.take(s.block_n * ROW_BYTES, s.stages)
+    carve.top = max(carve.top, s.block_m * tile_row_floats(s) * 4)
+    full, empty = carve.barriers(s.stages), carve.barriers(s.stages)
+    return IgemmLayout(a, b, full, empty, carve.top)
 
 
 def _cdiv(a, b):
@@ -58,28 +73,17 @@ class Sm90TmaWgmma:
         self.ks = e.rem(pid, s.split_k)
         m0 = e.mul(e.div(tile, n_tiles), s.block_m)
         n0 = e.mul(e.rem(tile, n_tiles), s.block_n)
-        tid = gpu_d.thread_id(gpu_d.Dimension.x)
+        tid = self.m.thread_id(e)
         wg = e.div(tid, WARPGROUP)
         wg_m, wg_n, wg_cols = warpgroup_grid(s)
         wg_row0 = e.mul(e.div(wg, wg_n), 64)          # this warpgroup's first tile row
         wg_col0 = e.mul(e.rem(wg, wg_n), wg_cols)      # ... and first tile column
 
-        space = parse_attr("#gpu.address_space<workgroup>")
-        smem = memref_d.alloc(ir.MemRefType.get([lay["total"]], ir.IntegerType.get_signless(8),
-                                                memory_space=space), [], [], alignment=1024)
-        base = address_of(smem)
-
-        def at(offset_i64):
-            return arith_d.addi(base, offset_i64)
-
-        def stage_off(st_index, stage_bytes, start):
-            return arith_d.addi(i64(start), arith_d.muli(index_to(st_index, I64()), i64(stage_bytes)))
-
-        full = [at(i64(lay["bars"] + 8 * i)) for i in range(s.stages)]
-        empty = [at(i64(lay["bars"] + 8 * (s.stages + i))) for i in range(s.stages)]
-        assert s.block_m * tile_row_floats(s) * 4 <= lay["bars"], "epilogue tile must fit the stages"
-        # Barrier protocol: full[i] (1 arrival + TMA bytes) says stage i holds k-tile data;
-        # empty[i] (one arrival per warp after its wgmma completed) says it may be refilled.
+        block = SharedBlock(self.m, lay.total)
+        # full[i] (1 arrival + TMA bytes) says stage i holds k-tile data; empty[i] (one
+        # arrival per warp after its wgmma completed) says it may be refilled
+        ring = MbarrierRing(e, block, lay.full, lay.empty)
+        assert s.block_m * tile_row_floats(s) * 4 <= lay.full.offset, "epilogue tile must fit the stages"
 
         maps = tensor_maps(p, s)
         slots = descriptor_slots(pid, scratch)
@@ -87,56 +91,42 @@ class Sm90TmaWgmma:
         is_producer = e.cmp("eq", tid, 0)
         with e.if_(is_producer):
             write_descriptors([maps.activation, maps.filter], slots, [x, w])
-            for i in range(s.stages):
-                mbarrier_init(full[i], 1)
-                mbarrier_init(empty[i], s.threads // 32)
+            ring.init(s.threads // 32)
             mbarrier_init_fence()
-        gpu_d.barrier()
+        self.m.barrier()
 
         ktiles = p.gemm_k // CHANNELS_PER_TILE // s.split_k      # k-tiles of this CTA's slice
         kbase = e.mul(self.ks, ktiles)
         with e.if_(is_producer):
             for i in range(min(s.stages, ktiles)):
-                loader.load(e.add(kbase, i), at(i64(i * lay["a_stage"])),
-                            at(i64(s.stages * lay["a_stage"] + i * lay["b_stage"])), full[i])
+                loader.load(e.add(kbase, i), block.element(lay.a, i), block.element(lay.b, i), ring.full(i))
 
-        bar_base = i64(lay["bars"])
-
-        def stage_bars(st):
-            off = arith_d.muli(index_to(st, I64()), i64(8))
-            return (at(arith_d.addi(bar_base, off)),
-                    at(arith_d.addi(bar_base, arith_d.addi(i64(8 * s.stages), off))))
-
-        def release_and_refill(kt_done):
-            """k-tile kt_done's wgmma group has completed in this warp: release its stage and,
-            in the producer, refill it with k-tile kt_done + stages once every warp did."""
-            st = e.rem(kt_done, s.stages)
-            full_st, empty_st = stage_bars(st)
+        def release_and_refill(st, phase, kt_done):
+            """k-tile kt_done (stage st, phase parity `phase`) has its wgmma group completed
+            in this warp: release its stage and, in the producer, refill it with k-tile
+            kt_done + stages once every warp did."""
             with e.if_(e.cmp("eq", e.rem(tid, 32), 0)):
-                mbarrier_arrive(empty_st)
+                ring.release(st)
             with e.if_(is_producer):
                 nxt = e.add(kt_done, s.stages)
                 with e.if_(e.cmp("slt", nxt, ktiles)):
-                    mbarrier_wait(empty_st, index_to(e.rem(e.div(kt_done, s.stages), 2), I32()))
-                    loader.load(e.add(kbase, nxt), at(stage_off(st, lay["a_stage"], 0)),
-                                at(stage_off(st, lay["b_stage"], s.stages * lay["a_stage"])), full_st)
+                    ring.await_release(st, phase)
+                    loader.load(e.add(kbase, nxt), block.element(lay.a, st), block.element(lay.b, st), ring.full(st))
 
         # Main loop: keep one wgmma group in flight; the stage of the previous k-tile is
         # released as soon as its group retires (wgmma.wait_group 1).
         loop = e.for_(0, ktiles, 1, [zero_accumulator(wg_cols)])
         with loop as (kt, (acc,), set_acc):
-            st = e.rem(kt, s.stages)
-            phase = index_to(e.rem(e.div(kt, s.stages), 2), I32())
-            a_st = at(stage_off(st, lay["a_stage"], 0))
-            b_st = at(stage_off(st, lay["b_stage"], s.stages * lay["a_stage"]))
-            mbarrier_wait(stage_bars(st)[0], phase)
-            acc = self._mma_stage(acc, a_st, b_st, wg_row0, wg_col0, wg_cols)
+            st, phase = ring.slot(kt)
+            ring.wait(st, phase)
+            acc = self._mma_stage(acc, block.element(lay.a, st), block.element(lay.b, st), wg_row0, wg_col0, wg_cols)
             wgmma_wait(1)
             with e.if_(e.cmp("sgt", kt, 0)):
-                release_and_refill(e.sub(kt, 1))
+                done = e.sub(kt, 1)
+                release_and_refill(*ring.slot(done), done)
             set_acc([acc])
         wgmma_wait(0)
-        self._epilogue(memrefs, loop.results[0], m0, n0, tid, wg_row0, wg_col0, wg_cols, smem)
+        self._epilogue(memrefs, loop.results[0], m0, n0, tid, wg_row0, wg_col0, wg_cols, block.memref)
 
     def _mma_stage(self, acc, a_stage, b_stage, wg_row0, wg_col0, wg_cols):
         """One 64-wide K tile: 4 x wgmma m64n{wg_cols}k16 on this warpgroup's rows of the A
@@ -163,7 +153,7 @@ class Sm90TmaWgmma:
         space = parse_attr("#gpu.address_space<workgroup>")
         tile = memref_d.view(ir.MemRefType.get([s.block_m * stride], f32, memory_space=space),
                              smem, e.c(0), [])
-        gpu_d.barrier()                  # every warp's wgmma reads of the stages are done
+        self.m.barrier()                  # every warp's wgmma reads of the stages are done
         lane = e.rem(tid, 32)
         warp = e.div(e.rem(tid, WARPGROUP), 32)
         row = e.add(wg_row0, e.add(e.mul(warp, 16), e.div(lane, 4)))
@@ -174,7 +164,7 @@ class Sm90TmaWgmma:
                 v1 = llvm_d.extractvalue(f32, acc, [4 * j + 2 * h + 1])
                 at = e.add(e.mul(e.add(row, 8 * h), stride), e.add(col, 8 * j))
                 vector_d.store(vector_d.from_elements(vec_type(2, "f32"), [v0, v1]), tile, [at], alignment=8)
-        gpu_d.barrier()
+        self.m.barrier()
         if s.split_k > 1:
             cluster_sync()               # every slice's partial tile is in its shared memory
             with e.if_(e.cmp("eq", self.ks, 0)):

@@ -19,17 +19,19 @@ residual elsewhere.
 
 from __future__ import annotations
 
-from ...ir import ir, arith_d, gpu_d, hal_d, llvm_d, memref_d, parse_attr, vector_d
+from ...ir import ir, arith_d, hal_d, llvm_d, memref_d, parse_attr, vector_d
 from ...problem import ConvProblem, DTYPE_BYTES
 from ...schedule import Schedule
 from ..common.emit import Emitter, float_type, vec_type
-from .primitives import (I32, I64, address_of, as_shared_ptr, async_proxy_fence, bulk_commit, bulk_wait_read, i64,
-                         index_to, mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_init_fence,
-                         mbarrier_wait, named_barrier, smem_matrix_descriptor, tma_load, tma_store,
+from .primitives import (I32, I64, as_shared_ptr, async_proxy_fence, bulk_commit, bulk_wait_read, i64,
+                         index_to, mbarrier_init_fence,
+                         named_barrier, smem_matrix_descriptor, tma_load, tma_store,
                          undef_accumulator, wgmma_commit, wgmma_fence, wgmma_m64nk16_rega, wgmma_wait)
-from .row_slab import BLOCK_N, CHUNK, RowSlab, row_slab
+from .row_slab import BLOCK_N, CHUNK, RowSlab, RowSlabUnsupported, row_slab
 from .sm90_igemm import SWIZZLE_ATOM_BYTES
 from .warp_roles import THREADS, WARPGROUP, channel_operands, split_roles, stage_fragments
+from .ring import MbarrierRing
+from .smem import BLOCK_ALIGN, Carve, SharedBlock
 from .tma_loader import _TM_ELEM, _TM_TYPE, acquire_descriptor, descriptor_slots, epilogue_panel, write_descriptors
 from . import tensormap as tm
 
@@ -70,30 +72,25 @@ class RowsLayout:
     (unused) fragment prefetch from there, memory nothing rewrites after the prologue."""
 
     def __init__(self, p: ConvProblem, g: RowSlab, stages: int):
-        self.stages = stages
-        self.slot = _align(g.slab_bytes)
-        self.filt0 = stages * self.slot
-        self.filt_tile = p.F * 128                       # one 64-wide K tile of all F rows
-        self.stage0 = _align(self.filt0 + max(g.ktiles * self.filt_tile, self.slot))
+        carve = Carve()
         self.rows = 64 * g.subs
-        self.stage_bytes = self.rows * BLOCK_N * DTYPE_BYTES[p.out_dtype]
-        self.bars = self.stage0 + 2 * self.stage_bytes
-        self.total = self.bars + 16 * stages
+        self.filt_tile = p.F * 128                       # one 64-wide K tile of all F rows
+        self.slabs = carve.take(_align(g.slab_bytes), stages)
+        self.filter = carve.take(max(g.ktiles * self.filt_tile, self.slabs.size))
+        self.staging = carve.take(self.rows * BLOCK_N * DTYPE_BYTES[p.out_dtype], 2, align=BLOCK_ALIGN)
+        self.full, self.empty = carve.barriers(stages), carve.barriers(stages)
+        self.total = carve.top
 
-    def full(self, i):
-        return self.bars + 8 * i
-
-    def empty(self, i):
-        return self.bars + 8 * (self.stages + i)
-
-
-def fixed_bytes(p: ConvProblem, g: RowSlab) -> int:
-    return RowsLayout(p, g, 0).total
+    stages = property(lambda self: self.slabs.count)
+    slot = property(lambda self: self.slabs.size)
+    filt0 = property(lambda self: self.filter.offset)
+    stage0 = property(lambda self: self.staging.offset)
+    stage_bytes = property(lambda self: self.staging.size)
+    bars = property(lambda self: self.full.offset)
 
 
 def check_supported(p: ConvProblem) -> RowSlab:
     """Raises RowSlabUnsupported (a ValueError) with the reason."""
-    from .row_slab import RowSlabUnsupported
     g = row_slab(p)
     if p.reads_residual:
         raise RowSlabUnsupported("output-shaped epilogue operand (residual)")
@@ -113,33 +110,22 @@ class Sm90Rows:
         self.fblocks = p.F // BLOCK_N
         self.tiles = p.N * p.Ho * self.fblocks
 
-    def at(self, offset):
-        return arith_d.addi(self.base, i64(offset) if isinstance(offset, int) else offset)
-
-    def _idx(self, first: int, index, size: int):
-        return self.at(arith_d.addi(i64(first), arith_d.muli(index_to(index, I64()), i64(size))))
-
     def emit(self, memrefs) -> None:
-        p, s, e, lay = self.p, self.s, self.e, self.lay
+        p, e, lay = self.p, self.e, self.lay
         self.memrefs = memrefs
         self.pid = hal_d.InterfaceWorkgroupIDOp(0).result
-        tid = gpu_d.thread_id(gpu_d.Dimension.x)
-        space = parse_attr("#gpu.address_space<workgroup>")
-        smem = memref_d.alloc(ir.MemRefType.get([lay.total], ir.IntegerType.get_signless(8), memory_space=space),
-                              [], [], alignment=1024)
-        self.smem = smem
-        self.base = address_of(smem)
+        tid = self.m.thread_id(e)
+        self.smem = SharedBlock(self.m, lay.total)
+        self.ring = MbarrierRing(e, self.smem, lay.full, lay.empty)
         descs = [tm.encode_tiled(input_map_args(p, self.g)), tm.encode_tiled(output_map_args(p, lay.rows))]
         self.slots = descriptor_slots(self.pid, memrefs[-1], DESCRIPTORS)
         with e.if_(e.cmp("eq", tid, 0)):
             write_descriptors(descs, self.slots, [memrefs[p.input], memrefs[p.num_operands]])
-            for i in range(s.stages):
-                mbarrier_init(self.at(lay.full(i)), 1)
-                mbarrier_init(self.at(lay.empty(i)), WARPGROUP // 32)
+            self.ring.init(WARPGROUP // 32)
             mbarrier_init_fence()
         self._stage_filter(tid)
         async_proxy_fence()              # generic stores of the filter -> wgmma (async proxy)
-        gpu_d.barrier()
+        self.m.barrier()
         split_roles(e, tid, self._producer, lambda cw: self._consumer(cw, e.rem(tid, WARPGROUP)))
 
     # ------------------------------------------------------------------ filter
@@ -152,7 +138,7 @@ class Sm90Rows:
         jobs = p.F * per_row
         dt = float_type(p.dtype)
         elems = memref_d.view(ir.MemRefType.get([lay.total // 2], dt, memory_space=parse_attr("#gpu.address_space<workgroup>")),
-                              self.smem, e.c(0), [])
+                              self.smem.memref, e.c(0), [])
         w = self.memrefs[p.filter]
         rsc = p.R * g.sc
         for it in range(-(-jobs // THREADS)):
@@ -187,10 +173,6 @@ class Sm90Rows:
         t = e.add(self.pid, e.mul(j, self.s.grid[0]))
         return e.div(t, self.fblocks), e.mul(e.rem(t, self.fblocks), BLOCK_N)
 
-    def _slot_phase(self, j):
-        e, st = self.e, self.s.stages
-        return e.rem(j, st), index_to(e.rem(e.div(j, st), 2), I32())
-
     # ------------------------------------------------------------------ producer
     def _producer(self) -> None:
         p, g, e, lay = self.p, self.g, self.e, self.lay
@@ -198,11 +180,10 @@ class Sm90Rows:
             row, _n0 = self._tile(j)
             n = e.div(row, p.Ho)
             ho = e.rem(row, p.Ho)
-            slot, phase = self._slot_phase(j)
-            mbarrier_wait(self._idx(lay.empty(0), slot, 8), arith_d.xori(phase, arith_d.constant(I32(), 1)))
-            full = self._idx(lay.full(0), slot, 8)
-            mbarrier_arrive_expect_tx(full, g.slab_bytes)
-            dst0 = self._idx(0, slot, lay.slot)
+            slot, phase = self.ring.slot(j)
+            self.ring.acquire(slot, phase)
+            full = self.ring.arm(slot, g.slab_bytes)
+            dst0 = self.smem.element(lay.slabs, slot)
             h0 = e.sub(e.mul(ho, p.stride[0]), p.pad[0])
             x0 = arith_d.constant(I32(), g.xs // g.group)
             for b in range(g.boxes):             # one box, or one per row with a dilation along H
@@ -226,17 +207,17 @@ class Sm90Rows:
         # serial chain, and the fragment loads were a quarter of it (bench/NOTES.md, v21).
         count = e.div(e.add(e.sub(self._local_count(), cw), 1), 2)
         with e.if_(e.cmp("sgt", count, 0)):
-            slot0, phase0 = self._slot_phase(cw)
-            mbarrier_wait(self._idx(lay.full(0), slot0, 8), phase0)
-            first = self._flat_fragments(self._idx(0, slot0, lay.slot), row_off[0], masks)
+            slot0, phase0 = self.ring.slot(cw)
+            self.ring.wait(slot0, phase0)
+            first = self._flat_fragments(self.smem.element(lay.slabs, slot0), row_off[0], masks)
             loop = e.for_(0, count, 1, first)
             with loop as (t, carried, set_res):
                 j = e.add(cw, e.mul(t, 2))
                 row, n0 = self._tile(j)
                 channel_ops = channel_operands(e, p, self.memrefs, n0, e.mul(q, 2), BLOCK_N)
-                slot, _phase = self._slot_phase(j)
-                slab = self._idx(0, slot, lay.slot)
-                b_base = arith_d.addi(self.at(lay.filt0), arith_d.muli(index_to(n0, I64()), i64(128)))
+                slot, _phase = self.ring.slot(j)
+                slab = self.smem.element(lay.slabs, slot)
+                b_base = arith_d.addi(self.smem.element(lay.filter, 0), arith_d.muli(index_to(n0, I64()), i64(128)))
                 accs = []
                 for sub in range(g.subs):
                     # Fragments stay live until the wgmmas reading them finish (wait_group).
@@ -247,16 +228,17 @@ class Sm90Rows:
                     accs.append(self._mma(b_base, regs))
                 # The wgmmas read A from registers, so the slab is free once they are issued.
                 with e.if_(e.cmp("eq", lane, 0)):
-                    mbarrier_arrive(self._idx(lay.empty(0), slot, 8))
+                    self.ring.release(slot)
                 has_next = e.cmp("slt", e.add(t, 1), count)
-                nslot, nphase = self._slot_phase(e.add(j, 2))
+                nslot, nphase = self.ring.slot(e.add(j, 2))
 
                 def prefetch():
                     """The next tile's first fragments (from the filter area, never rewritten,
                     when there is no next tile: the values are not used)."""
                     with e.if_(has_next):
-                        mbarrier_wait(self._idx(lay.full(0), nslot, 8), nphase)
-                    nslab = arith_d.select(has_next, self._idx(0, nslot, lay.slot), self.at(lay.filt0))
+                        self.ring.wait(nslot, nphase)
+                    nslab = arith_d.select(has_next, self.smem.element(lay.slabs, nslot),
+                                           self.smem.element(lay.filter, 0))
                     return self._flat_fragments(nslab, row_off[0], masks)
                 set_res(self._epilogue(accs, cw, row, n0, warp, lane, elected, channel_ops, prefetch))
         with e.if_(elected):
@@ -334,7 +316,7 @@ class Sm90Rows:
         with e.if_(elected):
             bulk_wait_read(0)            # the previous store from this slot has read it
         named_barrier(e.add(cw, 1), WARPGROUP)
-        slot = self._idx(lay.stage0, cw, lay.stage_bytes)
+        slot = self.smem.element(lay.staging, cw)
         for sub, acc in enumerate(accs):
             wgmma_wait(len(accs) - 1 - sub)      # stage sub-block sub while the later ones multiply
             stage_fragments(e, p, [acc], BLOCK_N, slot, lay.rows, warp, lane, channel_ops, first_sub=sub)

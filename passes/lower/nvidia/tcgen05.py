@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...ir import ir, arith_d, llvm_d, nvvm_d, vector_d
-from .primitives import I32, I64, as_shared_ptr, i32, i64
+from ...ir import ir, arith_d, llvm_d, nvvm_d, parse_attr, vector_d
+from .primitives import I32, I64, as_generic_ptr, as_shared_ptr, i32, i64
 
 ARCHS = ("sm_100a",)
 TMEM_LANES = 128
@@ -132,11 +132,6 @@ def tmem_columns_for(columns: int) -> int:
     return n
 
 
-def tmem_address(lane: int, column: int) -> int:
-    """A tensor-memory address: lane in bits 16..31, column in 0..15."""
-    return (lane << 16) | column
-
-
 # ---------------------------------------------------------------------- emitted ops
 def ptr_tmem():
     return ir.Type.parse("!llvm.ptr<6>")
@@ -233,6 +228,7 @@ def wait_ld_for(words):
     regs = [vector_d.extract(words, [], [i]) for i in range(n)]
     st = llvm_d.StructType.get_literal([I32()] * n)
     cons = ",".join(["=r"] * n + [str(i) for i in range(n)])
+    # inline asm: nvvm.tcgen05.wait cannot carry the loaded registers (see above)
     r = llvm_d.InlineAsmOp(st, regs, "tcgen05.wait::ld.sync.aligned;", cons, has_side_effects=True).result
     return vector_d.from_elements(ir.VectorType.get([n], I32()), [llvm_d.extractvalue(I32(), r, [i]) for i in range(n)])
 
@@ -266,8 +262,6 @@ def tma_load_pair(dst_smem_i64, desc_addr_i64, coords_i32, leader_bar, im2col_of
     the MMA thread waits. The NVVM op types its mbarrier operand as a shared pointer
     (!llvm.ptr<3>), which the instruction reads as a shared::cluster address: the mapa result
     is passed through as an integer."""
-    from ...ir import parse_attr
-    from .primitives import as_generic_ptr
     dst = llvm_d.addrspacecast(ir.Type.parse("!llvm.ptr<7>"), as_shared_ptr(dst_smem_i64))
     kw = {"group": nvvm_d.CTAGroupKind.CTA_2}
     if im2col_offsets_i16:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 
-from ...ir import ir, arith_d, llvm_d
+from ...ir import arith_d, nvvm_d
 from .primitives import I64, i64, index_to, store_i64
 
 from ...trace_events import EVENTS, RECORD_BYTES, TRACE_ENV
@@ -24,8 +24,7 @@ def enabled() -> bool:
 
 def global_timer():
     """%globaltimer (ns) as i64."""
-    return llvm_d.InlineAsmOp(I64(), [], "mov.u64 $0, %globaltimer;", "=l",
-                              has_side_effects=True).result
+    return nvvm_d.GlobalTimerOp(results=[I64()]).result
 
 
 class Trace:

@@ -1,0 +1,169 @@
+"""Tiles, shared-memory layout and refusals of the sm_90a warp-specialized kernels (sm90_ws.py).
+
+Shared memory, one 1024-aligned allocation:
+[A stages][B stages][out slots][residual slots unless in place][full][empty]
+[res_full][res_empty][turn x2], `epilogue_slots` slots per consumer warpgroup (with none:
+[A stages][B stages][full][empty][turn x2]).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...problem import ConvProblem, DTYPE_BYTES, OperandLoad
+from . import tensormap as tm
+from .smem import Carve, Region
+from .tma_loader import CHANNELS_PER_TILE, epilogue_map_args, epilogue_panel
+from .warp_roles import WARPGROUP
+
+
+def row_bytes(block_k: int, dtype: str = "f16") -> int:
+    """Bytes of one swizzled K row of operands (128 or 64: also the swizzle span)."""
+    return block_k * DTYPE_BYTES[dtype]
+
+
+DESCRIPTORS = 4                            # activation, filter, output, residual
+# f32 accumulator registers per consumer thread: 160 (a 128x160 tile per warpgroup, F = 320
+# in two tiles) still leaves ptxas room under the 232-register consumer budget without spills.
+MAX_ACC_REGS = 160
+
+
+class WsUnsupported(ValueError):
+    pass
+
+
+def residual_step(p: ConvProblem) -> OperandLoad | None:
+    """The epilogue's one output-shaped operand (loaded by TMA), if any."""
+    full = p.residual_loads
+    if len(full) > 1:
+        raise WsUnsupported("more than one output-shaped epilogue operand")
+    return full[0] if full else None
+
+
+STREAM_K = "sm90_ws_streamk"          # ping-pong consumers over k-lockstep stream-K segments
+
+
+def consumer_slice(kernel: str, block_m: int, block_n: int, swap: bool = False) -> tuple[int, int]:
+    """(pixel rows, channels) of the tile that one consumer warpgroup computes and stages:
+    cooperative warpgroups split the rows, or the channels of a swapped tile."""
+    if kernel != "sm90_ws_cooperative":
+        return block_m, block_n
+    return (block_m, block_n // 2) if swap else (block_m // 2, block_n)
+
+
+@dataclass(frozen=True)
+class WsLayout:
+    """Shared memory of the persistent kernels: the operand ring, then `slots` staging slots
+    per consumer warpgroup (each also the residual's when it has the output's dtype, else
+    separate residual slots), then the barriers. Two slots let tile u's residual land while
+    tile u - 1's epilogue and store run, and let a store drain while the next tile is staged.
+    slots = 0: no staging slots; each consumer warpgroup stages its slice of a tile (and
+    receives its residual) in one ring stage of its own, the activation or filter part of
+    that stage (`out` and `res` are then that ring part), so the whole allocation is ring:
+    128x256 cooperative tiles get 4 stages instead of 3."""
+    rows: int                  # pixel rows per consumer warpgroup
+    cols: int                  # channels per consumer warpgroup
+    out_slot: int              # bytes of a warpgroup's staged slice
+    res_slot: int              # bytes of a warpgroup's residual slice (0: no residual)
+    res_in_place: bool         # the residual is loaded into the staging slot itself
+    slots: int                 # staging (and residual) slots per consumer warpgroup; 0: in the ring
+    a: Region                  # the ring stages' activation parts
+    b: Region                  # ... and filter parts
+    out: Region                # staging slots, warpgroup-major
+    res: Region                # residual slots (`out` when in place)
+    full: Region               # per ring stage: the producer filled it
+    empty: Region              # per ring stage: the consumers released it
+    res_full: Region           # per residual slot: its residual landed
+    res_empty: Region          # per residual slot: it may be refilled
+    turn: Region               # per ping-pong warpgroup: its main loop may start
+    total: int
+
+    stages = property(lambda self: self.a.count)
+    a_stage = property(lambda self: self.a.size)
+    b_stage = property(lambda self: self.b.size)
+    a0 = property(lambda self: self.a.offset)
+    b0 = property(lambda self: self.b.offset)
+    out0 = property(lambda self: self.out.offset)
+    res0 = property(lambda self: self.res.offset)
+    slot_stride = property(lambda self: self.out.size)
+    bars = property(lambda self: self.full.offset)
+
+
+def swap_max_pixels(kernel: str, block_n: int) -> int:
+    """Most pixels a swapped tile of block_n channels may hold: the wgmma's N limit (256),
+    and the accumulators of a warpgroup's channels (cols x pixels / 128 per thread) within
+    MAX_ACC_REGS, in multiples of 16."""
+    cols = consumer_slice(kernel, 0, block_n, swap=True)[1]
+    return min(256, MAX_ACC_REGS * WARPGROUP // cols // 16 * 16)
+
+
+def ws_layout(p: ConvProblem, kernel: str, block_m: int, block_n: int, stages: int,
+              block_k: int = CHANNELS_PER_TILE, slots: int = 1, swap: bool = False) -> WsLayout:
+    rows, cols = consumer_slice(kernel, block_m, block_n, swap)
+    res = residual_step(p)
+    out_slot = rows * cols * DTYPE_BYTES[p.out_dtype]
+    res_slot = rows * cols * DTYPE_BYTES[res.dtype] if res else 0
+    in_place = bool(res) and res.dtype == p.out_dtype
+    carve = Carve()
+    a = carve.take(block_m * row_bytes(block_k, p.dtype), stages)
+    b = carve.take(block_n * row_bytes(block_k, p.dtype), stages)
+    if slots == 0:
+        # the smaller ring part that holds a warpgroup's slice (check_supported: one does)
+        out = min([part for part in (a, b) if out_slot <= part.size] or [b], key=lambda r: (r.size, r.offset))
+        res = out
+    else:
+        out = carve.take(out_slot, 2 * slots)
+        res = out if in_place else carve.take(res_slot, 2 * slots)
+    full, empty = carve.barriers(stages), carve.barriers(stages)
+    res_full, res_empty = carve.barriers(2 * slots), carve.barriers(2 * slots)
+    turn = carve.barriers(2)
+    return WsLayout(rows, cols, out_slot, res_slot, in_place, slots, a, b, out, res, full, empty, res_full,
+                    res_empty, turn, carve.top)
+
+
+def check_supported(p: ConvProblem, kernel: str, block_m: int, block_n: int, slots: int = 1,
+                    swap: bool = False, cluster_m: int = 1, block_k: int = CHANNELS_PER_TILE) -> None:
+    """Raises WsUnsupported with the reason when the kernel cannot serve p with this tile."""
+    res = residual_step(p)
+    rows, cols = consumer_slice(kernel, block_m, block_n, swap)
+    if kernel == STREAM_K and res:
+        raise WsUnsupported("stream-K with a residual (the residual load follows tiles, not segments)")
+    if slots not in (0, 1, 2) or (kernel == STREAM_K and slots != 1):
+        raise WsUnsupported(f"{slots} epilogue slots per warpgroup with {kernel}")
+    if slots == 0:
+        # staging in the ring: each cooperative warpgroup lends one ring stage per tile
+        if kernel != "sm90_ws_cooperative" or cluster_m != 1:
+            raise WsUnsupported("epilogue staged in the ring needs cooperative consumers without a cluster")
+        if res and res.dtype != p.out_dtype:
+            raise WsUnsupported("epilogue staged in the ring with a residual whose dtype differs from the output's")
+        lay = ws_layout(p, kernel, block_m, block_n, 1, block_k, 0, swap)
+        if lay.out_slot > max(lay.a_stage, lay.b_stage):
+            raise WsUnsupported(f"a {lay.rows}x{lay.cols} {p.out_dtype} slice does not fit a ring stage's operand part")
+    if slots > 1 and res and res.dtype != p.out_dtype:
+        # the residual would need slots of its own (not in place): a protocol no GPU check covers
+        raise WsUnsupported("two epilogue slots with a residual whose dtype differs from the output's")
+    if swap:
+        if kernel == STREAM_K or cluster_m != 1:
+            raise WsUnsupported("swapped tiles with stream-K or a cluster")
+        if cols % 64 or cols > 128:
+            raise WsUnsupported(f"swapped tiles: {cols} channels per consumer warpgroup (64 or 128)")
+        if block_m % 16 or block_m > 256 or cols * block_m > MAX_ACC_REGS * WARPGROUP:
+            raise WsUnsupported(f"swapped tiles: block_m={block_m} (a multiple of 16, at most 256)")
+        if any(DTYPE_BYTES[dt] != 2 for dt in [p.out_dtype] + ([res.dtype] if res else [])):
+            raise WsUnsupported("swapped tiles need 16-bit outputs and residuals (transposed 8x8 moves)")
+    else:
+        if rows % 64 or rows > 128:
+            raise WsUnsupported(f"{rows} rows per consumer warpgroup (64 or 128)")
+        if block_n % 8 or block_n > 256 or rows * block_n > MAX_ACC_REGS * WARPGROUP:
+            raise WsUnsupported(f"block_n={block_n}")
+    for dt in [p.out_dtype] + ([res.dtype] if res else []):
+        try:
+            epilogue_panel(dt, cols)
+        except ValueError as e:
+            raise WsUnsupported(str(e)) from None
+        if (p.F * DTYPE_BYTES[dt]) % 16:
+            raise WsUnsupported(f"F={p.F} rows of {dt} are not 16-byte aligned for TMA")
+        try:
+            tm.encode_tiled(epilogue_map_args(p, dt, rows, cols))
+        except tm.TensorMapError as e:
+            raise WsUnsupported(f"epilogue TMA descriptor refused: {e}") from None

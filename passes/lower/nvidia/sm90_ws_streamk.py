@@ -1,0 +1,77 @@
+"""Stream-K consumers of the sm_90a warp-specialized kernel (sm90_ws_streamk): warpgroup 0
+computes the head of a tile and publishes its f32 partial through the scratch buffer,
+warpgroup 1 the tail of the previous CTA's head tile, adding that partial before the epilogue
+(tile_scheduler.StreamKWork, stream_k.py)."""
+
+from __future__ import annotations
+
+from ...ir import arith_d
+from . import stream_k as sk
+from .primitives import I64, bulk_wait_read, i64, index_to, named_barrier, undef_accumulator, wgmma_wait
+from .tma_loader import acquire_descriptor
+from .warp_roles import WARPGROUP
+
+
+class StreamKConsumers:
+    """Mixin of Sm90WarpSpecialized: consumers over stream-K segments."""
+
+    def _flag(self, cta):
+        return arith_d.addi(self.scratch, index_to(self.e.add(self.e.mul(cta, 8), self.sk.flags0), I64()))
+
+    def _partial(self, cta):
+        return arith_d.addi(self.scratch, arith_d.addi(
+            i64(self.sk.work0), arith_d.muli(index_to(cta, I64()), i64(self.sk.tile_bytes))))
+
+    def _consumer_streamk(self, cw) -> None:
+        """Ping-pong consumers over this CTA's segments (warpgroup 0: the head of a tile, if
+        any; warpgroup 1: the tail of the previous CTA's head tile): the main loop over the
+        segment's k-tiles, then a head publishes its partial for the next CTA, and a tail adds
+        the previous CTA's partial and runs the epilogue."""
+        s, e = self.s, self.e
+        wtid = e.rem(self.tid, WARPGROUP)
+        elected = e.cmp("eq", wtid, 0)
+        pid = self.tiles.pid
+        with e.if_(elected):
+            acquire_descriptor(self.slots[2])
+        subs = self.subs
+        row_base = e.c(0)
+        with e.for_(cw, self.work.count(), 2) as (si, _, _y):
+            t, k0, k1, it0 = self.work.segment(si)
+            m0, n0 = self.tiles.origin_of(t)
+            use = e.div(si, 2)
+            self._turn_wait(cw, use)
+            channel_ops = self._channel_ops(n0, wtid)
+            st0, ph0 = self.ring.slot(it0)
+            accs = self._k_step(st0, ph0, [undef_accumulator(self.mma_n) for _ in range(subs)], row_base, first=True)
+            first_tile = arith_d.andi(elected, e.cmp("eq", use, 0)) if self.trace.on else None
+            self.trace.consumer(e, cw, "first_data", first_tile)
+            accs, last = self._k_loop(st0, ph0, e.sub(k1, k0), accs, row_base)
+            self._turn_pass(cw, elected)
+            wgmma_wait(0)
+            self.trace.consumer(e, cw, "mainloop", first_tile)
+            self._release(last)
+            # A tail adds the head's partial from the previous CTA (0 or 1 iterations).
+            prev = e.sub(pid, 1)
+            fix = e.for_(prev, e.select(e.cmp("sgt", k0, 0), pid, prev), 1, accs)
+            with fix as (q, accs, set_acc):
+                with e.if_(elected):
+                    sk.await_partial(self._flag(q), t)
+                named_barrier(e.add(cw, 1), WARPGROUP)
+                set_acc(sk.add_partial(e, accs, s.block_n, self._partial(q), wtid))
+                if self.trace.on:
+                    self.trace.consumer(e, cw, "fixed", elected)
+            accs = fix.results
+            head = e.all_of(e.cmp("eq", k0, 0), e.cmp("slt", k1, self.ktiles))
+            with e.if_else(head) as (partial, finish):
+                with partial:
+                    sk.store_partial(e, accs, s.block_n, self._partial(pid), wtid)
+                    named_barrier(e.add(cw, 1), WARPGROUP)
+                    with e.if_(elected):
+                        sk.publish(self._flag(pid), t)
+                        self.trace.stamp("partial")
+                with finish:
+                    self._epilogue(accs, cw, None, use, m0, n0, wtid, elected, channel_ops, first_tile)
+                    self.trace.consumer(e, cw, "stored", first_tile)
+        with e.if_(elected):
+            bulk_wait_read(0)          # the last store has read its staging slot
+        self.trace.consumer(e, cw, "done", elected)

@@ -1,0 +1,66 @@
+"""Typed shared-memory carve-up: a kernel's one workgroup allocation as named regions.
+
+IREE places separate workgroup allocations in no particular order (docs: iree-integration),
+so every kernel makes one 1024-aligned allocation and addresses tiles and barriers at fixed
+offsets in it. A layout dataclass names those offsets as `Region`s, laid out once by `Carve`
+(in order, each at its alignment), and `SharedBlock` turns a region and an index into an i64
+shared address, so no emitter adds byte offsets by hand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...ir import arith_d
+from .primitives import I64, address_of, i64, index_to
+
+BARRIER_BYTES = 8                 # one mbarrier object
+BLOCK_ALIGN = 1024                # 128B-swizzled TMA/wgmma tiles want 1024 B alignment
+
+
+@dataclass(frozen=True)
+class Region:
+    """`count` elements of `size` bytes from byte `offset` (stages, slots or barriers)."""
+    offset: int
+    size: int
+    count: int = 1
+
+    def at(self, i: int) -> int:
+        return self.offset + self.size * i
+
+    @property
+    def end(self) -> int:
+        return self.offset + self.size * self.count
+
+
+class Carve:
+    """Lays regions out one after another from byte `top`."""
+
+    def __init__(self, top: int = 0):
+        self.top = top
+
+    def take(self, size: int, count: int = 1, align: int = 1) -> Region:
+        r = Region(-(-self.top // align) * align, size, count)
+        self.top = r.end
+        return r
+
+    def barriers(self, count: int) -> Region:
+        return self.take(BARRIER_BYTES, count)
+
+
+class SharedBlock:
+    """The kernel's allocation (made by the target's Machine) and addresses in it."""
+
+    def __init__(self, machine, total: int):
+        self.memref = machine.alloc_shared_bytes(total, BLOCK_ALIGN)
+        self.base = address_of(self.memref)
+
+    def at(self, offset):
+        """i64 shared address of byte `offset` (an int or an i64 value)."""
+        return arith_d.addi(self.base, i64(offset) if isinstance(offset, int) else offset)
+
+    def element(self, region: Region, index):
+        """Address of element `index` (an int, or an index value) of `region`."""
+        if isinstance(index, int):
+            return self.at(region.at(index))
+        return self.at(arith_d.addi(i64(region.offset), arith_d.muli(index_to(index, I64()), i64(region.size))))

@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 
 from ..passes.ir import ir, attr_to_py, walk_ops
-from ..passes.layout import channels_last, transpose_dispatches
+from ..passes.layout import channels_last, pad_dispatches, transpose_dispatches
 from ..passes.match import (PROBLEM_ATTR, DECLINE_ATTR, SEVERAL_RESULTS, executable_function, grouped_1x1_signature,
                             match_conv)
 from ..passes.plan import SCHEDULE_ATTR
@@ -179,7 +179,9 @@ def run_passes(module: ir.Module, opts: PassOptions, dump=None) -> tuple[ir.Modu
 def _flow_rebuilds(module: ir.Module, gemm_sigs, extra: list[str]) -> tuple[list[str], list[str], list[str]]:
     """What the first flow phase calls for: (flags to add, flags to drop, notes). Conv
     dispatches the matcher declines only for having several results call for IREE's multi-use
-    fusion off; a declined conv with a dynamic size calls for pad fusion off."""
+    fusion off; a declined conv with a dynamic size, or a pad left in a dispatch of its own
+    (layout.pad_dispatches: IREE's GPU codegen computes it wrong), calls for pad fusion off:
+    IREE then writes such a pad as a fill and a copy into it."""
     match_conv(module, PassOptions(gemm_signatures=gemm_sigs))
     several, dynamic = [], []
     for exe in walk_ops(module.operation, "flow.executable"):
@@ -201,6 +203,12 @@ def _flow_rebuilds(module: ir.Module, gemm_sigs, extra: list[str]) -> tuple[list
         notes.append(f"flow phase built without pad fusion: IREE compiles the dynamic-shape conv "
                      f"dispatch{'es' if len(dynamic) > 1 else ''} {', '.join(dynamic)}, and its codegen fails on "
                      "some with the pad fused in")
+    pads = pad_dispatches(module)
+    if pads and PAD_FUSION_FLAG not in drop:
+        drop.append(PAD_FUSION_FLAG)
+        notes.append(f"flow phase built without pad fusion: with it, {', '.join(pads)} "
+                     f"write{'' if len(pads) > 1 else 's'} a padded tensor, which IREE 3.13's GPU codegen computes "
+                     "wrong (it drops the low padding)")
     return add, drop, notes
 
 

@@ -10,6 +10,7 @@ from .lower import lower_kernels
 from .match import match_conv
 from .plan import plan_schedule
 from .splice import splice_dispatches
+from .window import trim_windows
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,7 @@ class PassOptions:
 
 PASSES: dict[str, Callable] = {
     "convc-channels-last": channels_last,      # input-phase IR (before IREE's flow)
+    "convc-trim-window": trim_windows,         # input-phase IR, after convc-channels-last
     "convc-match-conv": match_conv,
     "convc-plan-schedule": plan_schedule,
     "convc-lower-kernel": lower_kernels,

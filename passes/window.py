@@ -33,6 +33,14 @@ class _Axis:
     high: int       # zero pad after
 
 
+@dataclass(frozen=True)
+class _Window:
+    dim: int        # the input dimension it slides along
+    out: int        # output pixels along it
+    taps: int
+    dilation: int
+
+
 def _owner(v: ir.Value):
     o = v.owner
     return None if isinstance(o, ir.Block) else (o.operation if hasattr(o, "operation") else o)
@@ -52,15 +60,72 @@ def _zero_pad(v: ir.Value):
     return op if zero else None
 
 
-def _ints(attr) -> list[int]:
-    return [int(x) for x in ir.DenseIntElementsAttr(attr)]
+def _terms(e: ir.AffineExpr) -> dict[int, int] | None:
+    """{dim: coefficient} of a linear expression of dims (None: anything else)."""
+    e = e.maybe_downcast()
+    if isinstance(e, ir.AffineDimExpr):
+        return {e.position: 1}
+    if isinstance(e, ir.AffineAddExpr):
+        a, b = _terms(e.lhs), _terms(e.rhs)
+        return None if a is None or b is None or set(a) & set(b) else {**a, **b}
+    if isinstance(e, ir.AffineMulExpr):
+        a, c = e.lhs.maybe_downcast(), e.rhs.maybe_downcast()
+        if isinstance(a, ir.AffineConstantExpr):
+            a, c = c, a
+        if isinstance(a, ir.AffineDimExpr) and isinstance(c, ir.AffineConstantExpr):
+            return {a.position: c.value}
+    return None
+
+
+def _generic_windows(op, shapes) -> list[_Window] | None:
+    """The windows of a conv written as a linalg.generic (x, w -> out): input expressions
+    out_dim * stride + tap * dilation."""
+    maps = [ir.AffineMapAttr(a).value for a in op.attributes["indexing_maps"]]
+    if len(maps) != 3 or len(op.operands) != 3:
+        return None
+    where = [{r.maybe_downcast().position: i for i, r in enumerate(m.results)
+              if isinstance(r.maybe_downcast(), ir.AffineDimExpr)} for m in maps]
+    out = []
+    for i, e in enumerate(maps[0].results):
+        t = _terms(e)
+        if t is None or len(t) != 2:
+            continue
+        outs, taps = [d for d in t if d in where[2]], [d for d in t if d in where[1]]
+        if len(outs) != 1 or len(taps) != 1 or outs == taps:
+            continue
+        o, k = outs[0], taps[0]
+        out.append(_Window(i, shapes[2][where[2][o]], shapes[1][where[1][k]], t[k]))
+    return out
+
+
+def _windows(op, shapes) -> list[_Window] | None:
+    if op.name == "linalg.generic":
+        return _generic_windows(op, shapes)
+    in_dims, f_dims = WINDOW_DIMS[op.name]
+    dil = [int(x) for x in ir.DenseIntElementsAttr(op.attributes["dilations"])]
+    return [_Window(d, shapes[2][d], shapes[1][fd], dil[a]) for a, (d, fd) in enumerate(zip(in_dims, f_dims))]
+
+
+def _sums_products(op) -> bool:
+    """The body accumulates x * w (through extensions): a zero x adds nothing."""
+    if op.name != "linalg.generic":
+        return True
+    block = op.regions[0].blocks[0]
+    ops = [o.operation for o in block.operations]
+    acc = _owner(ops[-1].operands[0]) if ops[-1].operands else None
+    if acc is None or acc.name != "arith.addf" or block.arguments[2] not in list(acc.operands):
+        return False
+    mul = [_owner(v) for v in acc.operands if v != block.arguments[2]]
+    return len(mul) == 1 and mul[0] is not None and mul[0].name == "arith.mulf"
 
 
 def _trim(op) -> None:
-    in_dims, f_dims = WINDOW_DIMS[op.name]
     x, w, init = op.operands[0], op.operands[1], op.operands[2]
-    xt, wt, ot = (ir.RankedTensorType(v.type) for v in (x, w, init))
-    if not (xt.has_static_shape and wt.has_static_shape and ot.has_static_shape):
+    types = [ir.RankedTensorType(v.type) for v in (x, w, init)]
+    if not all(t.has_static_shape for t in types):
+        return
+    windows = _windows(op, [list(t.shape) for t in types])
+    if not windows:
         return
     pad = _zero_pad(x)
     src = pad.operands[0] if pad is not None else x
@@ -71,22 +136,20 @@ def _trim(op) -> None:
     high = [int(v) for v in pad.attributes["static_high"]] if pad is not None else [0] * st.rank
     if min(low + high) < 0:
         return
-    dil = _ints(op.attributes["dilations"])
     axes = [_Axis(low[d], st.shape[d], high[d]) for d in range(st.rank)]
     changed = False
-    for a, (d, fd) in enumerate(zip(in_dims, f_dims)):
-        if ot.shape[d] != 1:
+    for win in windows:
+        if win.out != 1:
             continue
-        reach = (wt.shape[fd] - 1) * dil[a] + 1
-        ax = axes[d]
-        taps = [k * dil[a] for k in range(wt.shape[fd])]
-        if pad is not None and not any(ax.low <= t < ax.low + ax.size for t in taps):
+        ax = axes[win.dim]
+        taps = [k * win.dilation for k in range(win.taps)]
+        if pad is not None and not any(ax.low <= t < ax.low + ax.size for t in taps) and _sums_products(op):
             op.results[0].replace_all_uses_with(init)      # every product is with a zero pad
             op.erase()
             if not list(pad.results[0].uses):
                 pad.erase()
             return
-        excess = ax.low + ax.size + ax.high - reach
+        excess = ax.low + ax.size + ax.high - ((win.taps - 1) * win.dilation + 1)
         if excess > 0:
             cut = min(excess, ax.high)
             ax.high -= cut
@@ -116,6 +179,6 @@ def _trim(op) -> None:
 def trim_windows(module: ir.Module, options=None) -> ir.Module:
     """Pass convc-trim-window (input-phase IR, after convc-channels-last)."""
     with module.context, ir.Location.unknown():
-        for op in [o for o in walk_ops(module.operation) if o.name in WINDOW_DIMS]:
+        for op in [o for o in walk_ops(module.operation) if o.name in WINDOW_DIMS or o.name == "linalg.generic"]:
             _trim(op)
     return module

@@ -70,3 +70,29 @@ func.func @strided_untouched(%x: tensor<1x8x8x16xf16>, %w: tensor<32x3x3x16xf16>
   %c = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%xp, %w : tensor<1x10x10x16xf16>, tensor<32x3x3x16xf16>) outs(%acc : tensor<1x4x4x32xf32>) -> tensor<1x4x4x32xf32>
   return %c : tensor<1x4x4x32xf32>
 }
+
+// A grouped conv in the generic form convc-channels-last makes: the same trim along H (one
+// output row, 4 padded rows for a 3-row window); W (two output columns) is left alone.
+// CHECK-LABEL: func.func @grouped_generic
+// CHECK: tensor.pad %arg0 low[0, 1, 2, 0, 0] high[0, 1, 3, 0, 0]
+// CHECK: } : tensor<3x1x1x2x8xf16> to tensor<3x3x6x2x8xf16>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %arg1 : tensor<3x3x6x2x8xf16>, tensor<3x3x8x2x12xf16>)
+func.func @grouped_generic(%x: tensor<3x1x1x2x8xf16>, %w: tensor<3x3x8x2x12xf16>) -> tensor<3x1x2x2x12xf32> {
+  %z = arith.constant 0.0 : f16
+  %xp = tensor.pad %x low[0, 1, 2, 0, 0] high[0, 2, 3, 0, 0] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index, %i4: index):
+    tensor.yield %z : f16
+  } : tensor<3x1x1x2x8xf16> to tensor<3x4x6x2x8xf16>
+  %fz = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x1x2x2x12xf32>
+  %acc = linalg.fill ins(%fz : f32) outs(%e : tensor<3x1x2x2x12xf32>) -> tensor<3x1x2x2x12xf32>
+  %c = linalg.generic {indexing_maps = [affine_map<(n, oh, ow, g, f, kh, kw, c) -> (n, oh * 3 + kh, ow * 2 + kw, g, c)>, affine_map<(n, oh, ow, g, f, kh, kw, c) -> (kh, kw, c, g, f)>, affine_map<(n, oh, ow, g, f, kh, kw, c) -> (n, oh, ow, g, f)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%xp, %w : tensor<3x4x6x2x8xf16>, tensor<3x3x8x2x12xf16>) outs(%acc : tensor<3x1x2x2x12xf32>) {
+  ^bb0(%a: f16, %b: f16, %o: f32):
+    %af = arith.extf %a : f16 to f32
+    %bf = arith.extf %b : f16 to f32
+    %m = arith.mulf %af, %bf : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<3x1x2x2x12xf32>
+  return %c : tensor<3x1x2x2x12xf32>
+}

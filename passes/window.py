@@ -2,13 +2,15 @@
 as its window reaches; the rest of the (padded) input is cut off.
 
 IREE 3.13 folds such a unit output dimension away (iree-dispatch-creation-fold-unit-extent-
-dims) and indexes the input by the filter tap alone, which is valid only when the padded input
-is exactly as long as the window: with rows or pad past the window's reach the folded generic
-fails to verify ("inferred input/output operand #1 has shape's dimension #1 to be 7, but found
-5"; stock IREE too). So before IREE's flow phase, for each such axis: the trailing pad, then the
-input itself, are trimmed to the reach; and where the window reads only zero padding along an
-axis (every tap lands in the pad), the conv is its accumulator. Convs with more than one output
-pixel along both axes are left as they are (convc's problem, tuning keys and kernels unchanged).
+dims) and indexes the input by tap * dilation alone. With dilation 1 the folded generic verifies
+only if the padded input is exactly as long as the window ("inferred input/output operand #1
+has shape's dimension #1 to be 7, but found 5"; stock IREE too), and with one tap the index is a
+constant, a reduction IREE's GPU codegen may fail to distribute. So before IREE's flow phase,
+along such an axis the trailing pad, then the input itself, are trimmed to the reach (a dilated
+window's index verifies against a longer input and is left alone); and where the window reads
+only zero padding along an axis (every tap lands in the pad), the conv is its accumulator.
+Convs with more than one output pixel along both axes are left as they are (convc's problem,
+tuning keys and kernels unchanged).
 """
 
 from __future__ import annotations
@@ -150,7 +152,7 @@ def _trim(op) -> None:
                 pad.erase()
             return
         excess = ax.low + ax.size + ax.high - ((win.taps - 1) * win.dilation + 1)
-        if excess > 0:
+        if excess > 0 and (win.dilation == 1 or win.taps == 1):
             cut = min(excess, ax.high)
             ax.high -= cut
             ax.size -= excess - cut

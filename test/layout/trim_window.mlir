@@ -96,3 +96,20 @@ func.func @grouped_generic(%x: tensor<3x1x1x2x8xf16>, %w: tensor<3x3x8x2x12xf16>
   } -> tensor<3x1x2x2x12xf32>
   return %c : tensor<3x1x2x2x12xf32>
 }
+
+// A dilated window along the one-pixel axis: IREE's folded index (tap * 3) verifies against a
+// longer input, so the unread pad row stays.
+// CHECK-LABEL: func.func @dilated_untouched
+// CHECK: tensor.pad %arg0 low[0, 0, 0, 0] high[0, 2, 0, 0]
+// CHECK-NOT: tensor.extract_slice
+func.func @dilated_untouched(%x: tensor<1x3x4x8xf32>, %w: tensor<16x2x1x8xf32>) -> tensor<1x1x4x16xf32> {
+  %z = arith.constant 0.0 : f32
+  %xp = tensor.pad %x low[0, 0, 0, 0] high[0, 2, 0, 0] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %z : f32
+  } : tensor<1x3x4x8xf32> to tensor<1x5x4x8xf32>
+  %e = tensor.empty() : tensor<1x1x4x16xf32>
+  %acc = linalg.fill ins(%z : f32) outs(%e : tensor<1x1x4x16xf32>) -> tensor<1x1x4x16xf32>
+  %c = linalg.conv_2d_nhwc_fhwc {dilations = dense<[3, 1]> : tensor<2xi64>, strides = dense<[3, 1]> : tensor<2xi64>} ins(%xp, %w : tensor<1x5x4x8xf32>, tensor<16x2x1x8xf32>) outs(%acc : tensor<1x1x4x16xf32>) -> tensor<1x1x4x16xf32>
+  return %c : tensor<1x1x4x16xf32>
+}

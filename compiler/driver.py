@@ -13,9 +13,10 @@ import time
 from dataclasses import dataclass, field
 
 from ..passes.ir import ir, attr_to_py, walk_ops
-from ..passes.layout import channels_last, pad_dispatches, transpose_dispatches
+from ..passes.layout import channels_last, transpose_dispatches
 from ..passes.match import (PROBLEM_ATTR, DECLINE_ATTR, SEVERAL_RESULTS, executable_function, grouped_1x1_signature,
                             match_conv)
+from ..passes.pad_dispatch import pad_dispatches, uncopyable_pad_dispatches
 from ..passes.plan import SCHEDULE_ATTR
 from ..passes.problem import ConvProblem
 from ..passes.registry import PIPELINE, PassOptions, get_pass
@@ -180,9 +181,9 @@ def run_passes(module: ir.Module, opts: PassOptions, dump=None) -> tuple[ir.Modu
 def _flow_rebuilds(module: ir.Module, gemm_sigs, extra: list[str]) -> tuple[list[str], list[str], list[str]]:
     """What the first flow phase calls for: (flags to add, flags to drop, notes). Conv
     dispatches the matcher declines only for having several results call for IREE's multi-use
-    fusion off; a declined conv with a dynamic size, or a pad left in a dispatch of its own
-    (layout.pad_dispatches: IREE's GPU codegen computes it wrong), calls for pad fusion off:
-    IREE then writes such a pad as a fill and a copy into it."""
+    fusion off; a declined conv with a dynamic size, or a pad left in a dispatch of its own that
+    convc-pad-copy cannot rewrite (IREE's GPU codegen computes it wrong), calls for pad fusion
+    off: IREE then writes every pad as a fill and a copy into it."""
     match_conv(module, PassOptions(gemm_signatures=gemm_sigs))
     several, dynamic = [], []
     for exe in walk_ops(module.operation, "flow.executable"):
@@ -204,7 +205,11 @@ def _flow_rebuilds(module: ir.Module, gemm_sigs, extra: list[str]) -> tuple[list
         notes.append(f"flow phase built without pad fusion: IREE compiles the dynamic-shape conv "
                      f"dispatch{'es' if len(dynamic) > 1 else ''} {', '.join(dynamic)}, and its codegen fails on "
                      "some with the pad fused in")
-    pads = pad_dispatches(module)
+    copied = [p for p in pad_dispatches(module) if p not in uncopyable_pad_dispatches(module)]
+    if copied:
+        notes.append(f"{', '.join(copied)}: a pad in a dispatch of its own, written as a fill and a copy "
+                     "(convc-pad-copy: IREE 3.13's GPU codegen drops the low padding of a stored pad)")
+    pads = uncopyable_pad_dispatches(module)
     if pads and PAD_FUSION_FLAG not in drop:
         drop.append(PAD_FUSION_FLAG)
         notes.append(f"flow phase built without pad fusion: with it, {', '.join(pads)} "

@@ -605,21 +605,3 @@ def transpose_dispatches(module: ir.Module) -> list[tuple[str, str]]:
                    f"{', '.join(cons) or 'a non-dispatch use'}: an op there needs another layout")
         out.append((name, why))
     return out
-
-
-def pad_dispatches(module: ir.Module) -> list[str]:
-    """Entries of the dispatches of a flow-phase module that write a padded tensor: a
-    tensor.pad that no computation in its dispatch consumes (IREE's pad fusion, which convc
-    asks for, keeps a pad whole when its single use is a linalg op, and when that op takes no
-    fused pad the pad gets a dispatch of its own). IREE 3.13's GPU codegen folds such a pad
-    into a map_store that drops its low padding (iree-codegen-gpu-combine-layout-transformation),
-    which shifts the data: a wrong answer on every GPU target."""
-    out = []
-    for exe in walk_ops(module.operation, "flow.executable"):
-        for func in walk_ops(exe, "func.func"):
-            for pad in walk_ops(func, "tensor.pad"):
-                users = [u.owner.operation if hasattr(u.owner, "operation") else u.owner for u in pad.results[0].uses]
-                if any(not u.name.startswith("linalg.") for u in users):
-                    out.append(ir.StringAttr(func.attributes["sym_name"]).value)
-                    break
-    return out

@@ -122,6 +122,8 @@ def _sums_products(op) -> bool:
 
 
 def _trim(op) -> None:
+    if len(op.operands) != 3 or not all(isinstance(v.type, ir.RankedTensorType) for v in op.operands):
+        return
     x, w, init = op.operands[0], op.operands[1], op.operands[2]
     types = [ir.RankedTensorType(v.type) for v in (x, w, init)]
     if not all(t.has_static_shape for t in types):

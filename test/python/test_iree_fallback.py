@@ -13,7 +13,7 @@ from conftest import REPO, compile_layer, run_layer_cpu
 from iree.compiler.tools.binaries import find_tool
 
 from convc.passes.ir import ir
-from convc.passes.layout import pad_dispatches
+from convc.passes.pad_dispatch import pad_dispatches
 from convc.tools.layers import load_suite
 
 SUITE = os.path.join(REPO, "test", "inputs", "iree_fallback_suite.json")
@@ -38,19 +38,19 @@ def test_fallback_numerics_on_cpu(tmp_path, layer):
 
 @pytest.mark.parametrize("layer", LAYERS, ids=lambda L: L.name)
 def test_fallback_builds_for_sm90a_without_pad_dispatches(tmp_path, layer):
-    """iree-compile builds every layer for sm_90a, and no dispatch writes a padded tensor
-    (IREE's GPU codegen drops the low padding of such a pad)."""
+    """iree-compile builds every layer for sm_90a, and no dispatch it compiles writes a padded
+    tensor (IREE's GPU codegen drops the low padding of such a pad)."""
     _, res = compile_layer(tmp_path, layer, target="sm_90a", dump_dir=str(tmp_path / "d"))
     assert _conv_path(res) == EXPECT[layer.name]["sm_90a"], [r.line() for r in res.reports]
-    with open(tmp_path / "d" / f"{layer.name}.flow.mlir") as f:
-        flow = ir.Module.parse(f.read(), ir.Context())
-    assert pad_dispatches(flow) == []
+    with open(tmp_path / "d" / f"{layer.name}.spliced.mlir") as f:
+        spliced = ir.Module.parse(f.read(), ir.Context())
+    assert pad_dispatches(spliced) == []
 
 
-def test_driver_says_why_pad_fusion_is_off(tmp_path):
+def test_driver_says_which_pads_it_copies(tmp_path):
     layer = next(L for L in LAYERS if L.name == "fz0107_dense")
     _, res = compile_layer(tmp_path, layer, target="sm_90a")
-    assert any("without pad fusion" in n and "drops the low padding" in n for n in res.notes), res.notes
+    assert any("written as a fill and a copy" in n and "drops the low padding" in n for n in res.notes), res.notes
 
 
 PAD_STORE = """
@@ -67,10 +67,10 @@ func.func @pad(%src: tensor<20x26xf32>, %dst: memref<21x27xf32>) {
 
 
 def test_iree_gpu_codegen_still_drops_the_low_padding(tmp_path):
-    """Why the driver keeps pads out of dispatches of their own: IREE 3.13's
+    """Why convc-pad-copy rewrites dispatches that store a pad: IREE 3.13's
     iree-codegen-gpu-combine-layout-transformation turns a stored pad into a map_store whose
     indices lack the low padding (element [i, j] lands on [i, j], not [i, j + 1]). When this
-    fails, the IREE in use computes the shift, and the rule in layout.pad_dispatches can go."""
+    fails, the IREE in use computes the shift, and convc-pad-copy can go."""
     src = tmp_path / "pad.mlir"
     src.write_text(PAD_STORE)
     out = subprocess.run([find_tool("iree-opt"), str(src), "--pass-pipeline=builtin.module(func.func("

@@ -17,12 +17,14 @@ from ..passes.layout import channels_last
 from ..passes.layouts.transpose_report import transpose_dispatches
 from ..passes.match import (PROBLEM_ATTR, DECLINE_ATTR, SEVERAL_RESULTS, executable_function, grouped_1x1_signature,
                             match_conv)
+from ..passes.pad_dispatch import pad_dispatches, uncopyable_pad_dispatches
 from ..passes.plan import SCHEDULE_ATTR
 from ..passes.problem import ConvProblem
 from ..passes.registry import PIPELINE, PassOptions, get_pass
 from ..passes.schedule import Schedule
 from ..passes.tuning import TuningCacheError, default_cache_path, load_cache
 from ..passes.target import Target, device_targets_attr_text, get_target, iree_target_flags
+from ..passes.window import trim_windows
 from .errors import ConvcError
 from .frontends import read_model
 from .iree_tools import iree_compile
@@ -180,7 +182,9 @@ def run_passes(module: ir.Module, opts: PassOptions, dump=None) -> tuple[ir.Modu
 def _flow_rebuilds(module: ir.Module, gemm_sigs, extra: list[str]) -> tuple[list[str], list[str], list[str]]:
     """What the first flow phase calls for: (flags to add, flags to drop, notes). Conv
     dispatches the matcher declines only for having several results call for IREE's multi-use
-    fusion off; a declined conv with a dynamic size calls for pad fusion off."""
+    fusion off; a declined conv with a dynamic size, or a pad left in a dispatch of its own that
+    convc-pad-copy cannot rewrite (IREE's GPU codegen computes it wrong), calls for pad fusion
+    off: IREE then writes every pad as a fill and a copy into it."""
     match_conv(module, PassOptions(gemm_signatures=gemm_sigs))
     several, dynamic = [], []
     for exe in walk_ops(module.operation, "flow.executable"):
@@ -202,6 +206,16 @@ def _flow_rebuilds(module: ir.Module, gemm_sigs, extra: list[str]) -> tuple[list
         notes.append(f"flow phase built without pad fusion: IREE compiles the dynamic-shape conv "
                      f"dispatch{'es' if len(dynamic) > 1 else ''} {', '.join(dynamic)}, and its codegen fails on "
                      "some with the pad fused in")
+    copied = [p for p in pad_dispatches(module) if p not in uncopyable_pad_dispatches(module)]
+    if copied:
+        notes.append(f"{', '.join(copied)}: a pad in a dispatch of its own, written as a fill and a copy "
+                     "(convc-pad-copy: IREE 3.13's GPU codegen drops the low padding of a stored pad)")
+    pads = uncopyable_pad_dispatches(module)
+    if pads and PAD_FUSION_FLAG not in drop:
+        drop.append(PAD_FUSION_FLAG)
+        notes.append(f"flow phase built without pad fusion: with it, {', '.join(pads)} "
+                     f"write{'' if len(pads) > 1 else 's'} a padded tensor, which IREE 3.13's GPU codegen computes "
+                     "wrong (it drops the low padding)")
     return add, drop, notes
 
 
@@ -280,6 +294,7 @@ def _compile_file(input_path: str, output_path: str, options: CompileOptions, pa
         ctx = ir.Context()
         with open(linalg_path) as f:
             module = channels_last(ir.Module.parse(f.read(), ctx), PassOptions(precision=options.precision))
+        module = trim_windows(module)
         gemm_sigs = one_by_one_signatures(module)
         cl_path = os.path.join(work, f"{stem}.convc-channels-last.mlir")
         with open(cl_path, "w") as f:

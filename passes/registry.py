@@ -8,8 +8,10 @@ from typing import Callable
 from .layout import channels_last
 from .lower import lower_kernels
 from .match import match_conv
+from .pad_dispatch import pads_to_copies
 from .plan import plan_schedule
 from .splice import splice_dispatches
+from .window import trim_windows
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,8 @@ class PassOptions:
 
 PASSES: dict[str, Callable] = {
     "convc-channels-last": channels_last,      # input-phase IR (before IREE's flow)
+    "convc-trim-window": trim_windows,         # input-phase IR, after convc-channels-last
+    "convc-pad-copy": pads_to_copies,          # flow-phase IR from here on
     "convc-match-conv": match_conv,
     "convc-plan-schedule": plan_schedule,
     "convc-lower-kernel": lower_kernels,
@@ -44,7 +48,7 @@ PASSES: dict[str, Callable] = {
 }
 
 # The driver's order; `--dump-dir` writes the module after each of these.
-PIPELINE = ["convc-match-conv", "convc-plan-schedule", "convc-lower-kernel", "convc-splice-dispatch"]
+PIPELINE = ["convc-pad-copy", "convc-match-conv", "convc-plan-schedule", "convc-lower-kernel", "convc-splice-dispatch"]
 
 
 class UnknownPassError(ValueError):

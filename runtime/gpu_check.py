@@ -232,7 +232,9 @@ def _parallel_isolated_rows(bundle, manifest, driver, ref_device, only, repeats,
 
 
 def run_check(bundle: str, driver: str, ref_device: str | None = None, only=None, repeats: int = 0,
-              isolate: bool = False, workers: int = 1) -> dict:
+              isolate: bool = False, workers: int = 1, rows_out: str | None = None) -> dict:
+    """rows_out: also append each row to this JSONL file as it arrives (a run cut short keeps
+    what it checked)."""
     with open(os.path.join(bundle, "manifest.json")) as f:
         manifest = json.load(f)
     ref_device = ref_device or _default_reference()
@@ -245,10 +247,16 @@ def run_check(bundle: str, driver: str, ref_device: str | None = None, only=None
         source = _isolated_rows(bundle, manifest, driver, ref_device, only, repeats)
     else:
         source = _check_rows(bundle, manifest, driver, ref_device, only, repeats)
+    sink = open(rows_out, "a") if rows_out else None
     for r in source:
         rows.append(r)
+        if sink:
+            sink.write(json.dumps(r) + "\n")
+            sink.flush()
         if not isolate:                    # children print their own rows
             _print_row(r, len(rows), total, t0)
+    if sink:
+        sink.close()
     rows.sort(key=lambda r: r["index"])
     return {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "device": device_name(driver), "driver": driver, "reference": f"fp32 ({ref_device})",
@@ -280,6 +288,7 @@ def parse_arguments(argv=None):
                    help="run the layers in child processes that restart after a kernel fault")
     p.add_argument("--workers", type=int, default=1,
                    help="check this many shards of the layers at once, each isolated (implies --isolate)")
+    p.add_argument("--rows", help="also append each layer's row to this JSONL file as it is checked")
     p.add_argument("--child-start", type=int, help=argparse.SUPPRESS)   # --isolate's children
     p.add_argument("--child-shard", default="0/1", help=argparse.SUPPRESS)
     p.add_argument("--child-rows", help=argparse.SUPPRESS)
@@ -300,7 +309,8 @@ def main(args) -> int:
                                               args.repeats, args.child_start, True, rows_out, shard), 1):
                 _print_row(r, position[r["index"]], total, t0, n)
         return 0
-    result = run_check(args.bundle, args.driver, args.reference, only, args.repeats, args.isolate, args.workers)
+    result = run_check(args.bundle, args.driver, args.reference, only, args.repeats, args.isolate, args.workers,
+                       args.rows)
     print_table(result)
     if args.json:
         with open(args.json, "w") as f:

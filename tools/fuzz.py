@@ -5,6 +5,7 @@ fp32).
   convc-fuzz prepare --seed 1 --count 100 --out BUNDLE [--target sm_90a] [--max-candidates 6] [--jobs J]
   convc-fuzz shrink --results CHECK.json --bundle BUNDLE --out NEXT [--regressions FILE.json]
   convc-fuzz shrink --local --bundle BUNDLE --case NAME [--regressions FILE.json]
+  convc-fuzz summarize --results CHECK.json|ROWS.jsonl --bundle BUNDLE [...] --out FILE.json
 
 Problems (`draw`): N, H, W, C, F, R, S, strides 1-3, dilations 1-3, asymmetric pads (some
 larger than the filter's reach), outputs of a single pixel and huge outputs (5%: 48-112 px, N 8-32), C and F around the alignment
@@ -236,23 +237,37 @@ def shrink_local(bundle: str, case: str) -> tuple[Layer, int]:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="convc-fuzz", description=__doc__.splitlines()[0])
-    p.add_argument("action", choices=["prepare", "shrink"],
-                   help="prepare: compile a fuzz bundle for the GPU check; shrink: reduce failing cases")
+    p.add_argument("action", choices=["prepare", "shrink", "summarize"],
+                   help="prepare: compile a fuzz bundle for the GPU check; shrink: reduce failing cases; "
+                        "summarize: the record of GPU runs (--results and --bundle, repeated, pairwise; --out)")
     p.add_argument("--out", help="bundle directory to write (prepare; shrink: the next round's bundle)")
     p.add_argument("--seed", type=int, default=0, help="random seed (the same seed draws the same problems)")
     p.add_argument("--count", type=int, default=100, help="problems to draw")
     p.add_argument("--target", default="sm_90a", help="convc target (default sm_90a)")
     p.add_argument("--max-candidates", type=int, default=6, help="schedules per problem at most (default first)")
     p.add_argument("--jobs", type=int, default=1, help="prepare: compiles at once (default 1)")
-    p.add_argument("--results", help="shrink: the GPU check JSON of --bundle")
-    p.add_argument("--bundle", help="shrink: the bundle those results are of")
+    p.add_argument("--results", action="append",
+                   help="shrink: the GPU check JSON of --bundle; summarize: a GPU check JSON or its --rows JSONL (repeatable)")
+    p.add_argument("--bundle", action="append", help="shrink/summarize: the bundle those results are of (repeatable)")
     p.add_argument("--local", action="store_true", help="shrink: on the CPU (llvm-cpu numerics), --case of --bundle")
     p.add_argument("--case", help="shrink --local: the layer name to shrink")
     p.add_argument("--regressions", help="shrink: suite JSON to append minimal failing layers to")
     args = p.parse_args(argv)
     try:
         if args.action == "shrink":
+            args.results = args.results[0] if args.results else None
+            args.bundle = args.bundle[0] if args.bundle else None
             return _shrink_main(p, args)
+        if args.action == "summarize":
+            if not (args.results and args.bundle and args.out) or len(args.results) != len(args.bundle):
+                p.error("summarize needs --results and --bundle pairs and --out")
+            runs = []
+            for r, b in zip(args.results, args.bundle):
+                with open(os.path.join(b, "manifest.json")) as fh:
+                    runs.append((_read_rows(r), json.load(fh)))
+            with open(args.out, "w") as fh:
+                json.dump(summarize(runs), fh, indent=1)
+            return 0
         if not args.out:
             p.error("--out is required")
         m = prepare(draw(args.seed, args.count), args.out, args.target, args.max_candidates, args.seed, args.jobs)
@@ -282,6 +297,55 @@ def _shrink_main(p, args) -> int:
     _add_regressions(args.regressions, [dataclasses.replace(L, name=f"{L.name}_min") for L in minimal])
     print(f"{m['pairs']} reductions in {args.out} for the next round; {len(minimal)} cases minimal")
     return 0
+
+
+def outcome(row: dict, entry: dict) -> str:
+    """One pair's outcome class for the summary."""
+    if not entry.get("ok"):
+        return "compile failure"
+    where = "convc" if entry.get("path") == "convc" else "IREE"
+    err = str(row.get("error", ""))
+    if err.startswith("runtime:"):
+        return f"runtime failure on {where}"
+    return f"{'correct' if row.get('correct') else 'wrong'} on {where}"
+
+
+def summarize(runs: list[tuple[list[dict], dict]]) -> dict:
+    """The committed record of GPU fuzz runs: per run (rows of a GPU check, the bundle's manifest)
+    the seed, commit, distribution and outcome counts; every pair not correct, with its layer,
+    kernel and error."""
+    out = {"runs": [], "pairs": 0, "summary": collections.Counter(), "not_correct": []}
+    for rows, manifest in runs:
+        counts = collections.Counter()
+        kernels = collections.Counter()
+        for r in rows:
+            entry = manifest["layers"][r["index"]]
+            o = outcome(r, entry)
+            counts[o] += 1
+            if o == "correct on convc":
+                k = next((d["kernel"] for d in entry.get("dispatches", []) if d["path"] == "convc"), "")
+                kernels[k.split(" ")[0]] += 1
+            if not o.startswith("correct"):
+                out["not_correct"].append({"name": r["name"], "outcome": o, "rel_l2": r.get("rel_l2"),
+                                           "error": str(r.get("error", entry.get("error", "")))[:300],
+                                           "kernels": [d["kernel"] for d in entry.get("dispatches", []) if d["kernel"]],
+                                           "layer": entry["layer"], "commit": manifest["commit"]})
+        out["runs"].append({"seed": manifest.get("seed"), "commit": manifest["commit"], "compiled": manifest["date"],
+                            "problems": manifest.get("problems"), "pairs_in_bundle": manifest.get("pairs"),
+                            "pairs_checked": len(rows), "outcomes": dict(counts),
+                            "correct_on_convc_by_kernel": dict(kernels), "distribution": manifest.get("distribution")})
+        out["pairs"] += len(rows)
+        out["summary"].update(counts)
+    out["summary"] = dict(out["summary"])
+    return out
+
+
+def _read_rows(path: str) -> list[dict]:
+    if path.endswith(".jsonl"):
+        with open(path) as fh:
+            return [json.loads(line) for line in fh if line.strip()]
+    with open(path) as fh:
+        return json.load(fh)["layers"]
 
 
 def _cli_main():

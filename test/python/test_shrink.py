@@ -79,3 +79,21 @@ def test_local_shrink_of_a_correct_case_keeps_it(tmp_path):
     (tmp_path / "manifest.json").write_text(json.dumps({"target": "llvm-cpu", "layers": [e]}))
     got, tries = shrink_local(str(tmp_path), "ok")
     assert got == L and tries == len(reductions(L))
+
+
+def test_summarize_counts_outcomes(tmp_path):
+    """convc-fuzz summarize: outcome classes per run and the pairs that were not correct."""
+    from convc.tools.fuzz import summarize
+    L = dict(name="a", N=1, H=4, W=4, C=8, F=8, R=3, S=3)
+    manifest = {"seed": 3, "commit": "abc", "date": "d", "problems": 3, "pairs": 4, "layers": [
+        {"layer": L, "ok": True, "path": "convc", "dispatches": [{"path": "convc", "kernel": "sm90_ws_pingpong 64x64"}]},
+        {"layer": L, "ok": True, "path": "IREE", "dispatches": [{"path": "IREE", "kernel": None}]},
+        {"layer": L, "ok": False, "error": "iree-compile failed"},
+        {"layer": L, "ok": True, "path": "convc", "dispatches": [{"path": "convc", "kernel": "direct_grouped 256"}]}]}
+    rows = [{"name": "a", "index": 0, "correct": True}, {"name": "b", "index": 1, "correct": False, "rel_l2": 0.5},
+            {"name": "c", "index": 2, "correct": False, "error": "iree-compile failed"},
+            {"name": "d", "index": 3, "correct": False, "error": "runtime: Error invoking function: ABORTED"}]
+    s = summarize([(rows, manifest)])
+    assert s["summary"] == {"correct on convc": 1, "wrong on IREE": 1, "compile failure": 1,
+                            "runtime failure on convc": 1}
+    assert s["runs"][0]["correct_on_convc_by_kernel"] == {"sm90_ws_pingpong": 1} and len(s["not_correct"]) == 3

@@ -112,9 +112,10 @@ def prepare(layers: list[Layer], out: str, target: str, max_candidates: int, see
     entries: list[dict] = []
     done: list[Layer] = []
     t0 = time.perf_counter()
+    commit = git_commit()          # the code that compiles: the tree may move on during a long run
 
     def manifest(complete: bool) -> dict:
-        m = {"target": target, "commit": git_commit(), "seed": seed, "problems": len(done),
+        m = {"target": target, "commit": commit, "seed": seed, "problems": len(done),
              "problems_drawn": len(layers), "complete": complete,
              "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
              "pairs": len(entries), "distribution": distribution(done), "layers": entries}

@@ -7,9 +7,10 @@
   identical to the first (split-K and stream-K reduce in a fixed order, so they must be too).
 - concurrency: `--threads` threads on the one GPU, invoking the same vmfb (half of them) and
   different vmfbs (the other half) at once, several rounds each: every output bitwise identical
-  to that layer's sequential output. Each thread creates its own IREE device and loads its
-  module in the thread: IREE 3.13's CUDA HAL uses the CUDA context of the thread that created the
-  device (allocations from another thread fail with CUDA_ERROR_INVALID_CONTEXT).
+  to that layer's sequential output. Each thread creates its own (uncached) IREE device and loads
+  its module in the thread: IREE 3.13's CUDA HAL works in the CUDA context of the thread that
+  created the device (allocations and module loads from another thread fail with
+  CUDA_ERROR_INVALID_CONTEXT), and `rt.Config("cuda")` returns the process's cached device.
 - soak: `--soak` back-to-back invocations in one process, round-robin over the layers, with
   device memory in use (NVML through nvidia-smi) and host RSS sampled every tenth of the run;
   after the first tenth (allocator pools warm) neither may grow by more than a small bound.
@@ -90,7 +91,8 @@ def concurrency(config, driver: str, layers, threads: int, rounds: int = 20) -> 
     def work(k):
         L, vmfb, inputs, out_spec = picks[k]
         try:
-            mod = LoadedModule(vmfb, driver)            # this thread's own device (see the module doc)
+            own = rt.Config(device=rt.get_device(driver, cache=False))     # see the module doc
+            mod = LoadedModule(vmfb, driver, config=own)
         except Exception as e:
             errors.append(f"thread {k} ({L.name}) load: {str(e).splitlines()[0]}")
             start.abort()

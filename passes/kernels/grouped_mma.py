@@ -17,7 +17,7 @@ from ..schedule import Kernel, Schedule
 from ..target import Target
 from .common import PlanError, cdiv
 from .direct_grouped import plan_grouped
-from .registry import KernelFamily, register
+from .registry import Declined, KernelFamily, register
 
 SM_SMEM_BYTES = 233472          # shared memory per SM on H100/H200/B200 (228 KB)
 TUNING_TILES = 3                # tile options offered to the tuner
@@ -39,14 +39,10 @@ def supports(p: ConvProblem, t: Target) -> str | None:
     return None
 
 
-def _require(p: ConvProblem, t: Target) -> None:
+def _options(p: ConvProblem, t: Target) -> list[TileOption]:
     why = supports(p, t)
     if why:
         raise GroupedMmaUnsupported(why)
-
-
-def _options(p: ConvProblem, t: Target) -> list[TileOption]:
-    _require(p, t)
     return tile_options(p, t.smem_bytes, SM_SMEM_BYTES, t.num_sms)
 
 
@@ -87,13 +83,13 @@ def grouped_mma_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
 def plan_grouped_choice(p: ConvProblem, t: Target) -> Schedule:
     """Grouped convs: the tensor-core kernel where it applies, else the direct kernel, with the
     tensor-core kernel's reason on NVIDIA targets."""
-    try:
-        return plan_grouped_mma(p, t)
-    except GroupedMmaUnsupported as why:
-        s = plan_grouped(p, t)
-        if t.backend != "nvidia" or p.depthwise:
-            return s
-        return dataclasses.replace(s, reason=f"{s.reason} (tensor-core kernel declined: {why})")
+    got = GROUPED_MMA.attempt(p, t)
+    if not isinstance(got, Declined):
+        return got
+    s = plan_grouped(p, t)
+    if t.backend != "nvidia" or p.depthwise:
+        return s
+    return dataclasses.replace(s, reason=f"{s.reason} (tensor-core kernel declined: {got})")
 
 
 def grouped_candidates(p: ConvProblem, t: Target) -> list[Schedule]:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from ...problem import ConvProblem, DTYPE_BYTES
 from . import tcgen05 as tc
 from . import tensormap as tm
-from .smem import Carve, Region
+from .smem import Carve, OperandRingNames, Region
 from .tma_loader import epilogue_map_args, epilogue_panel
 
 KERNEL = "sm100_ws"
@@ -31,7 +31,7 @@ class Sm100Unsupported(ValueError):
 
 
 @dataclass(frozen=True)
-class Sm100Layout:
+class Sm100Layout(OperandRingNames):
     """[A stages][B stages][staging slot][full][empty][acc_full][acc_empty][res_full][tmem slot]."""
     a: Region
     b: Region
@@ -44,14 +44,7 @@ class Sm100Layout:
     tmem_slot: Region          # tcgen05.alloc writes the tensor-memory address here
     total: int
 
-    stages = property(lambda self: self.a.count)
-    a_stage = property(lambda self: self.a.size)
-    b_stage = property(lambda self: self.b.size)
     out_slot = property(lambda self: self.out.size)
-    a0 = property(lambda self: self.a.offset)
-    b0 = property(lambda self: self.b.offset)
-    out0 = property(lambda self: self.out.offset)
-    bars = property(lambda self: self.full.offset)
 
     @property
     def barriers(self) -> int:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from ...problem import ConvProblem, DTYPE_BYTES, OperandLoad
 from . import tensormap as tm
-from .smem import Carve, Region
+from .smem import Carve, OperandRingNames, Region
 from .tma_loader import CHANNELS_PER_TILE, epilogue_map_args, epilogue_panel
 from .warp_roles import WARPGROUP
 
@@ -52,7 +52,7 @@ def consumer_slice(kernel: str, block_m: int, block_n: int, swap: bool = False) 
 
 
 @dataclass(frozen=True)
-class WsLayout:
+class WsLayout(OperandRingNames):
     """Shared memory of the persistent kernels: the operand ring, then `slots` staging slots
     per consumer warpgroup (each also the residual's when it has the output's dtype, else
     separate residual slots), then the barriers. Two slots let tile u's residual land while
@@ -78,15 +78,8 @@ class WsLayout:
     turn: Region               # per ping-pong warpgroup: its main loop may start
     total: int
 
-    stages = property(lambda self: self.a.count)
-    a_stage = property(lambda self: self.a.size)
-    b_stage = property(lambda self: self.b.size)
-    a0 = property(lambda self: self.a.offset)
-    b0 = property(lambda self: self.b.offset)
-    out0 = property(lambda self: self.out.offset)
     res0 = property(lambda self: self.res.offset)
     slot_stride = property(lambda self: self.out.size)
-    bars = property(lambda self: self.full.offset)
 
 
 def swap_max_pixels(kernel: str, block_n: int) -> int:

@@ -33,6 +33,20 @@ class Region:
         return self.offset + self.size * self.count
 
 
+class OperandRingNames:
+    """The byte-offset names the planner and tests read off a TMA operand-ring layout (regions
+    `a`, `b` per ring stage, `out` staging, `full` barriers), shared by the sm_90a and sm_100a
+    persistent layouts."""
+
+    stages = property(lambda self: self.a.count)
+    a_stage = property(lambda self: self.a.size)
+    b_stage = property(lambda self: self.b.size)
+    a0 = property(lambda self: self.a.offset)
+    b0 = property(lambda self: self.b.offset)
+    out0 = property(lambda self: self.out.offset)
+    bars = property(lambda self: self.full.offset)
+
+
 class Carve:
     """Lays regions out one after another from byte `top`."""
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 
 
@@ -34,3 +36,15 @@ def poison(shape, dtype: str) -> np.ndarray:
 
 def random_input(rng: np.random.Generator, shape, dtype: str, scale: float = 1.0) -> np.ndarray:
     return from_f32(rng.uniform(-scale, scale, size=shape).astype(np.float32), dtype)
+
+
+def layer_arguments(layer, rng: np.random.Generator):
+    """A layer's call: its inputs as (array, element type) pairs, random, and its output storage
+    as a NaN-poisoned (array, element type)."""
+    inputs = [(random_input(rng, s, t), t) for s, t in layer.input_shapes()]
+    return inputs, (poison(layer.output_shape(), layer.out_dtype), layer.out_dtype)
+
+
+def digest(a: np.ndarray) -> str:
+    """A short hash of an array's bytes (bitwise comparison of results)."""
+    return hashlib.sha256(np.ascontiguousarray(a).tobytes()).hexdigest()[:16]

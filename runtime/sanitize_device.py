@@ -21,7 +21,7 @@ import iree.runtime as rt
 import numpy as np
 
 from ..tools.layers import Layer
-from .arrays import poison, random_input
+from .arrays import layer_arguments
 from .module import LoadedModule
 
 
@@ -44,11 +44,11 @@ def main(argv=None) -> int:
         kernel = next((d["kernel"] for d in entry.get("dispatches", []) if d.get("kernel")), "IREE")
         print(f"== layer {L.name}: {kernel}", flush=True)
         rng = np.random.default_rng(i)
-        inputs = [(random_input(rng, s, t), t) for s, t in L.input_shapes()]
+        inputs, out = layer_arguments(L, rng)
         try:
             mod = LoadedModule(os.path.join(args.bundle, entry["vmfb"]), args.driver, config=config, mmap=False)
             for _ in range(args.count):
-                mod.call("main", inputs, (poison(L.output_shape(), L.out_dtype), L.out_dtype))
+                mod.call("main", inputs, (out[0].copy(), out[1]))
         except Exception as e:       # keep going: the sanitizer's report is the verdict
             failed += 1
             print(f"== layer {L.name}: runtime error: {str(e).splitlines()[0]}", flush=True)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import hashlib
 import json
 import os
 import subprocess
@@ -32,16 +31,13 @@ import iree.runtime as rt
 import numpy as np
 
 from ..tools.layers import Layer
-from .arrays import poison, random_input
+from .arrays import digest, layer_arguments, poison
 from .gpu_check import device_name
 from .module import LoadedModule
 
 DEVICE_GROWTH_MIB = 64        # allowed growth of device memory in use after warm-up
 HOST_GROWTH_MIB = 64          # ... and of the host's resident set
 
-
-def _digest(a: np.ndarray) -> str:
-    return hashlib.sha256(np.ascontiguousarray(a).tobytes()).hexdigest()[:16]
 
 
 def _manifest(bundle: str) -> dict:
@@ -57,7 +53,7 @@ def _layers(bundle: str, only) -> list[tuple[Layer, str, list, tuple]]:
         if not e.get("ok") or (only and L.name not in only):
             continue
         rng = np.random.default_rng(100 + i)
-        inputs = [(random_input(rng, s, t), t) for s, t in L.input_shapes()]
+        inputs, _ = layer_arguments(L, rng)
         out.append((L, os.path.join(bundle, e["vmfb"]), inputs, (L.output_shape(), L.out_dtype)))
     return out
 
@@ -71,8 +67,8 @@ def determinism(config, driver: str, layers, runs: int) -> list[dict]:
     rows = []
     for L, vmfb, inputs, out_spec in layers:
         mod = LoadedModule(vmfb, driver, config=config)
-        first = _digest(_call(mod, inputs, out_spec))
-        differing = sum(_digest(_call(mod, inputs, out_spec)) != first for _ in range(runs - 1))
+        first = digest(_call(mod, inputs, out_spec))
+        differing = sum(digest(_call(mod, inputs, out_spec)) != first for _ in range(runs - 1))
         rows.append({"layer": L.name, "runs": runs, "differing": differing, "digest": first})
         print(f"  determinism {L.name:22s} {runs} runs, {differing} differ", flush=True)
     return rows
@@ -82,7 +78,7 @@ def concurrency(config, driver: str, layers, threads: int, rounds: int = 20) -> 
     """Thread k runs layer 0 if k is even (the same vmfb), else layer (k // 2) % n (different ones)."""
     expected = {}
     for L, vmfb, inputs, out_spec in layers:
-        expected[L.name] = _digest(_call(LoadedModule(vmfb, driver, config=config), inputs, out_spec))
+        expected[L.name] = digest(_call(LoadedModule(vmfb, driver, config=config), inputs, out_spec))
     picks = [layers[0] if k % 2 == 0 else layers[(k // 2) % len(layers)] for k in range(threads)]
     results: list[list[str]] = [[] for _ in range(threads)]
     errors: list[str] = []
@@ -100,7 +96,7 @@ def concurrency(config, driver: str, layers, threads: int, rounds: int = 20) -> 
         try:
             start.wait()
             for _ in range(rounds):
-                results[k].append(_digest(_call(mod, inputs, out_spec)))
+                results[k].append(digest(_call(mod, inputs, out_spec)))
         except Exception as e:           # recorded: a failure, not a crash of the check
             errors.append(f"thread {k} ({L.name}): {str(e).splitlines()[0]}")
 

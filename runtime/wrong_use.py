@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import hashlib
 import json
 import os
 import subprocess
@@ -24,7 +23,7 @@ import sys
 import numpy as np
 
 from ..tools.layers import Layer
-from .arrays import poison, random_input
+from .arrays import digest, layer_arguments
 from .module import LoadedModule
 
 MISUSES = ("input_shape", "input_dtype", "input_rank", "filter_shape", "missing_argument", "extra_argument",
@@ -65,12 +64,8 @@ def _misuse(kind: str, L: Layer, inputs, out):
 def _child(vmfb: str, layer: dict, kind: str, driver: str) -> dict:
     L = Layer(**layer)
     rng = np.random.default_rng(0)
-    inputs = [(random_input(rng, s, t), t) for s, t in L.input_shapes()]
-    out = (poison(L.output_shape(), L.out_dtype), L.out_dtype)
+    inputs, out = layer_arguments(L, rng)
     mod = LoadedModule(vmfb, driver)
-
-    def digest(a):
-        return hashlib.sha256(np.ascontiguousarray(a).tobytes()).hexdigest()
 
     def good():
         return digest(mod.call("main", inputs, (out[0].copy(), out[1])))

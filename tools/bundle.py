@@ -3,8 +3,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
+import time
+
+from ..compiler.driver import CompileOptions, compile_file
+from ..compiler.errors import ConvcError
+from .layers import Layer, layer_mlir
 
 
 def git_commit() -> str:
@@ -27,4 +33,23 @@ def record_compile(entry: dict, res) -> dict:
     entry["path"] = "convc" if any(r.path == "convc" for r in res.reports) else "IREE"
     entry["ok"] = True
     entry["schedule"] = next((r.schedule.to_dict() for r in res.reports if r.schedule), None)
+    return entry
+
+
+def compile_entry(L: Layer, out: str, target: str, candidate: int | None = None) -> dict:
+    """Compiles layer L's model (output storage as an argument) into out/NAME.vmfb with default
+    schedules, or with the planner's candidate `candidate` (the tuner's knob); the manifest entry,
+    ok False with the error if it failed."""
+    src = os.path.join(out, f"{L.name}.mlir")
+    with open(src, "w") as fh:
+        fh.write(layer_mlir(L, output_arg=True))
+    entry = {"layer": dataclasses.asdict(L), "vmfb": f"{L.name}.vmfb", "candidate": candidate or 0}
+    t0 = time.perf_counter()
+    try:
+        record_compile(entry, compile_file(src, os.path.join(out, entry["vmfb"]), CompileOptions(
+            target=target, tuning_cache="none", candidate=candidate)))
+    except ConvcError as e:
+        entry.update(ok=False, error=str(e))
+    entry["compile_s"] = round(time.perf_counter() - t0, 2)
+    os.remove(src)
     return entry

@@ -18,13 +18,11 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-from ..compiler.driver import CompileOptions, compile_file
-from ..compiler.errors import ConvcError
 from ..passes.plan import candidate_schedules
 from ..passes.schedule import Schedule
 from ..passes.target import get_target
-from .layers import Layer, layer_mlir
-from .bundle import git_commit, record_compile
+from .layers import Layer
+from .bundle import compile_entry, git_commit
 
 
 @dataclass(frozen=True)
@@ -120,17 +118,7 @@ def families_bundle(out: str, target: str = "sm_90a", only=None) -> dict:
             entry.update(ok=False, error=f"no candidate schedule exercises {v.what!r} "
                                          f"(candidates: {', '.join(s.describe() for s in cands)})")
         else:
-            src = os.path.join(out, f"{v.name}.mlir")
-            with open(src, "w") as f:
-                f.write(layer_mlir(L, output_arg=True))
-            t0 = time.perf_counter()
-            try:
-                record_compile(entry, compile_file(src, os.path.join(out, entry["vmfb"]), CompileOptions(
-                    target=target, tuning_cache="none", candidate=index if len(cands) > 1 else None)))
-            except ConvcError as e:
-                entry.update(ok=False, error=str(e))
-            entry["compile_s"] = round(time.perf_counter() - t0, 2)
-            os.remove(src)
+            entry.update(compile_entry(L, out, target, index if len(cands) > 1 else None))
         entries.append(entry)
         kernel = next((d["kernel"] for d in entry.get("dispatches", []) if d["path"] == "convc"), None)
         print(f"{v.name:22s} {'ok' if entry['ok'] else 'FAILED':6s} {kernel or entry.get('error', '')}", flush=True)

@@ -29,15 +29,13 @@ import sys
 import time
 from itertools import repeat
 
-from ..compiler.driver import CompileOptions, compile_file
-from ..compiler.errors import ConvcError
 from ..passes.plan import candidate_schedules
 from ..passes.target import get_target
 from ..passes.schedule import Schedule
 from ..runtime.gpu_check import check_layer
-from .layers import EPILOGUES, Layer, has_output, layer_mlir, random_grouped_layers
-from .shrink import reductions, same_kind, shrink
-from .bundle import git_commit, record_compile
+from .layers import EPILOGUES, Layer, has_output, random_grouped_layers
+from .shrink import cost, reductions, same_kind, shrink
+from .bundle import compile_entry, git_commit
 
 BOUNDARIES = (8, 16, 32, 64, 128, 256)
 
@@ -100,7 +98,7 @@ def _problem_pairs(L: Layer, out: str, target: str, max_candidates: int) -> list
         n = len(candidate_schedules(L.expected_problem(), t))
     except ValueError:                    # the planner declines (PlanError): the default path only
         n = 1
-    return [_compile_pair(dataclasses.replace(L, name=f"{L.name}_c{i}"), out, target, i if n > 1 else None)
+    return [compile_entry(dataclasses.replace(L, name=f"{L.name}_c{i}"), out, target, i if n > 1 else None)
             for i in range(min(n, max_candidates))]
 
 
@@ -145,20 +143,6 @@ class _Inline:
 
     def map(self, fn, *iterables):
         return map(fn, *iterables)
-
-
-def _compile_pair(L: Layer, out: str, target: str, candidate: int | None) -> dict:
-    src = os.path.join(out, f"{L.name}.mlir")
-    with open(src, "w") as fh:
-        fh.write(layer_mlir(L, output_arg=True))
-    entry = {"layer": dataclasses.asdict(L), "vmfb": f"{L.name}.vmfb", "candidate": candidate or 0}
-    try:
-        record_compile(entry, compile_file(src, os.path.join(out, entry["vmfb"]), CompileOptions(
-            target=target, tuning_cache="none", candidate=candidate)))
-    except ConvcError as e:
-        entry.update(ok=False, error=str(e))
-    os.remove(src)
-    return entry
 
 
 def _write_manifest(out: str, target: str, entries: list, **extra) -> dict:
@@ -206,14 +190,14 @@ def shrink_round(results: dict, bundle: str, out: str, target: str) -> tuple[dic
             if o["parent"]:                    # no reduction of the parent fails: it is minimal
                 minimal.append(Layer(**o["parent"]["layer"]))
             continue
-        cur, sched = min(o["failing"], key=lambda x: (x[0].N * x[0].H * x[0].W * x[0].C * x[0].F * x[0].R * x[0].S))
+        cur, sched = min(o["failing"], key=lambda x: cost(x[0]))
         kind = Schedule.from_dict(sched)
         for k, r in enumerate(reductions(cur)):
             i = same_kind(r, t, kind)
             if i is None:
                 continue
             r = dataclasses.replace(r, name=f"{origin}_s{len(entries):03d}")
-            e = _compile_pair(r, out, target, i)
+            e = compile_entry(r, out, target, i)
             e.update(shrink_of=origin, shrink_parent={"layer": dataclasses.asdict(cur), "schedule": sched})
             entries.append(e)
         if not any(e["shrink_of"] == origin for e in entries):
@@ -231,7 +215,7 @@ def shrink_local(bundle: str, case: str) -> tuple[Layer, int]:
     os.makedirs(work, exist_ok=True)
 
     def fails(L: Layer) -> bool:
-        e = _compile_pair(dataclasses.replace(L, name="try"), work, "llvm-cpu", None)
+        e = compile_entry(dataclasses.replace(L, name="try"), work, "llvm-cpu", None)
         return not check_layer(work, e, "local-task", "numpy", seed=0)["correct"]
     return shrink(Layer(**entry["layer"]), fails)
 

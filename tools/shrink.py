@@ -22,7 +22,7 @@ from ..passes.target import Target
 from .layers import Layer, has_output
 
 
-def _cost(L: Layer) -> tuple:
+def cost(L: Layer) -> tuple:
     """Ordering of layers by size: work first, then how far from the simplest form."""
     simple = (L.stride != (1, 1)) + (L.dilation != (1, 1)) + (any(L.pad)) + (L.epilogue != "none") + (L.dtype != "f16")
     return (L.N * L.H * L.W * L.C * L.F * L.R * L.S // max(L.groups, 1), simple, L.N, L.H, L.W, L.C, L.F)
@@ -76,7 +76,7 @@ def reductions(L: Layer) -> list[Layer]:
         if key not in seen and has_output(r):
             seen.add(key)
             out.append(r)
-    return sorted(out, key=_cost)
+    return sorted(out, key=cost)
 
 
 def shrink(L: Layer, fails: Callable[[Layer], bool], max_steps: int = 500) -> tuple[Layer, int]:

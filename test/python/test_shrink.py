@@ -8,9 +8,10 @@ import json
 from convc.passes.plan import candidate_schedules
 from convc.passes.schedule import Schedule
 from convc.passes.target import get_target
-from convc.tools.fuzz import main as fuzz_main, shrink_local, shrink_round, _compile_pair
+from convc.tools.bundle import compile_entry
+from convc.tools.fuzz import main as fuzz_main, shrink_local, shrink_round
 from convc.tools.layers import Layer, has_output
-from convc.tools.shrink import _cost, reductions, same_kind, shrink
+from convc.tools.shrink import cost, reductions, same_kind, shrink
 
 
 BIG = Layer(name="big", N=8, H=30, W=27, C=40, F=96, R=3, S=5, stride=(2, 1), dilation=(1, 2),
@@ -19,7 +20,7 @@ BIG = Layer(name="big", N=8, H=30, W=27, C=40, F=96, R=3, S=5, stride=(2, 1), di
 
 def test_reductions_are_valid_and_smaller():
     rs = reductions(BIG)
-    assert rs and all(has_output(r) and _cost(r) < _cost(BIG) or _cost(r)[0] == _cost(BIG)[0] for r in rs)
+    assert rs and all(has_output(r) and cost(r) < cost(BIG) or cost(r)[0] == cost(BIG)[0] for r in rs)
     assert any(r.N == 1 for r in rs) and any(r.epilogue == "none" for r in rs)
 
 
@@ -54,7 +55,7 @@ def test_gpu_round_protocol(tmp_path):
     L = Layer(name="case", N=2, H=9, W=9, C=64, F=128, R=3, S=3, pad=(1, 1, 1, 1), epilogue="bias")
     b0 = tmp_path / "b0"
     b0.mkdir()
-    e = _compile_pair(L, str(b0), "sm_90a", None)
+    e = compile_entry(L, str(b0), "sm_90a", None)
     (b0 / "manifest.json").write_text(json.dumps({"target": "sm_90a", "layers": [e]}))
     res0 = {"layers": [{"name": "case", "index": 0, "correct": False}]}
     m1, minimal = shrink_round(res0, str(b0), str(tmp_path / "b1"), "sm_90a")
@@ -75,7 +76,7 @@ def test_local_shrink_of_a_correct_case_keeps_it(tmp_path):
     """--local: every reduction is compiled for llvm-cpu and checked here; a case that does not
     fail has no failing reduction, so it comes back unchanged."""
     L = Layer(name="ok", N=1, H=4, W=3, C=8, F=8, R=3, S=1, pad=(1, 0, 1, 0), epilogue="bias")
-    e = _compile_pair(L, str(tmp_path), "llvm-cpu", None)
+    e = compile_entry(L, str(tmp_path), "llvm-cpu", None)
     (tmp_path / "manifest.json").write_text(json.dumps({"target": "llvm-cpu", "layers": [e]}))
     got, tries = shrink_local(str(tmp_path), "ok")
     assert got == L and tries == len(reductions(L))

@@ -39,7 +39,7 @@ def _L(name, N, H, W, C, F, R, S, stride=(1, 1), dilation=(1, 1), pad=(0, 0, 0, 
                  dtype=dtype, epilogue=epilogue, group="families", groups=groups)
 
 
-def _ws(kernel: str, **flags) -> Callable[[Schedule], bool]:
+def _kernel(kernel: str, **flags) -> Callable[[Schedule], bool]:
     def wants(s: Schedule) -> bool:
         return s.kernel == kernel and all(getattr(s, k) == v for k, v in flags.items())
     return wants
@@ -50,11 +50,11 @@ _SMALL = _L("small", 1, 14, 14, 256, 256, 3, 3, pad=(1, 1, 1, 1))     # fewer ti
 _BIG = _L("big", 8, 56, 56, 128, 128, 3, 3, pad=(1, 1, 1, 1))         # more 128x128 tiles than SMs
 
 VARIANTS: tuple[Variant, ...] = (
-    Variant("ws_cooperative", _R3, _ws("sm90_ws_cooperative", swap_ab=False, cluster_m=1, epilogue_slots=1,
+    Variant("ws_cooperative", _R3, _kernel("sm90_ws_cooperative", swap_ab=False, cluster_m=1, epilogue_slots=1,
                                        raster=1), "persistent cooperative, one staging slot"),
-    Variant("ws_pingpong", _R3, _ws("sm90_ws_pingpong", swap_ab=False, cluster_m=1, epilogue_slots=1),
+    Variant("ws_pingpong", _R3, _kernel("sm90_ws_pingpong", swap_ab=False, cluster_m=1, epilogue_slots=1),
             "persistent ping-pong consumers"),
-    Variant("ws_ring_staged", _R3, _ws("sm90_ws_cooperative", epilogue_slots=0, swap_ab=False),
+    Variant("ws_ring_staged", _R3, _kernel("sm90_ws_cooperative", epilogue_slots=0, swap_ab=False),
             "epilogue staged in a lent ring stage (epilogue_slots=0)"),
     Variant("ws_two_slots", _BIG, lambda s: s.kernel.startswith("sm90_ws") and s.epilogue_slots == 2,
             "two epilogue staging slots (residual prefetch)"),
@@ -63,23 +63,23 @@ VARIANTS: tuple[Variant, ...] = (
     Variant("ws_cluster", _R3, lambda s: s.kernel.startswith("sm90_ws") and s.cluster_m == 2,
             "2x1 clusters, filter tile multicast"),
     Variant("ws_raster", _R3, lambda s: s.kernel.startswith("sm90_ws") and s.raster > 1, "rasterized tile walk"),
-    Variant("ws_256_rows", _R3, _ws("sm90_ws_cooperative", block_m=256), "256-row cooperative tiles"),
+    Variant("ws_256_rows", _R3, _kernel("sm90_ws_cooperative", block_m=256), "256-row cooperative tiles"),
     Variant("ws_direct_loads", _L("direct", 8, 14, 14, 256, 256, 3, 3, pad=(1, 1, 1, 1)),
             lambda s: s.kernel.startswith("sm90_ws") and s.direct_stages > 0,
             "first k-tiles by cp.async while the descriptors are written"),
     Variant("ws_streamk", _L("streamk", 1, 7, 7, 512, 512, 3, 3, pad=(1, 1, 1, 1), epilogue="bias_relu"),
-            _ws("sm90_ws_streamk"), "stream-K partition (bias_relu: the planner takes stream-K only without a residual)"),
+            _kernel("sm90_ws_streamk"), "stream-K partition (bias_relu: the planner takes stream-K only without a residual)"),
     Variant("tma_split_k", _L("splitk", 1, 7, 7, 512, 512, 3, 3, pad=(1, 1, 1, 1)),
             lambda s: s.kernel == "sm90_tma_wgmma" and s.split_k > 1, "non-persistent TMA kernel, split-K"),
     Variant("tma_wgmma", _SMALL, lambda s: s.kernel == "sm90_tma_wgmma" and s.split_k == 1,
             "non-persistent TMA kernel"),
     Variant("row_slab", _L("rowslab", 1, 224, 224, 3, 64, 7, 7, stride=(2, 2), pad=(3, 3, 3, 3), epilogue="bias_relu"),
-            _ws("sm90_rows_wgmma"), "row-slab TMA (few input channels)"),
-    Variant("gather", _L("gather", 2, 17, 19, 40, 128, 3, 3, pad=(1, 1, 1, 1)), _ws("sm90_gather_wgmma"),
+            _kernel("sm90_rows_wgmma"), "row-slab TMA (few input channels)"),
+    Variant("gather", _L("gather", 2, 17, 19, 40, 128, 3, 3, pad=(1, 1, 1, 1)), _kernel("sm90_gather_wgmma"),
             "gathered im2col + wgmma (C not TMA-aligned)"),
     Variant("tf32", _L("tf32", 2, 14, 14, 64, 128, 3, 3, pad=(1, 1, 1, 1), dtype="f32"),
             lambda s: s.kernel.startswith("sm90"), "f32 inputs on TF32 wgmma"),
-    Variant("portable", _L("portable", 2, 9, 9, 24, 6, 3, 3, pad=(1, 1, 1, 1)), _ws("portable_igemm"),
+    Variant("portable", _L("portable", 2, 9, 9, 24, 6, 3, 3, pad=(1, 1, 1, 1)), _kernel("portable_igemm"),
             "portable implicit GEMM (F not a multiple of 8)"),
     Variant("depthwise", _L("dw", 2, 20, 20, 96, 96, 3, 3, pad=(1, 1, 1, 1), groups=96, epilogue="bias_relu"),
             lambda s: s.kernel != "portable_igemm", "depthwise, multiplier 1"),
@@ -87,18 +87,18 @@ VARIANTS: tuple[Variant, ...] = (
                                        groups=24, epilogue="bias"),
             lambda s: True, "depthwise with a channel multiplier"),
     Variant("grouped_mma", _L("grouped", 2, 14, 14, 128, 128, 3, 3, pad=(1, 1, 1, 1), groups=8),
-            _ws("grouped_mma"), "grouped 3x3 on tensor cores (mma.sync), one tile per CTA"),
+            _kernel("grouped_mma"), "grouped 3x3 on tensor cores (mma.sync), one tile per CTA"),
     Variant("grouped_mma_two_buffers", _L("grouped_b2", 8, 28, 28, 256, 256, 3, 3, pad=(1, 1, 1, 1), groups=16),
             lambda s: s.kernel == "grouped_mma" and s.stages == 2,
             "grouped on tensor cores, several tiles per CTA: two cp.async patch buffers"),
     Variant("grouped_mma_narrow", _L("grouped4", 2, 14, 14, 64, 64, 3, 3, pad=(1, 1, 1, 1), groups=16),
-            _ws("grouped_mma"), "grouped on tensor cores, 4 channels per group"),
+            _kernel("grouped_mma"), "grouped on tensor cores, 4 channels per group"),
     Variant("grouped_mma_1x1", _L("grouped1x1", 2, 28, 28, 384, 384, 1, 1, groups=8),
-            _ws("grouped_mma"), "grouped 1x1 on tensor cores (GEMM-form rows)"),
+            _kernel("grouped_mma"), "grouped 1x1 on tensor cores (GEMM-form rows)"),
     Variant("grouped_f32", _L("grouped_f32", 2, 14, 14, 64, 64, 3, 3, pad=(1, 1, 1, 1), groups=8, dtype="f32"),
-            _ws("direct_grouped"), "grouped f32 (direct kernel)"),
+            _kernel("direct_grouped"), "grouped f32 (direct kernel)"),
     Variant("grouped_direct", _L("grouped_d", 2, 14, 14, 128, 128, 3, 3, pad=(1, 1, 1, 1), groups=8),
-            _ws("direct_grouped"), "grouped on the direct kernel (forced where another is the default)"),
+            _kernel("direct_grouped"), "grouped on the direct kernel (forced where another is the default)"),
 )
 
 

@@ -61,6 +61,8 @@ class Schedule:
     swap_ab: bool = False       # persistent kernels: wgmma M over channels, N over block_m pixels
     direct_stages: int = 0      # persistent kernels: leading k-tiles the consumers load with cp.async
                                 # while the TMA descriptors are written (direct_loads.py)
+    accumulate: str = "f32"     # direct depthwise: "f32", or "f16_rows" (each filter row's taps
+                                # summed in packed f16, the rows in f32)
 
     def __post_init__(self):
         if self.kernel not in KERNELS:
@@ -78,7 +80,10 @@ class Schedule:
                 raise ValueError("load vectors must divide block_k")
 
     def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
+        d = dataclasses.asdict(self)
+        if d["accumulate"] == "f32":        # only the direct depthwise kernel has another
+            del d["accumulate"]
+        return d
 
     @classmethod
     def from_dict(cls, d: dict) -> "Schedule":
@@ -92,4 +97,5 @@ class Schedule:
                 + (f" cluster={self.cluster_m}x1" if self.cluster_m > 1 else "")
                 + (f" epilogue_slots={self.epilogue_slots}" if self.epilogue_slots != 1 else "")
                 + (" swap_ab" if self.swap_ab else "")
-                + (f" direct={self.direct_stages}" if self.direct_stages else ""))
+                + (f" direct={self.direct_stages}" if self.direct_stages else "")
+                + (f" accumulate={self.accumulate}" if self.accumulate != "f32" else ""))

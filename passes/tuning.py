@@ -121,6 +121,8 @@ def knobs_of(s: Schedule) -> tuple:
     direct = (f"direct{s.direct_stages}",) if s.direct_stages else ()
     if s.kernel == "grouped_mma":           # its tile is rows x columns, with 1 or 2 patch buffers
         return base + (s.thread_m, s.thread_n, s.stages)
+    if s.kernel == "direct_grouped":        # pixels per item, workgroup size, filter rows in flight
+        return base + (s.thread_m, s.threads, s.stages, s.accumulate, s.min_ctas_per_sm)
     return base + (extra if extra != (1, False) or direct else ()) + direct
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from ..problem import ConvProblem
+from dataclasses import dataclass
+
+from ..problem import DTYPE_BYTES, ConvProblem
 from ..schedule import Kernel, Schedule
 from ..target import Target
 from .common import PlanError, cdiv, largest_vector
@@ -20,11 +22,56 @@ def supports(p: ConvProblem, t: Target) -> str | None:
     return None if p.grouped else "not a grouped or depthwise conv"
 
 
-def plan_grouped(p: ConvProblem, t: Target) -> Schedule:
+def input_columns(p: ConvProblem, pixels: int) -> int:
+    """Input columns the taps of `pixels` neighbouring outputs along W touch."""
+    return len({i * p.stride[1] + sx * p.dilation[1] for i in range(pixels) for sx in range(p.S)})
+
+
+def _staging(p: ConvProblem, t: Target, pixels: int, threads: int, v: int, rows: int) -> tuple[int, int]:
+    """(stages, workgroup bytes) of the staged depthwise path: `rows` filter rows in flight
+    through async copies of 16-byte vectors into a ring of rows + 1 per thread; (1, 0) where the
+    conv or target has none (multiplier, narrow vectors, no async copies, over the budget)."""
+    rows = min(rows, p.R)
+    if rows < 2 or not (p.depthwise and p.F == p.C) or t.backend != "nvidia" \
+            or v * DTYPE_BYTES[p.dtype] != 16:
+        return 1, 0
+    smem = (rows + 1) * input_columns(p, pixels) * threads * 16
+    return (rows, smem) if smem <= t.smem_bytes else (1, 0)
+
+
+@dataclass(frozen=True)
+class ItemShape:
+    """How the direct kernel walks a depthwise conv: output pixels along W per thread, threads
+    per workgroup, filter rows in flight (async-copy staging; 1: plain loads), accumulation
+    ("f32" or "f16_rows") and the co-resident workgroups ptxas must allow (a register cap)."""
+    pixels: int = ROW_PIXELS
+    threads: int = 256
+    rows_in_flight: int = 1
+    accumulate: str = "f32"
+    min_ctas: int = 0
+
+
+def depthwise_shape(p: ConvProblem, t: Target) -> ItemShape:
+    """The rule table for depthwise convs with multiplier 1 on NVIDIA (tuning runs on an H100,
+    bench/NOTES.md): 128-thread workgroups; f16 filter rows summed in packed f16; large windows
+    8 pixels per thread (more column reuse); strided convs 4 pixels in f32; other 3x3-like ones
+    4 pixels under an 85-register cap (6 workgroups per SM)."""
+    if not (p.depthwise and p.F == p.C) or t.backend != "nvidia":
+        return ItemShape()
+    packed = "f16_rows" if p.dtype == "f16" else "f32"
+    if p.S >= 7:
+        return ItemShape(8, 128, 1, packed)
+    if p.stride[1] > 1:
+        return ItemShape(4, 128)
+    return ItemShape(4, 128, 1, packed, 6)
+
+
+def plan_grouped(p: ConvProblem, t: Target, shape: ItemShape | None = None) -> Schedule:
     """Grouped and depthwise convs: the direct kernel (few channels per output; memory-bound).
     An item is V output channels (16 bytes of channels where they divide the output channels
-    of a group, at most GROUPED_CHANNELS for grouped convs) of thread_m pixels along W (one
-    pixel for a depthwise conv with a channel multiplier)."""
+    of a group, at most GROUPED_CHANNELS for grouped convs) of `shape.pixels` pixels along W
+    (one pixel for a depthwise conv with a channel multiplier); `shape` defaults to the rule
+    table's (depthwise_shape)."""
     why = supports(p, t)
     if why:
         raise PlanError(why)
@@ -35,8 +82,11 @@ def plan_grouped(p: ConvProblem, t: Target) -> Schedule:
     rows = p.F == p.C if p.depthwise else (hwcf or (p.R * p.S > 1 and p.C // p.groups >= 8))
     if rows and not (p.depthwise or hwcf):      # outer products: P x V accumulators
         v = min(v, GROUPED_CHANNELS)
-    threads, per_thread = (1, 64) if t.backend == "cpu" else (256, 1)
-    pw = min(ROW_PIXELS, p.Wo) if rows else 1
+    shape = shape or depthwise_shape(p, t)
+    threads, per_thread = (1, 64) if t.backend == "cpu" else (shape.threads, 1)
+    pw = min(shape.pixels, p.Wo) if rows else 1
+    stages, smem = _staging(p, t, pw, threads, v, shape.rows_in_flight)
+    accumulate = shape.accumulate if p.depthwise and p.F == p.C and p.dtype == "f16" else "f32"
     block = threads * per_thread
     grid = (cdiv(p.N * p.Ho * cdiv(p.Wo, pw) * (p.F // v), block), 1, 1)
     if grid[0] >= 2**31:
@@ -46,9 +96,28 @@ def plan_grouped(p: ConvProblem, t: Target) -> Schedule:
     what = f"{pw} pixels x {v} channels" if pw > 1 else f"{v} output channels"
     return Schedule(kernel=Kernel.DIRECT_GROUPED, target=t.arch, block_m=block, block_n=v, block_k=vc,
                     thread_m=pw, thread_n=v, threads=threads, vec_a=vc if not p.depthwise else v,
-                    vec_b=v, stages=1, grid=grid, smem_bytes=0, subgroup_size=t.subgroup_size,
-                    reason=f"direct grouped conv: {kind}, {what} per thread, f32 accumulation"
+                    vec_b=v, stages=stages, grid=grid, smem_bytes=smem, subgroup_size=t.subgroup_size,
+                    accumulate=accumulate, min_ctas_per_sm=shape.min_ctas if t.backend == "nvidia" else 0,
+                    reason=f"direct grouped conv: {kind}, {what} per thread, "
+                           + ("filter rows summed in packed f16, f32 across rows" if accumulate == "f16_rows"
+                              else "f32 accumulation")
+                           + (f", {stages} filter rows in flight" if stages > 1 else "")
                            + (", batch read at run time" if p.dynamic_batch else ""))
 
 
-DIRECT_GROUPED = register(KernelFamily("direct_grouped", (Kernel.DIRECT_GROUPED,), supports, plan_grouped))
+def direct_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
+    """Depthwise (multiplier 1) tuning grid: pixels per item x filter rows in flight x
+    accumulation at 128 threads, register caps, and 256-thread workgroups."""
+    if not (p.depthwise and p.F == p.C) or t.backend != "nvidia":
+        return []
+    out = [plan_grouped(p, t, ItemShape(pw, 256)) for pw in (2, 4, 8)]
+    for acc in ("f32", "f16_rows") if p.dtype == "f16" else ("f32",):
+        for pw in (2, 4, 8):
+            for u in sorted({1, 2, 3} & set(range(1, p.R + 1))):
+                out.append(plan_grouped(p, t, ItemShape(pw, 128, u, acc)))
+        for pw, ctas in ((4, 6), (4, 8), (2, 8), (2, 12)):  # register caps: 85, 64 and 42 per thread
+            out.append(plan_grouped(p, t, ItemShape(pw, 128, 1, acc, ctas)))
+    return list(dict.fromkeys(out))
+
+
+DIRECT_GROUPED = register(KernelFamily("direct_grouped", (Kernel.DIRECT_GROUPED,), supports, plan_grouped, direct_candidates))

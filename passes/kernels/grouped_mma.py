@@ -16,7 +16,7 @@ from ..problem import ConvProblem
 from ..schedule import Kernel, Schedule
 from ..target import Target
 from .common import PlanError, cdiv
-from .direct_grouped import plan_grouped
+from .direct_grouped import direct_candidates, plan_grouped
 from .registry import Declined, KernelFamily, register
 
 SM_SMEM_BYTES = 233472          # shared memory per SM on H100/H200/B200 (228 KB)
@@ -97,7 +97,7 @@ def grouped_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
     tensor-core kernel."""
     first = plan_grouped_choice(p, t)
     if first.kernel != Kernel.GROUPED_MMA:
-        return [first]
+        return [first] + [s for s in direct_candidates(p, t) if s != first]
     return [first, plan_grouped(p, t)] + grouped_mma_candidates(p, t)
 
 

@@ -5,7 +5,7 @@
 // Depthwise (filter [R, S, C]): an item is 4 outputs along W; per filter row the 6 input
 // columns their taps touch and the 3 filter vectors are loaded once: 12 fmas.
 // CHECK-LABEL: hal.executable.source private @conv_n2h16w16c32_f32r3s3_g32hwf_st1x1_dl1x1_p1x1x1x1_f32_add_bias_relu
-// CHECK: hal.return %c4
+// CHECK: hal.return %c8
 // CHECK: scf.for {{.*}} -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>)
 // CHECK-COUNT-6: vector.load {{.*}} : memref<16384xf32>, vector<4xf32>
 // CHECK-COUNT-3: vector.load {{.*}} : memref<288xf32>, vector<4xf32>

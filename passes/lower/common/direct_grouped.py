@@ -27,7 +27,7 @@ the epilogue is the shared one, so every fused chain works here too.
 
 from __future__ import annotations
 
-from ...ir import ir, arith_d, hal_d, math_d, vector_d
+from ...ir import ir, arith_d, hal_d, llvm_d, math_d, vector_d
 from ...problem import ConvProblem, DTYPE_BYTES
 from ...schedule import Schedule
 from .emit import Emitter, vec_type, zeros, convert
@@ -51,6 +51,7 @@ class DirectGrouped:
         self.V = s.block_n            # output channels per item
         self.Vc = s.block_k           # input channels per load (grouped)
         self.P = s.thread_m           # output pixels along W per item
+        self.smem = None              # the staged depthwise path's copy slots
 
     def emit(self, memrefs: list) -> None:
         p, s, e = self.p, self.s, self.e
@@ -60,6 +61,8 @@ class DirectGrouped:
         total = e.mul(segments, nv)
         pid = hal_d.InterfaceWorkgroupIDOp(0).result
         tid = self.m.thread_id(e)
+        if s.smem_bytes:
+            self.smem = self.m.alloc_workgroup([s.smem_bytes // DTYPE_BYTES[p.dtype]], p.dtype)
         base = e.mul(pid, s.block_m)
         with e.for_(0, s.block_m // s.threads) as (i, _, _y):
             idx = e.add(base, e.add(e.mul(i, s.threads), tid))
@@ -99,15 +102,15 @@ class DirectGrouped:
         p = self.p
         return sorted({i * p.stride[1] + sx * p.dilation[1] for i in range(self.P) for sx in range(p.S)})
 
-    def _input(self, x, h_ok, rowbase, w0, q, channel, width):
+    def _input(self, x, h_ok, rowbase, w0, q, channel, width, widen: bool = True):
         """Input vector (width channels from `channel`) at column w0 + q of the current row,
-        zero outside the image, in f32."""
+        zero outside the image, in f32 (widen) or the input type."""
         p, e = self.p, self.e
         w = e.add(w0, q)
         ok = e.all_of(h_ok, e.cmp("sge", w, 0), e.cmp("slt", w, p.W))
         addr = e.select(ok, e.add(e.mul(e.add(rowbase, w), p.C), channel), 0)
         v = arith_d.select(ok, self._load(x, addr, width), zeros(vec_type(width, p.dtype)))
-        return convert(v, vec_type(width, "f32"))
+        return convert(v, vec_type(width, "f32")) if widen else v
 
     def _row(self, r, n, h0):
         """(h_ok, rowbase) of filter row r: whether input row h0 + r*dil is in the image, and
@@ -124,22 +127,85 @@ class DirectGrouped:
 
     # ------------------------------------------------------------------ the three forms
     def _depthwise(self, memrefs, seg, f0) -> None:
+        if self.s.stages > 1:
+            return self._depthwise_staged(memrefs, seg, f0)
         p, e, V, P = self.p, self.e, self.V, self.P
         x, wgt = memrefs[p.input], memrefs[p.filter]
         row, wo0, n, h0, w0 = self._segment(seg)
-        f32v = vec_type(V, "f32")
-        outer = e.for_(0, p.R, 1, [zeros(f32v)] * P)
+        outer = e.for_(0, p.R, 1, [zeros(vec_type(V, "f32"))] * P)
         with outer as (r, accs, set_r):
             h_ok, rowbase = self._row(r, n, h0)
-            xs = {q: self._input(x, h_ok, rowbase, w0, q, f0, V) for q in self._columns()}
-            taps = [convert(self._load(wgt, e.add(e.mul(e.add(e.mul(r, p.S), sx), p.F), f0), V), f32v)
-                    for sx in range(p.S)]
-            out = list(accs)
-            for i in range(P):
-                for sx in range(p.S):
-                    out[i] = math_d.fma(xs[i * p.stride[1] + sx * p.dilation[1]], taps[sx], out[i])
-            set_r(out)
+            xs = {q: self._input(x, h_ok, rowbase, w0, q, f0, V, widen=False) for q in self._columns()}
+            taps = [self._load(wgt, e.add(e.mul(e.add(e.mul(r, p.S), sx), p.F), f0), V) for sx in range(p.S)]
+            set_r(self._row_fmas(xs, taps, accs))
         self._store(memrefs, row, wo0, f0, outer.results)
+
+    def _row_fmas(self, xs: dict, taps: list, accs: list) -> list:
+        """One filter row's P x S vector FMAs from the loaded input columns and taps (input
+        type). accumulate f32: widened, into the f32 accumulators; f16_rows: each output's S
+        taps summed in packed f16 (fma.rn.f16x2), then added to its f32 accumulator, so at most
+        S products meet an f16 rounding."""
+        p, P, V = self.p, self.P, self.V
+        f32v = vec_type(V, "f32")
+        out = list(accs)
+        if self.s.accumulate == "f16_rows":
+            for i in range(P):
+                part = zeros(vec_type(V, p.dtype))
+                for sx in range(p.S):
+                    # llvm.intr.fma: IREE's GPU lowering widens math.fma on f16 to f32
+                    part = llvm_d.intr_fma(xs[i * p.stride[1] + sx * p.dilation[1]], taps[sx], part)
+                out[i] = arith_d.addf(out[i], convert(part, f32v))
+            return out
+        xs = {q: convert(v, f32v) for q, v in xs.items()}
+        taps = [convert(t, f32v) for t in taps]
+        for i in range(P):
+            for sx in range(p.S):
+                out[i] = math_d.fma(xs[i * p.stride[1] + sx * p.dilation[1]], taps[sx], out[i])
+        return out
+
+    def _depthwise_staged(self, memrefs, seg, f0) -> None:
+        """Depthwise, multiplier 1, with `stages` filter rows' input columns in flight: each
+        thread copies them asynchronously into its own workgroup-memory slots (zero fill outside
+        the image: the padding), row r + stages - 1 issued before row r is consumed. Plain loads
+        written ahead would be sunk by ptxas to their first use (one memory latency per filter
+        row); async copies have no register results to sink. A ring of stages + 1 rows: the row
+        a copy overwrites was read two iterations earlier, with a wait between."""
+        p, e, V, P = self.p, self.e, self.V, self.P
+        x, wgt = memrefs[p.input], memrefs[p.filter]
+        u = min(self.s.stages, p.R)
+        cols = self._columns()
+        row, wo0, n, h0, w0 = self._segment(seg)
+        tid = self.m.thread_id(e)
+        buf = self.smem
+
+        def slot(r, q):          # element index of row r's column q: lanes of a slot adjacent
+            return e.mul(e.add(e.mul(e.add(e.mul(e.rem(r, u + 1), len(cols)), q), self.s.threads), tid), V)
+
+        def issue(r):
+            hh = e.add(h0, e.mul(r, p.dilation[0]))
+            h_ok = e.all_of(e.cmp("sge", hh, 0), e.cmp("slt", hh, p.H))
+            rowbase = e.mul(e.add(e.mul(n, p.H), hh), p.W)
+            for k, q in enumerate(cols):
+                w = e.add(w0, q)
+                ok = e.all_of(h_ok, e.cmp("sge", w, 0), e.cmp("slt", w, p.W))
+                src = e.select(ok, e.add(e.mul(e.add(rowbase, w), p.C), f0), 0)
+                self.m.async_copy_16(buf, slot(r, k), x, src, ok)
+
+        for r in range(u - 1):
+            issue(r)
+            self.m.async_commit()
+        f32v = vec_type(V, "f32")
+        loop = e.for_(0, p.R, 1, [zeros(f32v)] * P)
+        with loop as (r, accs, set_r):
+            ahead = e.add(r, u - 1)
+            with e.if_(e.cmp("slt", ahead, p.R)):
+                issue(ahead)
+            self.m.async_commit()
+            taps = [self._load(wgt, e.add(e.mul(e.add(e.mul(r, p.S), sx), p.F), f0), V) for sx in range(p.S)]
+            self.m.async_wait(u - 1)
+            xs = {q: vector_d.load(vec_type(V, p.dtype), buf, [slot(r, k)]) for k, q in enumerate(cols)}
+            set_r(self._row_fmas(xs, taps, accs))
+        self._store(memrefs, row, wo0, f0, loop.results)
 
     def _multiplier(self, memrefs, m, f0) -> ir.Value:
         """Depthwise with a channel multiplier M, one pixel m: output channel f reads input

@@ -18,6 +18,10 @@ class Machine:
 
     backend = "abstract"
     threads_are_parallel = True
+    # 16-byte global -> workgroup-memory copies that complete asynchronously (per thread, in
+    # committed groups), with zero fill for invalid sources; emitters fall back to plain loads
+    # where a target has none
+    async_copies = False
 
     def translation_info(self, s: Schedule) -> ir.Attribute:
         return parse_attr(
@@ -39,6 +43,20 @@ class Machine:
 
     def func_attributes(self, s: Schedule) -> dict[str, ir.Attribute]:
         return {}
+
+    def async_copy_16(self, dst, dst_index, src, src_index, valid) -> None:
+        """16 bytes from memref src at element src_index to workgroup memref dst at element
+        dst_index; zeros where valid is false (src is not read)."""
+        raise NotImplementedError
+
+    def async_commit(self) -> None:
+        """Closes this thread's current group of async copies."""
+        raise NotImplementedError
+
+    def async_wait(self, pending: int) -> None:
+        """Waits until at most `pending` of this thread's groups are in flight; the landed
+        bytes are then visible to this thread."""
+        raise NotImplementedError
 
 
 class GpuMachine(Machine):

@@ -1,11 +1,34 @@
 """NVIDIA (sm_90a / sm_100a) hooks for the shared emitters: 32-lane warps, nvvm lowering."""
 
-from ...ir import parse_attr
+from ...ir import arith_d, ir, parse_attr
+from ...problem import DTYPE_BYTES
 from ..common.machine import GpuMachine
+from .primitives import I64, address_of, index_to
+from .sm80_ops import cp_async_16, cp_async_commit, cp_async_wait
+
+
+def _byte_address(memref, index) -> ir.Value:
+    """i64 address of element `index` of a 1-D memref (global: device address; workgroup:
+    shared-window offset)."""
+    elem = ir.MemRefType(memref.type).element_type
+    size = DTYPE_BYTES[str(elem)]
+    off = arith_d.muli(index, arith_d.constant(ir.IndexType.get(), size))
+    return arith_d.addi(address_of(memref), index_to(off, I64()))
 
 
 class NvidiaMachine(GpuMachine):
     backend = "nvidia"
+    async_copies = True
+
+    def async_copy_16(self, dst, dst_index, src, src_index, valid):
+        """cp.async.cg (16 bytes, L2 only; src-size 0 zero-fills)."""
+        cp_async_16(_byte_address(dst, dst_index), _byte_address(src, src_index), valid)
+
+    def async_commit(self):
+        cp_async_commit()
+
+    def async_wait(self, pending):
+        cp_async_wait(pending)
 
     def func_attributes(self, s):
         """The schedule's cluster (split-K slices or M-multicast pairs) as a compile-time

@@ -1,0 +1,108 @@
+"""The direct kernel's depthwise shapes (passes/kernels/direct_grouped.py) without a GPU.
+
+- The rule table: 128-thread workgroups, packed-f16 filter rows for f16, 8 pixels per thread
+  for large windows, f32 for strided convs, the register cap; other targets and dtypes keep
+  f32 and 256 threads.
+- The emitted code: packed f16 FMAs (fma.rn.f16x2, not widened to f32) for f16_rows; the
+  async-copy staged candidates (cp.async with zero fill, wait_group) in their ring of shared
+  memory; ptxas for sm_90a and sm_100a on every depthwise candidate of two layers: no spills
+  in the default or the uncapped 2- and 4-pixel candidates.
+- Tuning knobs tell every candidate apart.
+"""
+
+import glob
+import os
+import re
+import subprocess
+
+import pytest
+
+from convc.compiler.driver import CompileOptions, compile_file
+from convc.passes.kernels.direct_grouped import ItemShape, depthwise_shape, direct_candidates, plan_grouped
+from convc.passes.plan import candidate_schedules
+from convc.passes.target import get_target
+from convc.passes.tuning import knobs_of
+from convc.tools.layers import layer_mlir, load_suite
+from convc.tools.sm100_table import find_cuda_tool
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+LAYERS = {L.name: L for L in load_suite(os.path.join(HERE, "..", "..", "tools", "data", "depthwise_grouped.json"))}
+SM90 = get_target("sm_90a")
+PTXAS = find_cuda_tool("ptxas")
+
+
+def _p(name, **kw):
+    import dataclasses
+    return dataclasses.replace(LAYERS[name], **kw).expected_problem()
+
+
+def test_rule_table():
+    assert depthwise_shape(_p("mbv2_dw3x3_56"), SM90) == ItemShape(4, 128, 1, "f16_rows", 6)
+    assert depthwise_shape(_p("convnext_dw7x7_56"), SM90) == ItemShape(8, 128, 1, "f16_rows")
+    assert depthwise_shape(_p("effnet_dw5x5_s2"), SM90) == ItemShape(4, 128)
+    assert depthwise_shape(_p("mbv2_dw3x3_56", dtype="bf16"), SM90).accumulate == "f32"
+    assert depthwise_shape(_p("mbv2_dw3x3_56"), get_target("gfx942")) == ItemShape()
+    assert depthwise_shape(_p("resnext_g3x3_s1"), SM90) == ItemShape()
+    s = plan_grouped(_p("convnext_dw7x7_7"), SM90)
+    assert (s.thread_m, s.threads, s.accumulate) == (7, 128, "f16_rows")       # pixels clamped to Wo
+    assert "packed f16" in s.reason
+
+
+def test_f16_rows_only_where_the_lowering_has_it():
+    """bf16 and grouped convs stay f32 whatever the shape asks."""
+    shape = ItemShape(4, 128, 1, "f16_rows")
+    assert plan_grouped(_p("mbv2_dw3x3_56", dtype="bf16"), SM90, shape).accumulate == "f32"
+    assert plan_grouped(_p("resnext_g3x3_s1"), SM90, shape).accumulate == "f32"
+
+
+def test_staging_fits_and_needs_16_byte_vectors():
+    p = _p("mbv2_dw3x3_56")
+    s = plan_grouped(p, SM90, ItemShape(4, 128, 3))
+    assert s.stages == 3 and s.smem_bytes == 4 * 6 * 128 * 16          # ring of 3 + 1 rows, 6 columns
+    assert plan_grouped(_p("mbv2_dw3x3_56", C=36, F=36, groups=36), SM90, ItemShape(4, 128, 3)).stages == 1
+    assert plan_grouped(p, get_target("gfx942"), ItemShape(4, 128, 3)).stages == 1
+
+
+def test_candidates_distinct_and_default_first():
+    p = _p("mbv2_dw3x3_112")
+    cands = candidate_schedules(p, SM90)
+    assert cands[0] == plan_grouped(p, SM90)
+    knobs = [knobs_of(s) for s in cands]
+    assert len(set(knobs)) == len(knobs) >= 20
+    assert direct_candidates(p, get_target("gfx942")) == []
+
+
+def _compile(layer, arch, work, candidate=None):
+    src = os.path.join(work, f"{layer.name}.mlir")
+    with open(src, "w") as f:
+        f.write(layer_mlir(layer, output_arg=True))
+    dump = os.path.join(work, f"dump_{layer.name}_{arch}_{candidate}")
+    compile_file(src, os.path.join(work, f"{layer.name}.vmfb"),
+                 CompileOptions(target=arch, dump_dir=dump, tuning_cache="none", candidate=candidate))
+    (path,) = glob.glob(os.path.join(dump, "binaries", "*.ptx"))
+    return path
+
+
+def test_packed_f16_and_staged_code(tmp_path):
+    L = LAYERS["mbv2_dw3x3_28"]
+    text = open(_compile(L, "sm_90a", str(tmp_path))).read()
+    assert text.count("fma.rn.f16x2") == 4 * 3 * 4 and "fma.rn.f32" not in text     # P x S x 4 pairs, one row
+    cands = candidate_schedules(L.expected_problem(), SM90)
+    staged = next(i for i, s in enumerate(cands) if s.stages == 3 and s.thread_m == 4)
+    text = open(_compile(L, "sm_90a", str(tmp_path), staged)).read()
+    # rows 0 and 1 before the loop, row r + 2 in it: 6 columns each; row r waited for with 2 ahead
+    assert text.count("cp.async.cg.shared.global") == 3 * 6 and re.search(r"cp.async.wait_group\s+2;", text)
+
+
+@pytest.mark.skipif(PTXAS is None, reason="no ptxas (pip install nvidia-cuda-nvcc)")
+@pytest.mark.parametrize("arch", ["sm_90a", "sm_100a"])
+def test_ptxas_on_every_candidate(tmp_path, arch):
+    for name in ("mbv2_dw3x3_56", "convnext_dw7x7_7"):
+        L = LAYERS[name]
+        cands = candidate_schedules(L.expected_problem(), get_target(arch))
+        for i, s in enumerate(cands):
+            path = _compile(L, arch, str(tmp_path), i or None)
+            r = subprocess.run([PTXAS, f"-arch={arch}", "-v", path, "-o", os.devnull], capture_output=True, text=True)
+            assert r.returncode == 0, (name, i, r.stderr)
+            if i == 0 or (s.min_ctas_per_sm == 0 and s.thread_m <= 4):    # the default, and uncapped
+                assert not re.search(r"[1-9][0-9]* bytes spill stores", r.stderr), (name, knobs_of(s), r.stderr)

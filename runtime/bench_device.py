@@ -111,10 +111,23 @@ def _layer(d):
     return Layer(**d)
 
 
-def _floor_us(L, peak_tflops, bw_tbs):
-    bytes_ = sum(math.prod(s) * _BYTES[t] for s, t in L.input_shapes()) + \
+def _bytes(L) -> int:
+    return sum(math.prod(s) * _BYTES[t] for s, t in L.input_shapes()) + \
         math.prod(L.output_shape()) * _BYTES[L.out_dtype]
-    return max(L.flops / (peak_tflops * 1e12), bytes_ / (bw_tbs * 1e12)) * 1e6
+
+
+def _floor_us(L, peak_tflops, bw_tbs):
+    return max(L.flops / (peak_tflops * 1e12), _bytes(L) / (bw_tbs * 1e12)) * 1e6
+
+
+def copy_us(nbytes: int, iters: int) -> float:
+    """Kernel time of a device copy moving the same bytes (half read, half written): the
+    memory floor at this size, where launch and ramp-up weigh on small layers (the
+    bandwidth-based floor assumes a large copy's rate)."""
+    src = torch.empty(max(nbytes // 4, 1), device="cuda", dtype=torch.float16)
+    dst = torch.empty_like(src)
+    t, _ = kernel_time_us(lambda i: dst.copy_(src), iters, 3)
+    return t
 
 
 def _iree_variant(vmfb, L, inputs_np, rotate):
@@ -271,6 +284,8 @@ def bench_layer(bundle, entry, iters, rotate, peak, bw, seed):
     if c:
         row["convc_tflops"] = L.flops / (c * 1e-6) / 1e12
         row["pct_of_floor"] = 100.0 * row["floor_us"] / c
+        row["copy_us"] = copy_us(_bytes(L), iters)
+        row["pct_of_copy"] = 100.0 * row["copy_us"] / c
         for k in ("cudnn", "cudnn_fused", "iree", "torch_eager"):
             if row.get(f"{k}_us"):
                 row[f"convc_vs_{k}"] = c / row[f"{k}_us"]

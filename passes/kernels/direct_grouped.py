@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..problem import ConvProblem
+from ..kernel_configs import DirectGroupedConfig
 from ..schedule import Kernel, Schedule
 from ..target import Target
 from .common import PlanError, cdiv, largest_vector
@@ -23,7 +24,7 @@ def supports(p: ConvProblem, t: Target) -> str | None:
 def plan_grouped(p: ConvProblem, t: Target) -> Schedule:
     """Grouped and depthwise convs: the direct kernel (few channels per output; memory-bound).
     An item is V output channels (16 bytes of channels where they divide the output channels
-    of a group, at most GROUPED_CHANNELS for grouped convs) of thread_m pixels along W (one
+    of a group, at most GROUPED_CHANNELS for grouped convs) of `pixels` pixels along W (one
     pixel for a depthwise conv with a channel multiplier)."""
     why = supports(p, t)
     if why:
@@ -45,8 +46,7 @@ def plan_grouped(p: ConvProblem, t: Target) -> Schedule:
             else f"{p.groups} groups of {p.C // p.groups} channels")
     what = f"{pw} pixels x {v} channels" if pw > 1 else f"{v} output channels"
     return Schedule(kernel=Kernel.DIRECT_GROUPED, target=t.arch, block_m=block, block_n=v, block_k=vc,
-                    thread_m=pw, thread_n=v, threads=threads, vec_a=vc if not p.depthwise else v,
-                    vec_b=v, stages=1, grid=grid, smem_bytes=0, subgroup_size=t.subgroup_size,
+                    threads=threads, config=DirectGroupedConfig(pixels=pw), stages=1, grid=grid, smem_bytes=0, subgroup_size=t.subgroup_size,
                     reason=f"direct grouped conv: {kind}, {what} per thread, f32 accumulation"
                            + (", batch read at run time" if p.dynamic_batch else ""))
 

@@ -129,6 +129,8 @@ class Schedule:
     def from_dict(cls, d: dict) -> "Schedule":
         """Inverse of to_dict; also reads the flat record written before per-family configs
         (every family's knobs side by side, plus k_order), keeping its family's knobs."""
+        if d["kernel"] not in KERNELS:
+            raise ValueError(f"unknown kernel {d['kernel']!r}")
         config_type = CONFIG_TYPES[Kernel(d["kernel"])]
         if "config" in d:
             return cls(**{**d, "config": config_type.from_dict(d["config"])})

@@ -1,7 +1,8 @@
 """Schedule: how one ConvProblem is computed on one target (the planner's decision).
 
 Plain data, round-tripped through the `convc.schedule` DictAttr: what every kernel has (block
-tile, threads, grid, memory) plus the kernel family's typed config (kernel_configs.py).
+tile, threads, grid, memory) plus the kernel family's typed config (kernel_configs.py); what
+follows from these (the subgroup size from the target, a kernel's warp role) is computed.
 Lowerings read only the problem and this; they make no tiling decisions of their own.
 """
 
@@ -14,6 +15,7 @@ from typing import TypeVar
 
 from .kernel_configs import (DirectGroupedConfig, GatherConfig, GroupedMmaConfig, KernelConfig, LdsMfmaConfig,
                              PortableConfig, RowSlabConfig, Sm90WsConfig, Sm100WsConfig, TmaWgmmaConfig)
+from .target import get_target
 
 
 class Kernel(str, Enum):
@@ -87,7 +89,6 @@ class Schedule:
     stages: int                 # shared-memory buffers in the main-loop ring
     grid: tuple[int, int, int]  # workgroup count
     smem_bytes: int             # workgroup memory the kernel allocates
-    subgroup_size: int
     config: KernelConfig        # the kernel family's own knobs (CONFIG_TYPES[kernel])
     reason: str = ""            # why this kernel was chosen (shown by --report)
     scratch_bytes: int = 128    # per-call scratch result (TMA descriptor slots)
@@ -101,6 +102,10 @@ class Schedule:
         if type(self.config) is not want:
             raise TypeError(f"{self.kernel} takes a {want.__name__}, not {type(self.config).__name__}")
         self.config.check(self)
+
+    @property
+    def subgroup_size(self) -> int:
+        return get_target(self.target).subgroup_size
 
     def config_as(self, cls: type[C]) -> C:
         """The config, for a lowering that reads cls; TypeError for another family's schedule."""

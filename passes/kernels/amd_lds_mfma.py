@@ -52,7 +52,7 @@ def plan_amd_lds_mfma(p: ConvProblem, t: Target, block: int | None = None) -> Sc
     grid = (cdiv(p.gemm_m, bm) * cdiv(p.F, bn), 1, 1)
     s = Schedule(kernel=Kernel.AMD_LDS_MFMA, target=t.arch, block_m=bm, block_n=bn, block_k=bk,
                  threads=threads, config=LdsMfmaConfig(lane_elems=vec),
-                 stages=stages, grid=grid, smem_bytes=stages * stage_bytes, subgroup_size=t.subgroup_size)
+                 stages=stages, grid=grid, smem_bytes=stages * stage_bytes)
     try:
         cfg = lds_loader.loader_config(p, s, t)
     except im2col_addressing.AddressingError as e:

@@ -46,7 +46,7 @@ def plan_grouped(p: ConvProblem, t: Target) -> Schedule:
             else f"{p.groups} groups of {p.C // p.groups} channels")
     what = f"{pw} pixels x {v} channels" if pw > 1 else f"{v} output channels"
     return Schedule(kernel=Kernel.DIRECT_GROUPED, target=t.arch, block_m=block, block_n=v, block_k=vc,
-                    threads=threads, config=DirectGroupedConfig(pixels=pw), stages=1, grid=grid, smem_bytes=0, subgroup_size=t.subgroup_size,
+                    threads=threads, config=DirectGroupedConfig(pixels=pw), stages=1, grid=grid, smem_bytes=0,
                     reason=f"direct grouped conv: {kind}, {what} per thread, f32 accumulation"
                            + (", batch read at run time" if p.dynamic_batch else ""))
 

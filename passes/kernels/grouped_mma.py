@@ -59,7 +59,6 @@ def _schedule(p: ConvProblem, t: Target, o: TileOption) -> Schedule:
     return Schedule(kernel=Kernel.GROUPED_MMA, target=t.arch, block_m=g.block_m, block_n=g.bn, block_k=16,
                     threads=THREADS, config=GroupedMmaConfig(rows=g.bh, cols=g.bw, ctas_per_sm=o.ctas_per_sm),
                     stages=stages, grid=(gx, g.channel_blocks, 1), smem_bytes=g.filter_bytes + stages * g.patch_bytes,
-                    subgroup_size=32,
                     reason=(f"grouped implicit GEMM on tensor cores (mma.sync m16n8k16, f32 accumulation): "
                             f"{g.gb} groups ({g.bn} channels) per CTA, {g.bh}x{g.bw}-pixel tiles, "
                             f"{stages} patch buffer{'s' if stages > 1 else ''}, {o.ctas_per_sm} CTA"

@@ -31,7 +31,7 @@ def plan_portable(p: ConvProblem, t: Target) -> Schedule:
         raise PlanError("too many workgroups")
     return Schedule(kernel=Kernel.PORTABLE_IGEMM, target=t.arch, block_m=bm, block_n=bn, block_k=bk,
                     threads=threads, config=PortableConfig(thread_m=tm, thread_n=tn, vec_a=vec_a, vec_b=vec_b),
-                    stages=1, grid=grid, smem_bytes=smem, subgroup_size=t.subgroup_size,
+                    stages=1, grid=grid, smem_bytes=smem,
                     reason="portable implicit GEMM (no faster path for this target yet)")
 
 

@@ -88,7 +88,7 @@ def plan_sm100_ws(p: ConvProblem, t: Target, block_n: int | None = None, cluster
     lay = sm100_layout(p, bn, bk, stages, cluster)
     s = Schedule(kernel=KERNEL, target=t.arch, block_m=BLOCK_M, block_n=bn, block_k=bk,
                  threads=THREADS, config=Sm100WsConfig(cluster_m=cluster), stages=stages,
-                 grid=grid, smem_bytes=lay.total, subgroup_size=32,
+                 grid=grid, smem_bytes=lay.total,
                  reason=("warp-specialized persistent tcgen05 (" + ("1-SM" if cluster == 1 else "CTA pairs: 2x1 "
                          "clusters, cta_group::2 256-row") + " kind::f16, f32 accumulators in tensor memory, "
                          "2 accumulator stages), im2col TMA ring, TMA-store epilogue"),

@@ -33,7 +33,7 @@ def plan_sm90_gather(p: ConvProblem, t: Target, why_not_tma: str = "") -> Schedu
         bm = 64
     grid = (cdiv(p.gemm_m, bm) * cdiv(p.F, bn), 1, 1)
     s = Schedule(kernel=Kernel.SM90_GATHER_WGMMA, target=t.arch, block_m=bm, block_n=bn, block_k=64,
-                 threads=256, config=GatherConfig(), stages=1, grid=grid, smem_bytes=0, subgroup_size=32,
+                 threads=256, config=GatherConfig(), stages=1, grid=grid, smem_bytes=0,
                  reason=f"gathered im2col + wgmma (TMA declined: {why_not_tma})")
     return dataclasses.replace(s, smem_bytes=sm90_gather.gather_smem_bytes(s))
 

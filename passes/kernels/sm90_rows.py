@@ -42,7 +42,7 @@ def plan_sm90_rows(p: ConvProblem, t: Target, why_not_tma: str = "") -> Schedule
     grid = (min(tiles, t.num_sms), 1, 1)
     return Schedule(kernel=Kernel.SM90_ROWS_WGMMA, target=t.arch, block_m=64 * g.subs, block_n=64, block_k=g.kp,
                     threads=warp_roles.THREADS, config=RowSlabConfig(), stages=stages, grid=grid,
-                    smem_bytes=sm90_rows.RowsLayout(p, g, stages).total, subgroup_size=32,
+                    smem_bytes=sm90_rows.RowsLayout(p, g, stages).total,
                     reason=f"row-slab TMA + register-A wgmma, warp-specialized persistent (im2col TMA declined: {why_not_tma})",
                     scratch_bytes=grid[0] * sm90_rows.DESCRIPTORS * tensormap.DESCRIPTOR_BYTES)
 

@@ -61,7 +61,7 @@ def plan_sm90_tma(p: ConvProblem, t: Target) -> Schedule:
     grid = (cdiv(p.gemm_m, bm) * cdiv(p.F, bn) * split_k, 1, 1)
     s = Schedule(kernel=Kernel.SM90_TMA_WGMMA, target=t.arch, block_m=bm, block_n=bn, block_k=bk,
                  threads=256, config=TmaWgmmaConfig(split_k=split_k), stages=stages,
-                 grid=grid, smem_bytes=smem, subgroup_size=32,
+                 grid=grid, smem_bytes=smem,
                  reason="im2col TMA + wgmma, mbarrier ring" + (f", split-K x{split_k} over a cluster" if split_k > 1 else ""),
                  scratch_bytes=grid[0] * tma_loader.DESCRIPTORS_PER_CTA * tensormap.DESCRIPTOR_BYTES)
     return require_descriptors(p, s)

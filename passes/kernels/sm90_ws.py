@@ -93,7 +93,7 @@ def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = Kernel.SM90_WS_COOPERA
         grid = (tile_scheduler.StreamKWork.grid_for(m_tiles * n_tiles, t.num_sms), 1, 1)
         scratch = stream_k.streamk_scratch(grid[0], block_m, bn, grid[0] * sm90_ws.DESCRIPTORS * tensormap.DESCRIPTOR_BYTES).total
     s = Schedule(kernel=kernel, target=t.arch, block_m=block_m, block_n=bn, block_k=bk,
-                 threads=warp_roles.THREADS, stages=stages, grid=grid, smem_bytes=lay.total, subgroup_size=32,
+                 threads=warp_roles.THREADS, stages=stages, grid=grid, smem_bytes=lay.total,
                  reason=f"warp-specialized persistent TMA + wgmma ({Kernel(kernel).role.value}), TMA-store epilogue"
                         + (f", {cluster_m}x1 cluster with filter multicast" if cluster_m > 1 else "")
                         + (f", {slots} epilogue slots per warpgroup" if slots > 1 else "")

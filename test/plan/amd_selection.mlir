@@ -11,7 +11,7 @@
 // POINT-SAME: kernel = "amd_lds_mfma"
 // POINT-SAME: reason = "LDS-direct im2col (pointwise, 4 B/lane) + MFMA 16x16x16, 2 loading + 4 MFMA waves"
 // POINT-SAME: smem_bytes = 16384 : i64
-// POINT-SAME: stages = 2 : i64, subgroup_size = 64 : i64, target = "gfx942"
+// POINT-SAME: stages = 2 : i64, target = "gfx942"
 // POINT-SAME: threads = 384 : i64
 
 // Uniform substrip (C = 64 is a multiple of block_k: one (r, s) per K tile), padded 3x3.

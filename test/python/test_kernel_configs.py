@@ -75,7 +75,7 @@ def test_the_attribute_nests_only_the_familys_knobs():
     s = plan_sm90_ws(SUITE["r50_l3_3x3_256"], T90, "sm90_ws_cooperative", 96, 128, swap=True)
     d = s.to_dict()
     assert d["config"] == {"raster": 1, "cluster_m": 1, "epilogue_slots": 1, "swap_ab": True, "direct_stages": 2}
-    assert not {"k_order", "thread_m", "vec_a", "split_k", "min_ctas_per_sm"} & set(d)
+    assert not {"k_order", "thread_m", "vec_a", "split_k", "min_ctas_per_sm", "subgroup_size"} & set(d)
     assert plan_sm90_tma(SUITE["r50_l4_3x3_512"], T90).to_dict()["config"] == {"split_k": 2}
 
 
@@ -92,6 +92,7 @@ def test_flat_records_load_as_the_schedule_planned_today(case):
     assert list(knobs_of(s)) == case["knobs"]
     assert s.config.cluster_size == max(flat["split_k"], flat["cluster_m"])
     assert s.config.min_ctas_per_sm == flat["min_ctas_per_sm"]
+    assert s.subgroup_size == flat["subgroup_size"]          # now the target's
 
 
 def test_a_flat_record_of_an_unknown_kernel_is_refused():

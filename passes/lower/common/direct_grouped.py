@@ -42,7 +42,8 @@ def _cdiv(a, b):
 def channel_fastest(p: ConvProblem, s: Schedule) -> bool:
     """Item order (measured on an H100, bench/NOTES.md): channel-fastest for depthwise convs,
     [R, S, C/G, F] filters and one-pixel items of narrow groups (C/G < 8), else pixel-fastest."""
-    return p.depthwise or p.filter_layout == "hwcf" or (s.config_as(DirectGroupedConfig).pixels == 1 and p.C // p.groups < 8)
+    one_pixel = s.config_as(DirectGroupedConfig).pixels == 1
+    return p.depthwise or p.filter_layout == "hwcf" or (one_pixel and p.C // p.groups < 8)
 
 
 class DirectGrouped:

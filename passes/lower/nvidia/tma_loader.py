@@ -79,7 +79,8 @@ def activation_map_args(p: ConvProblem, s: Schedule) -> tm.Im2colArgs:
 def filter_map_args(p: ConvProblem, s: Schedule) -> tm.TiledArgs:
     return tm.TiledArgs(data_type=_TM_TYPE[p.dtype], global_dim=(p.gemm_k, p.F),
                         global_strides=(p.gemm_k * DTYPE_BYTES[p.dtype],),
-                        box_dim=(s.block_k, s.block_n // s.config.filter_multicast), swizzle=operand_swizzle(s.block_k, p.dtype),
+                        box_dim=(s.block_k, s.block_n // s.config.filter_multicast),
+                        swizzle=operand_swizzle(s.block_k, p.dtype),
                         l2_promotion=tm.L2Promotion.B256)
 
 

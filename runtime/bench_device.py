@@ -174,11 +174,11 @@ def bench_layer(bundle, entry, iters, rotate, peak, bw, seed):
     L = _layer(entry["layer"])
     row = {"name": L.name, "group": L.group, "flops": L.flops,
            "floor_us": _floor_us(L, peak, bw)}
-    sched = Schedule.from_dict(entry["schedule"]) if entry.get("schedule") else None
+    sched = Schedule.from_dict(entry["schedule"]) if entry.get("schedule") else None   # either record format
     ws = sched.config if sched and isinstance(sched.config, Sm90WsConfig) else Sm90WsConfig()
-    row["kernel"] = sched and sched.kernel
-    row["smem_bytes"] = sched and sched.smem_bytes
-    row["stages"] = sched and sched.stages
+    row["kernel"] = str(sched.kernel) if sched else None
+    row["smem_bytes"] = sched.smem_bytes if sched else None
+    row["stages"] = sched.stages if sched else None
     row["tile"] = f"{sched.block_m}x{sched.block_n}x{sched.block_k}" if sched else None
     row["swap_ab"] = ws.swap_ab                 # tile = pixels x channels either way
     row["epilogue_slots"] = ws.epilogue_slots

@@ -77,7 +77,7 @@ from .primitives import (I32, SWIZZLE_128B_LAYOUT, SWIZZLE_64B_LAYOUT, address_o
                          cluster_sync, index_to, mbarrier_init, mbarrier_init_fence, trap_unless)
 from .ring import MbarrierRing
 from .sm90_ws_epilogue import Epilogue
-from .sm90_ws_layout import (DESCRIPTORS, MAX_ACC_REGS, STREAM_K, WsLayout, WsUnsupported,  # noqa: F401 (re-exported)
+from .sm90_ws_layout import (DESCRIPTORS, MAX_ACC_REGS, WsLayout, WsUnsupported,  # noqa: F401 (re-exported)
                              check_supported, consumer_slice, residual_step, row_bytes, swap_max_pixels, ws_layout)
 from .sm90_ws_mainloop import MainLoop
 from .sm90_ws_producer import Producer

@@ -21,7 +21,7 @@ from .kernels.sm100_ws import plan_sm100, sm100_candidates
 from .kernels.sm90 import plan_sm90
 from .kernels.sm90_candidates import sm90_candidates
 from .problem import ConvProblem
-from .schedule import Schedule
+from .schedule import SETTING_NAMES, Schedule
 from .target import Target, get_target
 from .tuning import knobs_of, load_cache  # noqa: F401 (knobs_of re-exported)
 
@@ -90,8 +90,8 @@ def choose_schedule(p: ConvProblem, t: Target, options=None) -> Schedule:
 
 def forced_candidate(p: ConvProblem, t: Target, precision: str, forced: int | str) -> Schedule:
     """The candidate a tuning round forces: by index (out of range: the default), or by its
-    settings, "field=value,..." of Schedule fields (e.g. "kernel=sm90_ws_pingpong,block_m=64"):
-    the first candidate that has them all."""
+    settings, "field=value,..." of Schedule or kernel config fields (e.g.
+    "kernel=sm90_ws_pingpong,block_m=64,swap_ab=false"): the first candidate that has them all."""
     cands = candidate_schedules(p, t, precision)
     index = forced if isinstance(forced, int) else candidate_with(cands, forced)
     if index >= len(cands):
@@ -103,12 +103,19 @@ def forced_candidate(p: ConvProblem, t: Target, precision: str, forced: int | st
 def candidate_with(cands: list[Schedule], settings: str) -> int:
     """Index of the first candidate with every setting; PlanError naming the settings if none."""
     want = [kv.split("=", 1) for kv in settings.split(",") if kv.strip()]
-    if any(len(kv) != 2 or not hasattr(cands[0], kv[0].strip()) for kv in want):
-        raise PlanError(f"candidate settings {settings!r}: expected field=value,... of Schedule fields")
+    if any(len(kv) != 2 or kv[0].strip() not in SETTING_NAMES for kv in want):
+        raise PlanError(f"candidate settings {settings!r}: expected field=value,... of Schedule or kernel config fields")
     for i, s in enumerate(cands):
-        if all(str(getattr(s, k.strip())).lower() == v.strip().lower() for k, v in want):
+        if all(_has_setting(s, k.strip(), v.strip()) for k, v in want):
             return i
     raise PlanError(f"no tuning candidate has {settings}")
+
+
+def _has_setting(s: Schedule, name: str, value: str) -> bool:
+    try:
+        return str(s.setting(name)).lower() == value.lower()
+    except AttributeError:          # a knob of another kernel family
+        return False
 
 
 def plan_schedule(module: ir.Module, options=None) -> ir.Module:

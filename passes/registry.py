@@ -24,7 +24,7 @@ class PassOptions:
     candidate: force the planner's candidate schedule with this index (tuning rounds; kernels
     are then named per round).
     candidate_settings: force the first candidate schedule with these settings, "field=value,..."
-    of Schedule fields (e.g. "kernel=sm90_ws_pingpong,block_m=64"; lit tests).
+    of Schedule or kernel config fields (e.g. "kernel=sm90_ws_pingpong,block_m=64,swap_ab=false"; lit tests).
     precision: how f32 convs compute: "tf32" (tensor cores, f32 accumulation; the default),
     "fp32" (exact f32 math); "f16"/"bf16" models were demoted before convc saw them."""
 

@@ -14,12 +14,12 @@ KEY = "target|device|problem name" and ENTRY = {"knobs": [...], "us": float, "tr
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 from dataclasses import dataclass
 from functools import lru_cache
 
+from .kernel_configs import DirectGroupedConfig, GroupedMmaConfig, PersistentConfig, Sm90WsConfig, TmaWgmmaConfig
 from .schedule import Schedule
 
 FORMAT = "convc-tuning-1"
@@ -43,7 +43,7 @@ class Winner:
         its tile without them: that tile, with whatever prologue the planner gives it now,
         unless the no-direct variant is itself a candidate."""
         exact = [s for s in candidates if list(knobs_of(s)) == list(self.knobs)]
-        legacy = [s for s in candidates if list(knobs_of(dataclasses.replace(s, direct_stages=0))) == list(self.knobs)]
+        legacy = [s for s in candidates if list(knobs_of(without_direct_loads(s))) == list(self.knobs)]
         return (exact + legacy or [None])[0]
 
     def outdated_by(self, default_knobs) -> bool:
@@ -112,18 +112,30 @@ class TuningCache:
 
 
 def knobs_of(s: Schedule) -> tuple:
-    """What distinguishes one candidate from another (the tuning cache stores this). The
+    """What distinguishes one candidate from another (the tuning cache stores this): the
+    kernel, tile, rasterization, split-K and cluster (1 for kernels without them: the flat
+    schedule record these caches were first written from), then the family's own knobs. The
     epilogue slot count and swap join only when not at their defaults, and the direct prologue
     loads only when used, so caches written before them still match (a winner measured
     without direct loads stays without them)."""
-    base = (s.kernel, s.block_m, s.block_n, s.raster, s.split_k, s.cluster_m)
-    extra = (s.epilogue_slots, s.swap_ab)
-    direct = (f"direct{s.direct_stages}",) if s.direct_stages else ()
-    if s.kernel == "grouped_mma":           # its tile is rows x columns, with 1 or 2 patch buffers
-        return base + (s.thread_m, s.thread_n, s.stages)
-    if s.kernel == "direct_grouped":        # pixels per item, workgroup size, filter rows in flight
-        return base + (s.thread_m, s.threads, s.stages, s.accumulate, s.min_ctas_per_sm)
+    c = s.config
+    persistent = c if isinstance(c, PersistentConfig) else PersistentConfig()
+    split_k = c.split_k if isinstance(c, TmaWgmmaConfig) else 1
+    base = (s.kernel, s.block_m, s.block_n, persistent.raster, split_k, persistent.cluster_m)
+    if isinstance(c, GroupedMmaConfig):     # its tile is rows x columns, with 1 or 2 patch buffers
+        return base + (c.rows, c.cols, s.stages)
+    if isinstance(c, DirectGroupedConfig):  # pixels per item, workgroup size, filter rows in flight
+        return base + (c.pixels, s.threads, s.stages, c.accumulate, c.min_ctas_per_sm)
+    if not isinstance(c, Sm90WsConfig):
+        return base
+    extra = (c.epilogue_slots, c.swap_ab)
+    direct = (f"direct{c.direct_stages}",) if c.direct_stages else ()
     return base + (extra if extra != (1, False) or direct else ()) + direct
+
+
+def without_direct_loads(s: Schedule) -> Schedule:
+    """s as a cache entry written before direct prologue loads names it."""
+    return s.with_config(direct_stages=0) if isinstance(s.config, Sm90WsConfig) else s
 
 
 @lru_cache(maxsize=8)

@@ -26,6 +26,8 @@ import numpy as np
 import torch
 import torch.nn.functional as Fn
 
+from ..passes.kernel_configs import Sm90WsConfig
+from ..passes.schedule import Schedule
 from .arrays import poison, random_input, storage_dtype, to_f32
 from .gpu_check import TOLERANCE, device_name
 from .module import LoadedModule
@@ -185,13 +187,14 @@ def bench_layer(bundle, entry, iters, rotate, peak, bw, seed):
     L = _layer(entry["layer"])
     row = {"name": L.name, "group": L.group, "flops": L.flops,
            "floor_us": _floor_us(L, peak, bw)}
-    sched = entry.get("schedule") or {}
-    row["kernel"] = sched.get("kernel")
-    row["smem_bytes"] = sched.get("smem_bytes")
-    row["stages"] = sched.get("stages")
-    row["tile"] = f"{sched.get('block_m')}x{sched.get('block_n')}x{sched.get('block_k')}" if sched else None
-    row["swap_ab"] = bool(sched.get("swap_ab", False))          # tile = pixels x channels either way
-    row["epilogue_slots"] = sched.get("epilogue_slots", 1)
+    sched = Schedule.from_dict(entry["schedule"]) if entry.get("schedule") else None   # either record format
+    ws = sched.config if sched and isinstance(sched.config, Sm90WsConfig) else Sm90WsConfig()
+    row["kernel"] = str(sched.kernel) if sched else None
+    row["smem_bytes"] = sched.smem_bytes if sched else None
+    row["stages"] = sched.stages if sched else None
+    row["tile"] = f"{sched.block_m}x{sched.block_n}x{sched.block_k}" if sched else None
+    row["swap_ab"] = ws.swap_ab                 # tile = pixels x channels either way
+    row["epilogue_slots"] = ws.epilogue_slots
     if entry.get("ptx"):
         row.update(ptxas_resources(os.path.join(bundle, entry["ptx"])))
     rng = np.random.default_rng(seed)

@@ -41,8 +41,13 @@ def _L(name, N, H, W, C, F, R, S, stride=(1, 1), dilation=(1, 1), pad=(0, 0, 0, 
 
 def _kernel(kernel: str, **flags) -> Callable[[Schedule], bool]:
     def wants(s: Schedule) -> bool:
-        return s.kernel == kernel and all(getattr(s, k) == v for k, v in flags.items())
+        return s.kernel == kernel and all(s.setting(k) == v for k, v in flags.items())
     return wants
+
+
+def _ws(s: Schedule) -> bool:
+    """One of the sm_90a warp-specialized persistent kernels (an Sm90WsConfig)."""
+    return s.kernel.role is not None
 
 
 _R3 = _L("r3", 4, 28, 28, 128, 256, 3, 3, pad=(1, 1, 1, 1))           # many tiles, residual
@@ -56,22 +61,22 @@ VARIANTS: tuple[Variant, ...] = (
             "persistent ping-pong consumers"),
     Variant("ws_ring_staged", _R3, _kernel("sm90_ws_cooperative", epilogue_slots=0, swap_ab=False),
             "epilogue staged in a lent ring stage (epilogue_slots=0)"),
-    Variant("ws_two_slots", _BIG, lambda s: s.kernel.startswith("sm90_ws") and s.epilogue_slots == 2,
+    Variant("ws_two_slots", _BIG, lambda s: _ws(s) and s.config.epilogue_slots == 2,
             "two epilogue staging slots (residual prefetch)"),
-    Variant("ws_swapped", _R3, lambda s: s.kernel.startswith("sm90_ws") and s.swap_ab,
+    Variant("ws_swapped", _R3, lambda s: _ws(s) and s.config.swap_ab,
             "swapped operands (wgmma M over channels)"),
-    Variant("ws_cluster", _R3, lambda s: s.kernel.startswith("sm90_ws") and s.cluster_m == 2,
+    Variant("ws_cluster", _R3, lambda s: _ws(s) and s.config.cluster_m == 2,
             "2x1 clusters, filter tile multicast"),
-    Variant("ws_raster", _R3, lambda s: s.kernel.startswith("sm90_ws") and s.raster > 1, "rasterized tile walk"),
+    Variant("ws_raster", _R3, lambda s: _ws(s) and s.config.raster > 1, "rasterized tile walk"),
     Variant("ws_256_rows", _R3, _kernel("sm90_ws_cooperative", block_m=256), "256-row cooperative tiles"),
     Variant("ws_direct_loads", _L("direct", 8, 14, 14, 256, 256, 3, 3, pad=(1, 1, 1, 1)),
-            lambda s: s.kernel.startswith("sm90_ws") and s.direct_stages > 0,
+            lambda s: _ws(s) and s.config.direct_stages > 0,
             "first k-tiles by cp.async while the descriptors are written"),
     Variant("ws_streamk", _L("streamk", 1, 7, 7, 512, 512, 3, 3, pad=(1, 1, 1, 1), epilogue="bias_relu"),
             _kernel("sm90_ws_streamk"), "stream-K partition (bias_relu: the planner takes stream-K only without a residual)"),
     Variant("tma_split_k", _L("splitk", 1, 7, 7, 512, 512, 3, 3, pad=(1, 1, 1, 1)),
-            lambda s: s.kernel == "sm90_tma_wgmma" and s.split_k > 1, "non-persistent TMA kernel, split-K"),
-    Variant("tma_wgmma", _SMALL, lambda s: s.kernel == "sm90_tma_wgmma" and s.split_k == 1,
+            lambda s: s.kernel == "sm90_tma_wgmma" and s.config.split_k > 1, "non-persistent TMA kernel, split-K"),
+    Variant("tma_wgmma", _SMALL, lambda s: s.kernel == "sm90_tma_wgmma" and s.config.split_k == 1,
             "non-persistent TMA kernel"),
     Variant("row_slab", _L("rowslab", 1, 224, 224, 3, 64, 7, 7, stride=(2, 2), pad=(3, 3, 3, 3), epilogue="bias_relu"),
             _kernel("sm90_rows_wgmma"), "row-slab TMA (few input channels)"),
@@ -84,13 +89,13 @@ VARIANTS: tuple[Variant, ...] = (
     Variant("depthwise", _L("dw", 2, 20, 20, 96, 96, 3, 3, pad=(1, 1, 1, 1), groups=96, epilogue="bias_relu"),
             lambda s: s.kernel != "portable_igemm", "depthwise, multiplier 1"),
     Variant("depthwise_staged", _L("dws", 2, 19, 21, 64, 64, 3, 3, pad=(1, 1, 1, 1), groups=64, epilogue="bias_relu"),
-            lambda s: s.kernel == "direct_grouped" and s.stages == 3 and s.thread_m == 4,
+            lambda s: s.kernel == "direct_grouped" and s.stages == 3 and s.config.pixels == 4,
             "depthwise, filter rows staged by cp.async (3 in flight), odd H and W"),
     Variant("depthwise_f32_rows", _L("dwf", 2, 19, 21, 64, 64, 3, 3, pad=(1, 1, 1, 1), groups=64, epilogue="bias_relu"),
-            lambda s: s.kernel == "direct_grouped" and s.accumulate == "f32" and s.stages == 1,
+            lambda s: s.kernel == "direct_grouped" and s.config.accumulate == "f32" and s.stages == 1,
             "depthwise, f16 inputs accumulated in f32"),
     Variant("depthwise_7x7", _L("dw7", 2, 14, 14, 96, 96, 7, 7, pad=(3, 3, 3, 3), groups=96, epilogue="bias_relu"),
-            lambda s: s.kernel == "direct_grouped" and s.thread_m == 8,
+            lambda s: s.kernel == "direct_grouped" and s.config.pixels == 8,
             "depthwise 7x7, 8 pixels per thread, packed f16 rows"),
     Variant("depthwise_multiplier", _L("dwm", 2, 12, 12, 24, 48, 3, 3, stride=(2, 2), pad=(1, 1, 1, 1),
                                        groups=24, epilogue="bias"),

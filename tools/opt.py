@@ -35,7 +35,8 @@ def parse_arguments(argv=None):
     p.add_argument("--tuning-cache", help="tuning cache to read (default: none)", default="none")
     p.add_argument("--candidate",
                    help="force a tuning candidate schedule: its index, or its settings as field=value,... of "
-                        "Schedule fields (the first candidate with them all), e.g. kernel=sm90_ws_pingpong,block_m=64")
+                        "Schedule or kernel config fields (the first candidate with them all), e.g. "
+                        "kernel=sm90_ws_pingpong,block_m=64,swap_ab=false")
     p.add_argument("--precision", default="tf32", choices=["tf32", "fp32", "f16", "bf16"],
                    help="how f32 convs compute (convc --precision)")
     p.add_argument("-o", "--output", default="-", help="output file (default: standard output)")

@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable
 
+from ..passes.kernel_configs import Sm90WsConfig
 from ..passes.plan import candidate_schedules
 from ..passes.schedule import Schedule
 from ..passes.target import Target
@@ -96,7 +97,8 @@ def shrink(L: Layer, fails: Callable[[Layer], bool], max_steps: int = 500) -> tu
 def _kind(s: Schedule) -> tuple:
     """What makes two schedules 'the same kind' for a reproduction: the kernel and its flags,
     not the tile sizes (which follow the shape)."""
-    return (s.kernel, s.swap_ab, s.epilogue_slots, s.cluster_m > 1, s.split_k > 1, s.direct_stages > 0)
+    ws = s.config if isinstance(s.config, Sm90WsConfig) else Sm90WsConfig()
+    return (s.kernel, ws.swap_ab, ws.epilogue_slots, s.config.cluster_size > 1, ws.direct_stages > 0)
 
 
 def same_kind(L: Layer, t: Target, failing: Schedule) -> int | None:

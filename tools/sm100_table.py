@@ -187,12 +187,13 @@ def layer_entry(layer: Layer, work: str, ptxas: str, nvdisasm: str | None, candi
     s, p = r.schedule, r.problem
     entry.update(kernel=s.kernel, tile=f"{s.block_m}x{s.block_n}x{s.block_k}", stages=s.stages, threads=s.threads,
                  smem_bytes=s.smem_bytes, grid=s.grid[0])
-    m_tiles, n_tiles = -(-p.gemm_m // (s.block_m * s.cluster_m)), -(-p.F // s.block_n)
-    entry.update(tiles=m_tiles * n_tiles, waves=round(m_tiles * n_tiles / (B200_SMS // s.cluster_m), 2),
-                 tile_utilization=round(p.gemm_m * p.F / (m_tiles * s.block_m * s.cluster_m * n_tiles * s.block_n), 3))
-    entry["cluster"] = s.cluster_m
+    cluster = s.config.cluster_size           # CTA pairs of sm100_ws; 1 for the portable fallback
+    m_tiles, n_tiles = -(-p.gemm_m // (s.block_m * cluster)), -(-p.F // s.block_n)
+    entry.update(tiles=m_tiles * n_tiles, waves=round(m_tiles * n_tiles / (B200_SMS // cluster), 2),
+                 tile_utilization=round(p.gemm_m * p.F / (m_tiles * s.block_m * cluster * n_tiles * s.block_n), 3))
+    entry["cluster"] = cluster
     if s.kernel == "sm100_ws":
-        lay = sm100_layout(p, s.block_n, s.block_k, s.stages, s.cluster_m)
+        lay = sm100_layout(p, s.block_n, s.block_k, s.stages, cluster)
         entry.update(tmem_columns=tmem_columns(s.block_n), mbarriers=lay.barriers)
     entry.update(roofline(layer))
     ptx = glob.glob(os.path.join(dump, "binaries", "*.ptx"))
@@ -217,7 +218,7 @@ def _plans_both(layer: Layer) -> bool:
     from ..passes.kernels.sm100_ws import sm100_candidates
     from ..passes.target import get_target
     cands = sm100_candidates(layer.expected_problem(), get_target("sm_100a"))
-    return len(cands) > 1 and {c.cluster_m for c in cands[:2]} == {1, 2}
+    return len(cands) > 1 and {c.config.cluster_size for c in cands[:2]} == {1, 2}
 
 
 def markdown(entries: list[dict], meta: dict) -> str:

@@ -6,6 +6,7 @@ import dataclasses
 
 from ..lower.amd import im2col_addressing, lds_loader
 from ..problem import ConvProblem, DTYPE_BYTES
+from ..kernel_configs import LdsMfmaConfig
 from ..schedule import Kernel, Schedule
 from ..target import Target
 from .common import PlanError, cdiv
@@ -50,8 +51,8 @@ def plan_amd_lds_mfma(p: ConvProblem, t: Target, block: int | None = None) -> Sc
         raise PlanError(f"two {stage_bytes}-byte ring stages do not fit {t.smem_bytes} B of LDS")
     grid = (cdiv(p.gemm_m, bm) * cdiv(p.F, bn), 1, 1)
     s = Schedule(kernel=Kernel.AMD_LDS_MFMA, target=t.arch, block_m=bm, block_n=bn, block_k=bk,
-                 thread_m=bm // 2, thread_n=bn // 2, threads=threads, vec_a=vec, vec_b=vec,
-                 stages=stages, grid=grid, smem_bytes=stages * stage_bytes, subgroup_size=t.subgroup_size)
+                 threads=threads, config=LdsMfmaConfig(lane_elems=vec),
+                 stages=stages, grid=grid, smem_bytes=stages * stage_bytes)
     try:
         cfg = lds_loader.loader_config(p, s, t)
     except im2col_addressing.AddressingError as e:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..kernel_configs import DirectGroupedConfig
 from ..problem import DTYPE_BYTES, ConvProblem
 from ..schedule import Kernel, Schedule
 from ..target import Target
@@ -95,9 +96,9 @@ def plan_grouped(p: ConvProblem, t: Target, shape: ItemShape | None = None) -> S
             else f"{p.groups} groups of {p.C // p.groups} channels")
     what = f"{pw} pixels x {v} channels" if pw > 1 else f"{v} output channels"
     return Schedule(kernel=Kernel.DIRECT_GROUPED, target=t.arch, block_m=block, block_n=v, block_k=vc,
-                    thread_m=pw, thread_n=v, threads=threads, vec_a=vc if not p.depthwise else v,
-                    vec_b=v, stages=stages, grid=grid, smem_bytes=smem, subgroup_size=t.subgroup_size,
-                    accumulate=accumulate, min_ctas_per_sm=shape.min_ctas if t.backend == "nvidia" else 0,
+                    threads=threads, stages=stages, grid=grid, smem_bytes=smem,
+                    config=DirectGroupedConfig(pixels=pw, accumulate=accumulate,
+                                               ctas_per_sm=shape.min_ctas if t.backend == "nvidia" else 0),
                     reason=f"direct grouped conv: {kind}, {what} per thread, "
                            + ("filter rows summed in packed f16, f32 across rows" if accumulate == "f16_rows"
                               else "f32 accumulation")

@@ -41,7 +41,7 @@ def _plan_tf32(p: ConvProblem, t: Target) -> Schedule | Declined:
     s = SM90_WS.attempt(p, t, tile=WsTile(kernel, bm, bn))
     if isinstance(s, Declined):
         return s
-    return dataclasses.replace(s, direct_stages=0, reason=s.reason + ", TF32 wgmma (f32 operands, f32 accumulation)")
+    return dataclasses.replace(s.with_config(direct_stages=0), reason=s.reason + ", TF32 wgmma (f32 operands, f32 accumulation)")
 
 
 def plan_dynamic_batch(p: ConvProblem, t: Target, precision: str = "tf32") -> Schedule:
@@ -69,7 +69,7 @@ def _plan_persistent_dynamic(p: ConvProblem, t: Target) -> Schedule | Declined:
     if isinstance(s, Declined):
         return s
     tf32 = ", TF32 wgmma (f32 operands, f32 accumulation)" if p.dtype == "f32" else ""
-    return dataclasses.replace(s, grid=(t.num_sms, 1, 1), raster=1, direct_stages=0,
+    return dataclasses.replace(s.with_config(raster=1, direct_stages=0), grid=(t.num_sms, 1, 1),
                                scratch_bytes=t.num_sms * s.scratch_bytes // s.grid[0],
                                reason=s.reason + tf32 + ", batch read at run time")
 

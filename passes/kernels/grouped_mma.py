@@ -13,6 +13,7 @@ import dataclasses
 from ..lower.nvidia.grouped_mma_geometry import (MIN_GROUP_CHANNELS, THREADS, GroupedMmaUnsupported,
                                                  TileOption, tile_options)
 from ..problem import ConvProblem
+from ..kernel_configs import GroupedMmaConfig
 from ..schedule import Kernel, Schedule
 from ..target import Target
 from .common import PlanError, cdiv
@@ -56,9 +57,8 @@ def _schedule(p: ConvProblem, t: Target, o: TileOption) -> Schedule:
     if gx * g.channel_blocks >= 2**31 or g.channel_blocks > 65535:
         raise GroupedMmaUnsupported("too many workgroups")
     return Schedule(kernel=Kernel.GROUPED_MMA, target=t.arch, block_m=g.block_m, block_n=g.bn, block_k=16,
-                    thread_m=g.bh, thread_n=g.bw, threads=THREADS, vec_a=8, vec_b=8, stages=stages,
-                    grid=(gx, g.channel_blocks, 1), smem_bytes=g.filter_bytes + stages * g.patch_bytes,
-                    subgroup_size=32, min_ctas_per_sm=o.ctas_per_sm,
+                    threads=THREADS, config=GroupedMmaConfig(rows=g.bh, cols=g.bw, ctas_per_sm=o.ctas_per_sm),
+                    stages=stages, grid=(gx, g.channel_blocks, 1), smem_bytes=g.filter_bytes + stages * g.patch_bytes,
                     reason=(f"grouped implicit GEMM on tensor cores (mma.sync m16n8k16, f32 accumulation): "
                             f"{g.gb} groups ({g.bn} channels) per CTA, {g.bh}x{g.bw}-pixel tiles, "
                             f"{stages} patch buffer{'s' if stages > 1 else ''}, {o.ctas_per_sm} CTA"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..problem import ConvProblem, DTYPE_BYTES
+from ..kernel_configs import PortableConfig
 from ..schedule import Kernel, Schedule
 from ..target import Target
 from .common import PlanError, cdiv, largest_vector
@@ -29,8 +30,8 @@ def plan_portable(p: ConvProblem, t: Target) -> Schedule:
     if grid[0] >= 2**31:
         raise PlanError("too many workgroups")
     return Schedule(kernel=Kernel.PORTABLE_IGEMM, target=t.arch, block_m=bm, block_n=bn, block_k=bk,
-                    thread_m=tm, thread_n=tn, threads=threads, vec_a=vec_a, vec_b=vec_b,
-                    stages=1, grid=grid, smem_bytes=smem, subgroup_size=t.subgroup_size,
+                    threads=threads, config=PortableConfig(thread_m=tm, thread_n=tn, vec_a=vec_a, vec_b=vec_b),
+                    stages=1, grid=grid, smem_bytes=smem,
                     reason="portable implicit GEMM (no faster path for this target yet)")
 
 

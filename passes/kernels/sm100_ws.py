@@ -15,13 +15,13 @@ and the operand feed measured per SM on the H200.
 from __future__ import annotations
 
 import dataclasses
-import math
 
 from ..lower.nvidia.sm100_ws import (BLOCK_M, DESCRIPTORS, KERNEL, MAX_STAGES, THREADS, Sm100Unsupported,
                                      check_supported, sm100_layout)
 from ..lower.nvidia.tensormap import DESCRIPTOR_BYTES
 from ..lower.nvidia.tma_loader import k_tile_channels
 from ..problem import ConvProblem, DTYPE_BYTES
+from ..kernel_configs import Sm100WsConfig
 from ..schedule import Kernel, Schedule
 from ..target import Target
 from .common import PlanError, cdiv, require_descriptors
@@ -86,17 +86,13 @@ def plan_sm100_ws(p: ConvProblem, t: Target, block_n: int | None = None, cluster
     tiles = cdiv(p.gemm_m, BLOCK_M * cluster) * cdiv(p.F, bn)     # (pair) tiles
     grid = (cluster * min(tiles, t.num_sms // cluster), 1, 1)
     lay = sm100_layout(p, bn, bk, stages, cluster)
-    s = Schedule(kernel=KERNEL, target=t.arch, block_m=BLOCK_M, block_n=bn, block_k=bk, thread_m=BLOCK_M,
-                 thread_n=bn, threads=THREADS, vec_a=math.gcd(bk, p.C), vec_b=math.gcd(bk, p.C), stages=stages,
-                 grid=grid, smem_bytes=lay.total, subgroup_size=32,
+    s = Schedule(kernel=KERNEL, target=t.arch, block_m=BLOCK_M, block_n=bn, block_k=bk,
+                 threads=THREADS, config=Sm100WsConfig(cluster_m=cluster), stages=stages,
+                 grid=grid, smem_bytes=lay.total,
                  reason=("warp-specialized persistent tcgen05 (" + ("1-SM" if cluster == 1 else "CTA pairs: 2x1 "
                          "clusters, cta_group::2 256-row") + " kind::f16, f32 accumulators in tensor memory, "
                          "2 accumulator stages), im2col TMA ring, TMA-store epilogue"),
-                 cluster_m=cluster,
-                 scratch_bytes=grid[0] * DESCRIPTORS * DESCRIPTOR_BYTES,
-                 # `.minnctapersm 1`: one persistent CTA per SM is the design; without a bound
-                 # ptxas 13.5 capped some kernels at 64-80 registers and spilled 8-16 bytes
-                 min_ctas_per_sm=1)
+                 scratch_bytes=grid[0] * DESCRIPTORS * DESCRIPTOR_BYTES)
     return require_descriptors(p, s)
 
 
@@ -110,9 +106,10 @@ def model_us(p: ConvProblem, t: Target, s: Schedule) -> float:
     """The B200 model's main-loop time for schedule s (sm100_block_n's cost): waves of tiles
     times k-steps, each bound by the MMAs or by the operand feed of its SM."""
     row = s.block_k * DTYPE_BYTES[p.dtype]
-    waves = cdiv(cdiv(p.gemm_m, BLOCK_M * s.cluster_m) * cdiv(p.F, s.block_n), t.num_sms // s.cluster_m)
+    cluster = s.config_as(Sm100WsConfig).cluster_m
+    waves = cdiv(cdiv(p.gemm_m, BLOCK_M * cluster) * cdiv(p.F, s.block_n), t.num_sms // cluster)
     step = max(BLOCK_M * s.block_n * s.block_k / B200_SM_MACS_PER_NS,
-               (BLOCK_M + s.block_n // s.cluster_m) * row / SM_FEED_BYTES_PER_NS)
+               (BLOCK_M + s.block_n // cluster) * row / SM_FEED_BYTES_PER_NS)
     return waves * step * cdiv(p.gemm_k, s.block_k) / 1e3
 
 
@@ -141,7 +138,7 @@ def sm100_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
     (1-SM or CTA pair) where it plans."""
     out = [plan_sm100(p, t)]
     if out[0].kernel == Kernel.SM100_WS:
-        out.append(SM100_WS.attempt(p, t, cluster=1 if out[0].cluster_m == 2 else 2))
+        out.append(SM100_WS.attempt(p, t, cluster=1 if out[0].config.cluster_m == 2 else 2))
     return [s for s in out if isinstance(s, Schedule)]
 
 

@@ -77,13 +77,13 @@ def sm90_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
         grid = candidate_grid(p, t)
     planned = [family.attempt(p, t, **config) for family, config in grid]
     out = [default] + [s for s in planned if isinstance(s, Schedule)]
-    if default.direct_stages:
+    if default.kernel.role and default.config.direct_stages:
         # the default without the consumers' direct loads: its first k-tiles by TMA
-        out.append(dataclasses.replace(default, direct_stages=0, reason=default.reason + ", first k-tiles by TMA"))
+        out.append(dataclasses.replace(default.with_config(direct_stages=0), reason=default.reason + ", first k-tiles by TMA"))
     elif default.kernel in (COOPERATIVE, PINGPONG):
         # ... or with them, where its CTAs have several tiles of a multi-tap filter
         d = with_direct_loads(p, default)
-        if d.direct_stages:
+        if d.config.direct_stages:
             out.append(dataclasses.replace(d, reason=default.reason + ", first k-tiles loaded directly"))
     return _unique(out)
 

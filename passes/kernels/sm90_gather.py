@@ -7,6 +7,7 @@ import dataclasses
 
 from ..lower.nvidia import sm90_gather
 from ..problem import ConvProblem
+from ..kernel_configs import GatherConfig
 from ..schedule import Kernel, Schedule
 from ..target import Target
 from .common import PlanError, cdiv
@@ -32,10 +33,8 @@ def plan_sm90_gather(p: ConvProblem, t: Target, why_not_tma: str = "") -> Schedu
         bm = 64
     grid = (cdiv(p.gemm_m, bm) * cdiv(p.F, bn), 1, 1)
     s = Schedule(kernel=Kernel.SM90_GATHER_WGMMA, target=t.arch, block_m=bm, block_n=bn, block_k=64,
-                 thread_m=64, thread_n=bn if bm == 128 else bn // 2, threads=256, vec_a=1, vec_b=1,
-                 stages=1, grid=grid, smem_bytes=0, subgroup_size=32,
-                 reason=f"gathered im2col + wgmma (TMA declined: {why_not_tma})",
-                 min_ctas_per_sm=2)     # single-buffered: a second CTA's gather overlaps wgmma
+                 threads=256, config=GatherConfig(), stages=1, grid=grid, smem_bytes=0,
+                 reason=f"gathered im2col + wgmma (TMA declined: {why_not_tma})")
     return dataclasses.replace(s, smem_bytes=sm90_gather.gather_smem_bytes(s))
 
 

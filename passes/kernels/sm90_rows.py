@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..lower.nvidia import row_slab, sm90_rows, tensormap, warp_roles
 from ..problem import ConvProblem
+from ..kernel_configs import RowSlabConfig
 from ..schedule import Kernel, Schedule
 from ..target import Target
 from .common import SM90_SMEM_RESERVE, PlanError
@@ -40,11 +41,10 @@ def plan_sm90_rows(p: ConvProblem, t: Target, why_not_tma: str = "") -> Schedule
     tiles = p.N * p.Ho * (p.F // 64)
     grid = (min(tiles, t.num_sms), 1, 1)
     return Schedule(kernel=Kernel.SM90_ROWS_WGMMA, target=t.arch, block_m=64 * g.subs, block_n=64, block_k=g.kp,
-                    thread_m=64, thread_n=64, threads=warp_roles.THREADS, vec_a=1, vec_b=1, stages=stages, grid=grid,
-                    smem_bytes=sm90_rows.RowsLayout(p, g, stages).total, subgroup_size=32,
+                    threads=warp_roles.THREADS, config=RowSlabConfig(), stages=stages, grid=grid,
+                    smem_bytes=sm90_rows.RowsLayout(p, g, stages).total,
                     reason=f"row-slab TMA + register-A wgmma, warp-specialized persistent (im2col TMA declined: {why_not_tma})",
-                    scratch_bytes=grid[0] * sm90_rows.DESCRIPTORS * tensormap.DESCRIPTOR_BYTES,
-                    min_ctas_per_sm=1)     # ptxas ignores setmaxnreg without a known entry register count
+                    scratch_bytes=grid[0] * sm90_rows.DESCRIPTORS * tensormap.DESCRIPTOR_BYTES)
 
 
 SM90_ROWS = register(KernelFamily("sm90_rows_wgmma", (Kernel.SM90_ROWS_WGMMA,), supports, plan_sm90_rows))

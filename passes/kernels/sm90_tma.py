@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..lower.nvidia import tensormap, tma_loader
 from ..problem import ConvProblem, DTYPE_BYTES
+from ..kernel_configs import TmaWgmmaConfig
 from ..schedule import Kernel, Schedule
 from ..target import Target
 from .common import SM90_SMEM_RESERVE, PlanError, cdiv, require_descriptors, tiles
@@ -59,10 +60,10 @@ def plan_sm90_tma(p: ConvProblem, t: Target) -> Schedule:
     smem = max(stages * stage, epilogue_tile) + 16 * stages
     grid = (cdiv(p.gemm_m, bm) * cdiv(p.F, bn) * split_k, 1, 1)
     s = Schedule(kernel=Kernel.SM90_TMA_WGMMA, target=t.arch, block_m=bm, block_n=bn, block_k=bk,
-                 thread_m=64, thread_n=bn if bm == 128 else bn // 2, threads=256, vec_a=bk, vec_b=bk, stages=stages,
-                 grid=grid, smem_bytes=smem, subgroup_size=32,
+                 threads=256, config=TmaWgmmaConfig(split_k=split_k), stages=stages,
+                 grid=grid, smem_bytes=smem,
                  reason="im2col TMA + wgmma, mbarrier ring" + (f", split-K x{split_k} over a cluster" if split_k > 1 else ""),
-                 scratch_bytes=grid[0] * tma_loader.DESCRIPTORS_PER_CTA * tensormap.DESCRIPTOR_BYTES, split_k=split_k)
+                 scratch_bytes=grid[0] * tma_loader.DESCRIPTORS_PER_CTA * tensormap.DESCRIPTOR_BYTES)
     return require_descriptors(p, s)
 
 

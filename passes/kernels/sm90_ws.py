@@ -4,12 +4,11 @@ direct prologue loads."""
 
 from __future__ import annotations
 
-import dataclasses
-import math
 from dataclasses import dataclass
 
 from ..lower.nvidia import direct_loads, stream_k, sm90_ws, tensormap, tile_scheduler, tma_loader, warp_roles
 from ..problem import ConvProblem, DTYPE_BYTES
+from ..kernel_configs import Sm90WsConfig
 from ..schedule import Kernel, Schedule
 from ..target import Target
 from .common import SM90_SMEM_RESERVE, PlanError, cdiv, require_descriptors, tile_counts_for
@@ -82,8 +81,6 @@ def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = Kernel.SM90_WS_COOPERA
     grid = (cluster_m * min(m_tiles * n_tiles, t.num_sms // cluster_m), 1, 1)
     raster = max(1, min(raster, m_tiles))
     lay = sm90_ws.ws_layout(p, kernel, block_m, bn, stages, bk, slots, swap)
-    role = {Kernel.SM90_WS_COOPERATIVE: "cooperative", Kernel.SM90_WS_PINGPONG: "ping-pong",
-            Kernel.SM90_WS_STREAMK: "ping-pong, stream-K"}[kernel]
     scratch = grid[0] * sm90_ws.DESCRIPTORS * tensormap.DESCRIPTOR_BYTES
     if kernel == Kernel.SM90_WS_STREAMK:
         if cluster_m != 1:
@@ -96,14 +93,14 @@ def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = Kernel.SM90_WS_COOPERA
         grid = (tile_scheduler.StreamKWork.grid_for(m_tiles * n_tiles, t.num_sms), 1, 1)
         scratch = stream_k.streamk_scratch(grid[0], block_m, bn, grid[0] * sm90_ws.DESCRIPTORS * tensormap.DESCRIPTOR_BYTES).total
     s = Schedule(kernel=kernel, target=t.arch, block_m=block_m, block_n=bn, block_k=bk,
-                 thread_m=64, thread_n=bn, threads=warp_roles.THREADS, vec_a=math.gcd(bk, p.C), vec_b=math.gcd(bk, p.C),
-                 stages=stages, grid=grid, smem_bytes=lay.total, subgroup_size=32,
-                 reason=f"warp-specialized persistent TMA + wgmma ({role}), TMA-store epilogue"
+                 threads=warp_roles.THREADS, stages=stages, grid=grid, smem_bytes=lay.total,
+                 reason=f"warp-specialized persistent TMA + wgmma ({Kernel(kernel).role.value}), TMA-store epilogue"
                         + (f", {cluster_m}x1 cluster with filter multicast" if cluster_m > 1 else "")
                         + (f", {slots} epilogue slots per warpgroup" if slots > 1 else "")
                         + (", epilogue staged in ring stages" if slots == 0 else "")
                         + (", channels on the wgmma M (swapped)" if swap else ""),
-                 scratch_bytes=scratch, raster=raster, cluster_m=cluster_m, epilogue_slots=slots, swap_ab=swap)
+                 scratch_bytes=scratch,
+                 config=Sm90WsConfig(raster=raster, cluster_m=cluster_m, epilogue_slots=slots, swap_ab=swap))
     if m_tiles * n_tiles <= grid[0] // cluster_m or p.R * p.S == 1:
         s = with_direct_loads(p, s)
     return require_descriptors(p, s)
@@ -116,8 +113,8 @@ def plan_tile(p: ConvProblem, t: Target, tile: WsTile = WsTile()) -> Schedule:
 def with_direct_loads(p: ConvProblem, s: Schedule) -> Schedule:
     """s with WS_DIRECT_STAGES direct prologue loads, as many as its kernel can take (none in
     a cluster or with stream-K: direct_stages_for)."""
-    return dataclasses.replace(s, direct_stages=direct_loads.direct_stages_for(
-        p, dataclasses.replace(s, direct_stages=WS_DIRECT_STAGES), tma_loader.k_tiles(p, s.block_k)))
+    return s.with_config(direct_stages=direct_loads.direct_stages_for(
+        p, s.with_config(direct_stages=WS_DIRECT_STAGES), tma_loader.k_tiles(p, s.block_k)))
 
 
 # Per-SM rates behind the swapped-tile model (H200 traces, bench/NOTES.md): wgmma MACs per ns

@@ -6,13 +6,13 @@
 // Pointwise (1x1, stride 1, no pad: address = m*C + k), K = 32 is one tile: 2 stages.
 // RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target gfx942 %inputs/gemm_form_1x1.flow.mlir | FileCheck %s --check-prefix=POINT
 // POINT-LABEL: flow.executable private @main_dispatch_0
-// POINT-SAME: convc.schedule = {block_k = 32 : i64, block_m = 64 : i64, block_n = 64 : i64
+// POINT-SAME: convc.schedule = {block_k = 32 : i64, block_m = 64 : i64, block_n = 64 : i64, config = {lane_elems = 2 : i64}
 // POINT-SAME: grid = [2, 1, 1]
 // POINT-SAME: kernel = "amd_lds_mfma"
 // POINT-SAME: reason = "LDS-direct im2col (pointwise, 4 B/lane) + MFMA 16x16x16, 2 loading + 4 MFMA waves"
 // POINT-SAME: smem_bytes = 16384 : i64
-// POINT-SAME: stages = 2 : i64, subgroup_size = 64 : i64, swap_ab = false, target = "gfx942"
-// POINT-SAME: thread_m = 32 : i64, thread_n = 32 : i64, threads = 384 : i64, vec_a = 2 : i64, vec_b = 2 : i64
+// POINT-SAME: stages = 2 : i64, target = "gfx942"
+// POINT-SAME: threads = 384 : i64
 
 // Uniform substrip (C = 64 is a multiple of block_k: one (r, s) per K tile), padded 3x3.
 // RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target gfx942 %inputs/tma_3x3_residual.flow.mlir | FileCheck %s --check-prefix=SUB942
@@ -22,10 +22,10 @@
 // SUB942-SAME: stages = 3 : i64
 // RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target gfx950 %inputs/tma_3x3_residual.flow.mlir | FileCheck %s --check-prefix=SUB950
 // SUB950: block_k = 64 : i64
+// SUB950-SAME: config = {lane_elems = 8 : i64}
 // SUB950-SAME: reason = "LDS-direct im2col (substrip, 16 B/lane) + MFMA 16x16x32
 // SUB950-SAME: smem_bytes = 49152 : i64
 // SUB950-SAME: stages = 3 : i64
-// SUB950-SAME: vec_a = 8 : i64, vec_b = 8 : i64
 
 // Per-lane decomposition: C = 16 < block_k (padded 3x3).
 // RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target gfx942 %inputs/padded_3x3_bias_relu.flow.mlir | FileCheck %s --check-prefix=LANE

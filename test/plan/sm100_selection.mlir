@@ -4,9 +4,9 @@
 // 2x92x92x64 -> 128, 3x3: 128x128 tiles (133 of them: 133 persistent CTAs of 148 SMs), 6
 // stages of 32 KB, 192 threads, one CTA per SM, 4 descriptor slots per CTA.
 // RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target sm_100a %inputs/tma_large.flow.mlir | FileCheck %s
-// CHECK: convc.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 128 : i64, cluster_m = 1 : i64
+// CHECK: convc.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 128 : i64, config = {cluster_m = 1 : i64, raster = 1 : i64}
 // CHECK-SAME: grid = [133, 1, 1]
-// CHECK-SAME: kernel = "sm100_ws", min_ctas_per_sm = 1 : i64
+// CHECK-SAME: kernel = "sm100_ws"
 // CHECK-SAME: reason = "warp-specialized persistent tcgen05 (1-SM kind::f16, f32 accumulators in tensor memory, 2 accumulator stages), im2col TMA ring, TMA-store epilogue"
 // CHECK-SAME: scratch_bytes = 68096 : i64, smem_bytes = 229528 : i64
 // CHECK-SAME: stages = 6 : i64

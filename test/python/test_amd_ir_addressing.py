@@ -159,13 +159,14 @@ def test_emitted_addresses_equal_model(arch, fixture, subpath):
         wave, l = tid[mfma] // WAVE, tid[mfma] % WAVE
         wm, wn, lrow, lk = wave // 2, wave % 2, l % 16, l // 16
         frag = get_target(arch).mfma_k // 4
-        tiles_m, tiles_n = s.thread_m // 16, s.thread_n // 16
+        wave_m, wave_n = s.block_m // 2, s.block_n // 2     # 2 x 2 MFMA waves
+        tiles_m, tiles_n = wave_m // 16, wave_n // 16
         want = []
         for kk in range(s.block_k // get_target(arch).mfma_k):
             chunk = (kk * get_target(arch).mfma_k + lk * frag) // cfg.act.vec
-            want += [cfg.flt_offset + lds_read_offset(OPS, cfg.flt, wn * s.thread_n + j * 16 + lrow, chunk)
+            want += [cfg.flt_offset + lds_read_offset(OPS, cfg.flt, wn * wave_n + j * 16 + lrow, chunk)
                      for j in range(tiles_n)]
-            want += [lds_read_offset(OPS, cfg.act, wm * s.thread_m + i * 16 + lrow, chunk) for i in range(tiles_m)]
+            want += [lds_read_offset(OPS, cfg.act, wm * wave_m + i * 16 + lrow, chunk) for i in range(tiles_m)]
         assert len(reads) == len(want)
         for t in sorted({0, 1, cfg.ring.ktiles - 1}):
             interp = IndexInterpreter(s.threads, pid)

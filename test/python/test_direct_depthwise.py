@@ -44,15 +44,15 @@ def test_rule_table():
     assert depthwise_shape(_p("mbv2_dw3x3_56"), get_target("gfx942")) == ItemShape()
     assert depthwise_shape(_p("resnext_g3x3_s1"), SM90) == ItemShape()
     s = plan_grouped(_p("convnext_dw7x7_7"), SM90)
-    assert (s.thread_m, s.threads, s.accumulate) == (7, 128, "f16_rows")       # pixels clamped to Wo
+    assert (s.config.pixels, s.threads, s.config.accumulate) == (7, 128, "f16_rows")       # pixels clamped to Wo
     assert "packed f16" in s.reason
 
 
 def test_f16_rows_only_where_the_lowering_has_it():
     """bf16 and grouped convs stay f32 whatever the shape asks."""
     shape = ItemShape(4, 128, 1, "f16_rows")
-    assert plan_grouped(_p("mbv2_dw3x3_56", dtype="bf16"), SM90, shape).accumulate == "f32"
-    assert plan_grouped(_p("resnext_g3x3_s1"), SM90, shape).accumulate == "f32"
+    assert plan_grouped(_p("mbv2_dw3x3_56", dtype="bf16"), SM90, shape).config.accumulate == "f32"
+    assert plan_grouped(_p("resnext_g3x3_s1"), SM90, shape).config.accumulate == "f32"
 
 
 def test_staging_fits_and_needs_16_byte_vectors():
@@ -88,7 +88,7 @@ def test_packed_f16_and_staged_code(tmp_path):
     text = open(_compile(L, "sm_90a", str(tmp_path))).read()
     assert text.count("fma.rn.f16x2") == 4 * 3 * 4 and "fma.rn.f32" not in text     # P x S x 4 pairs, one row
     cands = candidate_schedules(L.expected_problem(), SM90)
-    staged = next(i for i, s in enumerate(cands) if s.stages == 3 and s.thread_m == 4)
+    staged = next(i for i, s in enumerate(cands) if s.stages == 3 and s.config.pixels == 4)
     text = open(_compile(L, "sm_90a", str(tmp_path), staged)).read()
     # rows 0 and 1 before the loop, row r + 2 in it: 6 columns each; row r waited for with 2 ahead
     assert text.count("cp.async.cg.shared.global") == 3 * 6 and re.search(r"cp.async.wait_group\s+2;", text)
@@ -104,5 +104,5 @@ def test_ptxas_on_every_candidate(tmp_path, arch):
             path = _compile(L, arch, str(tmp_path), i or None)
             r = subprocess.run([PTXAS, f"-arch={arch}", "-v", path, "-o", os.devnull], capture_output=True, text=True)
             assert r.returncode == 0, (name, i, r.stderr)
-            if i == 0 or (s.min_ctas_per_sm == 0 and s.thread_m <= 4):    # the default, and uncapped
+            if i == 0 or (s.config.min_ctas_per_sm == 0 and s.config.pixels <= 4):    # the default, and uncapped
                 assert not re.search(r"[1-9][0-9]* bytes spill stores", r.stderr), (name, knobs_of(s), r.stderr)

@@ -117,13 +117,13 @@ def test_direct_stages_match_the_tma_layout(name, dims, bm, bn, origins):
 def test_planner_sets_direct_stages_where_the_kernel_uses_them():
     p = ConvProblem(N=32, H=7, W=7, C=512, F=2048, R=1, S=1, dtype="f16", out_dtype="f16")
     s = plan_sm90_ws(p, T, block_m=128, block_n=256)
-    assert s.direct_stages == 2 and "direct=2" in s.describe()
+    assert s.config.direct_stages == 2 and "direct=2" in s.describe()
     assert direct_stages_for(p, s, k_tiles(p, 64)) == 2
     # one k-tile: only one to load
     one = ConvProblem(N=32, H=7, W=7, C=64, F=256, R=1, S=1, dtype="f16", out_dtype="f16")
-    assert plan_sm90_ws(one, T).direct_stages == 1
+    assert plan_sm90_ws(one, T).config.direct_stages == 1
     # a cluster multicasts the filter, stream-K starts mid-tile: TMA only
-    assert plan_sm90_ws(p, T, cluster_m=2).direct_stages == 0
+    assert plan_sm90_ws(p, T, cluster_m=2).config.direct_stages == 0
     assert direct_stages_for(p, dataclasses.replace(s, kernel="sm90_ws_streamk"), 8) == 0
 
 
@@ -138,7 +138,7 @@ def test_kernel_refuses_direct_stages_it_cannot_take():
     with ir.Context():
         assert Sm90WarpSpecialized(p, s, None).direct == 2
         with pytest.raises(WsUnsupported, match="direct_stages=2"):
-            Sm90WarpSpecialized(p, dataclasses.replace(clustered, direct_stages=2), None)
+            Sm90WarpSpecialized(p, clustered.with_config(direct_stages=2), None)
 
 
 def test_direct_loads_on_one_wave_grids_and_one_tap_filters():
@@ -151,13 +151,13 @@ def test_direct_loads_on_one_wave_grids_and_one_tap_filters():
     one_wave = plan_sm90_ws(suite["r50_l3_3x3_256"], T, "sm90_ws_cooperative", 96, 128, swap=True)  # 132 tiles
     one_tap = plan_sm90_ws(suite["r50_l3_1x1_256_1024"], T, "sm90_ws_pingpong", 64, 256)           # 392 tiles
     many = plan_sm90_ws(suite["vae_3x3_512_64x64"], T, "sm90_ws_cooperative", 128, 256)            # 3x3, 512 tiles
-    assert one_wave.direct_stages == 2 and one_tap.direct_stages == 2 and many.direct_stages == 0
+    assert one_wave.config.direct_stages == 2 and one_tap.config.direct_stages == 2 and many.config.direct_stages == 0
     for name in ("r50_l4_1x1_512_2048", "vae_3x3_512_64x64"):
         cands = candidate_schedules(suite[name], T)
         last = cands[-1]
-        assert knobs_of(dataclasses.replace(last, direct_stages=0)) == \
-            knobs_of(dataclasses.replace(cands[0], direct_stages=0))
-        assert bool(last.direct_stages) != bool(cands[0].direct_stages)
+        assert knobs_of(last.with_config(direct_stages=0)) == \
+            knobs_of(cands[0].with_config(direct_stages=0))
+        assert bool(last.config.direct_stages) != bool(cands[0].config.direct_stages)
 
 
 def test_cache_entries_from_before_direct_loads_name_their_tile(tmp_path):
@@ -168,9 +168,9 @@ def test_cache_entries_from_before_direct_loads_name_their_tile(tmp_path):
     from convc.tools.layers import load_suite
     p = next(L for L in load_suite() if L.name == "r50_l4_1x1_2048_512").expected_problem()
     cands = candidate_schedules(p, T)
-    other = next(c for c in cands[1:-1] if c.direct_stages)
+    other = next(c for c in cands[1:-1] if getattr(c.config, "direct_stages", 0))
     path = tmp_path / "cache.json"
-    for want, knobs in ((other, knobs_of(dataclasses.replace(other, direct_stages=0))),
+    for want, knobs in ((other, knobs_of(other.with_config(direct_stages=0))),
                         (cands[-1], knobs_of(cands[-1]))):
         TuningCache({f"sm_90a|NVIDIA H200|{p.name}": {"knobs": list(knobs), "us": 1.0, "tried": 2,
                                                          "date": "2026-11-01", "commit": "x"}}, str(path)).write()

@@ -156,9 +156,9 @@ def _random_problems(count, seed):
         # any tile shape (the planner's choice for these small images is often one tile)
         g = geometry_of(p, s)
         bh, bw = rng.randint(1, p.Ho), rng.randint(1, p.Wo)
-        while geometry_of(p, dataclasses.replace(s, thread_m=bh)).mt * g.ntw * 4 > 48 or bh * bw > 128:
+        while geometry_of(p, s.with_config(rows=bh)).mt * g.ntw * 4 > 48 or bh * bw > 128:
             bh, bw = max(1, bh // 2), max(1, bw - 1)
-        out.append((p, dataclasses.replace(s, thread_m=bh, thread_n=bw)))
+        out.append((p, s.with_config(rows=bh, cols=bw)))
     return out
 
 

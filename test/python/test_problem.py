@@ -5,6 +5,7 @@ import re
 
 import pytest
 
+from convc.passes.kernel_configs import PortableConfig
 from convc.passes.ir import ir, attr_to_py, dict_attr
 from convc.passes.plan import plan_schedule_for
 from convc.passes.problem import ConvProblem, EpilogueStep
@@ -57,7 +58,8 @@ def test_every_suite_layer_has_a_valid_schedule(arch):
     for L in load_suite():
         s = plan_schedule_for(L.expected_problem(), t)
         assert s.smem_bytes <= t.smem_bytes
-        assert L.C % s.vec_a == 0 and (L.R * L.S * L.C) % s.vec_b == 0
+        if isinstance(s.config, PortableConfig):
+            assert L.C % s.config.vec_a == 0 and (L.R * L.S * L.C) % s.config.vec_b == 0
         assert s.grid[0] * s.block_m >= L.N * L.Ho * L.Wo or s.grid[0] * s.block_n >= L.F
 
 
@@ -99,15 +101,15 @@ def test_small_grids_split_k_over_a_cluster_or_use_64_row_tiles():
     by_name = {L.name: plan_sm90_tma(L.expected_problem(), t) for L in load_suite()
                if L.C % 64 == 0 and L.F % 8 == 0}
     # 52 tiles of 128x128 and 72 k-tiles: split K in two over a cluster
-    assert by_name["r50_l4_3x3_512"].split_k == 2 and by_name["r50_l4_3x3_512"].grid[0] == 104
+    assert by_name["r50_l4_3x3_512"].config.split_k == 2 and by_name["r50_l4_3x3_512"].grid[0] == 104
     # one row of tiles (N=1, 7x7): split K four ways
-    assert by_name["n1_3x3_512_7x7"].split_k == 4
+    assert by_name["n1_3x3_512_7x7"].config.split_k == 4
     # short K: 64-row tiles instead
     s = by_name["r50_l4_1x1_2048_512"]
-    assert s.split_k == 1 and s.block_m == 64
+    assert s.config.split_k == 1 and s.block_m == 64
     # enough tiles: neither
     s = by_name["vae_3x3_512_64x64"]
-    assert (s.split_k, s.block_m, s.block_n, s.stages) == (1, 128, 128, 3)
+    assert (s.config.split_k, s.block_m, s.block_n, s.stages) == (1, 128, 128, 3)
 
 
 def test_program_steps_round_trip_and_name_briefly():

@@ -1,4 +1,4 @@
-"""Epilogue staged in the ring (Schedule.epilogue_slots = 0): the shared-memory layout, what
+"""Epilogue staged in the ring (Sm90WsConfig.epilogue_slots = 0): the shared-memory layout, what
 the planner offers and refuses, and how the tuning cache tells the candidates apart."""
 
 import dataclasses
@@ -82,11 +82,11 @@ def test_one_wave_residual_layers_default_to_the_ring():
     pixel tiles evenly sized (1568 pixels: 7 x 224, 112 tiles of 132 SMs); many-wave layers
     keep staging slots."""
     s = plan_sm90(_problem("r50_l4_1x1_512_2048"), T)
-    assert (s.kernel, s.block_m, s.block_n, s.swap_ab, s.epilogue_slots, s.stages) == \
+    assert (s.kernel, s.block_m, s.block_n, s.config.swap_ab, s.config.epilogue_slots, s.stages) == \
         ("sm90_ws_cooperative", 224, 128, True, 0, 5)
     for L in load_suite():
         if L.name != "r50_l4_1x1_512_2048":
-            assert plan_sm90(L.expected_problem(), T).epilogue_slots != 0, L.name
+            assert getattr(plan_sm90(L.expected_problem(), T).config, "epilogue_slots", 1) != 0, L.name
 
 
 def test_ring_candidates_are_tuned():
@@ -94,11 +94,11 @@ def test_ring_candidates_are_tuned():
     tells them apart from the same tiles with staging slots."""
     for name in ("r50_l4_1x1_512_2048", "r50_l2_1x1_128_512", "vae_3x3_512_64x64"):
         cands = candidate_schedules(_problem(name), T)
-        ring = [c for c in cands if c.epilogue_slots == 0]
-        assert {(c.block_m, c.block_n) for c in ring if not c.swap_ab} >= {(128, 256), (128, 128)}
-        assert any(c.swap_ab for c in ring) or name.startswith("vae")
+        ring = [c for c in cands if getattr(c.config, "epilogue_slots", 1) == 0]
+        assert {(c.block_m, c.block_n) for c in ring if not c.config.swap_ab} >= {(128, 256), (128, 128)}
+        assert any(c.config.swap_ab for c in ring) or name.startswith("vae")
         assert all(c.kernel == "sm90_ws_cooperative" and c.stages >= 3 for c in ring)
         knobs = [knobs_of(c) for c in cands]
         assert len(set(knobs)) == len(knobs)
-        assert all(knobs_of(dataclasses.replace(c, direct_stages=0))[-2:] == (0, c.swap_ab)
-                   for c in cands if c.epilogue_slots == 0)
+        assert all(knobs_of(c.with_config(direct_stages=0))[-2:] == (0, c.config.swap_ab)
+                   for c in cands if getattr(c.config, "epilogue_slots", 1) == 0)

@@ -43,10 +43,10 @@ def test_same_kind_follows_the_kernel_not_the_tile():
     t = get_target("sm_90a")
     L = Layer(name="x", N=4, H=28, W=28, C=128, F=256, R=3, S=3, pad=(1, 1, 1, 1))
     cands = candidate_schedules(L.expected_problem(), t)
-    swapped = next(s for s in cands if s.swap_ab)
+    swapped = next(s for s in cands if getattr(s.config, "swap_ab", False))
     small = dataclasses.replace(L, N=1)
     i = same_kind(small, t, swapped)
-    assert i is not None and candidate_schedules(small.expected_problem(), t)[i].swap_ab
+    assert i is not None and candidate_schedules(small.expected_problem(), t)[i].config.swap_ab
 
 
 def test_gpu_round_protocol(tmp_path):

@@ -41,12 +41,12 @@ def test_planner_takes_the_tcgen05_kernel_where_it_applies():
         assert s.grid[0] <= T.num_sms and s.stages >= 2 and s.smem_bytes <= T.smem_bytes
         # CTA pairs where the B200 model gives them >= 15% and the pair tiles fill the pairs twice
         one = plan_sm100_ws(L.expected_problem(), T)
-        if s.cluster_m == 2:
+        if s.config.cluster_size == 2:
             assert "chosen over one SM per tile" in s.reason and s.grid[0] % 2 == 0
             assert model_us(L.expected_problem(), T, s) < PAIR_GAIN * model_us(L.expected_problem(), T, one)
         else:
             assert s == one
-    pairs = [L.name for L in SUITE if L.C != 3 and plan_schedule_for(L.expected_problem(), T).cluster_m == 2]
+    pairs = [L.name for L in SUITE if L.C != 3 and plan_schedule_for(L.expected_problem(), T).config.cluster_size == 2]
     assert "vae_3x3_256_128x128" in pairs and "r50_l4_3x3_512" not in pairs     # large vs few tiles
     f32 = dataclasses.replace(_layer("r50_l2_3x3_128").expected_problem(), dtype="f32")
     s = plan_schedule_for(f32, T)
@@ -107,8 +107,8 @@ def test_both_variants_are_offered():
         if L.C == 3:
             continue
         cands = candidate_schedules(L.expected_problem(), T)
-        assert {c.cluster_m for c in cands[:2]} == {1, 2} and all(c.kernel == "sm100_ws" for c in cands[:2]), L.name
-        s = next(c for c in cands if c.cluster_m == 2)
+        assert {c.config.cluster_size for c in cands[:2]} == {1, 2} and all(c.kernel == "sm100_ws" for c in cands[:2]), L.name
+        s = next(c for c in cands if c.config.cluster_size == 2)
         assert s.grid[0] % 2 == 0 and s.grid[0] <= T.num_sms and "cta_group::2" in s.reason
         assert s.block_n // 2 % 8 == 0 and s.smem_bytes <= T.smem_bytes
 
@@ -117,7 +117,7 @@ def test_both_variants_are_offered():
 @pytest.mark.parametrize("layer", PAIR_CASES, ids=[L.name for L in PAIR_CASES])
 def test_pair_kernel_assembles_without_spills(tmp_path, layer):
     default = plan_schedule_for(layer.expected_problem(), T)
-    e = layer_entry(layer, str(tmp_path), PTXAS, NVDISASM, candidate=None if default.cluster_m == 2 else 1)
+    e = layer_entry(layer, str(tmp_path), PTXAS, NVDISASM, candidate=None if default.config.cluster_size == 2 else 1)
     assert "error" not in e, e.get("error")
     assert e["cluster"] == 2 and e["spill_stores"] == e["spill_loads"] == e["stack"] == 0, e
     assert e["tmem_loads_read_early"] == 0

@@ -6,6 +6,7 @@ import dataclasses
 
 import pytest
 
+from convc.passes.kernel_configs import Sm90WsConfig
 from convc.passes.lower.nvidia.sm90_ws import consumer_slice, ws_layout
 from convc.passes.lower.nvidia.tile_scheduler import IntOps
 from convc.passes.lower.nvidia.warp_roles import swapped_cell
@@ -16,6 +17,11 @@ from convc.passes.target import get_target
 from convc.tools.layers import load_suite
 
 T = get_target("sm_90a")
+
+
+def _swapped(s) -> bool:
+    """Channels on the wgmma's M (a persistent sm_90a schedule with swap_ab)."""
+    return isinstance(s.config, Sm90WsConfig) and s.config.swap_ab
 
 
 def _problem(name):
@@ -45,7 +51,7 @@ def test_swapped_candidates_fill_the_sms():
     SMs; swapped 96x128 tiles make 132."""
     p = _problem("r50_l3_1x1_1024_256")
     assert swap_block_ms(p, T, 128, 256)[0] == 96
-    swapped = [c for c in candidate_schedules(p, T) if c.swap_ab]
+    swapped = [c for c in candidate_schedules(p, T) if _swapped(c)]
     assert swapped and all(c.block_m % 16 == 0 and c.block_m <= 256 for c in swapped)
     coop = next(c for c in swapped if c.kernel == "sm90_ws_cooperative" and c.block_n == 128)
     assert -(-p.gemm_m // coop.block_m) * 2 == T.num_sms
@@ -55,7 +61,7 @@ def test_swapped_candidates_skip_wasted_channels():
     """No swapped tile with over a quarter of its channels past F (F = 128 in 256-channel
     tiles ran 3x slower on the H200)."""
     p = _problem("r50_l2_3x3_128")
-    assert all(c.block_n <= 128 for c in candidate_schedules(p, T) if c.swap_ab)
+    assert all(c.block_n <= 128 for c in candidate_schedules(p, T) if _swapped(c))
 
 
 def test_swapped_layout_splits_channels_between_warpgroups():
@@ -100,13 +106,13 @@ def test_knobs_of_old_caches_still_match():
     """Schedules at the default slot count and orientation keep the six knobs older caches
     store; the others carry both."""
     p = _problem("r50_l3_1x1_1024_256")
-    assert len(knobs_of(plan_sm90(p, T))) == 6 or plan_sm90(p, T).swap_ab
+    assert len(knobs_of(plan_sm90(p, T))) == 6 or _swapped(plan_sm90(p, T))
     s = plan_sm90_ws(p, T, "sm90_ws_cooperative", 96, 128, swap=True)
     assert knobs_of(s)[-3:] == (1, True, "direct2")          # one tile per CTA: direct loads
     d = plan_sm90_ws(p, T, "sm90_ws_pingpong", 128, 128, slots=2)
     assert knobs_of(d)[-3:] == (2, False, "direct2")
-    assert knobs_of(dataclasses.replace(d, direct_stages=0))[-2:] == (2, False)
-    assert knobs_of(dataclasses.replace(s, direct_stages=0))[-2:] == (1, True)
+    assert knobs_of(d.with_config(direct_stages=0))[-2:] == (2, False)
+    assert knobs_of(s.with_config(direct_stages=0))[-2:] == (1, True)
 
 
 @pytest.mark.parametrize("name,swapped", [
@@ -117,7 +123,7 @@ def test_knobs_of_old_caches_still_match():
     ("unet_3x3_320_64x64_bf16", False)])  # F = 320: 160-channel tiles
 def test_planner_swaps_where_measured_faster(name, swapped):
     s = plan_sm90(_problem(name), T)
-    assert s.swap_ab == swapped, s.describe()
+    assert _swapped(s) == swapped, s.describe()
     if swapped:
         assert s.block_m >= 96 and "swapped" in s.reason
 

@@ -39,9 +39,9 @@ def test_sm90a_ptx(tmp_path):
     ptx = _dump_text(tmp_path / "d" / "binaries", "*.ptx")
     assert ".target sm_90a" in ptx and ".version 8.6" in ptx      # +ptx86: relaxed cluster arrivals
     assert "cp.async.bulk.tensor.4d.shared::cluster.global.im2col" in ptx
-    n = sched.block_m if sched.swap_ab else sched.block_n      # swapped: pixels on the wgmma's N
+    n = sched.block_m if getattr(sched.config, "swap_ab", False) else sched.block_n      # swapped: pixels on the wgmma's N
     assert f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.f16.f16" in ptx
-    if sched.swap_ab:
+    if getattr(sched.config, "swap_ab", False):
         assert "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16" in ptx
     assert "mbarrier.try_wait.parity" in ptx
     if sched.kernel.startswith("sm90_ws"):

@@ -36,14 +36,14 @@ def test_candidates_are_forced_by_their_settings():
     p = next(L for L in load_suite(None) if L.name == "r50_l3_3x3_256").expected_problem()
     cands = candidate_schedules(p, SM90)
     i = candidate_with(cands, "kernel=sm90_ws_pingpong, block_m=64,swap_ab=False")
-    assert (cands[i].kernel, cands[i].block_m, cands[i].swap_ab) == ("sm90_ws_pingpong", 64, False)
-    assert all(not (s.kernel == "sm90_ws_pingpong" and s.block_m == 64 and not s.swap_ab) for s in cands[:i])
+    assert (cands[i].kernel, cands[i].block_m, cands[i].config.swap_ab) == ("sm90_ws_pingpong", 64, False)
+    assert all(not (s.kernel == "sm90_ws_pingpong" and s.block_m == 64 and not getattr(s.config, "swap_ab", False)) for s in cands[:i])
     by_settings = choose_schedule(p, SM90, PassOptions(candidate_settings="kernel=sm90_ws_pingpong,block_m=64,swap_ab=false"))
     assert by_settings == choose_schedule(p, SM90, PassOptions(candidate=i))
     assert by_settings.reason.startswith(f"tuning candidate {i + 1}/{len(cands)}: ")
     with pytest.raises(PlanError, match="no tuning candidate has"):
         candidate_with(cands, "kernel=sm90_ws_pingpong,block_m=48")
-    with pytest.raises(PlanError, match="Schedule fields"):
+    with pytest.raises(PlanError, match="Schedule or kernel config fields"):
         candidate_with(cands, "tile=64")
 
 

@@ -24,7 +24,7 @@ from ..common.emit import Emitter, float_type, vec_type, zeros
 from ..common.epilogue import store_row_masked
 from ..common.int_ops import IrOps
 from .im2col_addressing import lds_read_offset
-from .lds_loader import MFMA_WAVES, WAVE, LdsLoader, loader_config
+from .lds_loader import MFMA_WAVES, WAVE, LdsLoader, loader_config, wave_tile_m, wave_tile_n
 from .primitives import (buffer_view, keep_rolled, lds_barrier, lds_read, mfma_16x16, readfirstlane,
                          s_barrier, wait_vmcnt)
 
@@ -90,12 +90,12 @@ class AmdLdsMfma:
         wm, wn = e.div(wave, 2), e.rem(wave, 2)    # 2 x 2 waves
         lane = e.rem(tid, WAVE)
         lrow, lk = e.rem(lane, 16), e.div(lane, 16)
-        tiles_m, tiles_n = s.thread_m // MFMA_M, s.thread_n // MFMA_N
+        tiles_m, tiles_n = wave_tile_m(s) // MFMA_M, wave_tile_n(s) // MFMA_N
         acc_t = vec_type(4, "f32")
         acc0 = [zeros(acc_t) for _ in range(tiles_m * tiles_n)]
         ftype = ir.VectorType.get([frag], float_type(p.dtype))
-        act_row0 = e.add(e.mul(wm, s.thread_m), lrow)   # tile-local rows this lane reads
-        flt_row0 = e.add(e.mul(wn, s.thread_n), lrow)
+        act_row0 = e.add(e.mul(wm, wave_tile_m(s)), lrow)   # tile-local rows this lane reads
+        flt_row0 = e.add(e.mul(wn, wave_tile_n(s)), lrow)
         act_rows = [e.add(act_row0, i * MFMA_M) for i in range(tiles_m)]
         flt_rows = [e.add(flt_row0, j * MFMA_N) for j in range(tiles_n)]
         loop = e.for_(0, cfg.ring.ktiles, 1, acc0)
@@ -120,8 +120,8 @@ class AmdLdsMfma:
     def _epilogue(self, memrefs, accs, m0, n0, wm, wn, lrow, lk, tiles_m, tiles_n):
         """Lane holds D[f = 4*lk + 0..3][m = lrow] of each 16x16 tile: 4 channels of one row."""
         p, s, e = self.p, self.s, self.e
-        m_base = e.add(e.add(m0, e.mul(wm, s.thread_m)), lrow)
-        f_base = e.add(e.add(n0, e.mul(wn, s.thread_n)), e.mul(lk, 4))
+        m_base = e.add(e.add(m0, e.mul(wm, wave_tile_m(s))), lrow)
+        f_base = e.add(e.add(n0, e.mul(wn, wave_tile_n(s))), e.mul(lk, 4))
         for j in range(tiles_n):
             f = e.add(f_base, j * MFMA_N)
             for i in range(tiles_m):

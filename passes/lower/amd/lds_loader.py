@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from ...ir import ir
 from ...problem import ConvProblem, DTYPE_BYTES
+from ...kernel_configs import LdsMfmaConfig
 from ...schedule import Schedule
 from ...target import Target, get_target
 from ..common.emit import float_type
@@ -27,6 +28,17 @@ from .im2col_addressing import (AddressingError, RingPlan, TileGeometry, choose_
 
 WAVE = 64
 MFMA_WAVES = 4          # 2 x 2 waves, each a (block_m/2) x (block_n/2) accumulator tile
+
+
+def wave_tile_m(s: Schedule) -> int:
+    """Accumulator rows of one MFMA wave (2 x 2 waves share the block tile)."""
+    return s.block_m // 2
+
+
+def wave_tile_n(s: Schedule) -> int:
+    return s.block_n // 2
+
+
 LOADING_WAVES = 2
 
 
@@ -62,8 +74,9 @@ def loader_config(p: ConvProblem, s: Schedule, t: Target | None = None) -> Loade
     if p.dtype not in ("f16", "bf16"):
         raise AddressingError(f"{p.dtype} inputs (the MFMA path takes f16/bf16)")
     vec = t.lds_dma_bytes // DTYPE_BYTES[p.dtype]
-    if s.vec_a != vec or s.vec_b != vec:
-        raise AddressingError(f"schedule lane width {s.vec_a}/{s.vec_b} != {vec} elements for {t.arch}")
+    lane_elems = s.config_as(LdsMfmaConfig).lane_elems
+    if lane_elems != vec:
+        raise AddressingError(f"schedule lane width {lane_elems} != {vec} elements for {t.arch}")
     lanes = (s.threads // WAVE - MFMA_WAVES) * WAVE
     if lanes <= 0:
         raise AddressingError("schedule has no loading waves")

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from ...ir import ir, arith_d, hal_d, llvm_d, math_d, vector_d
 from ...problem import ConvProblem, DTYPE_BYTES
+from ...kernel_configs import DirectGroupedConfig
 from ...schedule import Schedule
 from .emit import Emitter, vec_type, zeros, convert
 from .epilogue import store_row_masked
@@ -41,7 +42,8 @@ def _cdiv(a, b):
 def channel_fastest(p: ConvProblem, s: Schedule) -> bool:
     """Item order (measured on an H100, bench/NOTES.md): channel-fastest for depthwise convs,
     [R, S, C/G, F] filters and one-pixel items of narrow groups (C/G < 8), else pixel-fastest."""
-    return p.depthwise or p.filter_layout == "hwcf" or (s.thread_m == 1 and p.C // p.groups < 8)
+    one_pixel = s.config_as(DirectGroupedConfig).pixels == 1
+    return p.depthwise or p.filter_layout == "hwcf" or (one_pixel and p.C // p.groups < 8)
 
 
 class DirectGrouped:
@@ -50,7 +52,8 @@ class DirectGrouped:
         self.e = Emitter()
         self.V = s.block_n            # output channels per item
         self.Vc = s.block_k           # input channels per load (grouped)
-        self.P = s.thread_m           # output pixels along W per item
+        self.config = s.config_as(DirectGroupedConfig)
+        self.P = self.config.pixels   # output pixels along W per item
         self.smem = None              # the staged depthwise path's copy slots
 
     def emit(self, memrefs: list) -> None:
@@ -148,7 +151,7 @@ class DirectGrouped:
         p, P, V = self.p, self.P, self.V
         f32v = vec_type(V, "f32")
         out = list(accs)
-        if self.s.accumulate == "f16_rows":
+        if self.config.accumulate == "f16_rows":
             for i in range(P):
                 part = zeros(vec_type(V, p.dtype))
                 for sx in range(p.S):
@@ -340,6 +343,6 @@ def direct_grouped_batch_grid(p: ConvProblem, s: Schedule):
     """The grid for a runtime batch: one workgroup per block_m items."""
     def grid(batch):
         e = Emitter()
-        items = e.mul(e.mul(batch, p.Ho * _cdiv(p.Wo, s.thread_m)), p.F // s.block_n)
+        items = e.mul(e.mul(batch, p.Ho * _cdiv(p.Wo, s.config_as(DirectGroupedConfig).pixels)), p.F // s.block_n)
         return [e.div(e.add(items, s.block_m - 1), s.block_m), e.c(1), e.c(1)]
     return grid

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from ...ir import ir, arith_d, hal_d, memref_d, vector_d
 from ...problem import ConvProblem, DTYPE_BYTES
+from ...kernel_configs import PortableConfig
 from ...schedule import Schedule
 from .emit import Emitter, vec_type, zeros, convert
 from .epilogue import store_row_masked
@@ -25,13 +26,14 @@ def _cdiv(a, b):
 class PortableIgemm:
     def __init__(self, p: ConvProblem, s: Schedule, machine):
         self.p, self.s, self.m = p, s, machine
+        self.cfg = s.config_as(PortableConfig)
         self.e = Emitter()
 
     # ------------------------------------------------------------------ tile loaders
     def _load_a(self, x, a_tile, tid, m0, k0):
         """Activation tile [block_k][block_m] via implicit im2col with zero halos."""
         p, s, e = self.p, self.s, self.e
-        v = s.vec_a
+        v = self.cfg.vec_a
         per_row = s.block_k // v
         count = s.block_m * per_row
         howo = p.Ho * p.Wo
@@ -67,7 +69,7 @@ class PortableIgemm:
     def _load_b(self, wgt, b_tile, tid, n0, k0):
         """Filter tile [block_k][block_n]; the filter is a row-major F x K matrix."""
         p, s, e = self.p, self.s, self.e
-        v = s.vec_b
+        v = self.cfg.vec_b
         per_row = s.block_k // v
         count = s.block_n * per_row
         vt = vec_type(v, p.dtype)
@@ -116,11 +118,11 @@ class PortableIgemm:
         tid = mach.thread_id(e)
         a_tile = mach.alloc_workgroup([s.block_k, s.block_m], p.dtype)
         b_tile = mach.alloc_workgroup([s.block_k, s.block_n], p.dtype)
-        cols = s.block_n // s.thread_n
-        tm0 = e.mul(e.div(tid, cols), s.thread_m)
-        tn0 = e.mul(e.rem(tid, cols), s.thread_n)
+        cols = s.block_n // self.cfg.thread_n
+        tm0 = e.mul(e.div(tid, cols), self.cfg.thread_m)
+        tn0 = e.mul(e.rem(tid, cols), self.cfg.thread_n)
         f32 = ir.F32Type.get()
-        acc_t = ir.VectorType.get([s.thread_m, s.thread_n], f32)
+        acc_t = ir.VectorType.get([self.cfg.thread_m, self.cfg.thread_n], f32)
         acc0 = zeros(acc_t)
         ktiles = _cdiv(p.gemm_k, s.block_k)
         loop = e.for_(0, ktiles, 1, [acc0])
@@ -131,21 +133,21 @@ class PortableIgemm:
             mach.barrier()
             inner = e.for_(0, s.block_k, 1, [acc])
             with inner as (kk, (acc_i,), set_i):
-                a = convert(vector_d.load(vec_type(s.thread_m, p.dtype), a_tile, [kk, tm0]),
-                            vec_type(s.thread_m, "f32"))
-                b = convert(vector_d.load(vec_type(s.thread_n, p.dtype), b_tile, [kk, tn0]),
-                            vec_type(s.thread_n, "f32"))
+                a = convert(vector_d.load(vec_type(self.cfg.thread_m, p.dtype), a_tile, [kk, tm0]),
+                            vec_type(self.cfg.thread_m, "f32"))
+                b = convert(vector_d.load(vec_type(self.cfg.thread_n, p.dtype), b_tile, [kk, tn0]),
+                            vec_type(self.cfg.thread_n, "f32"))
                 set_i([vector_d.outerproduct(acc_t, a, b, acc=acc_i)])
             mach.barrier()
             set_k(inner.results)
         self._epilogue(memrefs, loop.results[0], m0, n0, tm0, tn0)
 
     def _epilogue(self, memrefs, acc, m0, n0, tm0, tn0):
-        p, s, e = self.p, self.s, self.e
+        p, e = self.p, self.e
         f = e.add(n0, tn0)
-        for i in range(s.thread_m):
+        for i in range(self.cfg.thread_m):
             m = e.add(e.add(m0, tm0), i)
-            store_row_masked(e, p, memrefs, vector_d.extract(acc, [], [i]), s.thread_n, m, f)
+            store_row_masked(e, p, memrefs, vector_d.extract(acc, [], [i]), self.cfg.thread_n, m, f)
 
 
 def emit_portable_igemm(p: ConvProblem, s: Schedule, machine, memrefs: list) -> None:

@@ -4,7 +4,7 @@ A CTA cannot issue a TMA before one of its threads has written the tensor maps i
 memory and fenced them to the tensormap proxy (IREE passes buffer pointers only): on the
 one-wave layers that wait plus the first TMA's latency is most of their start-up (first data
 ~1.6 us after launch on r50_l4_1x1_512_2048, against 4.2 us of main loop). So the consumer
-threads, idle until data arrives, load the first `Schedule.direct_stages` k-tiles of their
+threads, idle until data arrives, load the first `Sm90WsConfig.direct_stages` k-tiles of their
 CTA's first tile themselves, 16 bytes per `cp.async` with zero fill, into exactly the bytes the
 TMA would have written (same swizzle), while thread 0 writes the descriptors; the producer's
 TMAs start at the k-tile after them. The planner uses it where every CTA has one tile (5-9%
@@ -37,7 +37,8 @@ from dataclasses import dataclass
 
 from ...ir import arith_d
 from ...problem import ConvProblem, DTYPE_BYTES
-from ...schedule import Schedule
+from ...kernel_configs import Sm90WsConfig
+from ...schedule import Schedule, WarpRole
 from ..common.int_ops import IrOps
 from .tma_loader import k_tile_tap, swizzle_rotation
 from .warp_roles import WARPGROUP
@@ -90,9 +91,10 @@ def direct_stages_for(p: ConvProblem, s: Schedule, ktiles: int) -> int:
     """How many leading k-tiles the consumers load: the schedule's count, within the ring and
     the tile's k-tiles; none in a cluster (the filter arrives by multicast) or with stream-K
     (its segments start mid-tile)."""
-    if s.cluster_m != 1 or s.kernel == "sm90_ws_streamk" or DTYPE_BYTES[p.dtype] != 2:
+    c = s.config_as(Sm90WsConfig)
+    if c.cluster_m != 1 or s.kernel.role is WarpRole.STREAM_K or DTYPE_BYTES[p.dtype] != 2:
         return 0
-    return max(0, min(s.direct_stages, s.stages, ktiles, MAX_DIRECT_STAGES))
+    return max(0, min(c.direct_stages, s.stages, ktiles, MAX_DIRECT_STAGES))
 
 
 def activation_chunk(ops, p: ConvProblem, block_k: int, m0, kt: int, row, unit):

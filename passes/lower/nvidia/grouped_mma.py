@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from ...ir import ir, arith_d, hal_d, memref_d, vector_d
 from ...problem import ConvProblem, DTYPE_BYTES
+from ...kernel_configs import GroupedMmaConfig
 from ...schedule import Schedule
 from ..common.emit import Emitter, float_type, vec_type
 from ..common.epilogue import apply_and_store
@@ -26,8 +27,8 @@ from .sm80_ops import cp_async_16, cp_async_commit, cp_async_wait, ldmatrix, mma
 
 
 def geometry_of(p: ConvProblem, s: Schedule) -> Geometry:
-    """The schedule carries the tile as thread_m (rows) x thread_n (columns)."""
-    return Geometry(p, s.thread_m, s.thread_n)
+    c = s.config_as(GroupedMmaConfig)
+    return Geometry(p, c.rows, c.cols)
 
 
 class GroupedMma:

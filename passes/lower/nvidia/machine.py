@@ -35,9 +35,9 @@ class NvidiaMachine(GpuMachine):
         `.reqnctapercluster` (IREE launches with plain cuLaunchKernel, which honours it), and its
         co-residency bound as `.minnctapersm`."""
         attrs = {}
-        size = max(s.split_k, s.cluster_m)
+        size = s.config.cluster_size
         if size > 1:
             attrs["nvvm.cluster_dim"] = parse_attr(f"array<i32: {size}, 1, 1>")
-        if s.min_ctas_per_sm:
-            attrs["nvvm.minctasm"] = parse_attr(f"{s.min_ctas_per_sm} : i32")
+        if s.config.min_ctas_per_sm:
+            attrs["nvvm.minctasm"] = parse_attr(f"{s.config.min_ctas_per_sm} : i32")
         return attrs

@@ -1,6 +1,6 @@
 """sm_100a warp-specialized persistent implicit GEMM on tcgen05 (the MAX SM100
 Conv2dFpropKernel design): one SM per tile (cta_group::1, the default), or a CTA pair per
-256-row tile (Schedule.cluster_m = 2, cta_group::2; the planner's choice for large problems).
+256-row tile (Sm100WsConfig.cluster_m = 2, cta_group::2; the planner's choice for large problems).
 
 192 threads in six warps, each role one branch of one if/else:
 - warp 0, TMA (one thread): walks this CTA's tiles and issues every operand TMA: im2col
@@ -63,6 +63,7 @@ from __future__ import annotations
 
 from ...ir import arith_d, hal_d, llvm_d
 from ...problem import ConvProblem, DTYPE_BYTES
+from ...kernel_configs import Sm100WsConfig
 from ...schedule import Schedule
 from ..common.emit import Emitter
 from . import tcgen05 as tc
@@ -83,12 +84,13 @@ from .tma_loader import (ConvTmaLoader, descriptor_slots, epilogue_map_args, k_t
 
 class Sm100WarpSpecialized(Epilogue):
     def __init__(self, p: ConvProblem, s: Schedule, machine):
-        if s.block_m != BLOCK_M or s.threads != THREADS or s.cluster_m not in (1, 2):
+        cluster = s.config_as(Sm100WsConfig).cluster_m
+        if s.block_m != BLOCK_M or s.threads != THREADS or cluster not in (1, 2):
             raise Sm100Unsupported(f"schedule {s.describe()} is not an sm100_ws tile")
-        check_supported(p, s.block_n, s.block_k, s.cluster_m)
+        check_supported(p, s.block_n, s.block_k, cluster)
         self.p, self.s, self.m = p, s, machine
         self.e = Emitter()
-        self.group = s.cluster_m              # tcgen05 cta_group: 1, or 2 for a CTA pair
+        self.group = cluster                  # tcgen05 cta_group: 1, or 2 for a CTA pair
         self.pair = self.group == 2
         self.lay = sm100_layout(p, s.block_n, s.block_k, s.stages, self.group)
         if self.lay.total != s.smem_bytes:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from ...ir import ir, arith_d, hal_d, memref_d, parse_attr, vector_d
 from ...problem import ConvProblem
+from ...kernel_configs import GatherConfig
 from ...schedule import Schedule
 from ..common.emit import float_type, vec_type, zeros
 from .primitives import address_of, async_proxy_fence, i64, wgmma_wait, zero_accumulator
@@ -34,6 +35,11 @@ def _cdiv(a, b):
 
 
 class Sm90GatherWgmma(Sm90TmaWgmma):
+    @staticmethod
+    def split_k_of(s: Schedule) -> int:
+        s.config_as(GatherConfig)
+        return 1                        # one CTA per output tile
+
     def _gather_tile(self, tile, rows: int, row_base, k0, tid, source):
         """Fills a [rows x 64] swizzled tile from `source` (an _ActivationSource or
         _FilterSource): per 16-byte chunk, one 8-wide vector load when the chunk is contiguous

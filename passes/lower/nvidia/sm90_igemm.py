@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from ...ir import ir, arith_d, hal_d, llvm_d, memref_d, parse_attr, vector_d
 from ...problem import ConvProblem
+from ...kernel_configs import TmaWgmmaConfig
 from ...schedule import Schedule
 from ..common.emit import Emitter, vec_type
 from ..common.epilogue import apply_and_store, load_operands
@@ -60,7 +61,13 @@ def _cdiv(a, b):
 class Sm90TmaWgmma:
     def __init__(self, p: ConvProblem, s: Schedule, machine):
         self.p, self.s, self.m = p, s, machine
+        self.split_k = self.split_k_of(s)
         self.e = Emitter()
+
+    @staticmethod
+    def split_k_of(s: Schedule) -> int:
+        """CTAs (one cluster) sharing an output tile, each a K slice."""
+        return s.config_as(TmaWgmmaConfig).split_k
 
     def emit(self, memrefs) -> None:
         p, s, e = self.p, self.s, self.e
@@ -69,8 +76,8 @@ class Sm90TmaWgmma:
         n_tiles = _cdiv(p.F, s.block_n)
         pid = hal_d.InterfaceWorkgroupIDOp(0).result
         # split-K: the `split_k` CTAs of a cluster share one output tile, each a K slice
-        tile = e.div(pid, s.split_k)
-        self.ks = e.rem(pid, s.split_k)
+        tile = e.div(pid, self.split_k)
+        self.ks = e.rem(pid, self.split_k)
         m0 = e.mul(e.div(tile, n_tiles), s.block_m)
         n0 = e.mul(e.rem(tile, n_tiles), s.block_n)
         tid = self.m.thread_id(e)
@@ -95,7 +102,7 @@ class Sm90TmaWgmma:
             mbarrier_init_fence()
         self.m.barrier()
 
-        ktiles = p.gemm_k // CHANNELS_PER_TILE // s.split_k      # k-tiles of this CTA's slice
+        ktiles = p.gemm_k // CHANNELS_PER_TILE // self.split_k      # k-tiles of this CTA's slice
         kbase = e.mul(self.ks, ktiles)
         with e.if_(is_producer):
             for i in range(min(s.stages, ktiles)):
@@ -165,7 +172,7 @@ class Sm90TmaWgmma:
                 at = e.add(e.mul(e.add(row, 8 * h), stride), e.add(col, 8 * j))
                 vector_d.store(vector_d.from_elements(vec_type(2, "f32"), [v0, v1]), tile, [at], alignment=8)
         self.m.barrier()
-        if s.split_k > 1:
+        if self.split_k > 1:
             cluster_sync()               # every slice's partial tile is in its shared memory
             with e.if_(e.cmp("eq", self.ks, 0)):
                 self._coalesced_phase(memrefs, tile, smem, m0, n0, tid)
@@ -176,7 +183,7 @@ class Sm90TmaWgmma:
     def _coalesced_phase(self, memrefs, tile, smem, m0, n0, tid):
         p, s, e = self.p, self.s, self.e
         stride = tile_row_floats(s)
-        base = address_of(smem) if s.split_k > 1 else None
+        base = address_of(smem) if self.split_k > 1 else None
         # Coalesced phase: each thread owns 8 channels of a row; rows are visited in groups
         # whose loads (clamped in bounds) are all issued before the first store.
         per_row = s.block_n // 8
@@ -197,7 +204,7 @@ class Sm90TmaWgmma:
                 m_safe = e.select(m_ok, m, p.gemm_m - 1)
                 at = e.add(e.mul(r, stride), c8)
                 vals = vector_d.load(vec_type(8, "f32"), tile, [at], alignment=16)
-                for rank in range(1, s.split_k):       # fixed order: deterministic sums
+                for rank in range(1, self.split_k):       # fixed order: deterministic sums
                     addr = arith_d.addi(base, arith_d.muli(index_to(at, I64()), i64(4)))
                     vals = arith_d.addf(vals, load_remote_shared(vec_type(8, "f32"), addr, rank, 16))
                 ops = load_operands(e, p, memrefs, 8, m_safe, f_safe, aligned=True)

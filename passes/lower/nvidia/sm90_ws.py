@@ -10,7 +10,7 @@
   overlaps the other's main loop (the ring hands out k-tiles in tile order, which is what
   alternates them).
 
-Clusters (Schedule.cluster_m = 2): the CTAs of a cluster compute vertically adjacent tiles
+Clusters (Sm90WsConfig.cluster_m = 2): the CTAs of a cluster compute vertically adjacent tiles
 that share the filter tile; each loads half of it and multicasts it into both, so a stage is
 refilled only when both CTAs' consumers released it (`empty` counts the peer's warps, which
 arrive remotely). The kernel traps if launched without its cluster shape.
@@ -45,7 +45,7 @@ arrives on both `empty` barriers for its four warps: a warpgroup that skipped th
 lent stage could otherwise find that stage's `full` one phase behind when it next waits on it
 and pass early.
 
-Swapped tiles (Schedule.swap_ab): the wgmma's M runs over output channels (the filter
+Swapped tiles (Sm90WsConfig.swap_ab): the wgmma's M runs over output channels (the filter
 stage is its A operand, 64 channels per sub-block) and its N over the tile's pixels (the
 activation stage is B), so block_m can be any multiple of 16 up to 256: tile counts that
 fill the SMs evenly (e.g. 96-pixel tiles: 6272 pixels x 256 channels in 132 tiles of 96x128
@@ -67,7 +67,8 @@ from __future__ import annotations
 
 from ...ir import arith_d, hal_d
 from ...problem import ConvProblem
-from ...schedule import Schedule
+from ...kernel_configs import Sm90WsConfig
+from ...schedule import Schedule, WarpRole
 from ..common.emit import Emitter
 from . import stream_k as sk
 from . import tensormap as tm
@@ -76,7 +77,7 @@ from .primitives import (I32, SWIZZLE_128B_LAYOUT, SWIZZLE_64B_LAYOUT, address_o
                          cluster_sync, index_to, mbarrier_init, mbarrier_init_fence, trap_unless)
 from .ring import MbarrierRing
 from .sm90_ws_epilogue import Epilogue
-from .sm90_ws_layout import (DESCRIPTORS, MAX_ACC_REGS, STREAM_K, WsLayout, WsUnsupported,  # noqa: F401 (re-exported)
+from .sm90_ws_layout import (DESCRIPTORS, MAX_ACC_REGS, WsLayout, WsUnsupported,  # noqa: F401 (re-exported)
                              check_supported, consumer_slice, residual_step, row_bytes, swap_max_pixels, ws_layout)
 from .sm90_ws_mainloop import MainLoop
 from .sm90_ws_producer import Producer
@@ -93,10 +94,11 @@ class Sm90WarpSpecialized(Producer, MainLoop, Epilogue, StreamKConsumers):
     def __init__(self, p: ConvProblem, s: Schedule, machine):
         self.p, self.s, self.m = p, s, machine
         self.e = Emitter()
-        self.coop = s.kernel == "sm90_ws_cooperative"
-        self.streamk = s.kernel == STREAM_K
-        self.swap = s.swap_ab
-        self.lay = ws_layout(p, s.kernel, s.block_m, s.block_n, s.stages, s.block_k, s.epilogue_slots, s.swap_ab)
+        self.cfg = c = s.config_as(Sm90WsConfig)
+        self.coop = s.kernel.role is WarpRole.COOPERATIVE
+        self.streamk = s.kernel.role is WarpRole.STREAM_K
+        self.swap = c.swap_ab
+        self.lay = ws_layout(p, s.kernel, s.block_m, s.block_n, s.stages, s.block_k, c.epilogue_slots, c.swap_ab)
         # per consumer warpgroup: 64-row wgmma sub-blocks (of pixels; of channels when
         # swapped) and the wgmma's N
         self.subs = (self.lay.cols if self.swap else self.lay.rows) // 64
@@ -110,9 +112,9 @@ class Sm90WarpSpecialized(Producer, MainLoop, Epilogue, StreamKConsumers):
         self.row = row_bytes(s.block_k, p.dtype)
         # the planner sets direct_stages (plan._with_direct_loads); a schedule asking for more
         # than this kernel can take is refused, not quietly changed
-        self.direct = s.direct_stages
-        if direct_stages_for(p, s, self.ktiles) != s.direct_stages:
-            raise WsUnsupported(f"direct_stages={s.direct_stages}: this schedule takes "
+        self.direct = c.direct_stages
+        if direct_stages_for(p, s, self.ktiles) != c.direct_stages:
+            raise WsUnsupported(f"direct_stages={c.direct_stages}: this schedule takes "
                                 f"{direct_stages_for(p, s, self.ktiles)} direct k-tiles")
         self.swizzle_layout = SWIZZLE_128B_LAYOUT if self.row == 128 else SWIZZLE_64B_LAYOUT
 
@@ -123,7 +125,7 @@ class Sm90WarpSpecialized(Producer, MainLoop, Epilogue, StreamKConsumers):
         tid = self.m.thread_id(e)
         self.tid = tid
         batch = getattr(memrefs, "batch", None)
-        if batch is not None and (self.streamk or self.direct or self.swap or s.cluster_m > 1):
+        if batch is not None and (self.streamk or self.direct or self.swap or self.cfg.cluster_m > 1):
             raise WsUnsupported("a dynamic batch takes plain tiles (no stream-K, direct loads, swapped tiles "
                                 "or clusters)")
         rows = None if batch is None else e.mul(batch, p.Ho * p.Wo)
@@ -181,21 +183,21 @@ class Sm90WarpSpecialized(Producer, MainLoop, Epilogue, StreamKConsumers):
         if self.trace.on:
             with e.if_(e.cmp("eq", tid, 0)):
                 self.trace.stamp("barriers")
-        if s.cluster_m > 1:
+        if self.cfg.cluster_m > 1:
             # The kernel is compiled for a fixed cluster shape; refuse to run without it.
-            trap_unless(arith_d.cmpi(0, cluster_ctarank_count(), arith_d.constant(I32(), s.cluster_m)))
+            trap_unless(arith_d.cmpi(0, cluster_ctarank_count(), arith_d.constant(I32(), self.cfg.cluster_m)))
             cluster_sync()             # every CTA's barriers are initialised before any multicast
 
         if self.streamk:
             split_roles(e, tid, self._producer_streamk, self._consumer_streamk)
         else:
             split_roles(e, tid, self._producer, self._consumer)
-        if s.cluster_m > 1:
+        if self.cfg.cluster_m > 1:
             cluster_sync()             # no CTA leaves while a peer may still signal its barriers
 
     def _init_barriers(self) -> None:
-        s, lay = self.s, self.lay
-        self.ring.init((2 if self.coop else 1) * WARPGROUP // 32 * s.cluster_m)
+        lay = self.lay
+        self.ring.init((2 if self.coop else 1) * WARPGROUP // 32 * self.cfg.cluster_m)
         self.res_ring.init(1 if lay.res_in_place else WARPGROUP)
         for w in range(2):
             mbarrier_init(self.smem.element(lay.turn, w), 1)

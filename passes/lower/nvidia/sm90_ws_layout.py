@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...problem import ConvProblem, DTYPE_BYTES, OperandLoad
+from ...schedule import Kernel, WarpRole
 from . import tensormap as tm
 from .smem import Carve, OperandRingNames, Region
 from .tma_loader import CHANNELS_PER_TILE, epilogue_map_args, epilogue_panel
@@ -40,13 +41,10 @@ def residual_step(p: ConvProblem) -> OperandLoad | None:
     return full[0] if full else None
 
 
-STREAM_K = "sm90_ws_streamk"          # ping-pong consumers over k-lockstep stream-K segments
-
-
 def consumer_slice(kernel: str, block_m: int, block_n: int, swap: bool = False) -> tuple[int, int]:
     """(pixel rows, channels) of the tile that one consumer warpgroup computes and stages:
     cooperative warpgroups split the rows, or the channels of a swapped tile."""
-    if kernel != "sm90_ws_cooperative":
+    if Kernel(kernel).role is not WarpRole.COOPERATIVE:
         return block_m, block_n
     return (block_m, block_n // 2) if swap else (block_m // 2, block_n)
 
@@ -119,13 +117,14 @@ def check_supported(p: ConvProblem, kernel: str, block_m: int, block_n: int, slo
     """Raises WsUnsupported with the reason when the kernel cannot serve p with this tile."""
     res = residual_step(p)
     rows, cols = consumer_slice(kernel, block_m, block_n, swap)
-    if kernel == STREAM_K and res:
+    role = Kernel(kernel).role
+    if role is WarpRole.STREAM_K and res:
         raise WsUnsupported("stream-K with a residual (the residual load follows tiles, not segments)")
-    if slots not in (0, 1, 2) or (kernel == STREAM_K and slots != 1):
+    if slots not in (0, 1, 2) or (role is WarpRole.STREAM_K and slots != 1):
         raise WsUnsupported(f"{slots} epilogue slots per warpgroup with {kernel}")
     if slots == 0:
         # staging in the ring: each cooperative warpgroup lends one ring stage per tile
-        if kernel != "sm90_ws_cooperative" or cluster_m != 1:
+        if role is not WarpRole.COOPERATIVE or cluster_m != 1:
             raise WsUnsupported("epilogue staged in the ring needs cooperative consumers without a cluster")
         if res and res.dtype != p.out_dtype:
             raise WsUnsupported("epilogue staged in the ring with a residual whose dtype differs from the output's")
@@ -136,7 +135,7 @@ def check_supported(p: ConvProblem, kernel: str, block_m: int, block_n: int, slo
         # the residual would need slots of its own (not in place): a protocol no GPU check covers
         raise WsUnsupported("two epilogue slots with a residual whose dtype differs from the output's")
     if swap:
-        if kernel == STREAM_K or cluster_m != 1:
+        if role is WarpRole.STREAM_K or cluster_m != 1:
             raise WsUnsupported("swapped tiles with stream-K or a cluster")
         if cols % 64 or cols > 128:
             raise WsUnsupported(f"swapped tiles: {cols} channels per consumer warpgroup (64 or 128)")

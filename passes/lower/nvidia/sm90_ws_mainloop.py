@@ -117,7 +117,7 @@ class MainLoop:
     def _release(self, st) -> None:
         """This warp is done reading ring stage st (and tells the cluster's peers, which
         multicast into it too)."""
-        self.ring.release_warp(st, self.e.rem(self.tid, 32), self.tiles.rank, self.s.cluster_m)
+        self.ring.release_warp(st, self.e.rem(self.tid, 32), self.tiles.rank, self.cfg.cluster_m)
 
     def _k_step(self, st, phase, accs, row_base, first: bool = False, direct=None):
         """Ring stage st at phase parity `phase`: wait for it, issue its wgmmas, keep one group

@@ -1,7 +1,7 @@
 """Persistent tile scheduling: which output tiles a CTA computes, and in what order.
 
 A persistent grid of at most one CTA per SM walks the linear tile index t = pid + j * grid.
-Tiles are rasterized in groups of `Schedule.raster` M-tiles: inside a group the M-tile varies
+Tiles are rasterized in groups of `PersistentConfig.raster` M-tiles: inside a group the M-tile varies
 fastest, so CTAs running at the same time share filter tiles (N) and, across the group, the
 same activation rows (M) from L2. raster = 1 is plain N-fastest order (all channel tiles of an
 output row block run together: each activation tile is fetched from DRAM once).
@@ -18,6 +18,7 @@ communicating.
 from __future__ import annotations
 
 from ...problem import ConvProblem
+from ...kernel_configs import PersistentConfig
 from ...schedule import Schedule
 
 
@@ -37,19 +38,21 @@ class PersistentTiles:
 
     def __init__(self, e, p: ConvProblem, s: Schedule, pid, rows=None):
         self.e, self.s = e, s
+        c = s.config_as(PersistentConfig)
+        self.cluster_m, self.raster = c.cluster_m, c.raster
         self.n_tiles = _cdiv(p.F, s.block_n)
         self.dynamic = rows is not None
         if not self.dynamic:
             m_tiles, _ = tile_counts(p, s)
-            self.m_tiles = _cdiv(m_tiles, s.cluster_m)        # cluster tiles along M
+            self.m_tiles = _cdiv(m_tiles, c.cluster_m)        # cluster tiles along M
             self.count = self.m_tiles * self.n_tiles
         else:
-            rows_per_cluster_tile = s.block_m * s.cluster_m
+            rows_per_cluster_tile = s.block_m * c.cluster_m
             self.m_tiles = e.div(e.add(rows, rows_per_cluster_tile - 1), rows_per_cluster_tile)
             self.count = e.mul(self.m_tiles, self.n_tiles)
-        self.grid = s.grid[0] // s.cluster_m                # clusters
-        self.pid = e.div(pid, s.cluster_m)                  # this CTA's cluster
-        self.rank = e.rem(pid, s.cluster_m)                 # ... and rank in it
+        self.grid = s.grid[0] // c.cluster_m                # clusters
+        self.pid = e.div(pid, c.cluster_m)                  # this CTA's cluster
+        self.rank = e.rem(pid, c.cluster_m)                 # ... and rank in it
 
     def local_count(self):
         """How many tiles this CTA computes: ceil((count - pid) / grid), 0 past the count."""
@@ -66,7 +69,7 @@ class PersistentTiles:
     def origin_of(self, t):
         """(m0, n0) of linear (cluster) tile t."""
         e, s = self.e, self.s
-        g = s.raster if self.dynamic else min(s.raster, self.m_tiles)
+        g = self.raster if self.dynamic else min(self.raster, self.m_tiles)
         if g == 1:
             mt, nt = e.div(t, self.n_tiles), e.rem(t, self.n_tiles)
         else:
@@ -77,19 +80,20 @@ class PersistentTiles:
             rows = e.select(e.cmp("slt", e.sub(self.m_tiles, first), g), e.sub(self.m_tiles, first), g)
             mt = e.add(first, e.rem(r, rows))
             nt = e.div(r, rows)
-        mt = e.add(e.mul(mt, s.cluster_m), self.rank)
+        mt = e.add(e.mul(mt, self.cluster_m), self.rank)
         return e.mul(mt, s.block_m), e.mul(nt, s.block_n)
 
 
 def origin_model(p: ConvProblem, s: Schedule, t: int, rank: int = 0) -> tuple[int, int]:
     """Pure-Python twin of PersistentTiles.origin for cluster tile t and cluster rank (tests
     check it covers every tile exactly once)."""
+    c = s.config_as(PersistentConfig)
     m_tiles, n_tiles = tile_counts(p, s)
-    m_tiles = _cdiv(m_tiles, s.cluster_m)
-    g = min(s.raster, m_tiles)
+    m_tiles = _cdiv(m_tiles, c.cluster_m)
+    g = min(c.raster, m_tiles)
     group, r = divmod(t, g * n_tiles)
     rows = min(g, m_tiles - group * g)
-    return ((group * g + r % rows) * s.cluster_m + rank) * s.block_m, (r // rows) * s.block_n
+    return ((group * g + r % rows) * c.cluster_m + rank) * s.block_m, (r // rows) * s.block_n
 
 
 class StreamKWork:

@@ -79,7 +79,8 @@ def activation_map_args(p: ConvProblem, s: Schedule) -> tm.Im2colArgs:
 def filter_map_args(p: ConvProblem, s: Schedule) -> tm.TiledArgs:
     return tm.TiledArgs(data_type=_TM_TYPE[p.dtype], global_dim=(p.gemm_k, p.F),
                         global_strides=(p.gemm_k * DTYPE_BYTES[p.dtype],),
-                        box_dim=(s.block_k, s.block_n // s.cluster_m), swizzle=operand_swizzle(s.block_k, p.dtype),
+                        box_dim=(s.block_k, s.block_n // s.config.filter_multicast),
+                        swizzle=operand_swizzle(s.block_k, p.dtype),
                         l2_promotion=tm.L2Promotion.B256)
 
 
@@ -237,10 +238,11 @@ class ConvTmaLoader:
         k0 = index_to(e.mul(kt, bk), I32())
         mbarrier_arrive_expect_tx(full_bar, self.stage_bytes)
         tma_load(a_smem, self.desc_a, [c0, self.w0, self.h0, self.n_img], full_bar, [off_w, off_h])
-        if cluster_rank is None or self.s.cluster_m == 1:
+        sharing = self.s.config.filter_multicast
+        if cluster_rank is None or sharing == 1:
             tma_load(b_smem, self.desc_b, [k0, self.f0], full_bar)
             return
-        rows = self.s.block_n // self.s.cluster_m
+        rows = self.s.block_n // sharing
         f0 = arith_d.addi(self.f0, index_to(e.mul(cluster_rank, rows), I32()))
         dst = arith_d.addi(b_smem, index_to(e.mul(cluster_rank, rows * bk * DTYPE_BYTES[p.dtype]), I64()))
-        tma_load(dst, self.desc_b, [k0, f0], full_bar, multicast_mask=(1 << self.s.cluster_m) - 1)
+        tma_load(dst, self.desc_b, [k0, f0], full_bar, multicast_mask=(1 << sharing) - 1)

@@ -1,0 +1,254 @@
+"""Per-family kernel configs: what one kernel family reads of a Schedule beyond the common
+block tile, threads and grid.
+
+Each family's lowering takes exactly its config type (Schedule.config_as), so a knob another
+family would ignore cannot be set. Values computable from the stored ones (the epilogue
+strategy, cluster size, co-resident CTA bound) are properties. `LEGACY` names the fields a
+config took in the flat schedule record that IR attributes, bundles and fuzz results written
+before these types carry (Schedule.from_dict converts them).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from enum import Enum
+from typing import ClassVar
+
+
+class EpilogueStrategy(str, Enum):
+    """Where a persistent sm_90a consumer warpgroup stages its output tile for the TMA store."""
+
+    OWN_SLOTS = "own_slots"               # epilogue_slots >= 1 staging slots of its own
+    LENT_RING_STAGE = "lent_ring_stage"   # a ring stage the producer lends it per tile (cooperative)
+
+
+@dataclass(frozen=True)
+class KernelConfig:
+    """Base of the per-family configs: the defaults of the derived launch properties."""
+
+    LEGACY: ClassVar[dict[str, str]] = {}       # field -> its name in the flat record
+
+    @property
+    def cluster_size(self) -> int:
+        """CTAs per cluster (the launch's cluster dimension)."""
+        return 1
+
+    @property
+    def filter_multicast(self) -> int:
+        """CTAs of a cluster along M that share one filter tile by TMA multicast."""
+        return 1
+
+    @property
+    def min_ctas_per_sm(self) -> int:
+        """Co-resident CTAs the register allocation must allow (0: no bound)."""
+        return 0
+
+    def check(self, s) -> None:
+        """Raises ValueError where the config contradicts the schedule s it belongs to."""
+
+    def describe(self) -> str:
+        """The non-default knobs, as Schedule.describe appends them."""
+        return ""
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "KernelConfig":
+        return cls(**d)
+
+    @classmethod
+    def from_legacy(cls, flat: dict) -> "KernelConfig":
+        """The config a flat (pre-config) schedule record describes."""
+        return cls(**{f: flat[old] for f, old in cls.LEGACY.items() if old in flat})
+
+
+@dataclass(frozen=True)
+class PortableConfig(KernelConfig):
+    """portable_igemm: each thread accumulates thread_m x thread_n outputs; loads move vec_a
+    activation and vec_b filter elements."""
+
+    thread_m: int
+    thread_n: int
+    vec_a: int                  # elements per activation load (divides C)
+    vec_b: int                  # elements per filter load (divides R*S*C)
+
+    LEGACY: ClassVar[dict[str, str]] = {"thread_m": "thread_m", "thread_n": "thread_n", "vec_a": "vec_a",
+                                        "vec_b": "vec_b"}
+
+    def check(self, s) -> None:
+        if s.block_m % self.thread_m or s.block_n % self.thread_n:
+            raise ValueError("thread tile must divide the block tile")
+        if (s.block_m // self.thread_m) * (s.block_n // self.thread_n) != s.threads:
+            raise ValueError("threads must cover the block tile exactly once")
+        for v in (self.vec_a, self.vec_b):
+            if s.block_k % v:
+                raise ValueError("load vectors must divide block_k")
+
+
+@dataclass(frozen=True)
+class LdsMfmaConfig(KernelConfig):
+    """amd_lds_mfma: lane_elems elements per direct-to-LDS load (the target's load width);
+    the 2x2 MFMA waves' tiles follow from the block tile."""
+
+    lane_elems: int
+
+    LEGACY: ClassVar[dict[str, str]] = {"lane_elems": "vec_a"}
+
+    def check(self, s) -> None:
+        if self.lane_elems < 1 or s.block_k % self.lane_elems:
+            raise ValueError(f"lane width {self.lane_elems} must divide block_k={s.block_k}")
+
+
+@dataclass(frozen=True)
+class DirectGroupedConfig(KernelConfig):
+    """direct_grouped: an item is `pixels` outputs along W of block_n channels (block_k input
+    channels per vector). Depthwise (multiplier 1) only: `accumulate` "f16_rows" sums each
+    filter row's taps in packed f16 (the rows in f32); ctas_per_sm co-resident workgroups the
+    register allocation must allow (a register cap); the schedule's stages are filter rows in
+    flight (async-copy staging when above 1)."""
+
+    pixels: int
+    accumulate: str = "f32"
+    ctas_per_sm: int = 0
+
+    LEGACY: ClassVar[dict[str, str]] = {"pixels": "thread_m", "accumulate": "accumulate",
+                                        "ctas_per_sm": "min_ctas_per_sm"}
+
+    @property
+    def min_ctas_per_sm(self) -> int:
+        return self.ctas_per_sm
+
+    def check(self, s) -> None:
+        if self.pixels < 1:
+            raise ValueError(f"{self.pixels} pixels per item")
+        if self.accumulate not in ("f32", "f16_rows"):
+            raise ValueError(f"unknown accumulation {self.accumulate!r}")
+
+    def describe(self) -> str:
+        return f" accumulate={self.accumulate}" if self.accumulate != "f32" else ""
+
+
+@dataclass(frozen=True)
+class GroupedMmaConfig(KernelConfig):
+    """grouped_mma: output tiles of rows x cols pixels; ctas_per_sm CTAs share an SM."""
+
+    rows: int
+    cols: int
+    ctas_per_sm: int
+
+    LEGACY: ClassVar[dict[str, str]] = {"rows": "thread_m", "cols": "thread_n", "ctas_per_sm": "min_ctas_per_sm"}
+
+    @property
+    def min_ctas_per_sm(self) -> int:
+        return self.ctas_per_sm
+
+    def check(self, s) -> None:
+        if self.rows < 1 or self.cols < 1 or self.ctas_per_sm < 1:
+            raise ValueError(f"grouped tile {self.rows}x{self.cols}, {self.ctas_per_sm} CTAs per SM")
+
+
+@dataclass(frozen=True)
+class TmaWgmmaConfig(KernelConfig):
+    """sm90_tma_wgmma: split_k CTAs of one cluster share an output tile, each a K slice."""
+
+    split_k: int = 1
+
+    LEGACY: ClassVar[dict[str, str]] = {"split_k": "split_k"}
+
+    @property
+    def cluster_size(self) -> int:
+        return self.split_k
+
+    def check(self, s) -> None:
+        if self.split_k < 1:
+            raise ValueError(f"split_k={self.split_k}")
+
+    def describe(self) -> str:
+        return f" split_k={self.split_k}" if self.split_k > 1 else ""
+
+
+@dataclass(frozen=True)
+class GatherConfig(KernelConfig):
+    """sm90_gather_wgmma: no knobs. Single-buffered: a second CTA's gather overlaps wgmma."""
+
+    @property
+    def min_ctas_per_sm(self) -> int:
+        return 2
+
+
+@dataclass(frozen=True)
+class RowSlabConfig(KernelConfig):
+    """sm90_rows_wgmma: no knobs."""
+
+    @property
+    def min_ctas_per_sm(self) -> int:
+        return 1            # ptxas ignores setmaxnreg without a known entry register count
+
+
+@dataclass(frozen=True)
+class PersistentConfig(KernelConfig):
+    """What the persistent tile walk (lower/nvidia/tile_scheduler.py) reads: M tiles per
+    rasterization group, and CTAs per cluster along M (filter tile multicast)."""
+
+    raster: int = 1
+    cluster_m: int = 1
+
+    @property
+    def cluster_size(self) -> int:
+        return self.cluster_m
+
+    @property
+    def filter_multicast(self) -> int:
+        return self.cluster_m
+
+    def check(self, s) -> None:
+        if self.raster < 1 or self.cluster_m < 1:
+            raise ValueError(f"raster={self.raster}, cluster_m={self.cluster_m}")
+
+
+@dataclass(frozen=True)
+class Sm90WsConfig(PersistentConfig):
+    """sm90_ws_*: the warp-specialized persistent TMA + wgmma kernels."""
+
+    epilogue_slots: int = 1     # staging (and residual) slots per consumer warpgroup; 0: lent ring stage
+    swap_ab: bool = False       # wgmma M over channels, N over block_m pixels
+    direct_stages: int = 0      # leading k-tiles the consumers load with cp.async while the
+                                # TMA descriptors are written (direct_loads.py)
+
+    LEGACY: ClassVar[dict[str, str]] = {f: f for f in ("raster", "cluster_m", "epilogue_slots", "swap_ab",
+                                                       "direct_stages")}
+
+    @property
+    def epilogue(self) -> EpilogueStrategy:
+        return EpilogueStrategy.LENT_RING_STAGE if self.epilogue_slots == 0 else EpilogueStrategy.OWN_SLOTS
+
+    def check(self, s) -> None:
+        super().check(s)
+        if self.epilogue_slots < 0 or self.direct_stages < 0:
+            raise ValueError(f"epilogue_slots={self.epilogue_slots}, direct_stages={self.direct_stages}")
+
+    def describe(self) -> str:
+        return ((f" raster={self.raster}" if self.raster > 1 else "")
+                + (f" cluster={self.cluster_m}x1" if self.cluster_m > 1 else "")
+                + (f" epilogue_slots={self.epilogue_slots}" if self.epilogue_slots != 1 else "")
+                + (" swap_ab" if self.swap_ab else "")
+                + (f" direct={self.direct_stages}" if self.direct_stages else ""))
+
+
+@dataclass(frozen=True)
+class Sm100WsConfig(PersistentConfig):
+    """sm100_ws: the warp-specialized tcgen05 kernel; cluster_m = 2 runs CTA pairs."""
+
+    LEGACY: ClassVar[dict[str, str]] = {"raster": "raster", "cluster_m": "cluster_m"}
+
+    @property
+    def min_ctas_per_sm(self) -> int:
+        # `.minnctapersm 1`: one persistent CTA per SM is the design; without a bound ptxas
+        # 13.5 capped some kernels at 64-80 registers and spilled 8-16 bytes
+        return 1
+
+    def describe(self) -> str:
+        return (f" raster={self.raster}" if self.raster > 1 else "") + \
+               (f" cluster={self.cluster_m}x1" if self.cluster_m > 1 else "")

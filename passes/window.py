@@ -9,6 +9,12 @@ constant, a reduction IREE's GPU codegen may fail to distribute. So before IREE'
 along such an axis the trailing pad, then the input itself, are trimmed to the reach (a dilated
 window's index verifies against a longer input and is left alone); and where the window reads
 only zero padding along an axis (every tap lands in the pad), the conv is its accumulator.
+Grouped and depthwise convs (a parallel dimension in input, filter and output) whose window
+IREE would fold this way it computes wrong on the GPU (IREE 3.13: a generic with a constant
+or dilated tap index over the group dimension; rel. L2 ~1 or unwritten outputs, found by
+convc-fuzz): along such an axis they are widened instead, to two output pixels (the input
+padded by one stride more, the accumulator by one pixel, the conv's result sliced back to the
+first), so no unit dimension is left to fold and the conv stays a conv.
 Convs with more than one output pixel along both axes are left as they are (convc's problem,
 tuning keys and kernels unchanged).
 """
@@ -18,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .ir import ir, walk_ops
+from iree.compiler.dialects import arith as arith_d
 from iree.compiler.dialects import tensor as tensor_d
 
 # channels-last convs: (input spatial dims, filter spatial dims)
@@ -41,6 +48,8 @@ class _Window:
     out: int        # output pixels along it
     taps: int
     dilation: int
+    out_dim: int = -1   # the output dimension of those pixels
+    stride: int = 1
 
 
 def _owner(v: ir.Value):
@@ -96,7 +105,7 @@ def _generic_windows(op, shapes) -> list[_Window] | None:
         if len(outs) != 1 or len(taps) != 1 or outs == taps:
             continue
         o, k = outs[0], taps[0]
-        out.append(_Window(i, shapes[2][where[2][o]], shapes[1][where[1][k]], t[k]))
+        out.append(_Window(i, shapes[2][where[2][o]], shapes[1][where[1][k]], t[k], where[2][o], t[o]))
     return out
 
 
@@ -105,7 +114,20 @@ def _windows(op, shapes) -> list[_Window] | None:
         return _generic_windows(op, shapes)
     in_dims, f_dims = WINDOW_DIMS[op.name]
     dil = [int(x) for x in ir.DenseIntElementsAttr(op.attributes["dilations"])]
-    return [_Window(d, shapes[2][d], shapes[1][fd], dil[a]) for a, (d, fd) in enumerate(zip(in_dims, f_dims))]
+    st = [int(x) for x in ir.DenseIntElementsAttr(op.attributes["strides"])]
+    return [_Window(d, shapes[2][d], shapes[1][fd], dil[a], d, st[a]) for a, (d, fd) in enumerate(zip(in_dims, f_dims))]
+
+
+def _grouped(op) -> bool:
+    """A parallel dimension indexes input, filter and output alike: a group (or depthwise
+    channel) dimension."""
+    if op.name != "linalg.generic":
+        return op.name in ("linalg.depthwise_conv_2d_nhwc_hwc", "linalg.depthwise_conv_2d_nhwc_hwcm",
+                           "linalg.conv_2d_nhwgc_gfhwc")
+    maps = [ir.AffineMapAttr(a).value for a in op.attributes["indexing_maps"]]
+    dims = [{r.maybe_downcast().position for r in m.results if isinstance(r.maybe_downcast(), ir.AffineDimExpr)}
+            for m in maps]
+    return bool(dims[0] & dims[1] & dims[2])
 
 
 def _sums_products(op) -> bool:
@@ -142,6 +164,8 @@ def _trim(op) -> None:
         return
     axes = [_Axis(low[d], st.shape[d], high[d]) for d in range(st.rank)]
     changed = False
+    widen = []                                          # output dims widened to two pixels
+    grouped = _grouped(op)
     for win in windows:
         if win.out != 1:
             continue
@@ -153,6 +177,11 @@ def _trim(op) -> None:
             if not list(pad.results[0].uses):
                 pad.erase()
             return
+        if grouped and win.out_dim >= 0:
+            ax.high += win.stride
+            widen.append(win.out_dim)
+            changed = True
+            continue
         excess = ax.low + ax.size + ax.high - ((win.taps - 1) * win.dilation + 1)
         if excess > 0 and (win.dilation == 1 or win.taps == 1):
             cut = min(excess, ax.high)
@@ -166,18 +195,47 @@ def _trim(op) -> None:
         if any(ax.size != n for ax, n in zip(axes, st.shape)):
             v = tensor_d.ExtractSliceOp(ir.RankedTensorType.get([ax.size for ax in axes], st.element_type), v,
                                         [], [], [], [0] * st.rank, [ax.size for ax in axes], [1] * st.rank).result
-        if pad is not None:
-            lo, hi = [ax.low for ax in axes], [ax.high for ax in axes]
-            new = tensor_d.PadOp(ir.RankedTensorType.get([ax.low + ax.size + ax.high for ax in axes], st.element_type),
-                                 v, [], [], lo, hi)
-            block = new.regions[0].blocks.append(*([ir.IndexType.get()] * st.rank))
-            value = [o.operation for o in pad.regions[0].blocks[0].operations][0].operands[0]
-            with ir.InsertionPoint(block):
-                tensor_d.YieldOp(value)
-            v = new.result
+        if pad is not None or widen:
+            value = ([o.operation for o in pad.regions[0].blocks[0].operations][0].operands[0] if pad is not None
+                     else _zero(st.element_type))
+            v = _pad(v, [ax.low for ax in axes], [ax.high for ax in axes], value)
+        if widen:
+            it = types[2]
+            op.operands[2] = _pad(init, [0] * it.rank, [1 if d in widen else 0 for d in range(it.rank)],
+                                  _zero(it.element_type))
     op.operands[0] = v
+    if widen:
+        _slice_result(op, list(types[2].shape))
     if pad is not None and not list(pad.results[0].uses):
         pad.erase()
+
+
+def _zero(t: ir.Type) -> ir.Value:
+    from_ = ir.FloatAttr.get(t, 0.0) if not isinstance(t, ir.IntegerType) else ir.IntegerAttr.get(t, 0)
+    return arith_d.constant(t, from_)
+
+
+def _pad(v: ir.Value, low: list[int], high: list[int], value: ir.Value) -> ir.Value:
+    """tensor.pad of v by value (static low/high)."""
+    t = ir.RankedTensorType(v.type)
+    new = tensor_d.PadOp(ir.RankedTensorType.get([n + a + b for n, a, b in zip(t.shape, low, high)], t.element_type),
+                         v, [], [], low, high)
+    block = new.regions[0].blocks.append(*([ir.IndexType.get()] * t.rank))
+    with ir.InsertionPoint(block):
+        tensor_d.YieldOp(value)
+    return new.result
+
+
+def _slice_result(op, shape: list[int]) -> None:
+    """The widened conv's result gets its padded init's type; its users read the first
+    pixel(s): an extract_slice back to `shape`."""
+    res = op.results[0]
+    res.set_type(op.operands[2].type)
+    with ir.InsertionPoint.after(op), op.location:
+        t = ir.RankedTensorType(res.type)
+        sl = tensor_d.ExtractSliceOp(ir.RankedTensorType.get(shape, t.element_type), res, [], [], [],
+                                     [0] * t.rank, shape, [1] * t.rank)
+    res.replace_all_uses_except(sl.result, sl.operation)
 
 
 def trim_windows(module: ir.Module, options=None) -> ir.Module:

@@ -1,6 +1,7 @@
 // convc-trim-window: a conv with one output pixel along an axis gets its input trimmed to the
 // window's reach (IREE's unit-dim folding fails on rows past it); one whose window reads only
-// zero padding along an axis becomes its accumulator; other convs are left alone.
+// zero padding along an axis becomes its accumulator; a grouped or depthwise one is widened to
+// two output pixels along it; other convs are left alone.
 
 // RUN: convc-opt --pass=convc-trim-window %s | FileCheck %s
 
@@ -71,12 +72,16 @@ func.func @strided_untouched(%x: tensor<1x8x8x16xf16>, %w: tensor<32x3x3x16xf16>
   return %c : tensor<1x4x4x32xf32>
 }
 
-// A grouped conv in the generic form convc-channels-last makes: the same trim along H (one
-// output row, 4 padded rows for a 3-row window); W (two output columns) is left alone.
+// A grouped conv in the generic form convc-channels-last makes, one output row: widened
+// instead (IREE's GPU codegen computes folded grouped windows wrong): the input padded by one
+// stride (3) more along H, the accumulator by one row, the result sliced back to the first
+// row; W (two output columns) is left alone.
 // CHECK-LABEL: func.func @grouped_generic
-// CHECK: tensor.pad %arg0 low[0, 1, 2, 0, 0] high[0, 1, 3, 0, 0]
-// CHECK: } : tensor<3x1x1x2x8xf16> to tensor<3x3x6x2x8xf16>
-// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %arg1 : tensor<3x3x6x2x8xf16>, tensor<3x3x8x2x12xf16>)
+// CHECK: tensor.pad %arg0 low[0, 1, 2, 0, 0] high[0, 5, 3, 0, 0]
+// CHECK: } : tensor<3x1x1x2x8xf16> to tensor<3x7x6x2x8xf16>
+// CHECK: tensor.pad %{{.*}} low[0, 0, 0, 0, 0] high[0, 1, 0, 0, 0]
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %arg1 : tensor<3x7x6x2x8xf16>, tensor<3x3x8x2x12xf16>) outs(%{{.*}} : tensor<3x2x2x2x12xf32>)
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 0, 0, 0] [3, 1, 2, 2, 12] [1, 1, 1, 1, 1] : tensor<3x2x2x2x12xf32> to tensor<3x1x2x2x12xf32>
 func.func @grouped_generic(%x: tensor<3x1x1x2x8xf16>, %w: tensor<3x3x8x2x12xf16>) -> tensor<3x1x2x2x12xf32> {
   %z = arith.constant 0.0 : f16
   %xp = tensor.pad %x low[0, 1, 2, 0, 0] high[0, 2, 3, 0, 0] {

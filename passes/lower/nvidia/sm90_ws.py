@@ -99,6 +99,8 @@ class Sm90WarpSpecialized(Producer, MainLoop, Epilogue, StreamKConsumers):
         self.streamk = s.kernel.role is WarpRole.STREAM_K
         self.swap = c.swap_ab
         self.lay = ws_layout(p, s.kernel, s.block_m, s.block_n, s.stages, s.block_k, c.epilogue_slots, c.swap_ab)
+        if self.lay.total != s.smem_bytes:      # the planner sized the schedule by the same layout
+            raise WsUnsupported(f"schedule allots {s.smem_bytes} B of shared memory, the layout needs {self.lay.total}")
         # per consumer warpgroup: 64-row wgmma sub-blocks (of pixels; of channels when
         # swapped) and the wgmma's N
         self.subs = (self.lay.cols if self.swap else self.lay.rows) // 64

@@ -10,19 +10,21 @@
 - Tuning knobs tell every candidate apart.
 """
 
+import dataclasses
 import glob
 import os
+import pathlib
 import re
 import subprocess
 
 import pytest
 
-from convc.compiler.driver import CompileOptions, compile_file
+from conftest import compile_layer
 from convc.passes.kernels.direct_grouped import ItemShape, depthwise_shape, direct_candidates, plan_grouped
 from convc.passes.plan import candidate_schedules
 from convc.passes.target import get_target
 from convc.passes.tuning import knobs_of
-from convc.tools.layers import layer_mlir, load_suite
+from convc.tools.layers import load_suite
 from convc.tools.sm100_table import find_cuda_tool
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -32,7 +34,6 @@ PTXAS = find_cuda_tool("ptxas")
 
 
 def _p(name, **kw):
-    import dataclasses
     return dataclasses.replace(LAYERS[name], **kw).expected_problem()
 
 
@@ -73,12 +74,9 @@ def test_candidates_distinct_and_default_first():
 
 
 def _compile(layer, arch, work, candidate=None):
-    src = os.path.join(work, f"{layer.name}.mlir")
-    with open(src, "w") as f:
-        f.write(layer_mlir(layer, output_arg=True))
+    """The PTX of layer's build for arch with the planner's candidate `candidate`."""
     dump = os.path.join(work, f"dump_{layer.name}_{arch}_{candidate}")
-    compile_file(src, os.path.join(work, f"{layer.name}.vmfb"),
-                 CompileOptions(target=arch, dump_dir=dump, tuning_cache="none", candidate=candidate))
+    compile_layer(pathlib.Path(work), layer, target=arch, dump_dir=dump, tuning_cache="none", candidate=candidate)
     (path,) = glob.glob(os.path.join(dump, "binaries", "*.ptx"))
     return path
 

@@ -6,19 +6,14 @@ or on IREE's fallback. The GPU side runs the same draws with every tuning candid
 
 import json
 
-import numpy as np
 import pytest
 
-from conftest import compile_layer, run_layer_cpu
+from conftest import assert_right_on_cpu
 from convc.tools.fuzz import draw, main as fuzz_main
 
 @pytest.mark.parametrize("layer", draw(7, 40), ids=lambda L: L.name)
 def test_fuzzed_problem_on_cpu(tmp_path, layer):
-    vmfb, res = compile_layer(tmp_path, layer)
-    got, ref = run_layer_cpu(vmfb, layer, 0)
-    assert not np.isnan(got).any(), "unwritten (poisoned) or NaN outputs"
-    err = np.linalg.norm(got - ref) / max(np.linalg.norm(ref), 1e-30)
-    assert err <= (1e-2 if layer.out_dtype != "f32" else 1e-4), (err, [r.line() for r in res.reports])
+    assert_right_on_cpu(tmp_path, layer)
 
 
 def test_fuzz_bundle_records_seed_and_distribution(tmp_path):

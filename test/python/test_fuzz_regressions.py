@@ -4,10 +4,9 @@ build of each (the GPU check runs them on the device: results/gpu_check/)."""
 
 import os
 
-import numpy as np
 import pytest
 
-from conftest import REPO, compile_layer, run_layer_cpu
+from conftest import REPO, assert_right_on_cpu, compile_layer
 from convc.tools.layers import load_suite
 
 LAYERS = load_suite(os.path.join(REPO, "tools", "data", "fuzz_regressions.json"))
@@ -19,11 +18,7 @@ def test_the_regressions_are_there():
 
 @pytest.mark.parametrize("layer", LAYERS, ids=lambda L: L.name)
 def test_regression_on_cpu(tmp_path, layer):
-    vmfb, res = compile_layer(tmp_path, layer)
-    got, ref = run_layer_cpu(vmfb, layer, 0)
-    assert not np.isnan(got).any(), "unwritten (poisoned) or NaN outputs"
-    err = np.linalg.norm(got - ref) / max(np.linalg.norm(ref), 1e-30)
-    assert err <= (1e-2 if layer.out_dtype != "f32" else 1e-4), (err, [r.line() for r in res.reports])
+    assert_right_on_cpu(tmp_path, layer)
 
 
 @pytest.mark.parametrize("layer", LAYERS, ids=lambda L: L.name)

@@ -131,6 +131,37 @@ class DirectGroupedConfig(KernelConfig):
 
 
 @dataclass(frozen=True)
+class DepthwiseTmaConfig(KernelConfig):
+    """depthwise_tma: tiles of rows x cols output pixels x channels channels, each one TMA box
+    of input (lower/nvidia/depthwise_tile.py); `pixels` outputs along W per thread; accumulate
+    as DirectGroupedConfig; ctas_per_sm co-resident CTAs (the persistent grid and the register
+    cap); the schedule's stages are the tile ring's slots."""
+
+    channels: int
+    rows: int
+    cols: int
+    pixels: int
+    accumulate: str = "f32"
+    ctas_per_sm: int = 1
+
+    @property
+    def min_ctas_per_sm(self) -> int:
+        return self.ctas_per_sm
+
+    def check(self, s) -> None:
+        if min(self.channels, self.rows, self.cols, self.pixels, self.ctas_per_sm) < 1:
+            raise ValueError(f"depthwise tile {self}")
+        if self.cols % self.pixels:
+            raise ValueError(f"{self.pixels} pixels per thread must divide {self.cols} columns")
+        if self.accumulate not in ("f32", "f16_rows"):
+            raise ValueError(f"unknown accumulation {self.accumulate!r}")
+
+    def describe(self) -> str:
+        return (f" tile={self.rows}x{self.cols}x{self.channels} pixels={self.pixels} ctas_per_sm={self.ctas_per_sm}"
+                + (f" accumulate={self.accumulate}" if self.accumulate != "f32" else ""))
+
+
+@dataclass(frozen=True)
 class GroupedMmaConfig(KernelConfig):
     """grouped_mma: output tiles of rows x cols pixels; ctas_per_sm CTAs share an SM."""
 

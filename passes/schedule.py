@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TypeVar
 
-from .kernel_configs import (DirectGroupedConfig, GatherConfig, GroupedMmaConfig, KernelConfig, LdsMfmaConfig,
+from .kernel_configs import (DepthwiseTmaConfig, DirectGroupedConfig, GatherConfig, GroupedMmaConfig, KernelConfig, LdsMfmaConfig,
                              PortableConfig, RowSlabConfig, Sm90WsConfig, Sm100WsConfig, TmaWgmmaConfig)
 from .target import get_target
 
@@ -33,6 +33,7 @@ class Kernel(str, Enum):
     AMD_LDS_MFMA = "amd_lds_mfma"
     DIRECT_GROUPED = "direct_grouped"
     GROUPED_MMA = "grouped_mma"
+    DEPTHWISE_TMA = "depthwise_tma"
 
     def __str__(self) -> str:
         return self.value
@@ -70,6 +71,7 @@ CONFIG_TYPES: dict[Kernel, type[KernelConfig]] = {
     Kernel.AMD_LDS_MFMA: LdsMfmaConfig,
     Kernel.DIRECT_GROUPED: DirectGroupedConfig,
     Kernel.GROUPED_MMA: GroupedMmaConfig,
+    Kernel.DEPTHWISE_TMA: DepthwiseTmaConfig,
 }
 
 C = TypeVar("C", bound=KernelConfig)

@@ -16,7 +16,9 @@ from ..problem import ConvProblem
 from ..kernel_configs import GroupedMmaConfig
 from ..schedule import Kernel, Schedule
 from ..target import Target
+from ..tuning import knobs_of
 from .common import PlanError, cdiv
+from .depthwise_tma import DEPTHWISE_TMA, prefers_tiles, tma_candidates
 from .direct_grouped import direct_candidates, plan_grouped
 from .registry import Declined, KernelFamily, register
 
@@ -82,12 +84,22 @@ def grouped_mma_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
 
 def plan_grouped_choice(p: ConvProblem, t: Target) -> Schedule:
     """Grouped convs: the tensor-core kernel where it applies, else the direct kernel, with the
-    tensor-core kernel's reason on NVIDIA targets."""
+    tensor-core kernel's reason on NVIDIA targets. Depthwise convs: the direct kernel, or the
+    TMA tile kernel where the rule prefers it (prefers_tiles)."""
+    if p.depthwise:
+        s = plan_grouped(p, t)
+        if not prefers_tiles(p, t, s):
+            return s
+        tiled = DEPTHWISE_TMA.attempt(p, t)
+        if isinstance(tiled, Declined):
+            return dataclasses.replace(s, reason=f"{s.reason} (TMA tile kernel declined: {tiled})")
+        return dataclasses.replace(tiled, reason=f"{tiled.reason} (the direct kernel would run {s.grid[0]} "
+                                                 f"workgroups on {t.num_sms} SMs)")
     got = GROUPED_MMA.attempt(p, t)
     if not isinstance(got, Declined):
         return got
     s = plan_grouped(p, t)
-    if t.backend != "nvidia" or p.depthwise:
+    if t.backend != "nvidia":
         return s
     return dataclasses.replace(s, reason=f"{s.reason} (tensor-core kernel declined: {got})")
 
@@ -97,7 +109,11 @@ def grouped_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
     tensor-core kernel."""
     first = plan_grouped_choice(p, t)
     if first.kernel != Kernel.GROUPED_MMA:
-        return [first] + [s for s in direct_candidates(p, t) if s != first]
+        cands = [first, plan_grouped(p, t)] + tma_candidates(p, t) + direct_candidates(p, t)
+        first_of = {}
+        for s in cands:                  # one schedule per knob tuple, the first (the default's reason)
+            first_of.setdefault(knobs_of(s), s)
+        return list(first_of.values())
     return [first, plan_grouped(p, t)] + grouped_mma_candidates(p, t)
 
 

@@ -1,6 +1,6 @@
 // convc-lower-kernel: the direct grouped/depthwise kernel (passes/lower/common/direct_grouped.py).
 
-// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule,convc-lower-kernel --target sm_90a %inputs/grouped_f32.flow.mlir | FileCheck %s
+// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule,convc-lower-kernel --target sm_90a --candidate kernel=direct_grouped %inputs/grouped_f32.flow.mlir | FileCheck %s
 
 // Depthwise (filter [R, S, C]): an item is 4 outputs along W; per filter row the 6 input
 // columns their taps touch and the 3 filter vectors are loaded once: 12 fmas.

@@ -99,6 +99,8 @@ def test_ptxas_on_every_candidate(tmp_path, arch):
         L = LAYERS[name]
         cands = candidate_schedules(L.expected_problem(), get_target(arch))
         for i, s in enumerate(cands):
+            if s.kernel != "direct_grouped":     # the TMA tile kernel's: test_depthwise_tma.py
+                continue
             path = _compile(L, arch, str(tmp_path), i or None)
             r = subprocess.run([PTXAS, f"-arch={arch}", "-v", path, "-o", os.devnull], capture_output=True, text=True)
             assert r.returncode == 0, (name, i, r.stderr)

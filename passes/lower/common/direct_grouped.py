@@ -46,6 +46,30 @@ def channel_fastest(p: ConvProblem, s: Schedule) -> bool:
     return p.depthwise or p.filter_layout == "hwcf" or (one_pixel and p.C // p.groups < 8)
 
 
+def row_fmas(p: ConvProblem, pixels: int, V: int, accumulate: str, xs: dict, taps: list, accs: list) -> list:
+    """One filter row's pixels x S vector FMAs of a depthwise conv from the input columns xs
+    ({column from the item's first tap: vector}) and the row's S taps, in the input type.
+    accumulate f32: widened, into the f32 accumulators; f16_rows: each output's S taps summed
+    in packed f16 (fma.rn.f16x2), then added to its f32 accumulator, so at most S products
+    meet an f16 rounding."""
+    f32v = vec_type(V, "f32")
+    out = list(accs)
+    if accumulate == "f16_rows":
+        for i in range(pixels):
+            part = zeros(vec_type(V, p.dtype))
+            for sx in range(p.S):
+                # llvm.intr.fma: IREE's GPU lowering widens math.fma on f16 to f32
+                part = llvm_d.intr_fma(xs[i * p.stride[1] + sx * p.dilation[1]], taps[sx], part)
+            out[i] = arith_d.addf(out[i], convert(part, f32v))
+        return out
+    xs = {q: convert(v, f32v) for q, v in xs.items()}
+    taps = [convert(t, f32v) for t in taps]
+    for i in range(pixels):
+        for sx in range(p.S):
+            out[i] = math_d.fma(xs[i * p.stride[1] + sx * p.dilation[1]], taps[sx], out[i])
+    return out
+
+
 class DirectGrouped:
     def __init__(self, p: ConvProblem, s: Schedule, machine):
         self.p, self.s, self.m = p, s, machine
@@ -144,27 +168,7 @@ class DirectGrouped:
         self._store(memrefs, row, wo0, f0, outer.results)
 
     def _row_fmas(self, xs: dict, taps: list, accs: list) -> list:
-        """One filter row's P x S vector FMAs from the loaded input columns and taps (input
-        type). accumulate f32: widened, into the f32 accumulators; f16_rows: each output's S
-        taps summed in packed f16 (fma.rn.f16x2), then added to its f32 accumulator, so at most
-        S products meet an f16 rounding."""
-        p, P, V = self.p, self.P, self.V
-        f32v = vec_type(V, "f32")
-        out = list(accs)
-        if self.config.accumulate == "f16_rows":
-            for i in range(P):
-                part = zeros(vec_type(V, p.dtype))
-                for sx in range(p.S):
-                    # llvm.intr.fma: IREE's GPU lowering widens math.fma on f16 to f32
-                    part = llvm_d.intr_fma(xs[i * p.stride[1] + sx * p.dilation[1]], taps[sx], part)
-                out[i] = arith_d.addf(out[i], convert(part, f32v))
-            return out
-        xs = {q: convert(v, f32v) for q, v in xs.items()}
-        taps = [convert(t, f32v) for t in taps]
-        for i in range(P):
-            for sx in range(p.S):
-                out[i] = math_d.fma(xs[i * p.stride[1] + sx * p.dilation[1]], taps[sx], out[i])
-        return out
+        return row_fmas(self.p, self.P, self.V, self.config.accumulate, xs, taps, accs)
 
     def _depthwise_staged(self, memrefs, seg, f0) -> None:
         """Depthwise, multiplier 1, with `stages` filter rows' input columns in flight: each

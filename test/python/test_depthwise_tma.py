@@ -1,0 +1,236 @@
+"""The TMA depthwise kernel (passes/kernels/depthwise_tma.py, lower/nvidia/depthwise_tma.py)
+without a GPU.
+
+- Geometry: the input box of a tile (halo rows and columns, strides, dilation), slot sizes,
+  tile counts, the bank-group model, and the declines (multiplier, channels TMA cannot stride,
+  boxes past the TMA limit).
+- Planning: the rule (7-column windows at batch 1) takes it on sm_90a and sm_100a, every other
+  depthwise conv with multiplier 1 has it among its tuning candidates; AMD, a channel
+  multiplier and channels TMA cannot stride keep the direct kernel, with the reason; the
+  schedule's shared memory is the layout's, CTAs fit an SM, one descriptor slot per CTA.
+- The tile walk, modelled in numpy: every output of random problems is computed exactly once
+  from zero-filled boxes (the kernel's index algebra against an independent conv).
+- The emitted code: one 4-D TMA per tile, an mbarrier wait, packed f16 FMAs; ptxas for sm_90a
+  and sm_100a on a spread of the candidates of two layers.
+"""
+
+import dataclasses
+import glob
+import os
+import re
+import subprocess
+
+import numpy as np
+import pytest
+
+from conftest import compile_layer
+from convc.passes.kernels.common import PlanError
+from convc.passes.kernels.depthwise_tma import (CTA_SMEM_RESERVE, SM_SMEM, TileShape, depthwise_shape,
+                                                plan_depthwise_tma, supports, tma_candidates)
+from convc.passes.lower.nvidia.depthwise_tile import DepthwiseTileUnsupported, depthwise_tile
+from convc.passes.lower.nvidia.depthwise_tma import DepthwiseLayout, tile_geometry
+from convc.passes.plan import candidate_schedules, plan_schedule_for
+from convc.passes.tuning import knobs_of
+from convc.passes.target import get_target
+from convc.tools.layers import load_suite
+from convc.tools.sm100_table import find_cuda_tool
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+LAYERS = {L.name: L for L in load_suite(os.path.join(HERE, "..", "..", "tools", "data", "depthwise_grouped.json"))}
+SM90, SM100 = get_target("sm_90a"), get_target("sm_100a")
+PTXAS = find_cuda_tool("ptxas")
+
+
+def _p(name, **kw):
+    return dataclasses.replace(LAYERS[name], **kw).expected_problem()
+
+
+def test_geometry():
+    p = _p("convnext_dw7x7_56")
+    g = depthwise_tile(p, 32, 4, 56, 8)
+    assert (g.in_rows, g.in_cols, g.lanes, g.segments, g.items) == (10, 62, 4, 7, 112)
+    assert g.box_bytes == 32 * 62 * 10 * 2 and g.slot_bytes % 128 == 0 and g.slot_bytes >= g.box_bytes
+    assert (g.tiles_h, g.tiles_w, g.tiles_c, g.tiles) == (14, 1, 3, 32 * 14 * 3)
+    s2 = depthwise_tile(_p("effnet_dw5x5_s2"), 16, 3, 32, 8)
+    assert (s2.in_rows, s2.in_cols) == ((3 - 1) * 2 + 5, (32 - 1) * 2 + 5)
+    dil = depthwise_tile(_p("mbv2_dw3x3_56", dilation=[2, 2], pad=[2, 2, 2, 2]), 16, 2, 56, 4)
+    assert (dil.in_rows, dil.in_cols) == (1 + 4 + 1, 55 + 4 + 1)
+    # channel lanes fastest: with 8 lanes a quarter warp reads one pixel's 128 bytes
+    assert depthwise_tile(_p("mbv2_dw3x3_28"), 64, 2, 28, 4).bank_ways(_p("mbv2_dw3x3_28")) == 1
+    # 2 lanes, segments 4 pixels (8 chunks) apart: four segments share a bank group
+    assert depthwise_tile(_p("mbv2_dw3x3_56"), 16, 2, 56, 4).bank_ways(_p("mbv2_dw3x3_56")) == 4
+
+
+@pytest.mark.parametrize("kw, cols, why", [
+    (dict(F=288), 56, "multiplier"),
+    (dict(C=36, F=36, groups=36), 56, "16 bytes"),
+    (dict(W=300), 300, "TMA limit"),
+])
+def test_declines(kw, cols, why):
+    with pytest.raises(DepthwiseTileUnsupported, match=why):
+        depthwise_tile(_p("mbv2_dw3x3_56", **kw), 16, 1, cols, 4)
+
+
+def test_wide_rows_split_into_column_tiles():
+    p = _p("mbv2_dw3x3_56", W=300)
+    s = plan_depthwise_tma(p, SM90)
+    g = tile_geometry(p, s)
+    assert g.tiles_w == 2 and g.in_cols <= 256 and g.cols * g.tiles_w >= p.Wo
+
+
+def test_planner_routes():
+    """The rule: the tile kernel for 7-column windows whose direct grid is under one workgroup
+    per SM (batch 1), the direct kernel elsewhere; the tile kernel is a tuning candidate."""
+    for t in (SM90, SM100):
+        s = plan_schedule_for(_p("convnext_dw7x7_56_b1"), t)
+        assert s.kernel == "depthwise_tma" and "workgroups on" in s.reason
+        assert s.config == depthwise_shape_config(_p("convnext_dw7x7_56_b1"))
+        for name in ("mbv2_dw3x3_56", "effnet_dw5x5_s2", "convnext_dw7x7_56", "mbv2_dw3x3_56_b1"):
+            assert plan_schedule_for(_p(name), t).kernel == "direct_grouped"
+            assert any(c.kernel == "depthwise_tma" for c in candidate_schedules(_p(name), t))
+    assert plan_schedule_for(_p("convnext_dw7x7_56_b1"), get_target("gfx942")).kernel == "direct_grouped"
+    assert plan_schedule_for(_p("convnext_dw7x7_56_b1", F=192), SM90).kernel == "direct_grouped"
+    odd = plan_schedule_for(_p("convnext_dw7x7_56_b1", C=36, F=36, groups=36), SM90)
+    assert odd.kernel == "direct_grouped" and "TMA tile kernel declined" in odd.reason and "16 bytes" in odd.reason
+    assert plan_schedule_for(_p("resnext_g3x3_s1"), SM90).kernel == "grouped_mma"
+
+
+def depthwise_shape_config(p):
+    s = plan_depthwise_tma(p, SM90)
+    return s.config
+
+
+def test_schedule_agrees_with_layout():
+    for name in LAYERS:
+        p = _p(name)
+        for s in tma_candidates(p, SM90):
+            g = tile_geometry(p, s)
+            assert s.smem_bytes == DepthwiseLayout(g, s.stages).total
+            assert s.config.ctas_per_sm * (s.smem_bytes + CTA_SMEM_RESERVE) <= SM_SMEM
+            assert s.grid[0] <= g.tiles and s.scratch_bytes == s.grid[0] * 128
+            assert s.threads % 32 == 0 and s.threads <= 1024
+
+
+def test_candidates_are_distinct_and_start_with_the_default():
+    for name in ("convnext_dw7x7_56", "convnext_dw7x7_56_b1"):
+        p = _p(name)
+        cands = candidate_schedules(p, SM90)
+        assert cands[0] == plan_schedule_for(p, SM90)
+        assert {cands[0].kernel, cands[1].kernel} == {"direct_grouped", "depthwise_tma"}
+        assert len({knobs_of(s) for s in cands}) == len(cands)
+    shape = depthwise_shape(_p("convnext_dw7x7_56_b1"))
+    assert (shape.pixels, shape.threads, shape.stages, shape.channels, shape.rows) == (4, 128, 2, 32, 2)
+    assert depthwise_shape(_p("mbv2_dw3x3_56", dtype="bf16")).accumulate == "f32"
+    assert plan_depthwise_tma(_p("mbv2_dw3x3_56", dtype="bf16"), SM90).config.accumulate == "f32"
+
+
+def _conv_reference(x, w, p):
+    """Depthwise conv in float64: x [N, H, W, C], w [R, S, C]."""
+    pt, pl, pb, pr = p.pad
+    xp = np.pad(x, ((0, 0), (pt, pb), (pl, pr), (0, 0)))
+    out = np.zeros((p.N, p.Ho, p.Wo, p.C))
+    for r in range(p.R):
+        for s in range(p.S):
+            h0, w0 = r * p.dilation[0], s * p.dilation[1]
+            out += xp[:, h0:h0 + p.stride[0] * (p.Ho - 1) + 1:p.stride[0],
+                      w0:w0 + p.stride[1] * (p.Wo - 1) + 1:p.stride[1], :] * w[r, s]
+    return out
+
+
+def _walk(p, s, x, w):
+    """The kernel's tile walk and index algebra (depthwise_tma.py) in numpy; NaN where no item
+    wrote an output, and an assertion where two did."""
+    g = tile_geometry(p, s)
+    out = np.full((p.N, p.Ho, p.Wo, p.C), np.nan)
+    grid = s.grid[0]
+    for pid in range(grid):
+        count = (g.tiles - pid + grid - 1) // grid
+        for j in range(count):
+            t = pid + j * grid
+            cb, rest = t % g.tiles_c, t // g.tiles_c
+            wb, rest = rest % g.tiles_w, rest // g.tiles_w
+            n, ho0, wo0, c0 = rest // g.tiles_h, (rest % g.tiles_h) * g.rows, wb * g.cols, cb * g.channels
+            h0, w0 = ho0 * p.stride[0] - p.pad[0], wo0 * p.stride[1] - p.pad[1]
+            box = np.zeros((g.in_rows, g.in_cols, g.channels))         # TMA: zeros out of bounds
+            for i in range(g.in_rows):
+                for k in range(g.in_cols):
+                    h, ww = h0 + i, w0 + k
+                    if 0 <= h < p.H and 0 <= ww < p.W:
+                        chans = x[n, h, ww, c0:c0 + g.channels]
+                        box[i, k, :len(chans)] = chans
+            flat = box.reshape(-1)
+            for item in range(g.items):
+                lane, seg, row = item % g.lanes, (item // g.lanes) % g.segments, item // (g.lanes * g.segments)
+                ch = c0 + lane * g.vec
+                if ch >= p.C:
+                    continue
+                base = ((row * p.stride[0] * g.in_cols) + seg * g.pixels * p.stride[1]) * g.channels + lane * g.vec
+                accs = np.zeros((g.pixels, g.vec))
+                for r in range(p.R):
+                    rbase = base + r * p.dilation[0] * g.in_cols * g.channels
+                    for i in range(g.pixels):
+                        for sx in range(p.S):
+                            q = i * p.stride[1] + sx * p.dilation[1]
+                            accs[i] += flat[rbase + q * g.channels:rbase + q * g.channels + g.vec] * w[r, sx, ch:ch + g.vec]
+                ho, wo = ho0 + row, wo0 + seg * g.pixels
+                for i in range(g.pixels):
+                    if ho < p.Ho and wo + i < p.Wo:
+                        assert np.isnan(out[n, ho, wo + i, ch]), "output written twice"
+                        out[n, ho, wo + i, ch:ch + g.vec] = accs[i]
+    return out
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_tile_walk_covers_every_output_once(seed):
+    rng = np.random.default_rng(seed)
+    R = int(rng.choice([3, 5, 7]))
+    st = int(rng.choice([1, 2]))
+    dl = int(rng.choice([1, 1, 2]))
+    C = int(rng.choice([8, 24, 40, 72]))
+    pad = [int(v) for v in rng.integers(0, R, 4)]
+    L = dataclasses.replace(LAYERS["mbv2_dw3x3_14"], N=2, H=int(rng.integers(5, 19)), W=int(rng.integers(5, 23)),
+                            C=C, F=C, groups=C, R=R, S=R, stride=[st, st], dilation=[dl, dl], pad=pad)
+    p = L.expected_problem()
+    if p.Ho < 1 or p.Wo < 1:
+        pytest.skip("empty output")
+    cands = tma_candidates(p, SM90)
+    assert cands
+    x = rng.standard_normal((p.N, p.H, p.W, p.C))
+    w = rng.standard_normal((p.R, p.S, p.C))
+    ref = _conv_reference(x, w, p)
+    for s in (cands[0], cands[-1], min(cands, key=lambda s: s.config.rows)):
+        got = _walk(p, s, x, w)
+        assert not np.isnan(got).any(), f"{s.describe()} leaves outputs unwritten"
+        np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-9)
+
+
+def _ptx(layer, arch, tmp_path, candidate=None):
+    dump = tmp_path / f"dump_{layer.name}_{arch}_{candidate}"
+    compile_layer(tmp_path, layer, target=arch, dump_dir=str(dump), tuning_cache="none", candidate=candidate)
+    (path,) = glob.glob(str(dump / "binaries" / "*.ptx"))
+    return path
+
+
+def test_emitted_code(tmp_path):
+    text = open(_ptx(LAYERS["convnext_dw7x7_56_b1"], "sm_90a", tmp_path)).read()
+    # one 4-D box per tile (84 tiles on 84 CTAs: LLVM drops the second slot's fill and the refill)
+    assert text.count("cp.async.bulk.tensor.4d") >= 1
+    assert "mbarrier.try_wait.parity" in text
+    assert text.count("fma.rn.f16x2") == 4 * 7 * 4 and "ld.shared.v4" in text   # pixels x S x 4 pairs, one row
+
+
+@pytest.mark.skipif(PTXAS is None, reason="no ptxas (pip install nvidia-cuda-nvcc)")
+@pytest.mark.parametrize("arch", ["sm_90a", "sm_100a"])
+def test_ptxas_tile_candidates(tmp_path, arch):
+    """A spread of the tile kernel's candidates (every fourth, the default first) of a 3x3 and a
+    7x7 layer assembles; the default does not spill."""
+    t = get_target(arch)
+    for name in ("mbv2_dw3x3_56", "convnext_dw7x7_56_b1"):
+        cands = candidate_schedules(_p(name), t)
+        tiled = [i for i, s in enumerate(cands) if s.kernel == "depthwise_tma"]
+        for k, i in enumerate(tiled[::4]):
+            path = _ptx(LAYERS[name], arch, tmp_path, i or None)
+            res = subprocess.run([PTXAS, f"-arch={arch}", "-v", path, "-o", os.devnull], capture_output=True, text=True)
+            assert res.returncode == 0, res.stderr[-2000:]
+            if k == 0:
+                assert not re.search(r"[1-9][0-9]* bytes spill stores", res.stderr), res.stderr[-2000:]

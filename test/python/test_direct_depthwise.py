@@ -86,7 +86,7 @@ def test_packed_f16_and_staged_code(tmp_path):
     text = open(_compile(L, "sm_90a", str(tmp_path))).read()
     assert text.count("fma.rn.f16x2") == 4 * 3 * 4 and "fma.rn.f32" not in text     # P x S x 4 pairs, one row
     cands = candidate_schedules(L.expected_problem(), SM90)
-    staged = next(i for i, s in enumerate(cands) if s.stages == 3 and s.config.pixels == 4)
+    staged = next(i for i, s in enumerate(cands) if s.kernel == "direct_grouped" and s.stages == 3 and s.config.pixels == 4)
     text = open(_compile(L, "sm_90a", str(tmp_path), staged)).read()
     # rows 0 and 1 before the loop, row r + 2 in it: 6 columns each; row r waited for with 2 ahead
     assert text.count("cp.async.cg.shared.global") == 3 * 6 and re.search(r"cp.async.wait_group\s+2;", text)

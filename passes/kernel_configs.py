@@ -162,6 +162,30 @@ class DepthwiseTmaConfig(KernelConfig):
 
 
 @dataclass(frozen=True)
+class DepthwiseMmaConfig(KernelConfig):
+    """depthwise_mma: tiles of rows x cols output pixels x channels channels
+    (lower/nvidia/depthwise_mma_geometry.py); ctas_per_sm co-resident CTAs (the register cap
+    and the persistent grid)."""
+
+    channels: int
+    rows: int
+    cols: int
+    ctas_per_sm: int = 1
+
+    @property
+    def min_ctas_per_sm(self) -> int:
+        return self.ctas_per_sm
+
+    def check(self, s) -> None:
+        if min(self.channels, self.rows, self.cols, self.ctas_per_sm) < 1 or self.rows % 16 or self.cols % 8 \
+                or self.channels % 8:
+            raise ValueError(f"depthwise mma tile {self}")
+
+    def describe(self) -> str:
+        return f" tile={self.rows}x{self.cols}x{self.channels} ctas_per_sm={self.ctas_per_sm}"
+
+
+@dataclass(frozen=True)
 class GroupedMmaConfig(KernelConfig):
     """grouped_mma: output tiles of rows x cols pixels; ctas_per_sm CTAs share an SM."""
 

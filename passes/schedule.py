@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TypeVar
 
-from .kernel_configs import (DepthwiseTmaConfig, DirectGroupedConfig, GatherConfig, GroupedMmaConfig, KernelConfig, LdsMfmaConfig,
+from .kernel_configs import (DepthwiseMmaConfig, DepthwiseTmaConfig, DirectGroupedConfig, GatherConfig, GroupedMmaConfig, KernelConfig, LdsMfmaConfig,
                              PortableConfig, RowSlabConfig, Sm90WsConfig, Sm100WsConfig, TmaWgmmaConfig)
 from .target import get_target
 
@@ -34,6 +34,7 @@ class Kernel(str, Enum):
     DIRECT_GROUPED = "direct_grouped"
     GROUPED_MMA = "grouped_mma"
     DEPTHWISE_TMA = "depthwise_tma"
+    DEPTHWISE_MMA = "depthwise_mma"
 
     def __str__(self) -> str:
         return self.value
@@ -72,6 +73,7 @@ CONFIG_TYPES: dict[Kernel, type[KernelConfig]] = {
     Kernel.DIRECT_GROUPED: DirectGroupedConfig,
     Kernel.GROUPED_MMA: GroupedMmaConfig,
     Kernel.DEPTHWISE_TMA: DepthwiseTmaConfig,
+    Kernel.DEPTHWISE_MMA: DepthwiseMmaConfig,
 }
 
 C = TypeVar("C", bound=KernelConfig)

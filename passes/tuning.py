@@ -19,7 +19,7 @@ import os
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .kernel_configs import (DepthwiseTmaConfig, DirectGroupedConfig, GroupedMmaConfig, PersistentConfig, Sm90WsConfig,
+from .kernel_configs import (DepthwiseMmaConfig, DepthwiseTmaConfig, DirectGroupedConfig, GroupedMmaConfig, PersistentConfig, Sm90WsConfig,
                              TmaWgmmaConfig)
 from .schedule import Schedule
 
@@ -125,6 +125,8 @@ def knobs_of(s: Schedule) -> tuple:
     base = (s.kernel, s.block_m, s.block_n, persistent.raster, split_k, persistent.cluster_m)
     if isinstance(c, GroupedMmaConfig):     # its tile is rows x columns, with 1 or 2 patch buffers
         return base + (c.rows, c.cols, s.stages)
+    if isinstance(c, DepthwiseMmaConfig):   # tile, threads, co-residency
+        return base + (c.rows, c.cols, s.threads, c.ctas_per_sm)
     if isinstance(c, DepthwiseTmaConfig):   # tile, pixels per thread, ring slots, threads, co-residency
         return base + (c.rows, c.cols, c.pixels, s.stages, s.threads, c.accumulate, c.ctas_per_sm)
     if isinstance(c, DirectGroupedConfig):  # pixels per item, workgroup size, filter rows in flight

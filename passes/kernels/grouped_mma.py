@@ -18,6 +18,7 @@ from ..schedule import Kernel, Schedule
 from ..target import Target
 from ..tuning import knobs_of
 from .common import PlanError, cdiv
+from .depthwise_mma import DEPTHWISE_MMA, mma_candidates
 from .depthwise_tma import DEPTHWISE_TMA, prefers_tiles, tma_candidates
 from .direct_grouped import direct_candidates, plan_grouped
 from .registry import Declined, KernelFamily, register
@@ -109,7 +110,7 @@ def grouped_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
     tensor-core kernel."""
     first = plan_grouped_choice(p, t)
     if first.kernel != Kernel.GROUPED_MMA:
-        cands = [first, plan_grouped(p, t)] + tma_candidates(p, t) + direct_candidates(p, t)
+        cands = [first, plan_grouped(p, t)] + mma_candidates(p, t) + tma_candidates(p, t) + direct_candidates(p, t)
         first_of = {}
         for s in cands:                  # one schedule per knob tuple, the first (the default's reason)
             first_of.setdefault(knobs_of(s), s)

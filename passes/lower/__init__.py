@@ -16,6 +16,7 @@ from ..target import get_target
 from .common.executable import build_executable, conv_bindings
 from .common.direct_grouped import direct_grouped_batch_grid, emit_direct_grouped
 from .common.igemm import emit_portable_igemm, portable_batch_grid
+from .nvidia.depthwise_mma import emit_depthwise_mma
 from .nvidia.depthwise_tma import emit_depthwise_tma
 from .nvidia.grouped_mma import emit_grouped_mma
 from .nvidia.sm90_gather import emit_sm90_gather_wgmma
@@ -33,7 +34,8 @@ EMITTERS = {"portable_igemm": emit_portable_igemm, "sm90_tma_wgmma": emit_sm90_t
             "sm90_gather_wgmma": emit_sm90_gather_wgmma, "sm90_ws_cooperative": emit_sm90_ws,
             "sm90_ws_pingpong": emit_sm90_ws, "sm90_ws_streamk": emit_sm90_ws, "sm90_rows_wgmma": emit_sm90_rows,
             "sm100_ws": emit_sm100_ws, "amd_lds_mfma": emit_amd_lds_mfma, "direct_grouped": emit_direct_grouped,
-             "grouped_mma": emit_grouped_mma, "depthwise_tma": emit_depthwise_tma}
+             "grouped_mma": emit_grouped_mma, "depthwise_tma": emit_depthwise_tma,
+             "depthwise_mma": emit_depthwise_mma}
 
 
 MACHINES = {"nvidia": NvidiaMachine, "amd": AmdMachine}

@@ -68,6 +68,12 @@ def mma_m16n8k16(a_regs, b_regs, acc: list, dtype: str) -> list:
     return [llvm_d.extractvalue(f32, d, [i]) for i in range(4)]
 
 
+def warp_sync() -> None:
+    """bar.warp.sync 0xffffffff: the warp's lanes reconverge, their shared-memory accesses
+    before it ordered before those after it."""
+    nvvm_d.SyncWarpOp(arith_d.constant(I32(), -1))
+
+
 def pair(lo, hi):
     """vector<2xf32> of two accumulators (an epilogue slice of two channels)."""
     return vector_d.from_elements(ir.VectorType.get([2], ir.F32Type.get()), [lo, hi])

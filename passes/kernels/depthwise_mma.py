@@ -1,0 +1,147 @@
+"""Depthwise convs (channel multiplier 1, f16/bf16) on tensor cores: the depthwise_mma family
+(lower/nvidia/depthwise_mma.py, geometry in lower/nvidia/depthwise_mma_geometry.py).
+
+TMA targets (sm_90a runs it, sm_100a compiles it): mma.sync m16n8k16 for the math, one TMA box
+per tile for the input. f32 inputs, a channel multiplier and channel counts without 16-byte
+vectors stay on the direct kernel.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..kernel_configs import DepthwiseMmaConfig
+from ..lower.nvidia import depthwise_mma, tensormap
+from ..lower.nvidia.depthwise_mma_geometry import (DepthwiseMmaGeometry, DepthwiseMmaUnsupported,
+                                                   depthwise_mma_geometry)
+from ..problem import ConvProblem
+from ..schedule import Kernel, Schedule
+from ..target import Target
+from .common import PlanError, cdiv
+from .registry import KernelFamily, register
+
+SM_SMEM = 233_472            # shared memory per SM (sm_90a and sm_100a)
+CTA_SMEM_RESERVE = 1024      # what the hardware keeps per resident CTA
+SM_THREADS = 2048
+SM_REGISTERS = 65_536
+MAX_CTAS = 8                 # co-resident CTAs considered
+MAX_ACCUMULATORS = 64        # f32 accumulators per thread (one channel's fragments)
+MAX_SMEM = 64 * 1024         # per CTA: at least 3 CTAs share an SM
+TILE_COST = 512              # a tile's fixed cost (barriers, filter rows, addresses) in staged elements
+
+
+@dataclass(frozen=True)
+class MmaTile:
+    """A point of the tile space: channels, output rows x columns, warps."""
+    channels: int
+    rows: int
+    cols: int
+    warps: int = 4
+
+
+def supports(p: ConvProblem, t: Target) -> str | None:
+    if not (t.backend == "nvidia" and t.has_tma):
+        return f"{t.arch} has no TMA"
+    try:
+        depthwise_mma_geometry(p, 8, 16, 8, 1)
+    except (DepthwiseMmaUnsupported, tensormap.TensorMapError) as why:
+        return str(why)
+    return None
+
+
+def _geometry(p: ConvProblem, tile: MmaTile) -> DepthwiseMmaGeometry:
+    try:
+        return depthwise_mma_geometry(p, tile.channels, tile.rows, tile.cols, tile.warps)
+    except tensormap.TensorMapError as e:
+        raise DepthwiseMmaUnsupported(str(e)) from None
+
+
+def registers(g: DepthwiseMmaGeometry) -> int:
+    """A per-thread register estimate: one channel's accumulators and B registers, A fragments
+    in flight, addresses."""
+    return g.accumulators + 2 * g.R * g.kk + 16 + 40
+
+
+def _fits(g: DepthwiseMmaGeometry, t: Target) -> bool:
+    return g.accumulators <= MAX_ACCUMULATORS and g.smem_bytes <= min(MAX_SMEM, t.smem_bytes)
+
+
+def _cost(p: ConvProblem, g: DepthwiseMmaGeometry) -> float:
+    """Staged input and output elements per image and channel (halo and partial tiles
+    included), plus a fixed cost per tile: the default tile minimizes it."""
+    per_tile = g.in_rows * g.read_cols + g.rows * g.cols + TILE_COST
+    return g.tiles_per_image * per_tile * cdiv(p.C, g.channels) * g.channels / p.C
+
+
+def tiles(p: ConvProblem, t: Target) -> list[MmaTile]:
+    """Every tile that fits (accumulators, shared memory), cheapest first (_cost)."""
+    out = []
+    width = cdiv(p.Wo, 8) * 8
+    for channels in (8, 16, 32):
+        if channels > 8 and cdiv(p.C, channels) * channels > 1.25 * p.C:
+            continue
+        for rows in (16, 32):
+            if rows > 16 and p.Ho <= 16:
+                continue
+            for cols in range(8, min(width, 64) + 1, 8):
+                for warps in (4, 8):
+                    tile = MmaTile(channels, rows, cols, warps)
+                    try:
+                        g = _geometry(p, tile)
+                    except DepthwiseMmaUnsupported:
+                        continue
+                    if _fits(g, t):
+                        out.append((_cost(p, g), -channels, warps, tile))
+    return [x[-1] for x in sorted(out, key=lambda x: x[:3])]
+
+
+def plan_depthwise_mma(p: ConvProblem, t: Target, tile: MmaTile | None = None) -> Schedule:
+    why = supports(p, t)
+    if why:
+        raise PlanError(why)
+    if tile is None:
+        options = tiles(p, t)
+        if not options:
+            raise PlanError("no tile fits shared memory and the accumulator budget")
+        tile = options[0]
+    try:
+        g = _geometry(p, tile)
+    except DepthwiseMmaUnsupported as e:
+        raise PlanError(str(e)) from None
+    if not _fits(g, t):
+        raise PlanError(f"tile {tile} needs {g.smem_bytes} B of shared memory, {g.accumulators} accumulators")
+    ctas = max(1, min(SM_SMEM // (g.smem_bytes + CTA_SMEM_RESERVE), SM_THREADS // g.threads, MAX_CTAS,
+                      SM_REGISTERS // (g.threads * registers(g))))
+    slots = cdiv(ctas * t.num_sms, g.channel_blocks)
+    gy = max(1, slots if p.dynamic_batch else min(p.N * g.tiles_per_image, slots))
+    if g.channel_blocks > 2**31 - 1 or gy > 65535:
+        raise PlanError("too many workgroups")
+    return Schedule(kernel=Kernel.DEPTHWISE_MMA, target=t.arch, block_m=g.rows * g.cols, block_n=g.channels,
+                    block_k=16, threads=g.threads, stages=1, grid=(g.channel_blocks, gy, 1),
+                    smem_bytes=g.smem_bytes, config=DepthwiseMmaConfig(g.channels, g.rows, g.cols, ctas),
+                    scratch_bytes=g.channel_blocks * gy * depthwise_mma.DESCRIPTORS * tensormap.DESCRIPTOR_BYTES,
+                    reason=(f"depthwise on tensor cores (banded filter rows on mma.sync m16n8k16, f32 "
+                            f"accumulation): {g.describe()}, {ctas} CTAs per SM, each on one channel block"
+                            + (", batch read at run time" if p.dynamic_batch else "")))
+
+
+def mma_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
+    """Tuning candidates: the cheapest tile (the cost model's column count) of every channel
+    block x rows x warps combination, cheapest first."""
+    if supports(p, t):
+        return []
+    out, seen = [], set()
+    for tile in tiles(p, t):
+        key = (tile.channels, tile.rows, tile.warps)
+        if key in seen:
+            continue
+        seen.add(key)
+        try:
+            out.append(plan_depthwise_mma(p, t, tile))
+        except PlanError:
+            pass
+    return list(dict.fromkeys(out))
+
+
+DEPTHWISE_MMA = register(KernelFamily("depthwise_mma", (Kernel.DEPTHWISE_MMA,), supports, plan_depthwise_mma,
+                                      mma_candidates))

@@ -1,0 +1,330 @@
+"""The tensor-core depthwise kernel (sm_90a / sm_100a): depthwise convs with channel multiplier
+1 as banded matrix products on mma.sync m16n8k16 (f16/bf16 in, f32 accumulation). Geometry,
+shared-memory layout and every index: depthwise_mma_geometry.py (the numpy model test runs the
+same code).
+
+The SIMT kernels (direct_grouped, depthwise_tma) issue one packed FMA per two outputs and tap:
+a 7x7 window is ~25 instructions per output before loads, conversions and the epilogue, which
+keeps them at a third of the copy bandwidth. Here the 49 taps of 128 outputs are 7 mma.sync and
+7 ldmatrix per warp, so the kernel is bound by its memory traffic:
+
+- CTA (x, y) owns channel block x for its life and walks spatial tiles y, y + grid_y, ...; it
+  stages its channels' banded filter rows once;
+- thread 0 writes the input's tensor map and loads each tile's input window as ONE TMA box
+  (zeros outside the image: the padding) into a raw buffer, the next tile's box in flight while
+  this one computes;
+- the warps transpose the box into per-channel planes (ldmatrix.trans of 8 pixels x 8
+  channels, one 32-bit store per lane and matrix: input columns of one channel become
+  ldmatrix rows);
+- warp w takes channels w, w + warps, ...: per channel its B fragments (one 32-bit load per
+  register from the staged band), then per 16 x 8 output fragment R x kk ldmatrix.x4 + mma,
+  and the accumulators into the channel's slot (its plane is done);
+- after a CTA barrier the threads read the slots back as 8-channel vectors per pixel for the
+  shared epilogue (bias, residual, activations, casts): 16-byte coalesced stores.
+
+Input columns a fragment reads past its outputs' windows meet zeros of the band: a non-finite
+input there (inf, NaN) would poison the products, as in any GEMM formulation.
+"""
+
+from __future__ import annotations
+
+from ...ir import ir, arith_d, hal_d, memref_d, parse_attr, vector_d
+from ...kernel_configs import DepthwiseMmaConfig
+from ...problem import ConvProblem
+from ...schedule import Schedule
+from ..common.emit import Emitter, float_type, vec_type, zeros
+from ..common.epilogue import apply_and_store, load_operands
+from .depthwise_mma_geometry import VEC, DepthwiseMmaGeometry, depthwise_mma_geometry, input_map_args
+from . import tensormap as tm
+from .primitives import I32, I64, index_to, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_init_fence, mbarrier_wait, tma_load
+from .tma_loader import descriptor_slots, publish_descriptors, store_descriptors
+from .sm80_ops import ldmatrix, mma_m16n8k16, warp_sync
+from .smem import SharedBlock
+
+DESCRIPTORS = 1       # the input's tensor map
+EPILOGUE_BATCH = 4    # output vectors whose operand loads go out together
+
+
+def geometry_of(p: ConvProblem, s: Schedule) -> DepthwiseMmaGeometry:
+    c = s.config_as(DepthwiseMmaConfig)
+    return depthwise_mma_geometry(p, c.channels, c.rows, c.cols, s.threads // 32)
+
+
+class DepthwiseMma:
+    def __init__(self, p: ConvProblem, s: Schedule, machine):
+        self.p, self.s, self.m = p, s, machine
+        self.g = geometry_of(p, s)
+        self.e = Emitter()
+        if self.g.smem_bytes != s.smem_bytes:
+            raise ValueError(f"schedule has {s.smem_bytes} B of shared memory, the layout needs {self.g.smem_bytes}")
+
+    def _view(self, dtype: ir.Type, count: int):
+        space = parse_attr("#gpu.address_space<workgroup>")
+        return memref_d.view(ir.MemRefType.get([count], dtype, memory_space=space), self.smem.memref,
+                             self.e.c(0), [])
+
+    def emit(self, memrefs) -> None:
+        p, s, g, e = self.p, self.s, self.g, self.e
+        self.memrefs = memrefs
+        self.smem = SharedBlock(self.m, g.smem_bytes)
+        eb = g.elem_bytes
+        self.elems = self._view(float_type(p.dtype), g.smem_bytes // eb)
+        self.floats = self._view(ir.F32Type.get(), g.smem_bytes // 4)
+        self.words = self._view(ir.IntegerType.get_signless(32), g.smem_bytes // 4)
+        self.tid = self.m.thread_id(e)
+        self.lane, self.warp = e.rem(self.tid, 32), e.div(self.tid, 32)
+        cb = hal_d.InterfaceWorkgroupIDOp(0).result
+        y = hal_d.InterfaceWorkgroupIDOp(1).result
+        self.c0 = e.mul(cb, g.channels)
+        self.bar = self.smem.at(g.barrier_offset)
+        batch = getattr(memrefs, "batch", None)
+        total = e.mul(p.N if batch is None else batch, g.tiles_per_image)
+        gy = s.grid[1]
+        count = e.div(e.add(e.sub(total, y), gy - 1), gy)          # y < total: the grid is no larger
+        self.desc = descriptor_slots(e.add(cb, e.mul(y, s.grid[0])), memrefs[-1], DESCRIPTORS)[0]
+        issuer = e.cmp("eq", self.tid, 0)
+        with e.if_(issuer):
+            store_descriptors([tm.encode_tiled(input_map_args(p, g))], [self.desc], [memrefs[p.input]],
+                              None if batch is None else [{3: batch}])
+            publish_descriptors([self.desc])
+            mbarrier_init(self.bar, 1)
+            mbarrier_init_fence()
+        self._load_filter()
+        self.m.barrier()                       # barrier initialised, the raw filter in the slots
+        with e.if_(e.all_of(issuer, e.cmp("slt", 0, count))):
+            self._issue(y)
+        self._build_taps()
+        self.m.barrier()
+        with e.for_(0, count, 1) as (j, _a, _y):
+            t = e.add(y, e.mul(j, gy))
+            mbarrier_wait(self.bar, index_to(e.rem(j, 2), I32()))
+            self._transpose()
+            self.m.barrier()                   # raw is free, the planes are whole
+            with e.if_(e.all_of(issuer, e.cmp("slt", e.add(j, 1), count))):
+                self._issue(e.add(t, gy))
+            self._compute()
+            self.m.barrier()                   # every channel's accumulators are in its slot
+            n, oh0, ow0 = g.tile_origin(e, t)
+            self._epilogue(n, oh0, ow0)
+            self.m.barrier()                   # the slots are free for the next planes
+
+    # ------------------------------------------------------------------ staging
+    def _issue(self, t) -> None:
+        """Thread 0: arm the raw buffer's barrier and TMA-load tile t's input window into it."""
+        g, e = self.g, self.e
+        n, oh0, ow0 = g.tile_origin(e, t)
+        mbarrier_arrive_expect_tx(self.bar, g.box_bytes)
+        coords = [self.c0, e.sub(e.mul(ow0, g.sw), g.pad_left), e.sub(e.mul(oh0, g.sh), g.pad_top), n]
+        tma_load(self.smem.at(g.raw_offset), self.desc, [index_to(e._v(c), I32()) for c in coords], self.bar)
+
+    def _load_filter(self) -> None:
+        """The block's R x S x channels filter by 16-byte loads (all issued before their
+        stores) into the slot region, free until the first tile: raw_filter[(r*S + s) *
+        channels + c]."""
+        p, g, e = self.p, self.g, self.e
+        w = self.memrefs[p.filter]
+        chunks = g.channels // VEC
+        vectors = g.R * g.S * chunks
+        v8 = vec_type(VEC, p.dtype)
+        loaded = []
+        for k in range(-(-vectors // g.threads)):
+            i = e.add(self.tid, k * g.threads)
+            if (k + 1) * g.threads > vectors:
+                i = arith_d.minsi(i, e.c(vectors - 1))
+            tap, chunk = e.div(i, chunks), e.rem(i, chunks)
+            channel = e.add(self.c0, e.mul(chunk, VEC))
+            ok = e.cmp("slt", channel, p.C)
+            src = e.select(ok, e.add(e.mul(tap, p.F), channel), 0)
+            loaded.append((arith_d.select(ok, vector_d.load(v8, w, [src], alignment=16), zeros(v8)), e.mul(i, VEC)))
+        for v, dst in loaded:
+            vector_d.store(v, self.elems, [dst])
+
+    def _build_taps(self) -> None:
+        """Both copies of every channel's band (geometry.taps_index) from the raw filter: a
+        thread per (channel, filter row); which tap (or zero) each band element is, is known at
+        compile time, and pairs of elements go out as 32-bit stores."""
+        p, g, e = self.p, self.g, self.e
+        zero = arith_d.constant(float_type(p.dtype), 0.0)
+        pair_t = vec_type(2, p.dtype)
+        with e.for_(self.tid, g.channels * g.R, g.threads) as (i, _a, _y):
+            c, r = e.div(i, g.R), e.rem(i, g.R)
+            taps = [memref_d.load(self.elems, [e.add(e.mul(e.add(e.mul(r, p.S), s_), g.channels), c)])
+                    for s_ in range(p.S)]
+            base = e.div(g.taps_index(_Ix(e, c), _Ix(e, r), 0, 0).v, 2)
+            for copy in range(2):
+                for j in range(0, g.taps_len, 2):
+                    vals = []
+                    for jj in (j, j + 1):
+                        s_ = g.tap(jj + g.taps_lo - copy)
+                        vals.append(zero if s_ is None else taps[s_])
+                    word = vector_d.bitcast(ir.VectorType.get([1], ir.IntegerType.get_signless(32)),
+                                           vector_d.from_elements(pair_t, vals))
+                    memref_d.store(vector_d.extract(word, [], [0]), self.words, [e.add(base, (copy * g.taps_len + j) // 2)])
+
+    def _transpose(self) -> None:
+        """raw -> planes: warp w takes units (4 matrices) u = w, w + warps, ... (unrolled: the
+        unit count is known); lane L gives row L%8 (a pixel) of matrix 4u + L/8 and gets, per
+        matrix, channel L/4's columns 2(L%4) and +1: one 32-bit store into that channel's
+        plane. With chunks dividing 4 every address is the warp's plus a compile-time offset;
+        the last round clamps its matrices to the last one (duplicates write the same
+        values)."""
+        g, e = self.g, self.e
+        eb = g.elem_bytes
+        chunks = g.channels // VEC
+        units = -(-g.matrices // 4)
+        rounds = -(-units // g.warps)
+        last = g.matrices - 1
+        src_lane = e.mul(e.rem(self.lane, 8), g.channels * eb)
+        dst_lane = e.add(e.mul(e.div(self.lane, 4), g.slot_bytes // 4), e.rem(self.lane, 4))
+        raw = self.smem.at(g.raw_offset)
+
+        def source(m):          # byte offset in raw of matrix m's row 0 (m: int or index value)
+            grp, chunk = g.matrix(_Ix(e, m) if not isinstance(m, int) else m)
+            return g.matrix_source(grp, chunk) * eb if isinstance(m, int) else e.mul(g.matrix_source(grp, chunk).v, eb)
+
+        def target(m):
+            grp, chunk = g.matrix(_Ix(e, m) if not isinstance(m, int) else m)
+            return g.matrix_target(grp, chunk) if isinstance(m, int) else g.matrix_target(grp, chunk).v
+
+        # matrix 4u + k of unit u = warp + k' * warps: with chunks | 4, linear in u
+        first = e.mul(self.warp, 4)
+        lane_m = e.div(self.lane, 8)
+        src_base = e.add(e.add(e.mul(self.warp, source(4) - source(0)), source_lane := e.mul(
+            e.add(e.mul(e.div(lane_m, chunks), 8 * g.channels), e.mul(e.rem(lane_m, chunks), VEC)), eb)), src_lane)
+        dst_base = e.add(e.mul(self.warp, target(4) - target(0)), dst_lane)
+        for k in range(rounds):
+            step = k * g.warps * 4                     # matrices before this round's first, past the warp's
+            if chunks <= 4 and 4 % chunks == 0 and (k + 1) * g.warps * 4 <= g.matrices:
+                regs = ldmatrix(arith_d.addi(raw, index_to(e.add(src_base, source(step)), I64())), 4, trans=True)
+                for kk, reg in enumerate(regs):
+                    memref_d.store(reg, self.words, [e.add(dst_base, target(step + kk))])
+                continue
+            mine = arith_d.minsi(e.add(e.add(first, step), lane_m), e.c(last))
+            regs = ldmatrix(arith_d.addi(raw, index_to(e.add(source(mine), src_lane), I64())), 4, trans=True)
+            for kk, reg in enumerate(regs):
+                m = arith_d.minsi(e.add(first, step + kk), e.c(last))
+                memref_d.store(reg, self.words, [e.add(target(m), dst_lane)])
+
+    # ------------------------------------------------------------------ tensor cores
+    def _compute(self) -> None:
+        """The warp's channels w, w + warps, ... (a loop): the channel's B registers of every
+        (filter row, chunk), per 16 x 8 fragment R*kk ldmatrix.x4 + mma.sync, then the
+        fragments into the channel's slot (its plane read by this warp alone, and done)."""
+        p, g, e = self.p, self.g, self.e
+        i64 = lambda v: index_to(e._v(v), I64())
+        copy, off = self._b_lane()
+        gg, q = e.div(self.lane, 4), e.rem(self.lane, 4)
+        a_lane = self._a_lane()
+        stage_lane = e.add(e.mul(gg, g.stage_pitch), e.mul(q, 2))
+        zero = arith_d.constant(ir.F32Type.get(), 0.0)
+        f2 = ir.VectorType.get([2], ir.F32Type.get())
+        with e.for_(self.warp, g.channels, g.warps) as (c, _a, _y):
+            a_base = arith_d.addi(self.smem.base, i64(e.add(e.mul(c, g.slot_bytes), e.mul(a_lane, g.elem_bytes))))
+            # the lane's B pair at (channel c, filter row 0, h 0, chunk 0), in 32-bit words
+            b_word = e.div(g.taps_index(_Ix(e, c), 0, _Ix(e, copy), _Ix(e, off)).v, 2)
+            b = {}
+            for r in range(g.R):
+                for kc in range(g.kk):
+                    steps = [g.taps_index(0, r, 0, g.b_offset(h, kc)) - g.taps_index(0, 0, 0, 0) for h in range(2)]
+                    b[r, kc] = [memref_d.load(self.words, [e.add(b_word, st // 2)]) for st in steps]
+            accs = []
+            for mi in range(g.mt):
+                for j in range(g.nt):
+                    acc = [zero] * 4
+                    for r in range(g.R):
+                        for kc in range(g.kk):
+                            off_bytes = g.a_offset(0, mi, j, r, kc) * g.elem_bytes
+                            a = ldmatrix(arith_d.addi(a_base, arith_d.constant(I64(), off_bytes)), 4)
+                            acc = mma_m16n8k16(a, b[r, kc], acc, p.dtype)
+                    accs.append(acc)
+            warp_sync()                        # every lane's ldmatrix reads of the plane are done
+            base = e.add(e.mul(c, g.slot_bytes // 4), stage_lane)
+            k = 0
+            for mi in range(g.mt):
+                for j in range(g.nt):
+                    for half in range(2):
+                        at = e.add(base, (16 * mi + 8 * half) * g.stage_pitch + 8 * j)
+                        vector_d.store(vector_d.from_elements(f2, accs[k][2 * half:2 * half + 2]), self.floats, [at])
+                    k += 1
+
+    def _a_lane(self):
+        """geometry.a_lane_offset for the runtime lane."""
+        g, e = self.g, self.e
+        m = e.add(e.rem(self.lane, 8), e.mul(e.rem(e.div(self.lane, 8), 2), 8))
+        return e.add(e.mul(m, g.sh * g.pitch), e.mul(e.div(self.lane, 16), 8))
+
+    def _b_lane(self):
+        """geometry.b_lane for the runtime lane: (copy, offset)."""
+        g, e = self.g, self.e
+        gg, q = e.div(self.lane, 4), e.rem(self.lane, 4)
+        j = e.sub(e.add(e.mul(q, 2), -g.taps_lo), e.mul(gg, g.sw))
+        copy = e.rem(j, 2)
+        return copy, e.add(j, copy)
+
+    # ------------------------------------------------------------------ epilogue
+    def _epilogue(self, n, oh0, ow0) -> None:
+        """Threads take (pixel, 8 channels) of the stage, chunks fastest, in batches of
+        EPILOGUE_BATCH whose operand loads (bias, residual) go out before the first store:
+        the shared epilogue, 16-byte stores."""
+        g, e = self.g, self.e
+        full = g.store_items // g.threads // EPILOGUE_BATCH
+        if full:
+            with e.for_(0, full) as (b, _a, _y):
+                self._store_batch(n, oh0, ow0, e.mul(b, EPILOGUE_BATCH * g.threads), EPILOGUE_BATCH, False)
+        rest = -(-g.store_items // g.threads) - full * EPILOGUE_BATCH
+        for b0 in range(0, rest, EPILOGUE_BATCH):
+            self._store_batch(n, oh0, ow0, (full * EPILOGUE_BATCH + b0) * g.threads, min(EPILOGUE_BATCH, rest - b0),
+                              True)
+
+    def _store_batch(self, n, oh0, ow0, first, count: int, partial: bool) -> None:
+        p, g, e = self.p, self.g, self.e
+        chunks = g.channels // VEC
+        f8 = vec_type(VEC, "f32")
+        slot = g.slot_bytes // 4
+        items = []
+        for k in range(count):
+            i = e.add(e.add(self.tid, first), k * g.threads)
+            conds = [e.cmp("slt", i, g.store_items)] if partial else []
+            i = arith_d.minsi(i, e.c(g.store_items - 1)) if partial else i
+            chunk, pix = e.rem(i, chunks), e.div(i, chunks)
+            row, col = e.div(pix, g.cols), e.rem(pix, g.cols)
+            oh, ow = e.add(oh0, row), e.add(ow0, col)
+            channel = e.add(self.c0, e.mul(chunk, VEC))
+            ok = e.all_of(*conds, e.cmp("slt", oh, p.Ho), e.cmp("slt", ow, p.Wo), e.cmp("slt", channel, p.C))
+            # operands at a clamped, in-bounds (row, channel); only the store is masked
+            m = e.add(e.mul(e.add(e.mul(n, p.Ho), arith_d.minsi(oh, e.c(p.Ho - 1))), p.Wo),
+                      arith_d.minsi(ow, e.c(p.Wo - 1)))
+            f = arith_d.minsi(channel, e.c(p.C - VEC))
+            operands = load_operands(e, p, self.memrefs, VEC, m, f, aligned=True)
+            at = e.add(e.mul(chunk, VEC * slot), e.add(e.mul(row, g.stage_pitch), col))
+            acc = vector_d.from_elements(f8, [memref_d.load(self.floats, [e.add(at, c * slot)]) for c in range(VEC)])
+            items.append((ok, acc, m, f, operands))
+        for ok, acc, m, f, operands in items:
+            with e.if_(ok):
+                apply_and_store(e, p, self.memrefs, acc, VEC, m, f, aligned=True, operands=operands)
+
+
+class _Ix:
+    """An IR index value under Python's integer operators, so geometry.load_item's arithmetic
+    (written for ints) emits the same index algebra."""
+
+    def __init__(self, e, v):
+        self.e, self.v = e, v
+
+    def __add__(self, k):
+        return _Ix(self.e, self.e.add(self.v, k.v if isinstance(k, _Ix) else k))
+
+    __radd__ = __add__
+
+    def __floordiv__(self, k: int):
+        return _Ix(self.e, self.e.div(self.v, k))
+
+    def __mod__(self, k: int):
+        return _Ix(self.e, self.e.rem(self.v, k))
+
+    def __mul__(self, k):
+        return _Ix(self.e, self.e.mul(self.v, k.v if isinstance(k, _Ix) else k))
+
+
+def emit_depthwise_mma(p: ConvProblem, s: Schedule, machine, memrefs) -> None:
+    DepthwiseMma(p, s, machine).emit(memrefs)

@@ -1,0 +1,335 @@
+"""Geometry of the tensor-core depthwise kernel (depthwise_mma.py): one pure function of
+(problem, knobs) that the planner sizes schedules with and the lowering and the numpy model
+test read every index from.
+
+A depthwise conv is, per channel c and filter row r, a banded (Toeplitz) matrix product: for 8
+outputs along W, out[y][x0 + n] += sum_k in[y*sh + r*dh][x0*sw + k] * T_r[k - n*sw], where
+T_r[i] = w[r][i / dw] when dw divides i and i / dw < S, else 0. With the input rows of 16 output
+rows as the mma's A (16 x 16k), T_r as B (16k x 8) and 8 outputs along W as N, one
+mma.sync.m16n8k16 does 16 x 8 outputs of one filter row (7 of its 16 k columns useful for a 7x7
+window at stride 1): the 49 multiply-adds per output cost 7 tensor-core instructions per 128
+outputs instead of ~25 packed-f16 FMAs per output, so the kernel is bound by memory again.
+
+A tile is `rows` output rows (16 per row fragment) x `cols` output columns (8 per column block)
+x `channels` channels of one image. Shared memory:
+
+- raw: the tile's input window as it lies in memory, [in_rows][read_cols][channels], ONE TMA
+  box (zeros outside the image: the padding), loaded while the previous tile computes;
+- one slot per channel, an odd multiple of 16 bytes apart (the 8 channels of one ldmatrix
+  column land in 8 different bank groups). A slot first holds the channel's plane, [in_rows]
+  [pitch]: ldmatrix.trans of 8 pixels x 8 channels of raw gives every lane two neighbouring
+  columns of one channel, one 32-bit store into the plane. A plane row is input columns of one
+  channel, what ldmatrix hands the mma as A; the pitch is an odd multiple of 16 bytes so the 8
+  rows of an ldmatrix hit 8 different bank groups. Once the channel's warp has done its
+  fragments, the slot holds its f32 accumulators, [rows][stage_pitch], read back as 8-channel
+  vectors per pixel for the shared epilogue (a warp only ever reads its own channels' planes,
+  so no CTA barrier sits between compute and stage, and one channel's accumulators are live
+  at a time);
+- taps: per channel and filter row T_r twice, as is and shifted by one element, so the B pair
+  (T[o], T[o+1]) of any lane is one aligned 32-bit load whatever the parity of o;
+- the raw buffer's mbarrier.
+
+Columns of raw past in_cols hold image data (or zeros) that only ever meet zeros of the band.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...problem import ConvProblem, DTYPE_BYTES
+from . import tensormap as tm
+from .tma_loader import _TM_ELEM
+
+VEC = 8                        # channels per 16-byte vector (f16/bf16)
+BOX_DIM = 256                  # the TMA box-dimension limit
+RAW_ALIGN = 128                # a TMA destination's alignment
+
+
+class DepthwiseMmaUnsupported(ValueError):
+    pass
+
+
+def _cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def _round_up(a: int, b: int) -> int:
+    return _cdiv(a, b) * b
+
+
+def _odd_multiple(n: int, unit: int) -> int:
+    """The smallest odd multiple of unit >= n."""
+    k = _cdiv(n, unit)
+    return (k + 1 - k % 2) * unit
+
+
+def _stage_pitch(cols: int) -> int:
+    """Floats per stage row: >= cols and 8 or 24 mod 32, so the four rows one half-warp's
+    64-bit fragment stores cover land in four different 32-byte bank groups."""
+    p = cols
+    while p % 32 not in (8, 24):
+        p += 8
+    return p
+
+
+@dataclass(frozen=True)
+class DepthwiseMmaGeometry:
+    channels: int              # channels per tile (CTA block), a multiple of 8
+    rows: int                  # output rows per tile, a multiple of 16
+    cols: int                  # output columns per tile, a multiple of 8
+    warps: int
+    sh: int
+    sw: int
+    dh: int
+    dw: int
+    R: int
+    S: int
+    C: int
+    Ho: int
+    Wo: int
+    pad_top: int
+    pad_left: int
+    elem_bytes: int
+
+    # ------------------------------------------------------------------ shape
+    @property
+    def mt(self) -> int:
+        """Row fragments (16 output rows each) per tile."""
+        return self.rows // 16
+
+    @property
+    def nt(self) -> int:
+        """Column blocks (8 output columns each) per tile."""
+        return self.cols // 8
+
+    @property
+    def kk(self) -> int:
+        """k16 chunks per column block: the 8 outputs' input span, (8-1)*sw + (S-1)*dw + 1."""
+        return _cdiv(7 * self.sw + (self.S - 1) * self.dw + 1, 16)
+
+    @property
+    def in_rows(self) -> int:
+        return (self.rows - 1) * self.sh + (self.R - 1) * self.dh + 1
+
+    @property
+    def in_cols(self) -> int:
+        """Input columns the tile's outputs read."""
+        return (self.cols - 1) * self.sw + (self.S - 1) * self.dw + 1
+
+    @property
+    def read_cols(self) -> int:
+        """Columns of the TMA box: at least the fragments' (8*(nt-1)*sw + 16*kk >= in_cols),
+        rounded up to the plane pitch, so a window pixel's index in raw and its column pair's
+        word in a plane are both linear in (row * read_cols + column) / 8."""
+        return self.pitch
+
+    @property
+    def pitch(self) -> int:
+        """Elements per plane row: an odd multiple of 8 (16 bytes)."""
+        return _odd_multiple(8 * (self.nt - 1) * self.sw + 16 * self.kk, 8)
+
+    @property
+    def plane(self) -> int:
+        """Elements per channel plane."""
+        return self.in_rows * self.pitch
+
+    @property
+    def stage_pitch(self) -> int:
+        return _stage_pitch(self.cols)
+
+    @property
+    def stage_plane(self) -> int:
+        """Floats per channel of the accumulator stage."""
+        return self.rows * self.stage_pitch
+
+    @property
+    def taps_lo(self) -> int:
+        """T_r's first index any lane reads: 2q - g*sw at g = 7, q = 0."""
+        return -7 * self.sw
+
+    @property
+    def taps_len(self) -> int:
+        """Elements per copy of T_r (even: copies stay 4-byte aligned)."""
+        return _round_up(16 * self.kk + 7 * self.sw + 2, 2)
+
+    # ------------------------------------------------------------------ shared memory (bytes)
+    @property
+    def slot_bytes(self) -> int:
+        """One channel's plane, later its accumulators."""
+        return _odd_multiple(max(self.plane * self.elem_bytes, self.stage_plane * 4), 16)
+
+    @property
+    def region_bytes(self) -> int:
+        """The slots; before the first tile they hold the block's raw R x S x channels filter
+        (in_rows >= R rows of pitch >= S columns per channel: it fits)."""
+        return self.channels * self.slot_bytes
+
+    @property
+    def raw_offset(self) -> int:
+        return _round_up(self.region_bytes, RAW_ALIGN)
+
+    @property
+    def box_bytes(self) -> int:
+        """The TMA box: read_cols x in_rows pixels of `channels` channels."""
+        return self.in_rows * self.read_cols * self.channels * self.elem_bytes
+
+    @property
+    def taps_offset(self) -> int:
+        return self.raw_offset + _round_up(self.box_bytes, 16)
+
+    @property
+    def taps_bytes(self) -> int:
+        return self.channels * self.R * 2 * self.taps_len * self.elem_bytes
+
+    @property
+    def barrier_offset(self) -> int:
+        return _round_up(self.taps_offset + self.taps_bytes, 8)
+
+    @property
+    def smem_bytes(self) -> int:
+        return _round_up(self.barrier_offset + 8, 16)
+
+    # ------------------------------------------------------------------ work
+    @property
+    def threads(self) -> int:
+        return 32 * self.warps
+
+    @property
+    def warp_channels(self) -> int:
+        """Channels per warp (warp w takes channels w, w + warps, ...)."""
+        return self.channels // self.warps
+
+    @property
+    def accumulators(self) -> int:
+        """f32 accumulators per thread (one channel's fragments)."""
+        return self.mt * self.nt * 4
+
+    @property
+    def tiles_h(self) -> int:
+        return _cdiv(self.Ho, self.rows)
+
+    @property
+    def tiles_w(self) -> int:
+        return _cdiv(self.Wo, self.cols)
+
+    @property
+    def tiles_per_image(self) -> int:
+        return self.tiles_h * self.tiles_w
+
+    @property
+    def channel_blocks(self) -> int:
+        return _cdiv(self.C, self.channels)
+
+    @property
+    def matrices(self) -> int:
+        """8 x 8 matrices (8 pixels along W x 8 channels) of raw the transposition moves."""
+        return self.in_rows * (self.read_cols // 8) * (self.channels // VEC)
+
+    @property
+    def store_items(self) -> int:
+        """8-channel output vectors per tile (chunks fastest)."""
+        return self.rows * self.cols * (self.channels // VEC)
+
+    # ------------------------------------------------------------------ indices (ops: ints or IR)
+    def tile_origin(self, ops, t):
+        """(n, first output row, first output column) of spatial tile t (columns fastest)."""
+        tw = ops.rem(t, self.tiles_w)
+        rest = ops.div(t, self.tiles_w)
+        return ops.div(rest, self.tiles_h), ops.mul(ops.rem(rest, self.tiles_h), self.rows), ops.mul(tw, self.cols)
+
+    def matrix(self, u):
+        """(pixel group, 8-channel chunk) of transposition matrix u (ints, or IR values under
+        the same operators), chunks fastest: the group's 8 pixels are window pixels 8*group ..
+        8*group + 7 in row-major order (read_cols is a multiple of 8)."""
+        chunks = self.channels // VEC
+        return u // chunks, u % chunks
+
+    def matrix_source(self, group, chunk):
+        """Element index in raw of the matrix's first row (pixel 8*group, channel 8*chunk)."""
+        return group * (8 * self.channels) + chunk * VEC
+
+    def matrix_target(self, group, chunk):
+        """32-bit word index in the slots of (channel 8*chunk, the group's first pixel) (the
+        plane's row * pitch + column is 8*group: pitch == read_cols)."""
+        return chunk * (VEC * self.slot_bytes // 4) + group * 4
+
+    def raw_index(self, row, col, c):
+        """Element index of (window row, window column, channel) in raw."""
+        return (row * self.read_cols + col) * self.channels + c
+
+    def plane_index(self, c, row, col):
+        """Element index of (channel c, window row, window column) in the planes."""
+        return c * (self.slot_bytes // self.elem_bytes) + row * self.pitch + col
+
+    def stage_index(self, c, row, col):
+        """Float index of (channel c, output row, output column) in the accumulator stage."""
+        return c * (self.slot_bytes // 4) + row * self.stage_pitch + col
+
+    def a_lane_offset(self, lane: int) -> int:
+        """Element offset of this lane's ldmatrix.x4 row address from (row fragment 0, column
+        block 0, k chunk 0) of a plane: lane L gives row L%8 of matrix L/8; matrices 0/1 rows
+        0-7/8-15 at k 0-7, matrices 2/3 the same rows at k 8-15 (a0..a3 of m16n8k16)."""
+        m = lane % 8 + 8 * ((lane // 8) % 2)
+        return m * self.sh * self.pitch + 8 * (lane // 16)
+
+    def a_offset(self, c: int, mi: int, j: int, r: int, kc: int) -> int:
+        """Element offset of (channel c, row fragment mi, column block j, filter row r, chunk
+        kc) added to the lane offset."""
+        return self.plane_index(c, 16 * mi * self.sh + r * self.dh, 8 * j * self.sw + 16 * kc)
+
+    def tap(self, i: int) -> int | None:
+        """s of T[i] (None: a zero of the band)."""
+        if i < 0 or i % self.dw or i // self.dw >= self.S:
+            return None
+        return i // self.dw
+
+    def taps_index(self, c, r, copy, j):
+        """Element index in shared memory of copy `copy` (0: T_r[j + lo], 1: T_r[j + lo - 1])
+        of channel c, filter row r."""
+        return self.taps_offset // self.elem_bytes + ((c * self.R + r) * 2 + copy) * self.taps_len + j
+
+    def b_lane(self, lane: int) -> tuple[int, int]:
+        """(copy, element offset within that copy) of the lane's B pair (T[o], T[o+1]) at h = 0,
+        kc = 0, with o = 2q - g*sw (g = lane/4 the output column, q = lane%4): the copy whose
+        index of T[o] is even."""
+        g, q = lane // 4, lane % 4
+        j = 2 * q - g * self.sw - self.taps_lo
+        copy = j % 2
+        return copy, j + copy
+
+    def b_offset(self, h: int, kc: int) -> int:
+        """Offset of the pair for k rows 8h + 16kc (b0: h = 0, b1: h = 1 of chunk kc)."""
+        return 8 * h + 16 * kc
+
+    def describe(self) -> str:
+        return (f"{self.rows}x{self.cols}-pixel tiles x {self.channels} channels, {self.mt * self.nt} m16n8 "
+                f"fragments x {self.R * self.kk} k16 steps per channel, {self.warps} warps")
+
+
+def depthwise_mma_geometry(p: ConvProblem, channels: int, rows: int, cols: int, warps: int) -> DepthwiseMmaGeometry:
+    """The geometry, or DepthwiseMmaUnsupported with the reason."""
+    if not (p.depthwise and p.F == p.C):
+        raise DepthwiseMmaUnsupported("not a depthwise conv with channel multiplier 1")
+    if p.dtype not in ("f16", "bf16"):
+        raise DepthwiseMmaUnsupported(f"{p.dtype} inputs (mma.sync m16n8k16 takes f16/bf16)")
+    if p.C % VEC:
+        raise DepthwiseMmaUnsupported(f"C={p.C} is not a multiple of {VEC} (16-byte channel vectors)")
+    if channels % VEC or rows % 16 or cols % 8 or min(channels, rows, cols) <= 0:
+        raise DepthwiseMmaUnsupported(f"tile {rows}x{cols}x{channels} (rows by 16, columns and channels by 8)")
+    if warps < 1 or channels % warps:
+        raise DepthwiseMmaUnsupported(f"{warps} warps do not split {channels} channels")
+    g = DepthwiseMmaGeometry(channels, rows, cols, warps, p.stride[0], p.stride[1], p.dilation[0],
+                                p.dilation[1], p.R, p.S, p.C, p.Ho, p.Wo, p.pad[0], p.pad[1], DTYPE_BYTES[p.dtype])
+    if max(g.channels, g.read_cols, g.in_rows) > BOX_DIM:
+        raise DepthwiseMmaUnsupported(f"input box {g.channels}x{g.read_cols}x{g.in_rows} exceeds the TMA limit "
+                                      f"of {BOX_DIM} per dimension")
+    tm.encode_tiled(input_map_args(p, g))          # TensorMapError where the driver would refuse
+    return g
+
+
+def input_map_args(p: ConvProblem, g: DepthwiseMmaGeometry) -> tm.TiledArgs:
+    """The input as [N, H, W, C]; a box is one tile's window [1, in_rows, read_cols, channels]."""
+    eb = g.elem_bytes
+    return tm.TiledArgs(data_type=_TM_ELEM[p.dtype], global_dim=(p.C, p.W, p.H, p.N),
+                        global_strides=(p.C * eb, p.W * p.C * eb, p.H * p.W * p.C * eb),
+                        box_dim=(g.channels, g.read_cols, g.in_rows, 1), l2_promotion=tm.L2Promotion.B128)

@@ -59,7 +59,7 @@ def _geometry(p: ConvProblem, tile: MmaTile) -> DepthwiseMmaGeometry:
 def registers(g: DepthwiseMmaGeometry) -> int:
     """A per-thread register estimate: one channel's accumulators and B registers, A fragments
     in flight, addresses."""
-    return g.accumulators + 2 * g.R * g.kk + 16 + 40
+    return g.accumulators + 2 * g.R * len(g.shifts) + 16 + 40
 
 
 def _fits(g: DepthwiseMmaGeometry, t: Target) -> bool:

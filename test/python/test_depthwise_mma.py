@@ -130,29 +130,33 @@ def model(p, g, x, w):
                 for c in range(warp, g.channels, g.warps):
                     B = {}
                     for r in range(g.R):
-                        for kc in range(g.kk):
-                            B[r, kc] = []
+                        for sh in g.shifts:
+                            B[r, sh] = []
                             for L in range(32):
                                 copy, off = g.b_lane(L)
                                 pair = []
                                 for h in range(2):
-                                    i = g.taps_index(c, r, copy, off + g.b_offset(h, kc))
-                                    assert i % 2 == 0
+                                    i = g.taps_index(c, r, copy, off + g.b_offset(h, sh))
+                                    assert i % 2 == 0 and g.taps_index(c, r, 0, 0) <= i < g.taps_index(c, r, 2, 0) - 1
                                     pair.append(smem[i:i + 2])
-                                B[r, kc].append(pair)
+                                B[r, sh].append(pair)
+                    acc = {(mi, j): np.zeros((16, 8)) for mi in range(g.mt) for j in range(g.nt)}
+                    for mi in range(g.mt):
+                        for r in range(g.R):
+                            for chunk in range(g.chunks):
+                                rows_ = []        # ldmatrix.x4: lane L gives row L%8 of matrix L/8
+                                for L in range(32):
+                                    a = c * slot + g.a_offset(0, mi, r, chunk) + g.a_lane_offset(L)
+                                    assert a + 8 <= c * slot + g.plane
+                                    rows_.append(smem[a:a + 8])
+                                A = [[rows_[8 * mat + L // 4][2 * (L % 4):2 * (L % 4) + 2] for mat in range(4)]
+                                     for L in range(32)]
+                                for j, c_, sh in g.pairs:
+                                    if c_ == chunk:
+                                        acc[mi, j] += _mma(A, B[r, sh])
                     for mi in range(g.mt):
                         for j in range(g.nt):
-                            d = np.zeros((16, 8))
-                            for r in range(g.R):
-                                for kc in range(g.kk):
-                                    rows_ = []        # ldmatrix.x4: lane L gives row L%8 of matrix L/8
-                                    for L in range(32):
-                                        a = c * slot + g.a_offset(0, mi, j, r, kc) + g.a_lane_offset(L)
-                                        assert a + 8 <= (c + 1) * slot
-                                        rows_.append(smem[a:a + 8])
-                                    A = [[rows_[8 * mat + L // 4][2 * (L % 4):2 * (L % 4) + 2] for mat in range(4)]
-                                         for L in range(32)]
-                                    d += _mma(A, B[r, kc])
+                            d = acc[mi, j]
                             for L in range(32):
                                 gg, q = L // 4, L % 4
                                 for half in range(2):
@@ -227,12 +231,12 @@ def test_band_pairs_are_aligned_and_in_range():
         for L in range(32):
             copy, off = g.b_lane(L)
             assert off % 2 == 0 and 0 <= off
-            for kc in range(g.kk):
-                assert off + g.b_offset(1, kc) + 2 <= g.taps_len
+            for d in g.shifts:
+                assert off + g.b_offset(1, d) + 2 <= g.taps_len
                 for h in range(2):
-                    for e in range(2):      # the pair's element is T[k - n*sw] (k = 2q + e + 8h + 16kc)
-                        k = 2 * (L % 4) + e + 8 * h + 16 * kc
-                        assert off + g.b_offset(h, kc) + e + g.taps_lo - copy == k - (L // 4) * g.sw
+                    for e in range(2):      # the pair's element is T[k + d - n*sw] (k = 2q + e + 8h)
+                        k = 2 * (L % 4) + e + 8 * h
+                        assert off + g.b_offset(h, d) + e + g.taps_lo - copy == k + d - (L // 4) * g.sw
 
 
 @pytest.mark.parametrize("kw, why", [
@@ -292,8 +296,9 @@ def test_emitted_code(tmp_path):
     s = candidate_schedules(p, SM90)[i]
     g = geometry_of(p, s)
     text = open(_ptx(LAYERS["convnext_dw7x7_56"], "sm_90a", tmp_path, i)).read()
-    # the channel loop's body: R x kk fragments per 16 x 8 block
-    assert text.count("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32") == g.mt * g.nt * g.R * g.kk
+    # the channel loop's body: per row fragment and filter row, one mma per (block, chunk) pair
+    assert text.count("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32") == g.mt * g.R * len(g.pairs)
+    assert text.count("ldmatrix.sync.aligned.m8n8.x4.shared.b16") == g.mt * g.R * g.chunks
     assert "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16" in text
     assert text.count("cp.async.bulk.tensor.4d") >= 1 and "mbarrier.try_wait.parity" in text
 

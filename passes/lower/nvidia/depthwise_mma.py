@@ -17,7 +17,8 @@ keeps them at a third of the copy bandwidth. Here the 49 taps of 128 outputs are
   channels, one 32-bit store per lane and matrix: input columns of one channel become
   ldmatrix rows);
 - warp w takes channels w, w + warps, ...: per channel its B fragments (one 32-bit load per
-  register from the staged band), then per 16 x 8 output fragment R x kk ldmatrix.x4 + mma,
+  register from the staged band), then per row fragment, filter row and 16-column chunk one
+  ldmatrix.x4 and an mma into each 8-output block the chunk feeds,
   and the accumulators into the channel's slot (its plane is done);
 - after a CTA barrier the threads read the slots back as 8-channel vectors per pixel for the
   shared epilogue (bias, residual, activations, casts): 16-byte coalesced stores.
@@ -208,8 +209,10 @@ class DepthwiseMma:
     # ------------------------------------------------------------------ tensor cores
     def _compute(self) -> None:
         """The warp's channels w, w + warps, ... (a loop): the channel's B registers of every
-        (filter row, chunk), per 16 x 8 fragment R*kk ldmatrix.x4 + mma.sync, then the
-        fragments into the channel's slot (its plane read by this warp alone, and done)."""
+        (filter row, shift), then per row fragment, filter row and chunk one ldmatrix.x4 and an
+        mma.sync into each block the chunk feeds (neighbouring mmas on different accumulators),
+        then the fragments into the channel's slot (its plane read by this warp alone, and
+        done)."""
         p, g, e = self.p, self.g, self.e
         i64 = lambda v: index_to(e._v(v), I64())
         copy, off = self._b_lane()
@@ -224,19 +227,19 @@ class DepthwiseMma:
             b_word = e.div(g.taps_index(_Ix(e, c), 0, _Ix(e, copy), _Ix(e, off)).v, 2)
             b = {}
             for r in range(g.R):
-                for kc in range(g.kk):
-                    steps = [g.taps_index(0, r, 0, g.b_offset(h, kc)) - g.taps_index(0, 0, 0, 0) for h in range(2)]
-                    b[r, kc] = [memref_d.load(self.words, [e.add(b_word, st // 2)]) for st in steps]
-            accs = []
+                for d in g.shifts:
+                    steps = [g.taps_index(0, r, 0, g.b_offset(h, d)) - g.taps_index(0, 0, 0, 0) for h in range(2)]
+                    b[r, d] = [memref_d.load(self.words, [e.add(b_word, st // 2)]) for st in steps]
+            acc = {(mi, j): [zero] * 4 for mi in range(g.mt) for j in range(g.nt)}
             for mi in range(g.mt):
-                for j in range(g.nt):
-                    acc = [zero] * 4
-                    for r in range(g.R):
-                        for kc in range(g.kk):
-                            off_bytes = g.a_offset(0, mi, j, r, kc) * g.elem_bytes
-                            a = ldmatrix(arith_d.addi(a_base, arith_d.constant(I64(), off_bytes)), 4)
-                            acc = mma_m16n8k16(a, b[r, kc], acc, p.dtype)
-                    accs.append(acc)
+                for r in range(g.R):
+                    for chunk in range(g.chunks):
+                        users = [(j, d) for j, c_, d in g.pairs if c_ == chunk]
+                        off_bytes = g.a_offset(0, mi, r, chunk) * g.elem_bytes
+                        a = ldmatrix(arith_d.addi(a_base, arith_d.constant(I64(), off_bytes)), 4)
+                        for j, d in users:
+                            acc[mi, j] = mma_m16n8k16(a, b[r, d], acc[mi, j], p.dtype)
+            accs = [acc[mi, j] for mi in range(g.mt) for j in range(g.nt)]
             warp_sync()                        # every lane's ldmatrix reads of the plane are done
             base = e.add(e.mul(c, g.slot_bytes // 4), stage_lane)
             k = 0

@@ -3,12 +3,15 @@
 test read every index from.
 
 A depthwise conv is, per channel c and filter row r, a banded (Toeplitz) matrix product: for 8
-outputs along W, out[y][x0 + n] += sum_k in[y*sh + r*dh][x0*sw + k] * T_r[k - n*sw], where
-T_r[i] = w[r][i / dw] when dw divides i and i / dw < S, else 0. With the input rows of 16 output
-rows as the mma's A (16 x 16k), T_r as B (16k x 8) and 8 outputs along W as N, one
-mma.sync.m16n8k16 does 16 x 8 outputs of one filter row (7 of its 16 k columns useful for a 7x7
-window at stride 1): the 49 multiply-adds per output cost 7 tensor-core instructions per 128
-outputs instead of ~25 packed-f16 FMAs per output, so the kernel is bound by memory again.
+outputs along W from column x0, out[y][x0 + n] += sum_k in[y*sh + r*dh][k] * T_r[k - (x0 + n)*sw],
+where T_r[i] = w[r][i / dw] when dw divides i and i / dw < S, else 0. The input rows of 16 output
+rows, 16 columns at a time (a chunk), are the A of an mma.sync.m16n8k16, T_r shifted by the
+chunk's offset from the block (d = 16*chunk - 8*block*sw) is B, 8 outputs along W are N: one mma
+does 16 x 8 outputs of one filter row and chunk. A chunk feeds every 8-output block whose
+window overlaps it (two or three at stride 1), so each A fragment is loaded once per filter row
+and row fragment; the B fragments of the few distinct shifts stay in registers per channel. The
+49 multiply-adds per output of a 7x7 window cost ~10 tensor-core instructions per 128 outputs
+instead of ~25 packed-f16 FMAs per output.
 
 A tile is `rows` output rows (16 per row fragment) x `cols` output columns (8 per column block)
 x `channels` channels of one image. Shared memory:
@@ -103,9 +106,30 @@ class DepthwiseMmaGeometry:
         return self.cols // 8
 
     @property
-    def kk(self) -> int:
-        """k16 chunks per column block: the 8 outputs' input span, (8-1)*sw + (S-1)*dw + 1."""
-        return _cdiv(7 * self.sw + (self.S - 1) * self.dw + 1, 16)
+    def span(self) -> int:
+        """Input columns of one 8-output block: (8-1)*sw + (S-1)*dw + 1."""
+        return 7 * self.sw + (self.S - 1) * self.dw + 1
+
+    @property
+    def pairs(self) -> tuple[tuple[int, int, int], ...]:
+        """(block j, chunk, shift d = 16*chunk - 8*j*sw) for every 16-column chunk each block's
+        window overlaps."""
+        out = []
+        for j in range(self.nt):
+            first = 8 * j * self.sw
+            for chunk in range(first // 16, (first + self.span - 1) // 16 + 1):
+                out.append((j, chunk, 16 * chunk - first))
+        return tuple(out)
+
+    @property
+    def chunks(self) -> int:
+        """16-column chunks of a plane row the fragments read."""
+        return max(c for _, c, _ in self.pairs) + 1
+
+    @property
+    def shifts(self) -> tuple[int, ...]:
+        """The distinct band shifts: B fragments per filter row and channel."""
+        return tuple(sorted({d for _, _, d in self.pairs}))
 
     @property
     def in_rows(self) -> int:
@@ -118,7 +142,7 @@ class DepthwiseMmaGeometry:
 
     @property
     def read_cols(self) -> int:
-        """Columns of the TMA box: at least the fragments' (8*(nt-1)*sw + 16*kk >= in_cols),
+        """Columns of the TMA box: at least the fragments' (16*chunks) and the windows' (in_cols),
         rounded up to the plane pitch, so a window pixel's index in raw and its column pair's
         word in a plane are both linear in (row * read_cols + column) / 8."""
         return self.pitch
@@ -126,7 +150,7 @@ class DepthwiseMmaGeometry:
     @property
     def pitch(self) -> int:
         """Elements per plane row: an odd multiple of 8 (16 bytes)."""
-        return _odd_multiple(8 * (self.nt - 1) * self.sw + 16 * self.kk, 8)
+        return _odd_multiple(max(16 * self.chunks, self.in_cols), 8)
 
     @property
     def plane(self) -> int:
@@ -144,13 +168,14 @@ class DepthwiseMmaGeometry:
 
     @property
     def taps_lo(self) -> int:
-        """T_r's first index any lane reads: 2q - g*sw at g = 7, q = 0."""
-        return -7 * self.sw
+        """T_r's first index any lane reads: 2q + 8h + d - g*sw at q = h = 0, g = 7, d least."""
+        return self.shifts[0] - 7 * self.sw
 
     @property
     def taps_len(self) -> int:
-        """Elements per copy of T_r (even: copies stay 4-byte aligned)."""
-        return _round_up(16 * self.kk + 7 * self.sw + 2, 2)
+        """Elements per copy of T_r (even: copies stay 4-byte aligned): up to the last pair's
+        second element (o + 1 <= d + 15) of the other copy (one further)."""
+        return _round_up(self.shifts[-1] + 16 - self.taps_lo + 1, 2)
 
     # ------------------------------------------------------------------ shared memory (bytes)
     @property
@@ -272,10 +297,10 @@ class DepthwiseMmaGeometry:
         m = lane % 8 + 8 * ((lane // 8) % 2)
         return m * self.sh * self.pitch + 8 * (lane // 16)
 
-    def a_offset(self, c: int, mi: int, j: int, r: int, kc: int) -> int:
-        """Element offset of (channel c, row fragment mi, column block j, filter row r, chunk
-        kc) added to the lane offset."""
-        return self.plane_index(c, 16 * mi * self.sh + r * self.dh, 8 * j * self.sw + 16 * kc)
+    def a_offset(self, c: int, mi: int, r: int, chunk: int) -> int:
+        """Element offset of (channel c, row fragment mi, filter row r, 16-column chunk) added
+        to the lane offset."""
+        return self.plane_index(c, 16 * mi * self.sh + r * self.dh, 16 * chunk)
 
     def tap(self, i: int) -> int | None:
         """s of T[i] (None: a zero of the band)."""
@@ -290,20 +315,21 @@ class DepthwiseMmaGeometry:
 
     def b_lane(self, lane: int) -> tuple[int, int]:
         """(copy, element offset within that copy) of the lane's B pair (T[o], T[o+1]) at h = 0,
-        kc = 0, with o = 2q - g*sw (g = lane/4 the output column, q = lane%4): the copy whose
-        index of T[o] is even."""
+        d = 0, with o = 2q - g*sw (g = lane/4 the output column, q = lane%4): the copy whose
+        index of T[o] is even (shifts are multiples of 8: the parity holds for all)."""
         g, q = lane // 4, lane % 4
         j = 2 * q - g * self.sw - self.taps_lo
         copy = j % 2
         return copy, j + copy
 
-    def b_offset(self, h: int, kc: int) -> int:
-        """Offset of the pair for k rows 8h + 16kc (b0: h = 0, b1: h = 1 of chunk kc)."""
-        return 8 * h + 16 * kc
+    def b_offset(self, h: int, d: int) -> int:
+        """Offset of the pair for k rows 8h of a chunk at shift d (b0: h = 0, b1: h = 1)."""
+        return 8 * h + d
 
     def describe(self) -> str:
         return (f"{self.rows}x{self.cols}-pixel tiles x {self.channels} channels, {self.mt * self.nt} m16n8 "
-                f"fragments x {self.R * self.kk} k16 steps per channel, {self.warps} warps")
+                f"fragments, {self.mt * self.R * self.chunks} ldmatrix and {self.mt * self.R * len(self.pairs)} mma "
+                f"per channel, {self.warps} warps")
 
 
 def depthwise_mma_geometry(p: ConvProblem, channels: int, rows: int, cols: int, warps: int) -> DepthwiseMmaGeometry:

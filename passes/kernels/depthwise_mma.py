@@ -126,16 +126,16 @@ def plan_depthwise_mma(p: ConvProblem, t: Target, tile: MmaTile | None = None) -
 
 
 def mma_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
-    """Tuning candidates: the cheapest tile (the cost model's column count) of every channel
-    block x rows x warps combination, cheapest first."""
+    """Tuning candidates: the two cheapest tiles (the cost model's column counts) of every
+    channel block x rows x warps combination, cheapest first."""
     if supports(p, t):
         return []
-    out, seen = [], set()
+    out, seen = [], {}
     for tile in tiles(p, t):
         key = (tile.channels, tile.rows, tile.warps)
-        if key in seen:
+        seen[key] = seen.get(key, 0) + 1
+        if seen[key] > 2:
             continue
-        seen.add(key)
         try:
             out.append(plan_depthwise_mma(p, t, tile))
         except PlanError:

@@ -43,7 +43,8 @@ from .sm80_ops import ldmatrix, mma_m16n8k16, warp_sync
 from .smem import SharedBlock
 
 DESCRIPTORS = 1       # the input's tensor map
-EPILOGUE_BATCH = 4    # output vectors whose operand loads go out together
+EPILOGUE_BATCH = 8    # output vectors whose operand loads go out together
+TRANSPOSE_BATCH = 8   # ldmatrix.trans per warp in flight before their stores
 
 
 def geometry_of(p: ConvProblem, s: Schedule) -> DepthwiseMmaGeometry:
@@ -91,7 +92,8 @@ class DepthwiseMma:
             mbarrier_init(self.bar, 1)
             mbarrier_init_fence()
         self._load_filter()
-        self.m.barrier()                       # barrier initialised, the raw filter in the slots
+        self._zero_taps()
+        self.m.barrier()                       # barrier initialised, the raw filter in the slots, bands zero
         with e.if_(e.all_of(issuer, e.cmp("slt", 0, count))):
             self._issue(y)
         self._build_taps()
@@ -140,27 +142,29 @@ class DepthwiseMma:
         for v, dst in loaded:
             vector_d.store(v, self.elems, [dst])
 
-    def _build_taps(self) -> None:
-        """Both copies of every channel's band (geometry.taps_index) from the raw filter: a
-        thread per (channel, filter row); which tap (or zero) each band element is, is known at
-        compile time, and pairs of elements go out as 32-bit stores."""
+    def _zero_taps(self) -> None:
+        """The bands' zeros: 16-byte stores over the whole region (before the barrier that
+        precedes _build_taps; storing the zeros element by element, LLVM makes a byte loop)."""
         p, g, e = self.p, self.g, self.e
-        zero = arith_d.constant(float_type(p.dtype), 0.0)
-        pair_t = vec_type(2, p.dtype)
+        v8 = vec_type(VEC, p.dtype)
+        base = g.taps_index(0, 0, 0, 0)
+        with e.for_(self.tid, g.taps_bytes // 16, g.threads) as (i, _a, _y):
+            vector_d.store(zeros(v8), self.elems, [e.add(base, e.mul(i, VEC))])
+
+    def _build_taps(self) -> None:
+        """The bands' taps (geometry.taps_index) from the raw filter, a thread per (channel,
+        filter row): which band elements hold which tap is known at compile time."""
+        p, g, e = self.p, self.g, self.e
         with e.for_(self.tid, g.channels * g.R, g.threads) as (i, _a, _y):
             c, r = e.div(i, g.R), e.rem(i, g.R)
             taps = [memref_d.load(self.elems, [e.add(e.mul(e.add(e.mul(r, p.S), s_), g.channels), c)])
                     for s_ in range(p.S)]
-            base = e.div(g.taps_index(_Ix(e, c), _Ix(e, r), 0, 0).v, 2)
+            base = g.taps_index(_Ix(e, c), _Ix(e, r), 0, 0).v
             for copy in range(2):
-                for j in range(0, g.taps_len, 2):
-                    vals = []
-                    for jj in (j, j + 1):
-                        s_ = g.tap(jj + g.taps_lo - copy)
-                        vals.append(zero if s_ is None else taps[s_])
-                    word = vector_d.bitcast(ir.VectorType.get([1], ir.IntegerType.get_signless(32)),
-                                           vector_d.from_elements(pair_t, vals))
-                    memref_d.store(vector_d.extract(word, [], [0]), self.words, [e.add(base, (copy * g.taps_len + j) // 2)])
+                for j in range(g.taps_len):
+                    s_ = g.tap(j + g.taps_lo - copy)
+                    if s_ is not None:
+                        memref_d.store(taps[s_], self.elems, [e.add(base, copy * g.taps_len + j)])
 
     def _transpose(self) -> None:
         """raw -> planes: warp w takes units (4 matrices) u = w, w + warps, ... (unrolled: the
@@ -193,18 +197,24 @@ class DepthwiseMma:
         src_base = e.add(e.add(e.mul(self.warp, source(4) - source(0)), source_lane := e.mul(
             e.add(e.mul(e.div(lane_m, chunks), 8 * g.channels), e.mul(e.rem(lane_m, chunks), VEC)), eb)), src_lane)
         dst_base = e.add(e.mul(self.warp, target(4) - target(0)), dst_lane)
-        for k in range(rounds):
-            step = k * g.warps * 4                     # matrices before this round's first, past the warp's
-            if chunks <= 4 and 4 % chunks == 0 and (k + 1) * g.warps * 4 <= g.matrices:
-                regs = ldmatrix(arith_d.addi(raw, index_to(e.add(src_base, source(step)), I64())), 4, trans=True)
-                for kk, reg in enumerate(regs):
-                    memref_d.store(reg, self.words, [e.add(dst_base, target(step + kk))])
-                continue
-            mine = arith_d.minsi(e.add(e.add(first, step), lane_m), e.c(last))
-            regs = ldmatrix(arith_d.addi(raw, index_to(e.add(source(mine), src_lane), I64())), 4, trans=True)
-            for kk, reg in enumerate(regs):
-                m = arith_d.minsi(e.add(first, step + kk), e.c(last))
-                memref_d.store(reg, self.words, [e.add(target(m), dst_lane)])
+        fast = 4 % chunks == 0
+        for k0 in range(0, rounds, TRANSPOSE_BATCH):
+            # every ldmatrix of the batch before its stores (raw and planes share memory: a
+            # store between them would order each load behind the previous store)
+            loaded = []
+            for k in range(k0, min(rounds, k0 + TRANSPOSE_BATCH)):
+                step = k * g.warps * 4             # matrices before this round's first, past the warp's
+                if fast and (k + 1) * g.warps * 4 <= g.matrices:
+                    regs = ldmatrix(arith_d.addi(raw, index_to(e.add(src_base, source(step)), I64())), 4, trans=True)
+                    loaded.append([(reg, e.add(dst_base, target(step + kk))) for kk, reg in enumerate(regs)])
+                    continue
+                mine = arith_d.minsi(e.add(e.add(first, step), lane_m), e.c(last))
+                regs = ldmatrix(arith_d.addi(raw, index_to(e.add(source(mine), src_lane), I64())), 4, trans=True)
+                loaded.append([(reg, e.add(target(arith_d.minsi(e.add(first, step + kk), e.c(last))), dst_lane))
+                               for kk, reg in enumerate(regs)])
+            for stores in loaded:
+                for reg, at in stores:
+                    memref_d.store(reg, self.words, [at])
 
     # ------------------------------------------------------------------ tensor cores
     def _compute(self) -> None:

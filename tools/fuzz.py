@@ -3,6 +3,7 @@ the GPU check runs (`tools/device/gpu_check.sh BUNDLE`: NaN-poisoned outputs aga
 fp32).
 
   convc-fuzz prepare --seed 1 --count 100 --out BUNDLE [--target sm_90a] [--max-candidates 6] [--jobs J]
+                     [--kernel FAMILY]
   convc-fuzz shrink --results CHECK.json --bundle BUNDLE --out NEXT [--regressions FILE.json]
   convc-fuzz shrink --local --bundle BUNDLE --case NAME [--regressions FILE.json]
   convc-fuzz summarize --results CHECK.json|ROWS.jsonl --bundle BUNDLE [...] --out FILE.json
@@ -13,7 +14,9 @@ boundaries the planner uses (8, 32, 64, 128 +- 1..8), f16/bf16/f32, every epilog
 grouped/depthwise layers (tools.layers.random_grouped_layers). Each problem is compiled with
 its default schedule and with every other tuning candidate (`CompileOptions.candidate`, the
 knob convc-tune uses), so that the kernels the planner only picks for other shapes run on
-these. The bundle's manifest records the seed and the distribution of what was drawn.
+these. `--kernel FAMILY` aims the run at one kernel family: draws go on until `count` problems
+have candidates of that family, and only those candidates are compiled. The bundle's manifest
+records the seed and the distribution of what was drawn.
 """
 
 from __future__ import annotations
@@ -91,18 +94,39 @@ def distribution(layers: list[Layer]) -> dict:
             "pad_past_reach": hist(lambda L: max(L.pad) > max(L.R, L.S) - 1)}
 
 
-def _problem_pairs(L: Layer, out: str, target: str, max_candidates: int) -> list[dict]:
-    """Compiles one problem with its default schedule and every other tuning candidate."""
-    t = get_target(target)
+def _candidates(L: Layer, target: str) -> list[Schedule]:
     try:
-        n = len(candidate_schedules(L.expected_problem(), t))
+        return candidate_schedules(L.expected_problem(), get_target(target))
     except ValueError:                    # the planner declines (PlanError): the default path only
-        n = 1
-    return [compile_entry(dataclasses.replace(L, name=f"{L.name}_c{i}"), out, target, i if n > 1 else None)
-            for i in range(min(n, max_candidates))]
+        return []
 
 
-def prepare(layers: list[Layer], out: str, target: str, max_candidates: int, seed: int, jobs: int = 1) -> dict:
+def _problem_pairs(L: Layer, out: str, target: str, max_candidates: int, kernel: str | None = None) -> list[dict]:
+    """Compiles one problem with its default schedule and every other tuning candidate (with a
+    kernel: its candidates only)."""
+    cands = _candidates(L, target)
+    if kernel:
+        picks = [i for i, s in enumerate(cands) if s.kernel == kernel][:max_candidates]
+    else:
+        picks = list(range(min(len(cands), max_candidates))) if len(cands) > 1 else [None]
+    return [compile_entry(dataclasses.replace(L, name=f"{L.name}_c{i or 0}"), out, target, i) for i in picks]
+
+
+def draw_for_kernel(seed: int, count: int, kernel: str, target: str) -> list[Layer]:
+    """`count` problems of the seed's draws (grouped ones in half of them) that have candidates
+    of `kernel`."""
+    out, n = [], 0
+    while len(out) < count:
+        n = max(2 * n, 4 * count)
+        out = [L for L in draw(seed, n, grouped_share=0.5)
+               if any(s.kernel == kernel for s in _candidates(L, target))][:count]
+        if n > 1000 * count:
+            raise ValueError(f"the draws of seed {seed} have no candidates of {kernel!r}")
+    return out
+
+
+def prepare(layers: list[Layer], out: str, target: str, max_candidates: int, seed: int, jobs: int = 1,
+            kernel: str | None = None) -> dict:
     """Compiles every problem's pairs into `out` (`jobs` compiles at once). The manifest is
     rewritten every 50 problems ("complete": false until the end), so that a long run can be
     checked before it finishes."""
@@ -113,7 +137,7 @@ def prepare(layers: list[Layer], out: str, target: str, max_candidates: int, see
     commit = git_commit()          # the code that compiles: the tree may move on during a long run
 
     def manifest(complete: bool) -> dict:
-        m = {"target": target, "commit": commit, "seed": seed, "problems": len(done),
+        m = {"target": target, "commit": commit, "seed": seed, "kernel": kernel, "problems": len(done),
              "problems_drawn": len(layers), "complete": complete,
              "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
              "pairs": len(entries), "distribution": distribution(done), "layers": entries}
@@ -123,7 +147,8 @@ def prepare(layers: list[Layer], out: str, target: str, max_candidates: int, see
         return m
 
     with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) if jobs > 1 else _Inline() as pool:
-        for L, pairs in zip(layers, pool.map(_problem_pairs, layers, repeat(out), repeat(target), repeat(max_candidates))):
+        for L, pairs in zip(layers, pool.map(_problem_pairs, layers, repeat(out), repeat(target), repeat(max_candidates),
+                                                   repeat(kernel))):
             entries += pairs
             done.append(L)
             print(f"{L.name:24s} {len(pairs)} schedule(s) {sum(e['ok'] for e in entries)}/{len(entries)} "
@@ -231,6 +256,7 @@ def main(argv=None) -> int:
     p.add_argument("--target", default="sm_90a", help="convc target (default sm_90a)")
     p.add_argument("--max-candidates", type=int, default=6, help="schedules per problem at most (default first)")
     p.add_argument("--jobs", type=int, default=1, help="prepare: compiles at once (default 1)")
+    p.add_argument("--kernel", help="prepare: only problems with candidates of this kernel family, only those")
     p.add_argument("--results", action="append",
                    help="shrink: the GPU check JSON of --bundle; summarize: a GPU check JSON or its --rows JSONL (repeatable)")
     p.add_argument("--bundle", action="append", help="shrink/summarize: the bundle those results are of (repeatable)")
@@ -255,7 +281,9 @@ def main(argv=None) -> int:
             return 0
         if not args.out:
             p.error("--out is required")
-        m = prepare(draw(args.seed, args.count), args.out, args.target, args.max_candidates, args.seed, args.jobs)
+        layers = (draw_for_kernel(args.seed, args.count, args.kernel, args.target) if args.kernel
+                  else draw(args.seed, args.count))
+        m = prepare(layers, args.out, args.target, args.max_candidates, args.seed, args.jobs, args.kernel)
     except (OSError, ValueError, KeyError, StopIteration) as e:
         print(f"convc-fuzz: error: {e}", file=sys.stderr)
         return 1

@@ -18,7 +18,7 @@ from ..schedule import Kernel, Schedule
 from ..target import Target
 from ..tuning import knobs_of
 from .common import PlanError, cdiv
-from .depthwise_mma import DEPTHWISE_MMA, mma_candidates
+from .depthwise_mma import DEPTHWISE_MMA, mma_candidates, small_grid_tile
 from .depthwise_tma import DEPTHWISE_TMA, prefers_tiles, tma_candidates
 from .direct_grouped import direct_candidates, plan_grouped
 from .registry import Declined, KernelFamily, register
@@ -85,17 +85,22 @@ def grouped_mma_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
 
 def plan_grouped_choice(p: ConvProblem, t: Target) -> Schedule:
     """Grouped convs: the tensor-core kernel where it applies, else the direct kernel, with the
-    tensor-core kernel's reason on NVIDIA targets. Depthwise convs: the direct kernel, or the
-    TMA tile kernel where the rule prefers it (prefers_tiles)."""
+    tensor-core kernel's reason on NVIDIA targets. Depthwise convs: the direct kernel, or, where
+    the rule prefers tiles (prefers_tiles: 7+ column windows on a small grid), the tensor-core
+    depthwise kernel with its small-grid tile (f16/bf16), else the TMA tile kernel."""
     if p.depthwise:
         s = plan_grouped(p, t)
         if not prefers_tiles(p, t, s):
             return s
-        tiled = DEPTHWISE_TMA.attempt(p, t)
-        if isinstance(tiled, Declined):
-            return dataclasses.replace(s, reason=f"{s.reason} (TMA tile kernel declined: {tiled})")
-        return dataclasses.replace(tiled, reason=f"{tiled.reason} (the direct kernel would run {s.grid[0]} "
-                                                 f"workgroups on {t.num_sms} SMs)")
+        why = []
+        small = None if DEPTHWISE_MMA.supports(p, t) else small_grid_tile(p, t)
+        for family, config in ((DEPTHWISE_MMA, dict(tile=small)), (DEPTHWISE_TMA, {})):
+            got = family.attempt(p, t, **config)
+            if not isinstance(got, Declined):
+                return dataclasses.replace(got, reason=f"{got.reason} (the direct kernel would run {s.grid[0]} "
+                                                       f"workgroups on {t.num_sms} SMs)")
+            why.append(f"{family.name} declined: {got}")
+        return dataclasses.replace(s, reason=f"{s.reason} ({'; '.join(why)})")
     got = GROUPED_MMA.attempt(p, t)
     if not isinstance(got, Declined):
         return got

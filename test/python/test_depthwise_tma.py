@@ -79,19 +79,23 @@ def test_wide_rows_split_into_column_tiles():
 
 
 def test_planner_routes():
-    """The rule: the tile kernel for 7-column windows whose direct grid is under one workgroup
-    per SM (batch 1), the direct kernel elsewhere; the tile kernel is a tuning candidate."""
+    """The rule: a tile kernel for 7-column windows whose direct grid is under one workgroup per
+    SM (batch 1): depthwise_mma for f16/bf16, this kernel for f32; the direct kernel elsewhere;
+    the tile kernels are tuning candidates."""
     for t in (SM90, SM100):
         s = plan_schedule_for(_p("convnext_dw7x7_56_b1"), t)
+        assert s.kernel == "depthwise_mma" and "workgroups on" in s.reason
+        s = plan_schedule_for(_p("convnext_dw7x7_56_b1", dtype="f32"), t)
         assert s.kernel == "depthwise_tma" and "workgroups on" in s.reason
-        assert s.config == depthwise_shape_config(_p("convnext_dw7x7_56_b1"))
+        assert s.config == depthwise_shape_config(_p("convnext_dw7x7_56_b1", dtype="f32"))
         for name in ("mbv2_dw3x3_56", "effnet_dw5x5_s2", "convnext_dw7x7_56", "mbv2_dw3x3_56_b1"):
             assert plan_schedule_for(_p(name), t).kernel == "direct_grouped"
             assert any(c.kernel == "depthwise_tma" for c in candidate_schedules(_p(name), t))
     assert plan_schedule_for(_p("convnext_dw7x7_56_b1"), get_target("gfx942")).kernel == "direct_grouped"
     assert plan_schedule_for(_p("convnext_dw7x7_56_b1", F=192), SM90).kernel == "direct_grouped"
     odd = plan_schedule_for(_p("convnext_dw7x7_56_b1", C=36, F=36, groups=36), SM90)
-    assert odd.kernel == "direct_grouped" and "TMA tile kernel declined" in odd.reason and "16 bytes" in odd.reason
+    assert odd.kernel == "direct_grouped" and "depthwise_tma declined" in odd.reason and "16 bytes" in odd.reason
+    assert "depthwise_mma declined" in odd.reason and "multiple of 8" in odd.reason
     assert plan_schedule_for(_p("resnext_g3x3_s1"), SM90).kernel == "grouped_mma"
 
 
@@ -112,11 +116,12 @@ def test_schedule_agrees_with_layout():
 
 
 def test_candidates_are_distinct_and_start_with_the_default():
-    for name in ("convnext_dw7x7_56", "convnext_dw7x7_56_b1"):
-        p = _p(name)
+    for name, first in (("convnext_dw7x7_56", "direct_grouped"), ("convnext_dw7x7_56_b1", "depthwise_mma"),
+                        ("convnext_dw7x7_56_b1_f32", "depthwise_tma")):
+        p = _p(name) if not name.endswith("_f32") else _p(name[:-4], dtype="f32")
         cands = candidate_schedules(p, SM90)
-        assert cands[0] == plan_schedule_for(p, SM90)
-        assert {cands[0].kernel, cands[1].kernel} == {"direct_grouped", "depthwise_tma"}
+        assert cands[0] == plan_schedule_for(p, SM90) and cands[0].kernel == first
+        assert {s.kernel for s in cands} >= {"direct_grouped", "depthwise_tma"}
         assert len({knobs_of(s) for s in cands}) == len(cands)
     shape = depthwise_shape(_p("convnext_dw7x7_56_b1"))
     assert (shape.pixels, shape.threads, shape.stages, shape.channels, shape.rows) == (4, 128, 2, 32, 2)
@@ -212,7 +217,9 @@ def _ptx(layer, arch, tmp_path, candidate=None):
 
 
 def test_emitted_code(tmp_path):
-    text = open(_ptx(LAYERS["convnext_dw7x7_56_b1"], "sm_90a", tmp_path)).read()
+    first_tma = next(i for i, s in enumerate(candidate_schedules(_p("convnext_dw7x7_56_b1"), SM90))
+                     if s.kernel == "depthwise_tma")
+    text = open(_ptx(LAYERS["convnext_dw7x7_56_b1"], "sm_90a", tmp_path, first_tma)).read()
     # one 4-D box per tile (84 tiles on 84 CTAs: LLVM drops the second slot's fill and the refill)
     assert text.count("cp.async.bulk.tensor.4d") >= 1
     assert "mbarrier.try_wait.parity" in text

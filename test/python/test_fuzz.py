@@ -24,3 +24,21 @@ def test_fuzz_bundle_records_seed_and_distribution(tmp_path):
     assert set(m["distribution"]) >= {"dtype", "epilogue", "kind", "stride", "dilation", "one_pixel_output"}
     assert all("layer" in e and "vmfb" in e for e in m["layers"])
     assert [L.name for L in draw(3, 4)] == [L.name for L in draw(3, 4)]       # seeded
+
+
+def test_kernel_aimed_draws_compile_only_that_kernel(tmp_path):
+    """--kernel: every drawn problem has candidates of the family, and only those are compiled
+    (their indices into the planner's candidate list, as convc-tune numbers them)."""
+    from convc.passes.plan import candidate_schedules
+    from convc.passes.target import get_target
+    from convc.tools.fuzz import draw_for_kernel
+    layers = draw_for_kernel(5, 3, "depthwise_mma", "sm_90a")
+    assert len(layers) == 3
+    for L in layers:
+        assert any(s.kernel == "depthwise_mma" for s in candidate_schedules(L.expected_problem(), get_target("sm_90a")))
+    out = tmp_path / "bundle"
+    assert fuzz_main(["prepare", "--seed", "5", "--count", "1", "--kernel", "depthwise_mma", "--max-candidates", "2",
+                      "--out", str(out)]) == 0
+    m = json.loads((out / "manifest.json").read_text())
+    assert m["kernel"] == "depthwise_mma" and m["problems"] == 1 and 1 <= m["pairs"] <= 2
+    assert all(e["schedule"]["kernel"] == "depthwise_mma" for e in m["layers"])

@@ -50,3 +50,24 @@ def assert_right_on_cpu(tmp_path, layer: Layer, f32_tol: float = 1e-4, seed: int
 def run_cli(*args, check=False):
     """Runs a console script the way a user does; returns CompletedProcess."""
     return subprocess.run(list(args), capture_output=True, text=True, check=check)
+
+
+def grouped_conv_reference(p, x, w):
+    """Grouped (and depthwise) conv in float64, independent of every kernel: x [N, H, W, C], w in
+    the problem's filter layout ([F, R, S, C/G]; hwcf: [R, S, C/G, F]; hwf, depthwise: [R, S, C])."""
+    cg, fg = p.C // p.groups, p.F // p.groups
+    if p.filter_layout == "hwcf":
+        w = w.reshape(p.R, p.S, cg, p.F).transpose(3, 0, 1, 2)         # -> [F, R, S, cg]
+    elif p.filter_layout == "hwf":
+        w = w.reshape(p.R, p.S, p.F).transpose(2, 0, 1)[..., None]      # -> [F, R, S, 1]
+    w = w.reshape(p.F, p.R, p.S, cg)
+    t, l, b, r = p.pad
+    xp = np.pad(x, ((0, 0), (t, b), (l, r), (0, 0)))
+    out = np.zeros((x.shape[0], p.Ho, p.Wo, p.F))
+    for ry in range(p.R):
+        for sx in range(p.S):
+            h0, w0 = ry * p.dilation[0], sx * p.dilation[1]
+            win = xp[:, h0:h0 + (p.Ho - 1) * p.stride[0] + 1:p.stride[0], w0:w0 + (p.Wo - 1) * p.stride[1] + 1:p.stride[1], :]
+            for gi in range(p.groups):
+                out[..., gi * fg:(gi + 1) * fg] += win[..., gi * cg:(gi + 1) * cg] @ w[gi * fg:(gi + 1) * fg, ry, sx, :].T
+    return out

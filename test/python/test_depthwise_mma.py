@@ -10,7 +10,7 @@ lower/nvidia/depthwise_mma.py) without a GPU.
   TMA box with zero fill, the ldmatrix.trans transposition into planes, the bands, per warp
   and channel ldmatrix.x4 A fragments x B pairs as m16n8k16 products, the accumulators into
   the slots, the epilogue's read-back; against an independent float64 conv on random shapes
-  (strides, dilations, asymmetric pads, odd sizes, partial tiles and channel blocks).
+  (strides, dilations, asymmetric pads, odd sizes, partial tiles and channel blocks), conftest's.
 - Planning: candidates on sm_90a and sm_100a, schedule agrees with the layout, descriptor
   scratch per CTA; emitted code (mma.sync per fragment, ldmatrix.trans, one 4-D TMA per tile)
   and ptxas for sm_90a/sm_100a on the candidates of three layers, no spills.
@@ -25,7 +25,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from conftest import compile_layer
+from conftest import compile_layer, grouped_conv_reference
 from convc.passes.kernels.common import PlanError
 from convc.passes.kernels.depthwise_mma import mma_candidates, plan_depthwise_mma, supports
 from convc.passes.lower.nvidia.depthwise_mma import geometry_of
@@ -48,19 +48,6 @@ def _layer(name, **kw):
 
 def _p(name, **kw):
     return _layer(name, **kw).expected_problem()
-
-
-def conv_reference(x, w, p):
-    """Depthwise conv in float64: x [N, H, W, C], w [R, S, C]."""
-    pt, pl, pb, pr = p.pad
-    xp = np.pad(x, ((0, 0), (pt, pb), (pl, pr), (0, 0)))
-    out = np.zeros((x.shape[0], p.Ho, p.Wo, p.C))
-    for r in range(p.R):
-        for s in range(p.S):
-            h0, w0 = r * p.dilation[0], s * p.dilation[1]
-            out += xp[:, h0:h0 + p.stride[0] * (p.Ho - 1) + 1:p.stride[0],
-                      w0:w0 + p.stride[1] * (p.Wo - 1) + 1:p.stride[1], :] * w[r, s]
-    return out
 
 
 def _mma(A, B):
@@ -202,7 +189,7 @@ def test_model_matches_the_conv(seed):
             break
     x = rng.standard_normal((p.N, p.H, p.W, p.C))
     w = rng.standard_normal((p.R, p.S, p.C))
-    ref = conv_reference(x, w, p)
+    ref = grouped_conv_reference(p, x, w)
     for s in (cands[0], cands[-1]):
         got = model(p, geometry_of(p, s), x, w)
         assert not np.isnan(got).any(), f"{s.describe()} leaves outputs unwritten"

@@ -23,7 +23,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from conftest import compile_layer
+from conftest import compile_layer, grouped_conv_reference
 from convc.passes.kernels.common import PlanError
 from convc.passes.kernels.depthwise_tma import (CTA_SMEM_RESERVE, SM_SMEM, TileShape, depthwise_shape,
                                                 plan_depthwise_tma, supports, tma_candidates)
@@ -129,19 +129,6 @@ def test_candidates_are_distinct_and_start_with_the_default():
     assert plan_depthwise_tma(_p("mbv2_dw3x3_56", dtype="bf16"), SM90).config.accumulate == "f32"
 
 
-def _conv_reference(x, w, p):
-    """Depthwise conv in float64: x [N, H, W, C], w [R, S, C]."""
-    pt, pl, pb, pr = p.pad
-    xp = np.pad(x, ((0, 0), (pt, pb), (pl, pr), (0, 0)))
-    out = np.zeros((p.N, p.Ho, p.Wo, p.C))
-    for r in range(p.R):
-        for s in range(p.S):
-            h0, w0 = r * p.dilation[0], s * p.dilation[1]
-            out += xp[:, h0:h0 + p.stride[0] * (p.Ho - 1) + 1:p.stride[0],
-                      w0:w0 + p.stride[1] * (p.Wo - 1) + 1:p.stride[1], :] * w[r, s]
-    return out
-
-
 def _walk(p, s, x, w):
     """The kernel's tile walk and index algebra (depthwise_tma.py) in numpy; NaN where no item
     wrote an output, and an assertion where two did."""
@@ -202,7 +189,7 @@ def test_tile_walk_covers_every_output_once(seed):
     assert cands
     x = rng.standard_normal((p.N, p.H, p.W, p.C))
     w = rng.standard_normal((p.R, p.S, p.C))
-    ref = _conv_reference(x, w, p)
+    ref = grouped_conv_reference(p, x, w)
     for s in (cands[0], cands[-1], min(cands, key=lambda s: s.config.rows)):
         got = _walk(p, s, x, w)
         assert not np.isnan(got).any(), f"{s.describe()} leaves outputs unwritten"

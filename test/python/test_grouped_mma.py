@@ -20,6 +20,7 @@ import subprocess
 import numpy as np
 import pytest
 
+from conftest import grouped_conv_reference
 from convc.passes.kernels.grouped_mma import plan_grouped_mma
 from convc.passes.lower.common.int_ops import NumpyOps
 from convc.passes.lower.nvidia.grouped_mma import geometry_of
@@ -35,26 +36,6 @@ SM90 = get_target("sm_90a")
 OPS = NumpyOps()
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "..", "tools", "data")
-
-
-def _reference(p: ConvProblem, x, w):
-    """Grouped conv in float64: x [N, H, W, C], w in the problem's filter layout."""
-    cg, fg = p.C // p.groups, p.F // p.groups
-    if p.filter_layout == "hwcf":
-        w = w.reshape(p.R, p.S, cg, p.F).transpose(3, 0, 1, 2)         # -> [F, R, S, cg]
-    w = w.reshape(p.F, p.R, p.S, cg)
-    t, l, b, r = p.pad
-    xp = np.pad(x, ((0, 0), (t, b), (l, r), (0, 0)))
-    out = np.zeros((p.N, p.Ho, p.Wo, p.F))
-    for ry in range(p.R):
-        for sx in range(p.S):
-            h0, w0 = ry * p.dilation[0], sx * p.dilation[1]
-            win = xp[:, h0:h0 + (p.Ho - 1) * p.stride[0] + 1:p.stride[0], w0:w0 + (p.Wo - 1) * p.stride[1] + 1:p.stride[1], :]
-            for gi in range(p.groups):
-                xs = win[..., gi * cg:(gi + 1) * cg]
-                ws = w[gi * fg:(gi + 1) * fg, ry, sx, :]                  # [fg, cg]
-                out[..., gi * fg:(gi + 1) * fg] += xs @ ws.T
-    return out
 
 
 def _model(p: ConvProblem, s, x, w):
@@ -168,7 +149,7 @@ def test_index_model_matches_reference(case):
     rng = np.random.default_rng(case)
     x = rng.standard_normal((p.N, p.H, p.W, p.C))
     w = rng.standard_normal(p.R * p.S * p.C // p.groups * p.F)
-    np.testing.assert_allclose(_model(p, s, x, w), _reference(p, x, w), rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(_model(p, s, x, w), grouped_conv_reference(p, x, w), rtol=1e-9, atol=1e-9)
 
 
 @pytest.mark.parametrize("name", ["resnext_g3x3_s3", "shufflenet_g1x1_g3", "shufflenet_g1x1_g8"])
@@ -180,7 +161,7 @@ def test_index_model_on_benchmark_layers(name):
     rng = np.random.default_rng(1)
     x = rng.standard_normal((p.N, p.H, p.W, p.C))
     w = rng.standard_normal(p.R * p.S * p.C // p.groups * p.F)
-    np.testing.assert_allclose(_model(p, s, x, w), _reference(p, x, w), rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(_model(p, s, x, w), grouped_conv_reference(p, x, w), rtol=1e-9, atol=1e-9)
 
 
 def test_planner_takes_tensor_cores_for_grouped_16bit():

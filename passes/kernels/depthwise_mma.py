@@ -42,6 +42,8 @@ class MmaTile:
 def supports(p: ConvProblem, t: Target) -> str | None:
     if not (t.backend == "nvidia" and t.has_tma):
         return f"{t.arch} has no TMA"
+    if p.dynamic_batch:
+        return "batch read at run time (the tile walk and its tensor map are sized at compile time)"
     try:
         depthwise_mma_geometry(p, 8, 16, 8, 1)
     except (DepthwiseMmaUnsupported, tensormap.TensorMapError) as why:
@@ -128,8 +130,7 @@ def plan_depthwise_mma(p: ConvProblem, t: Target, tile: MmaTile | None = None) -
         raise PlanError(f"tile {tile} needs {g.smem_bytes} B of shared memory, {g.accumulators} accumulators")
     ctas = max(1, min(SM_SMEM // (g.smem_bytes + CTA_SMEM_RESERVE), SM_THREADS // g.threads, MAX_CTAS,
                       SM_REGISTERS // (g.threads * registers(g))))
-    slots = cdiv(ctas * t.num_sms, g.channel_blocks)
-    gy = max(1, slots if p.dynamic_batch else min(p.N * g.tiles_per_image, slots))
+    gy = max(1, min(p.N * g.tiles_per_image, cdiv(ctas * t.num_sms, g.channel_blocks)))
     if g.channel_blocks > 2**31 - 1 or gy > 65535:
         raise PlanError("too many workgroups")
     return Schedule(kernel=Kernel.DEPTHWISE_MMA, target=t.arch, block_m=g.rows * g.cols, block_n=g.channels,
@@ -137,8 +138,7 @@ def plan_depthwise_mma(p: ConvProblem, t: Target, tile: MmaTile | None = None) -
                     smem_bytes=g.smem_bytes, config=DepthwiseMmaConfig(g.channels, g.rows, g.cols, ctas),
                     scratch_bytes=g.channel_blocks * gy * depthwise_mma.DESCRIPTORS * tensormap.DESCRIPTOR_BYTES,
                     reason=(f"depthwise on tensor cores (banded filter rows on mma.sync m16n8k16, f32 "
-                            f"accumulation): {g.describe()}, {ctas} CTAs per SM, each on one channel block"
-                            + (", batch read at run time" if p.dynamic_batch else "")))
+                            f"accumulation): {g.describe()}, {ctas} CTAs per SM, each on one channel block"))
 
 
 def mma_candidates(p: ConvProblem, t: Target) -> list[Schedule]:

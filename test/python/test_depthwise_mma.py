@@ -31,7 +31,7 @@ from convc.passes.kernels.depthwise_mma import mma_candidates, plan_depthwise_mm
 from convc.passes.lower.nvidia.depthwise_mma import geometry_of
 from convc.passes.lower.nvidia.depthwise_mma_geometry import (VEC, DepthwiseMmaUnsupported,
                                                               depthwise_mma_geometry)
-from convc.passes.plan import candidate_schedules
+from convc.passes.plan import candidate_schedules, plan_schedule_for
 from convc.passes.target import get_target
 from convc.tools.layers import load_suite
 from convc.tools.sm100_table import find_cuda_tool
@@ -260,10 +260,12 @@ def test_schedules_agree_with_the_layout():
             assert any(c.kernel == "depthwise_mma" for c in candidate_schedules(p, t))
 
 
-def test_dynamic_batch_fills_the_machine():
-    p = dataclasses.replace(_p("convnext_dw7x7_56"), batch_constant=0)
-    s = plan_depthwise_mma(p, SM90)
-    assert "batch read at run time" in s.reason and s.grid[0] * s.grid[1] >= SM90.num_sms
+def test_dynamic_batch_stays_on_the_direct_kernel():
+    """A batch read at run time: the kernel declines (its tile walk and tensor map are sized at
+    compile time), and the small-grid rule does not apply (the grid is unknown)."""
+    p = dataclasses.replace(_p("convnext_dw7x7_56_b1"), batch_constant=0)
+    assert "batch read at run time" in supports(p, SM90) and mma_candidates(p, SM90) == []
+    assert plan_schedule_for(p, SM90).kernel == "direct_grouped"
 
 
 def _ptx(layer, arch, tmp_path, candidate=None):

@@ -38,7 +38,7 @@ from ..common.epilogue import apply_and_store, load_operands
 from .depthwise_mma_geometry import VEC, DepthwiseMmaGeometry, depthwise_mma_geometry, input_map_args
 from . import tensormap as tm
 from .primitives import I32, I64, index_to, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_init_fence, mbarrier_wait, tma_load
-from .tma_loader import descriptor_slots, publish_descriptors, store_descriptors
+from .tma_loader import descriptor_slots, write_descriptors
 from .sm80_ops import ldmatrix, mma_m16n8k16, warp_sync
 from .smem import SharedBlock
 
@@ -79,16 +79,13 @@ class DepthwiseMma:
         y = hal_d.InterfaceWorkgroupIDOp(1).result
         self.c0 = e.mul(cb, g.channels)
         self.bar = self.smem.at(g.barrier_offset)
-        batch = getattr(memrefs, "batch", None)
-        total = e.mul(p.N if batch is None else batch, g.tiles_per_image)
+        total = p.N * g.tiles_per_image
         gy = s.grid[1]
         count = e.div(e.add(e.sub(total, y), gy - 1), gy)          # y < total: the grid is no larger
         self.desc = descriptor_slots(e.add(cb, e.mul(y, s.grid[0])), memrefs[-1], DESCRIPTORS)[0]
         issuer = e.cmp("eq", self.tid, 0)
         with e.if_(issuer):
-            store_descriptors([tm.encode_tiled(input_map_args(p, g))], [self.desc], [memrefs[p.input]],
-                              None if batch is None else [{3: batch}])
-            publish_descriptors([self.desc])
+            write_descriptors([tm.encode_tiled(input_map_args(p, g))], [self.desc], [memrefs[p.input]])
             mbarrier_init(self.bar, 1)
             mbarrier_init_fence()
         self._load_filter()

@@ -180,20 +180,23 @@ class DepthwiseMma:
         dst_lane = e.add(e.mul(e.div(self.lane, 4), g.slot_bytes // 4), e.rem(self.lane, 4))
         raw = self.smem.at(g.raw_offset)
 
-        def source(m):          # byte offset in raw of matrix m's row 0 (m: int or index value)
-            grp, chunk = g.matrix(_Ix(e, m) if not isinstance(m, int) else m)
-            return g.matrix_source(grp, chunk) * eb if isinstance(m, int) else e.mul(g.matrix_source(grp, chunk).v, eb)
+        def source(m):
+            """Byte offset in raw of matrix m's row 0 (m: an int, or an index value)."""
+            if isinstance(m, int):
+                return g.matrix_source(*g.matrix(m)) * eb
+            return e.mul(g.matrix_source(*g.matrix(_Ix(e, m))).v, eb)
 
         def target(m):
-            grp, chunk = g.matrix(_Ix(e, m) if not isinstance(m, int) else m)
-            return g.matrix_target(grp, chunk) if isinstance(m, int) else g.matrix_target(grp, chunk).v
+            """Word index in the slots of matrix m's first column pair."""
+            if isinstance(m, int):
+                return g.matrix_target(*g.matrix(m))
+            return g.matrix_target(*g.matrix(_Ix(e, m))).v
 
-        # matrix 4u + k of unit u = warp + k' * warps: with chunks | 4, linear in u
+        # matrix 4u + k of unit u = warp + k' * warps: with chunks | 4, linear in u (source(0) = 0)
         first = e.mul(self.warp, 4)
         lane_m = e.div(self.lane, 8)
-        src_base = e.add(e.add(e.mul(self.warp, source(4) - source(0)), source_lane := e.mul(
-            e.add(e.mul(e.div(lane_m, chunks), 8 * g.channels), e.mul(e.rem(lane_m, chunks), VEC)), eb)), src_lane)
-        dst_base = e.add(e.mul(self.warp, target(4) - target(0)), dst_lane)
+        src_base = e.add(e.add(e.mul(self.warp, source(4)), source(lane_m)), src_lane)
+        dst_base = e.add(e.mul(self.warp, target(4)), dst_lane)
         fast = 4 % chunks == 0
         for k0 in range(0, rounds, TRANSPOSE_BATCH):
             # every ldmatrix of the batch before its stores (raw and planes share memory: a

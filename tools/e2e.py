@@ -50,6 +50,9 @@ CASES = [
     Case("mobilenet_v2_b1", "mobilenet_v2", (1, 3, 224, 224)),
     Case("mobilenet_v2_dyn_b1", "mobilenet_v2", (1, 3, 224, 224), dynamic="mobilenet_v2_dyn"),
     Case("mobilenet_v2_dyn_b16", "mobilenet_v2", (16, 3, 224, 224), dynamic="mobilenet_v2_dyn"),
+    # 7x7 depthwise convs: batch 32 (direct_grouped), batch 1 (the 56 px ones on depthwise_mma)
+    Case("convnext_tiny_b32", "convnext_tiny", (32, 3, 224, 224)),
+    Case("convnext_tiny_b1", "convnext_tiny", (1, 3, 224, 224)),
 ]
 
 

@@ -5,6 +5,10 @@
   strictly; the device script checks that), for exporting where torchvision is absent.
 - `mobilenet_v2()`: torchvision's MobileNetV2 (width 1.0) written out with its module names:
   inverted residuals of 1x1 expand, 3x3 depthwise and 1x1 project convs with BatchNorm and ReLU6.
+- `convnext_tiny()`: torchvision's ConvNeXt-T written out with its module names: a 4x4 stride-4
+  stem, blocks of a 7x7 depthwise conv (with bias), LayerNorm and a Linear-GELU-Linear MLP in
+  channels-last, a per-channel layer scale and the residual, 2x2 stride-2 downsampling convs
+  after a LayerNorm (stochastic depth is the identity in eval mode).
 - `vae_decoder()`: a VAE-decoder-like stack of 3x3 convs at 512 -> 256 channels, 64 -> 256 px
   (GroupNorm-free: conv + SiLU blocks with residual adds and nearest upsampling).
 - `synthetic_weights(shapes, seed)`: deterministic weights per state_dict key (numpy, so the
@@ -155,7 +159,60 @@ def mobilenet_v2() -> nn.Module:
     return MobileNetV2()
 
 
-MODELS = {"resnet50": resnet50, "vae_decoder": vae_decoder, "mobilenet_v2": mobilenet_v2}
+class LayerNorm2d(nn.LayerNorm):
+    """torchvision's: LayerNorm over the channels of an NCHW tensor."""
+
+    def forward(self, x):
+        x = x.permute(0, 2, 3, 1)
+        x = nn.functional.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
+        return x.permute(0, 3, 1, 2)
+
+
+class _Permute(nn.Module):
+    def __init__(self, dims):
+        super().__init__()
+        self.dims = dims
+
+    def forward(self, x):
+        return torch.permute(x, self.dims)
+
+
+class CNBlock(nn.Module):
+    def __init__(self, dim: int, layer_scale: float = 1e-6):
+        super().__init__()
+        self.block = nn.Sequential(nn.Conv2d(dim, dim, 7, padding=3, groups=dim, bias=True), _Permute([0, 2, 3, 1]),
+                                   nn.LayerNorm(dim, eps=1e-6), nn.Linear(dim, 4 * dim), nn.GELU(),
+                                   nn.Linear(4 * dim, dim), _Permute([0, 3, 1, 2]))
+        self.layer_scale = nn.Parameter(torch.ones(dim, 1, 1) * layer_scale)
+
+    def forward(self, x):
+        return self.layer_scale * self.block(x) + x
+
+
+class ConvNeXtTiny(nn.Module):
+    DEPTHS, DIMS = (3, 3, 9, 3), (96, 192, 384, 768)
+
+    def __init__(self, num_classes: int = 1000):
+        super().__init__()
+        layers = [nn.Sequential(nn.Conv2d(3, 96, 4, 4, bias=True), LayerNorm2d(96, eps=1e-6))]
+        for i, (depth, dim) in enumerate(zip(self.DEPTHS, self.DIMS)):
+            layers.append(nn.Sequential(*[CNBlock(dim) for _ in range(depth)]))
+            if i < 3:
+                layers.append(nn.Sequential(LayerNorm2d(dim, eps=1e-6), nn.Conv2d(dim, self.DIMS[i + 1], 2, 2)))
+        self.features = nn.Sequential(*layers)
+        self.avgpool = nn.AdaptiveAvgPool2d(1)
+        self.classifier = nn.Sequential(LayerNorm2d(768, eps=1e-6), nn.Flatten(1), nn.Linear(768, num_classes))
+
+    def forward(self, x):
+        return self.classifier(self.avgpool(self.features(x)))
+
+
+def convnext_tiny() -> nn.Module:
+    return ConvNeXtTiny()
+
+
+MODELS = {"resnet50": resnet50, "vae_decoder": vae_decoder, "mobilenet_v2": mobilenet_v2,
+          "convnext_tiny": convnext_tiny}
 
 
 def synthetic_weights(shapes: dict, seed: int = 0) -> dict:
@@ -167,6 +224,8 @@ def synthetic_weights(shapes: dict, seed: int = 0) -> dict:
         if leaf == "weight" and len(shape) >= 2:
             fan_in = int(np.prod(shape[1:]))
             w = rng.standard_normal(shape) * np.sqrt(1.0 / fan_in)
+        elif leaf == "layer_scale":                 # ConvNeXt's per-channel residual-branch scale
+            w = rng.uniform(0.1, 0.5, shape)
         elif leaf == "running_var":
             w = rng.uniform(0.8, 1.2, shape)
         elif leaf == "weight":                      # BatchNorm scale

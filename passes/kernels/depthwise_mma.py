@@ -28,6 +28,7 @@ MAX_CTAS = 8                 # co-resident CTAs considered
 MAX_ACCUMULATORS = 64        # f32 accumulators per thread (one channel's fragments)
 MAX_SMEM = 64 * 1024         # per CTA: at least 3 CTAs share an SM
 TILE_COST = 512              # a tile's fixed cost (barriers, filter rows, addresses) in staged elements
+SMALL_GRID_CTAS = 2          # the small-grid rule's bound on CTAs per SM (small_grid_tile)
 
 
 @dataclass(frozen=True)
@@ -98,9 +99,12 @@ def tiles(p: ConvProblem, t: Target) -> list[MmaTile]:
 
 
 def small_grid_tile(p: ConvProblem, t: Target) -> MmaTile | None:
-    """The tile for a small problem (batch 1): 8 warps, the most CTAs up to one per SM (then
-    the cheaper by _cost). Measured on an H200 (ConvNeXt 7x7 at 56 px, batch 1): 96 CTAs of
-    16x32 pixels x 8 channels 4.1 us, 48 CTAs of 16x56 5.0 us, 168 CTAs of 16x8 4.3-4.6 us."""
+    """The tile for a small problem (the planner's small-grid rule): 8 warps, the most CTAs up
+    to one per SM (then the cheaper by _cost), else the fewest; None when that still takes more
+    than SMALL_GRID_CTAS CTAs per SM. Measured on an H200: ConvNeXt 7x7 at 56 px, batch 1: 96
+    CTAs of 16x32 pixels x 8 channels 4.1 us, 48 of 16x56 5.0 us, 168 of 16x8 4.3-4.6 us; at 7 px,
+    batch 16 (768 CTAs) 9.0 us and at 14 px, batch 8 (384) 7.5 us, where the direct kernel takes
+    6.0 and 5.9, while 192 CTAs (14 px, batch 4) still won, 4.8 against 5.6 us."""
     best = None
     for tile in tiles(p, t):
         if tile.warps != 8:
@@ -109,8 +113,10 @@ def small_grid_tile(p: ConvProblem, t: Target) -> MmaTile | None:
         ctas = p.N * g.tiles_per_image * g.channel_blocks
         key = (ctas <= t.num_sms, ctas if ctas <= t.num_sms else -ctas)
         if best is None or key > best[0]:
-            best = (key, tile)
-    return best[1] if best else None
+            best = (key, tile, ctas)
+    if best is None or best[2] > SMALL_GRID_CTAS * t.num_sms:
+        return None
+    return best[1]
 
 
 def plan_depthwise_mma(p: ConvProblem, t: Target, tile: MmaTile | None = None) -> Schedule:

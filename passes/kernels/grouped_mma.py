@@ -18,7 +18,7 @@ from ..schedule import Kernel, Schedule
 from ..target import Target
 from ..tuning import knobs_of
 from .common import PlanError, cdiv
-from .depthwise_mma import DEPTHWISE_MMA, mma_candidates, small_grid_tile
+from .depthwise_mma import DEPTHWISE_MMA, SMALL_GRID_CTAS, mma_candidates, small_grid_tile
 from .depthwise_tma import DEPTHWISE_TMA, prefers_tiles, tma_candidates
 from .direct_grouped import direct_candidates, plan_grouped
 from .registry import Declined, KernelFamily, register
@@ -87,20 +87,26 @@ def plan_grouped_choice(p: ConvProblem, t: Target) -> Schedule:
     """Grouped convs: the tensor-core kernel where it applies, else the direct kernel, with the
     tensor-core kernel's reason on NVIDIA targets. Depthwise convs: the direct kernel, or, where
     the rule prefers tiles (prefers_tiles: 7+ column windows on a small grid), the tensor-core
-    depthwise kernel with its small-grid tile (f16/bf16), else the TMA tile kernel."""
+    depthwise kernel with its small-grid tile for f16/bf16 (the direct kernel when that tile
+    would take more than SMALL_GRID_CTAS CTAs per SM), else the TMA tile kernel."""
     if p.depthwise:
         s = plan_grouped(p, t)
         if not prefers_tiles(p, t, s):
             return s
-        why = []
-        small = None if DEPTHWISE_MMA.supports(p, t) else small_grid_tile(p, t)
-        for family, config in ((DEPTHWISE_MMA, dict(tile=small)), (DEPTHWISE_TMA, {})):
-            got = family.attempt(p, t, **config)
-            if not isinstance(got, Declined):
-                return dataclasses.replace(got, reason=f"{got.reason} (the direct kernel would run {s.grid[0]} "
-                                                       f"workgroups on {t.num_sms} SMs)")
-            why.append(f"{family.name} declined: {got}")
-        return dataclasses.replace(s, reason=f"{s.reason} ({'; '.join(why)})")
+        mma_why = DEPTHWISE_MMA.supports(p, t)
+        if mma_why is None:             # f16/bf16: the tensor-core kernel, unless its grid is too big
+            small = small_grid_tile(p, t)
+            if small is None:
+                return dataclasses.replace(s, reason=f"{s.reason} (depthwise_mma's small-grid tile would take more "
+                                                     f"than {SMALL_GRID_CTAS} CTAs per SM)")
+            got = DEPTHWISE_MMA.attempt(p, t, tile=small)
+        else:                           # f32 and what the tensor-core kernel declines: the TMA tile kernel
+            got = DEPTHWISE_TMA.attempt(p, t)
+        if isinstance(got, Declined):
+            return dataclasses.replace(s, reason=f"{s.reason} (depthwise_mma declined: {mma_why or got}; "
+                                                 f"depthwise_tma declined: {DEPTHWISE_TMA.attempt(p, t)})")
+        return dataclasses.replace(got, reason=f"{got.reason} (the direct kernel would run {s.grid[0]} "
+                                               f"workgroups on {t.num_sms} SMs)")
     got = GROUPED_MMA.attempt(p, t)
     if not isinstance(got, Declined):
         return got

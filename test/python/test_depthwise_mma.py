@@ -304,3 +304,26 @@ def test_ptxas_candidates(tmp_path, arch):
             res = subprocess.run([PTXAS, f"-arch={arch}", "-v", path, "-o", os.devnull], capture_output=True, text=True)
             assert res.returncode == 0, res.stderr[-2000:]
             assert not re.search(r"[1-9][0-9]* bytes spill stores", res.stderr), res.stderr[-2000:]
+
+
+def test_small_grid_rule():
+    """7+ column windows on a small grid take this kernel with its small-grid tile (8 warps,
+    the most CTAs up to one per SM), unless that tile takes more than 2 CTAs per SM (then the
+    direct kernel: measured faster there), and 3x3 windows never do."""
+    for hw, c, n, kernel in ((56, 96, 1, "depthwise_mma"), (56, 96, 2, "depthwise_mma"), (14, 384, 4, "depthwise_mma"),
+                             (14, 384, 8, "direct_grouped"), (7, 768, 16, "direct_grouped"), (56, 96, 32, "direct_grouped")):
+        p = _p("convnext_dw7x7_56_b1", N=n, H=hw, W=hw, C=c, F=c, groups=c)
+        s = plan_schedule_for(p, SM90)
+        assert s.kernel == kernel, (hw, n, s.describe())
+        if kernel == "depthwise_mma":
+            g = geometry_of(p, s)
+            assert s.threads == 256 and s.config == small_grid_schedule(p).config
+            assert p.N * g.tiles_per_image * g.channel_blocks <= 2 * SM90.num_sms
+        elif n < 32:
+            assert "2 CTAs per SM" in s.reason
+    assert plan_schedule_for(_p("mbv2_dw3x3_56_b1"), SM90).kernel == "direct_grouped"
+
+
+def small_grid_schedule(p):
+    from convc.passes.kernels.depthwise_mma import small_grid_tile
+    return plan_depthwise_mma(p, SM90, small_grid_tile(p, SM90))

@@ -24,6 +24,18 @@ class PlanError(ValueError):
     pass
 
 
+def accepted(plan, p: ConvProblem, t, configs) -> list[Schedule]:
+    """The distinct schedules `plan(p, t, config)` gives for configs, in order, leaving out the
+    configs it declines (PlanError): a family's tuning candidates from its grid of knobs."""
+    out = []
+    for config in configs:
+        try:
+            out.append(plan(p, t, config))
+        except PlanError:
+            pass
+    return list(dict.fromkeys(out))
+
+
 SM90_SMEM_RESERVE = 1024        # barriers and alignment slack inside the one allocation
 
 

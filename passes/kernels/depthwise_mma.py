@@ -17,7 +17,7 @@ from ..lower.nvidia.depthwise_mma_geometry import (DepthwiseMmaGeometry, Depthwi
 from ..problem import ConvProblem
 from ..schedule import Kernel, Schedule
 from ..target import Target
-from .common import PlanError, cdiv
+from .common import PlanError, accepted, cdiv
 from .registry import KernelFamily, register
 
 SM_SMEM = 233_472            # shared memory per SM (sm_90a and sm_100a)
@@ -152,18 +152,14 @@ def mma_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
     channel block x rows x warps combination, cheapest first."""
     if supports(p, t):
         return []
-    out, seen = [], {}
+    picked, seen = [], {}
     small = small_grid_tile(p, t)
     for tile in ([small] if small else []) + tiles(p, t):
         key = (tile.channels, tile.rows, tile.warps)
         seen[key] = seen.get(key, 0) + 1
-        if seen[key] > 2:
-            continue
-        try:
-            out.append(plan_depthwise_mma(p, t, tile))
-        except PlanError:
-            pass
-    return list(dict.fromkeys(out))
+        if seen[key] <= 2:
+            picked.append(tile)
+    return accepted(plan_depthwise_mma, p, t, picked)
 
 
 DEPTHWISE_MMA = register(KernelFamily("depthwise_mma", (Kernel.DEPTHWISE_MMA,), supports, plan_depthwise_mma,

@@ -12,7 +12,7 @@ from ..lower.nvidia import depthwise_tma, tensormap
 from ..problem import DTYPE_BYTES, ConvProblem
 from ..schedule import Kernel, Schedule
 from ..target import Target
-from .common import PlanError, cdiv
+from .common import PlanError, accepted, cdiv
 from .registry import KernelFamily, register
 
 SM_SMEM = 233_472            # shared memory per SM (sm_90a and sm_100a)
@@ -163,13 +163,7 @@ def tma_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
                     shapes.append(tile_shape(p, cb, px, kib * 1024, threads))
                     # one slot per CTA, as many CTAs as fit, registers capped at >= 72 per thread
                     shapes.append(tile_shape(p, cb, px, kib * 1024, threads, 1, SM_REGISTERS // (threads * 72)))
-    out = []
-    for shape in shapes:
-        try:
-            out.append(plan_depthwise_tma(p, t, shape))
-        except PlanError:
-            pass
-    return list(dict.fromkeys(out))
+    return accepted(plan_depthwise_tma, p, t, shapes)
 
 
 DEPTHWISE_TMA = register(KernelFamily("depthwise_tma", (Kernel.DEPTHWISE_TMA,), supports, plan_depthwise_tma,

@@ -100,11 +100,12 @@ def plan_grouped_choice(p: ConvProblem, t: Target) -> Schedule:
                 return dataclasses.replace(s, reason=f"{s.reason} (depthwise_mma's small-grid tile would take more "
                                                      f"than {SMALL_GRID_CTAS} CTAs per SM)")
             got = DEPTHWISE_MMA.attempt(p, t, tile=small)
+            why = f"depthwise_mma declined: {got}"
         else:                           # f32 and what the tensor-core kernel declines: the TMA tile kernel
             got = DEPTHWISE_TMA.attempt(p, t)
+            why = f"depthwise_mma declined: {mma_why}; depthwise_tma declined: {got}"
         if isinstance(got, Declined):
-            return dataclasses.replace(s, reason=f"{s.reason} (depthwise_mma declined: {mma_why or got}; "
-                                                 f"depthwise_tma declined: {DEPTHWISE_TMA.attempt(p, t)})")
+            return dataclasses.replace(s, reason=f"{s.reason} ({why})")
         return dataclasses.replace(got, reason=f"{got.reason} (the direct kernel would run {s.grid[0]} "
                                                f"workgroups on {t.num_sms} SMs)")
     got = GROUPED_MMA.attempt(p, t)

@@ -27,7 +27,8 @@ import pytest
 
 from conftest import compile_layer, grouped_conv_reference
 from convc.passes.kernels.common import PlanError
-from convc.passes.kernels.depthwise_mma import mma_candidates, plan_depthwise_mma, supports
+from convc.passes.kernels.depthwise_mma import mma_candidates, plan_depthwise_mma, small_grid_tile, supports
+from convc.passes.lower.common.int_ops import NumpyOps
 from convc.passes.lower.nvidia.depthwise_mma import geometry_of
 from convc.passes.lower.nvidia.depthwise_mma_geometry import (VEC, DepthwiseMmaUnsupported,
                                                               depthwise_mma_geometry)
@@ -40,6 +41,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 LAYERS = {L.name: L for L in load_suite(os.path.join(HERE, "..", "..", "tools", "data", "depthwise_grouped.json"))}
 SM90, SM100 = get_target("sm_90a"), get_target("sm_100a")
 PTXAS = find_cuda_tool("ptxas")
+OPS = NumpyOps()          # the geometry's index functions on ints, as the kernel's IrOps builds them
 
 
 def _layer(name, **kw):
@@ -70,10 +72,10 @@ def model(p, g, x, w):
     eb = g.elem_bytes
     out = np.full((x.shape[0], p.Ho, p.Wo, p.C), np.nan)
     assert g.region_bytes <= g.raw_offset and g.raw_offset % 128 == 0
-    assert g.raw_offset + g.box_bytes <= g.taps_offset <= g.taps_index(g.channels, 0, 0, 0) * eb <= g.barrier_offset
+    assert g.raw_offset + g.box_bytes <= g.taps_offset <= g.taps_index(OPS, g.channels, 0, 0, 0) * eb <= g.barrier_offset
     assert g.barrier_offset + 8 <= g.smem_bytes
     assert (g.slot_bytes // 16) % 2 == 1 and (g.pitch // 8) % 2 == 1 and g.read_cols == g.pitch
-    assert g.stage_index(g.channels - 1, g.rows - 1, g.stage_pitch - 1) < g.region_bytes // 4
+    assert g.stage_index(OPS, g.channels - 1, g.rows - 1, g.stage_pitch - 1) < g.region_bytes // 4
     assert g.plane <= g.slot_bytes // eb and g.R * g.S * g.channels <= g.region_bytes // eb
     slot = g.slot_bytes // eb
     for cb in range(g.channel_blocks):
@@ -82,15 +84,15 @@ def model(p, g, x, w):
         # the raw filter into the slot region, then the bands (compile-time tap table)
         for t in range(g.R * g.S):
             for c in range(g.channels):
-                smem[t * g.channels + c] = w.reshape(-1, p.C)[t, c0 + c] if c0 + c < p.C else 0.0
+                smem[g.filter_index(OPS, 0, t, c)] = w.reshape(-1, p.C)[t, c0 + c] if c0 + c < p.C else 0.0
         for c in range(g.channels):
             for r in range(g.R):
                 for copy in range(2):
                     for j in range(g.taps_len):
                         s = g.tap(j + g.taps_lo - copy)
-                        smem[g.taps_index(c, r, copy, j)] = 0.0 if s is None else smem[(r * g.S + s) * g.channels + c]
+                        smem[g.taps_index(OPS, c, r, copy, j)] = 0.0 if s is None else smem[g.filter_index(OPS, r, s, c)]
         for t in range(x.shape[0] * g.tiles_per_image):
-            n, oh0, ow0 = g.tile_origin(_IntOps, t)
+            n, oh0, ow0 = g.tile_origin(OPS, t)
             ih0, iw0 = oh0 * g.sh - g.pad_top, ow0 * g.sw - g.pad_left
             raw = g.raw_offset // eb          # the TMA box, zeros outside the image
             for row in range(g.in_rows):
@@ -103,14 +105,14 @@ def model(p, g, x, w):
             for u in range(-(-g.matrices // 4)):                  # ldmatrix.trans + 32-bit stores
                 rows_ = []
                 for L in range(32):
-                    grp, chunk = g.matrix(min(4 * u + L // 8, g.matrices - 1))
-                    a = raw + g.matrix_source(grp, chunk) + (L % 8) * g.channels
+                    grp, chunk = g.matrix(OPS, min(4 * u + L // 8, g.matrices - 1))
+                    a = raw + g.matrix_source(OPS, grp, chunk) + (L % 8) * g.channels
                     rows_.append(smem[a:a + 8])
                 for k in range(4):
-                    grp, chunk = g.matrix(min(4 * u + k, g.matrices - 1))
+                    grp, chunk = g.matrix(OPS, min(4 * u + k, g.matrices - 1))
                     m = np.array(rows_[8 * k:8 * k + 8])
                     for L in range(32):
-                        word = g.matrix_target(grp, chunk) + (L // 4) * (g.slot_bytes // 4) + L % 4
+                        word = g.matrix_target(OPS, grp, chunk) + (L // 4) * (g.slot_bytes // 4) + L % 4
                         smem[2 * word:2 * word + 2] = m[2 * (L % 4):2 * (L % 4) + 2, L // 4]
             stage = np.full(g.region_bytes // 4, np.nan)
             for warp in range(g.warps):
@@ -120,11 +122,11 @@ def model(p, g, x, w):
                         for sh in g.shifts:
                             B[r, sh] = []
                             for L in range(32):
-                                copy, off = g.b_lane(L)
+                                copy, off = g.b_lane(OPS, L)
                                 pair = []
                                 for h in range(2):
-                                    i = g.taps_index(c, r, copy, off + g.b_offset(h, sh))
-                                    assert i % 2 == 0 and g.taps_index(c, r, 0, 0) <= i < g.taps_index(c, r, 2, 0) - 1
+                                    i = g.taps_index(OPS, c, r, copy, off + g.b_offset(h, sh))
+                                    assert i % 2 == 0 and g.taps_index(OPS, c, r, 0, 0) <= i < g.taps_index(OPS, c, r, 2, 0) - 1
                                     pair.append(smem[i:i + 2])
                                 B[r, sh].append(pair)
                     acc = {(mi, j): np.zeros((16, 8)) for mi in range(g.mt) for j in range(g.nt)}
@@ -133,7 +135,7 @@ def model(p, g, x, w):
                             for chunk in range(g.chunks):
                                 rows_ = []        # ldmatrix.x4: lane L gives row L%8 of matrix L/8
                                 for L in range(32):
-                                    a = c * slot + g.a_offset(0, mi, r, chunk) + g.a_lane_offset(L)
+                                    a = c * slot + g.a_offset(0, mi, r, chunk) + g.a_lane_offset(OPS, L)
                                     assert a + 8 <= c * slot + g.plane
                                     rows_.append(smem[a:a + 8])
                                 A = [[rows_[8 * mat + L // 4][2 * (L % 4):2 * (L % 4) + 2] for mat in range(4)]
@@ -147,7 +149,7 @@ def model(p, g, x, w):
                             for L in range(32):
                                 gg, q = L // 4, L % 4
                                 for half in range(2):
-                                    at = g.stage_index(c, 16 * mi + gg + 8 * half, 8 * j + 2 * q)
+                                    at = g.stage_index(OPS, c, 16 * mi + gg + 8 * half, 8 * j + 2 * q)
                                     stage[at:at + 2] = d[gg + 8 * half, 2 * q:2 * q + 2]
             for i in range(g.store_items):
                 chunk, pix = i % (g.channels // VEC), i // (g.channels // VEC)
@@ -155,14 +157,8 @@ def model(p, g, x, w):
                 oh, ow, ch = oh0 + row, ow0 + col, c0 + VEC * chunk
                 if oh < p.Ho and ow < p.Wo and ch < p.C:
                     assert np.isnan(out[n, oh, ow, ch]), "output written twice"
-                    out[n, oh, ow, ch:ch + VEC] = [stage[g.stage_index(VEC * chunk + k, row, col)] for k in range(VEC)]
+                    out[n, oh, ow, ch:ch + VEC] = [stage[g.stage_index(OPS, VEC * chunk + k, row, col)] for k in range(VEC)]
     return out
-
-
-class _IntOps:
-    rem = staticmethod(lambda a, b: a % b)
-    div = staticmethod(lambda a, b: a // b)
-    mul = staticmethod(lambda a, b: a * b)
 
 
 def _random_layer(rng):
@@ -208,15 +204,17 @@ def test_transposition_is_linear_in_the_unit():
             for u in range(g.matrices // 4):
                 for k in range(4):
                     m = 4 * u + k
-                    assert g.matrix_source(*g.matrix(m)) == u * g.matrix_source(*g.matrix(4)) + g.matrix_source(*g.matrix(k))
-                    assert g.matrix_target(*g.matrix(m)) == u * g.matrix_target(*g.matrix(4)) + g.matrix_target(*g.matrix(k))
+                    assert g.matrix_source(OPS, *g.matrix(OPS, m)) == (u * g.matrix_source(OPS, *g.matrix(OPS, 4))
+                                                                   + g.matrix_source(OPS, *g.matrix(OPS, k)))
+                    assert g.matrix_target(OPS, *g.matrix(OPS, m)) == (u * g.matrix_target(OPS, *g.matrix(OPS, 4))
+                                                                   + g.matrix_target(OPS, *g.matrix(OPS, k)))
 
 
 def test_band_pairs_are_aligned_and_in_range():
     for kw in (dict(), dict(stride=[2, 2]), dict(dilation=[2, 2], pad=[2, 2, 2, 2])):
         g = depthwise_mma_geometry(_p("mbv2_dw3x3_56", **kw), 16, 16, 32, 4)
         for L in range(32):
-            copy, off = g.b_lane(L)
+            copy, off = g.b_lane(OPS, L)
             assert off % 2 == 0 and 0 <= off
             for d in g.shifts:
                 assert off + g.b_offset(1, d) + 2 <= g.taps_len
@@ -325,5 +323,4 @@ def test_small_grid_rule():
 
 
 def small_grid_schedule(p):
-    from convc.passes.kernels.depthwise_mma import small_grid_tile
     return plan_depthwise_mma(p, SM90, small_grid_tile(p, SM90))

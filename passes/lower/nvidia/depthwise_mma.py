@@ -35,6 +35,7 @@ from ...problem import ConvProblem
 from ...schedule import Schedule
 from ..common.emit import Emitter, float_type, vec_type, zeros
 from ..common.epilogue import apply_and_store, load_operands
+from ..common.int_ops import IrOps
 from .depthwise_mma_geometry import VEC, DepthwiseMmaGeometry, depthwise_mma_geometry, input_map_args
 from . import tensormap as tm
 from .primitives import I32, I64, index_to, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_init_fence, mbarrier_wait, tma_load
@@ -57,6 +58,7 @@ class DepthwiseMma:
         self.p, self.s, self.m = p, s, machine
         self.g = geometry_of(p, s)
         self.e = Emitter()
+        self.ops = IrOps(self.e)
         if self.g.smem_bytes != s.smem_bytes:
             raise ValueError(f"schedule has {s.smem_bytes} B of shared memory, the layout needs {self.g.smem_bytes}")
 
@@ -104,7 +106,7 @@ class DepthwiseMma:
                 self._issue(e.add(t, gy))
             self._compute()
             self.m.barrier()                   # every channel's accumulators are in its slot
-            n, oh0, ow0 = g.tile_origin(e, t)
+            n, oh0, ow0 = g.tile_origin(self.ops, t)
             self._epilogue(n, oh0, ow0)
             self.m.barrier()                   # the slots are free for the next planes
 
@@ -112,15 +114,14 @@ class DepthwiseMma:
     def _issue(self, t) -> None:
         """Thread 0: arm the raw buffer's barrier and TMA-load tile t's input window into it."""
         g, e = self.g, self.e
-        n, oh0, ow0 = g.tile_origin(e, t)
+        n, oh0, ow0 = g.tile_origin(self.ops, t)
         mbarrier_arrive_expect_tx(self.bar, g.box_bytes)
         coords = [self.c0, e.sub(e.mul(ow0, g.sw), g.pad_left), e.sub(e.mul(oh0, g.sh), g.pad_top), n]
         tma_load(self.smem.at(g.raw_offset), self.desc, [index_to(e._v(c), I32()) for c in coords], self.bar)
 
     def _load_filter(self) -> None:
         """The block's R x S x channels filter by 16-byte loads (all issued before their
-        stores) into the slot region, free until the first tile: raw_filter[(r*S + s) *
-        channels + c]."""
+        stores) into the slot region, free until the first tile (geometry.filter_index)."""
         p, g, e = self.p, self.g, self.e
         w = self.memrefs[p.filter]
         chunks = g.channels // VEC
@@ -135,7 +136,8 @@ class DepthwiseMma:
             channel = e.add(self.c0, e.mul(chunk, VEC))
             ok = e.cmp("slt", channel, p.C)
             src = e.select(ok, e.add(e.mul(tap, p.F), channel), 0)
-            loaded.append((arith_d.select(ok, vector_d.load(v8, w, [src], alignment=16), zeros(v8)), e.mul(i, VEC)))
+            dst = g.filter_index(self.ops, 0, tap, e.mul(chunk, VEC))      # taps (r, s) as r*S + s
+            loaded.append((arith_d.select(ok, vector_d.load(v8, w, [src], alignment=16), zeros(v8)), dst))
         for v, dst in loaded:
             vector_d.store(v, self.elems, [dst])
 
@@ -144,7 +146,7 @@ class DepthwiseMma:
         precedes _build_taps; storing the zeros element by element, LLVM makes a byte loop)."""
         p, g, e = self.p, self.g, self.e
         v8 = vec_type(VEC, p.dtype)
-        base = g.taps_index(0, 0, 0, 0)
+        base = g.taps_index(self.ops, 0, 0, 0, 0)
         with e.for_(self.tid, g.taps_bytes // 16, g.threads) as (i, _a, _y):
             vector_d.store(zeros(v8), self.elems, [e.add(base, e.mul(i, VEC))])
 
@@ -154,9 +156,8 @@ class DepthwiseMma:
         p, g, e = self.p, self.g, self.e
         with e.for_(self.tid, g.channels * g.R, g.threads) as (i, _a, _y):
             c, r = e.div(i, g.R), e.rem(i, g.R)
-            taps = [memref_d.load(self.elems, [e.add(e.mul(e.add(e.mul(r, p.S), s_), g.channels), c)])
-                    for s_ in range(p.S)]
-            base = g.taps_index(_Ix(e, c), _Ix(e, r), 0, 0).v
+            taps = [memref_d.load(self.elems, [g.filter_index(self.ops, r, s_, c)]) for s_ in range(p.S)]
+            base = g.taps_index(self.ops, c, r, 0, 0)
             for copy in range(2):
                 for j in range(g.taps_len):
                     s_ = g.tap(j + g.taps_lo - copy)
@@ -180,17 +181,15 @@ class DepthwiseMma:
         dst_lane = e.add(e.mul(e.div(self.lane, 4), g.slot_bytes // 4), e.rem(self.lane, 4))
         raw = self.smem.at(g.raw_offset)
 
+        ops = self.ops
+
         def source(m):
             """Byte offset in raw of matrix m's row 0 (m: an int, or an index value)."""
-            if isinstance(m, int):
-                return g.matrix_source(*g.matrix(m)) * eb
-            return e.mul(g.matrix_source(*g.matrix(_Ix(e, m))).v, eb)
+            return ops.mul(g.matrix_source(ops, *g.matrix(ops, m)), eb)
 
         def target(m):
             """Word index in the slots of matrix m's first column pair."""
-            if isinstance(m, int):
-                return g.matrix_target(*g.matrix(m))
-            return g.matrix_target(*g.matrix(_Ix(e, m))).v
+            return g.matrix_target(ops, *g.matrix(ops, m))
 
         # matrix 4u + k of unit u = warp + k' * warps: with chunks | 4, linear in u (source(0) = 0)
         first = e.mul(self.warp, 4)
@@ -223,22 +222,22 @@ class DepthwiseMma:
         mma.sync into each block the chunk feeds (neighbouring mmas on different accumulators),
         then the fragments into the channel's slot (its plane read by this warp alone, and
         done)."""
-        p, g, e = self.p, self.g, self.e
+        p, g, e, ops = self.p, self.g, self.e, self.ops
         i64 = lambda v: index_to(e._v(v), I64())
-        copy, off = self._b_lane()
-        gg, q = e.div(self.lane, 4), e.rem(self.lane, 4)
-        a_lane = self._a_lane()
-        stage_lane = e.add(e.mul(gg, g.stage_pitch), e.mul(q, 2))
+        copy, off = g.b_lane(ops, self.lane)
+        stage_lane = g.stage_index(ops, 0, e.div(self.lane, 4), e.mul(e.rem(self.lane, 4), 2))
         zero = arith_d.constant(ir.F32Type.get(), 0.0)
         f2 = ir.VectorType.get([2], ir.F32Type.get())
         with e.for_(self.warp, g.channels, g.warps) as (c, _a, _y):
-            a_base = arith_d.addi(self.smem.base, i64(e.add(e.mul(c, g.slot_bytes), e.mul(a_lane, g.elem_bytes))))
+            a_base = arith_d.addi(self.smem.base, i64(e.add(e.mul(c, g.slot_bytes),
+                                                            e.mul(g.a_lane_offset(ops, self.lane), g.elem_bytes))))
             # the lane's B pair at (channel c, filter row 0, h 0, chunk 0), in 32-bit words
-            b_word = e.div(g.taps_index(_Ix(e, c), 0, _Ix(e, copy), _Ix(e, off)).v, 2)
+            b_word = e.div(g.taps_index(ops, c, 0, copy, off), 2)
             b = {}
             for r in range(g.R):
                 for d in g.shifts:
-                    steps = [g.taps_index(0, r, 0, g.b_offset(h, d)) - g.taps_index(0, 0, 0, 0) for h in range(2)]
+                    steps = [g.taps_index(ops, 0, r, 0, g.b_offset(h, d)) - g.taps_index(ops, 0, 0, 0, 0)
+                             for h in range(2)]
                     b[r, d] = [memref_d.load(self.words, [e.add(b_word, st // 2)]) for st in steps]
             acc = {(mi, j): [zero] * 4 for mi in range(g.mt) for j in range(g.nt)}
             for mi in range(g.mt):
@@ -251,28 +250,14 @@ class DepthwiseMma:
                             acc[mi, j] = mma_m16n8k16(a, b[r, d], acc[mi, j], p.dtype)
             accs = [acc[mi, j] for mi in range(g.mt) for j in range(g.nt)]
             warp_sync()                        # every lane's ldmatrix reads of the plane are done
-            base = e.add(e.mul(c, g.slot_bytes // 4), stage_lane)
+            base = e.add(g.stage_index(ops, c, 0, 0), stage_lane)
             k = 0
             for mi in range(g.mt):
                 for j in range(g.nt):
                     for half in range(2):
-                        at = e.add(base, (16 * mi + 8 * half) * g.stage_pitch + 8 * j)
+                        at = e.add(base, g.stage_index(ops, 0, 16 * mi + 8 * half, 8 * j))
                         vector_d.store(vector_d.from_elements(f2, accs[k][2 * half:2 * half + 2]), self.floats, [at])
                     k += 1
-
-    def _a_lane(self):
-        """geometry.a_lane_offset for the runtime lane."""
-        g, e = self.g, self.e
-        m = e.add(e.rem(self.lane, 8), e.mul(e.rem(e.div(self.lane, 8), 2), 8))
-        return e.add(e.mul(m, g.sh * g.pitch), e.mul(e.div(self.lane, 16), 8))
-
-    def _b_lane(self):
-        """geometry.b_lane for the runtime lane: (copy, offset)."""
-        g, e = self.g, self.e
-        gg, q = e.div(self.lane, 4), e.rem(self.lane, 4)
-        j = e.sub(e.add(e.mul(q, 2), -g.taps_lo), e.mul(gg, g.sw))
-        copy = e.rem(j, 2)
-        return copy, e.add(j, copy)
 
     # ------------------------------------------------------------------ epilogue
     def _epilogue(self, n, oh0, ow0) -> None:
@@ -293,7 +278,6 @@ class DepthwiseMma:
         p, g, e = self.p, self.g, self.e
         chunks = g.channels // VEC
         f8 = vec_type(VEC, "f32")
-        slot = g.slot_bytes // 4
         items = []
         for k in range(count):
             i = e.add(e.add(self.tid, first), k * g.threads)
@@ -309,34 +293,13 @@ class DepthwiseMma:
                       arith_d.minsi(ow, e.c(p.Wo - 1)))
             f = arith_d.minsi(channel, e.c(p.C - VEC))
             operands = load_operands(e, p, self.memrefs, VEC, m, f, aligned=True)
-            at = e.add(e.mul(chunk, VEC * slot), e.add(e.mul(row, g.stage_pitch), col))
-            acc = vector_d.from_elements(f8, [memref_d.load(self.floats, [e.add(at, c * slot)]) for c in range(VEC)])
+            at = g.stage_index(self.ops, e.mul(chunk, VEC), row, col)
+            acc = vector_d.from_elements(f8, [memref_d.load(self.floats, [e.add(at, g.stage_index(self.ops, c, 0, 0))])
+                                              for c in range(VEC)])
             items.append((ok, acc, m, f, operands))
         for ok, acc, m, f, operands in items:
             with e.if_(ok):
                 apply_and_store(e, p, self.memrefs, acc, VEC, m, f, aligned=True, operands=operands)
-
-
-class _Ix:
-    """An IR index value under Python's integer operators, so geometry.load_item's arithmetic
-    (written for ints) emits the same index algebra."""
-
-    def __init__(self, e, v):
-        self.e, self.v = e, v
-
-    def __add__(self, k):
-        return _Ix(self.e, self.e.add(self.v, k.v if isinstance(k, _Ix) else k))
-
-    __radd__ = __add__
-
-    def __floordiv__(self, k: int):
-        return _Ix(self.e, self.e.div(self.v, k))
-
-    def __mod__(self, k: int):
-        return _Ix(self.e, self.e.rem(self.v, k))
-
-    def __mul__(self, k):
-        return _Ix(self.e, self.e.mul(self.v, k.v if isinstance(k, _Ix) else k))
 
 
 def emit_depthwise_mma(p: ConvProblem, s: Schedule, machine, memrefs) -> None:

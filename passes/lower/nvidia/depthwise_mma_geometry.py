@@ -41,10 +41,9 @@ from dataclasses import dataclass
 
 from ...problem import ConvProblem, DTYPE_BYTES
 from . import tensormap as tm
-from .tma_loader import _TM_ELEM
+from .depthwise_tile import window_box_error, window_map_args
 
 VEC = 8                        # channels per 16-byte vector (f16/bf16)
-BOX_DIM = 256                  # the TMA box-dimension limit
 RAW_ALIGN = 128                # a TMA destination's alignment
 
 
@@ -255,28 +254,36 @@ class DepthwiseMmaGeometry:
         """8-channel output vectors per tile (chunks fastest)."""
         return self.rows * self.cols * (self.channels // VEC)
 
-    # ------------------------------------------------------------------ indices (ops: ints or IR)
+    # ------------------------------------------------------------------ indices
+    # Functions taking `ops` are evaluated on ints/numpy by the model test (NumpyOps) and build
+    # the kernel's index IR (IrOps, Python ints folding): the kernel's arithmetic is the tested
+    # code. The others are compile-time offsets.
     def tile_origin(self, ops, t):
         """(n, first output row, first output column) of spatial tile t (columns fastest)."""
         tw = ops.rem(t, self.tiles_w)
         rest = ops.div(t, self.tiles_w)
         return ops.div(rest, self.tiles_h), ops.mul(ops.rem(rest, self.tiles_h), self.rows), ops.mul(tw, self.cols)
 
-    def matrix(self, u):
-        """(pixel group, 8-channel chunk) of transposition matrix u (ints, or IR values under
-        the same operators), chunks fastest: the group's 8 pixels are window pixels 8*group ..
-        8*group + 7 in row-major order (read_cols is a multiple of 8)."""
+    def filter_index(self, ops, r, s, c):
+        """Element index of tap (r, s) of channel c in the block's raw filter, which the slots
+        hold before the first tile: [R][S][channels]."""
+        return ops.add(ops.mul(ops.add(ops.mul(r, self.S), s), self.channels), c)
+
+    def matrix(self, ops, u):
+        """(pixel group, 8-channel chunk) of transposition matrix u, chunks fastest: the group's
+        8 pixels are window pixels 8*group .. 8*group + 7 in row-major order (read_cols is a
+        multiple of 8)."""
         chunks = self.channels // VEC
-        return u // chunks, u % chunks
+        return ops.div(u, chunks), ops.rem(u, chunks)
 
-    def matrix_source(self, group, chunk):
+    def matrix_source(self, ops, group, chunk):
         """Element index in raw of the matrix's first row (pixel 8*group, channel 8*chunk)."""
-        return group * (8 * self.channels) + chunk * VEC
+        return ops.add(ops.mul(group, 8 * self.channels), ops.mul(chunk, VEC))
 
-    def matrix_target(self, group, chunk):
+    def matrix_target(self, ops, group, chunk):
         """32-bit word index in the slots of (channel 8*chunk, the group's first pixel) (the
         plane's row * pitch + column is 8*group: pitch == read_cols)."""
-        return chunk * (VEC * self.slot_bytes // 4) + group * 4
+        return ops.add(ops.mul(chunk, VEC * self.slot_bytes // 4), ops.mul(group, 4))
 
     def raw_index(self, row, col, c):
         """Element index of (window row, window column, channel) in raw."""
@@ -286,16 +293,16 @@ class DepthwiseMmaGeometry:
         """Element index of (channel c, window row, window column) in the planes."""
         return c * (self.slot_bytes // self.elem_bytes) + row * self.pitch + col
 
-    def stage_index(self, c, row, col):
+    def stage_index(self, ops, c, row, col):
         """Float index of (channel c, output row, output column) in the accumulator stage."""
-        return c * (self.slot_bytes // 4) + row * self.stage_pitch + col
+        return ops.add(ops.add(ops.mul(c, self.slot_bytes // 4), ops.mul(row, self.stage_pitch)), col)
 
-    def a_lane_offset(self, lane: int) -> int:
-        """Element offset of this lane's ldmatrix.x4 row address from (row fragment 0, column
-        block 0, k chunk 0) of a plane: lane L gives row L%8 of matrix L/8; matrices 0/1 rows
-        0-7/8-15 at k 0-7, matrices 2/3 the same rows at k 8-15 (a0..a3 of m16n8k16)."""
-        m = lane % 8 + 8 * ((lane // 8) % 2)
-        return m * self.sh * self.pitch + 8 * (lane // 16)
+    def a_lane_offset(self, ops, lane):
+        """Element offset of this lane's ldmatrix.x4 row address from (row fragment 0, chunk 0)
+        of a plane: lane L gives row L%8 of matrix L/8; matrices 0/1 rows 0-7/8-15 at k 0-7,
+        matrices 2/3 the same rows at k 8-15 (a0..a3 of m16n8k16)."""
+        m = ops.add(ops.rem(lane, 8), ops.mul(ops.rem(ops.div(lane, 8), 2), 8))
+        return ops.add(ops.mul(m, self.sh * self.pitch), ops.mul(ops.div(lane, 16), 8))
 
     def a_offset(self, c: int, mi: int, r: int, chunk: int) -> int:
         """Element offset of (channel c, row fragment mi, filter row r, 16-column chunk) added
@@ -308,19 +315,19 @@ class DepthwiseMmaGeometry:
             return None
         return i // self.dw
 
-    def taps_index(self, c, r, copy, j):
+    def taps_index(self, ops, c, r, copy, j):
         """Element index in shared memory of copy `copy` (0: T_r[j + lo], 1: T_r[j + lo - 1])
         of channel c, filter row r."""
-        return self.taps_offset // self.elem_bytes + ((c * self.R + r) * 2 + copy) * self.taps_len + j
+        row = ops.add(ops.mul(ops.add(ops.mul(c, self.R), r), 2), copy)
+        return ops.add(ops.add(ops.mul(row, self.taps_len), j), self.taps_offset // self.elem_bytes)
 
-    def b_lane(self, lane: int) -> tuple[int, int]:
+    def b_lane(self, ops, lane):
         """(copy, element offset within that copy) of the lane's B pair (T[o], T[o+1]) at h = 0,
         d = 0, with o = 2q - g*sw (g = lane/4 the output column, q = lane%4): the copy whose
         index of T[o] is even (shifts are multiples of 8: the parity holds for all)."""
-        g, q = lane // 4, lane % 4
-        j = 2 * q - g * self.sw - self.taps_lo
-        copy = j % 2
-        return copy, j + copy
+        j = ops.sub(ops.add(ops.mul(ops.rem(lane, 4), 2), -self.taps_lo), ops.mul(ops.div(lane, 4), self.sw))
+        copy = ops.rem(j, 2)
+        return copy, ops.add(j, copy)
 
     def b_offset(self, h: int, d: int) -> int:
         """Offset of the pair for k rows 8h of a chunk at shift d (b0: h = 0, b1: h = 1)."""
@@ -346,16 +353,13 @@ def depthwise_mma_geometry(p: ConvProblem, channels: int, rows: int, cols: int, 
         raise DepthwiseMmaUnsupported(f"{warps} warps do not split {channels} channels")
     g = DepthwiseMmaGeometry(channels, rows, cols, warps, p.stride[0], p.stride[1], p.dilation[0],
                                 p.dilation[1], p.R, p.S, p.C, p.Ho, p.Wo, p.pad[0], p.pad[1], DTYPE_BYTES[p.dtype])
-    if max(g.channels, g.read_cols, g.in_rows) > BOX_DIM:
-        raise DepthwiseMmaUnsupported(f"input box {g.channels}x{g.read_cols}x{g.in_rows} exceeds the TMA limit "
-                                      f"of {BOX_DIM} per dimension")
+    why = window_box_error(g.channels, g.read_cols, g.in_rows)
+    if why:
+        raise DepthwiseMmaUnsupported(why)
     tm.encode_tiled(input_map_args(p, g))          # TensorMapError where the driver would refuse
     return g
 
 
 def input_map_args(p: ConvProblem, g: DepthwiseMmaGeometry) -> tm.TiledArgs:
-    """The input as [N, H, W, C]; a box is one tile's window [1, in_rows, read_cols, channels]."""
-    eb = g.elem_bytes
-    return tm.TiledArgs(data_type=_TM_ELEM[p.dtype], global_dim=(p.C, p.W, p.H, p.N),
-                        global_strides=(p.C * eb, p.W * p.C * eb, p.H * p.W * p.C * eb),
-                        box_dim=(g.channels, g.read_cols, g.in_rows, 1), l2_promotion=tm.L2Promotion.B128)
+    """A box is one tile's window [1, in_rows, read_cols, channels] of the input."""
+    return window_map_args(p, g.channels, g.read_cols, g.in_rows)

@@ -114,19 +114,31 @@ def depthwise_tile(p: ConvProblem, channels: int, rows: int, cols: int, pixels: 
         raise DepthwiseTileUnsupported(f"{cols} columns per tile: not a multiple of {pixels} pixels")
     in_rows = (rows - 1) * p.stride[0] + (p.R - 1) * p.dilation[0] + 1
     in_cols = (cols - 1) * p.stride[1] + (p.S - 1) * p.dilation[1] + 1
-    if max(channels, in_rows, in_cols) > BOX_DIM:
-        raise DepthwiseTileUnsupported(
-            f"input box {channels}x{in_cols}x{in_rows} exceeds the TMA limit of {BOX_DIM} per dimension")
+    why = window_box_error(channels, in_cols, in_rows)
+    if why:
+        raise DepthwiseTileUnsupported(why)
     g = DepthwiseTile(channels, rows, cols, pixels, vec, in_rows, in_cols, eb,
                       _cdiv(p.Ho, rows), _cdiv(p.Wo, cols), _cdiv(p.C, channels), p.N)
     tm.encode_tiled(input_map_args(p, g))          # TensorMapError where the driver would refuse
     return g
 
 
-def input_map_args(p: ConvProblem, g: DepthwiseTile) -> tm.TiledArgs:
-    """The input as [N, H, W, C]; a box is one tile's window [1, in_rows, in_cols, channels]."""
-    eb = g.elem_bytes
+def window_box_error(channels: int, cols: int, rows: int) -> str | None:
+    """Why a [1, rows, cols, channels] window cannot be one TMA box (None: it can)."""
+    if max(channels, cols, rows) > BOX_DIM:
+        return f"input box {channels}x{cols}x{rows} exceeds the TMA limit of {BOX_DIM} per dimension"
+    return None
+
+
+def window_map_args(p: ConvProblem, channels: int, cols: int, rows: int) -> tm.TiledArgs:
+    """The NHWC input as a tiled tensor map ([N, H, W, C], innermost first) whose box is a
+    window of rows x cols pixels x channels channels: the depthwise tile kernels' input."""
+    eb = DTYPE_BYTES[p.dtype]
     return tm.TiledArgs(data_type=_TM_ELEM[p.dtype], global_dim=(p.C, p.W, p.H, p.N),
                         global_strides=(p.C * eb, p.W * p.C * eb, p.H * p.W * p.C * eb),
-                        box_dim=(g.channels, g.in_cols, g.in_rows, 1),
-                        l2_promotion=tm.L2Promotion.B128)
+                        box_dim=(channels, cols, rows, 1), l2_promotion=tm.L2Promotion.B128)
+
+
+def input_map_args(p: ConvProblem, g: DepthwiseTile) -> tm.TiledArgs:
+    """A box is one tile's window [1, in_rows, in_cols, channels] of the input."""
+    return window_map_args(p, g.channels, g.in_cols, g.in_rows)

@@ -106,12 +106,14 @@ class DirectGroupedConfig(KernelConfig):
     """direct_grouped: an item is `pixels` outputs along W of block_n channels (block_k input
     channels per vector). Depthwise (multiplier 1) only: `accumulate` "f16_rows" sums each
     filter row's taps in packed f16 (the rows in f32); ctas_per_sm co-resident workgroups the
-    register allocation must allow (a register cap); the schedule's stages are filter rows in
-    flight (async-copy staging when above 1)."""
+    register allocation must allow (a register cap); `unrolled` emits the filter rows
+    unrolled instead of as a loop; the schedule's stages are filter rows in flight (async-copy
+    staging when above 1)."""
 
     pixels: int
     accumulate: str = "f32"
     ctas_per_sm: int = 0
+    unrolled: bool = False
 
     LEGACY: ClassVar[dict[str, str]] = {"pixels": "thread_m", "accumulate": "accumulate",
                                         "ctas_per_sm": "min_ctas_per_sm"}

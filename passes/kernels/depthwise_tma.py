@@ -99,16 +99,17 @@ def depthwise_shape(p: ConvProblem) -> TileShape:
     return tile_shape(p, _channels(p, _vec(p)), 4, 32 * 1024, 128)
 
 
-def prefers_tiles(p: ConvProblem, t: Target, direct: Schedule) -> bool:
+def prefers_tiles(p: ConvProblem, t: Target) -> bool:
     """Whether the planner takes a tile kernel (depthwise_mma for f16/bf16, else this one) over
-    the direct one (`direct`, its schedule): for windows of 7 or more columns when the direct
-    kernel has fewer workgroups than the target has SMs (not for a batch read at run time: the
-    grid is then unknown) (ConvNeXt's 7x7 at batch 1 on an H200:
-    depthwise_mma 4.1, this kernel 4.6-4.7, the direct kernel 5.6 us). Elsewhere the direct
-    kernel was as fast or faster in every measured shape (bench/NOTES.md), so the tile kernels
-    are tuning candidates there."""
+    the direct one: for windows of 7 or more columns when the direct kernel at 8 pixels per
+    item would have fewer workgroups than the target has SMs (not for a batch read at run
+    time: the grid is then unknown) (ConvNeXt's 7x7 at batch 1 on an H200: depthwise_mma 4.1,
+    this kernel 4.6-4.7, the direct kernel 5.6 us). Elsewhere the direct kernel was as fast or
+    faster in every measured shape (bench/NOTES.md), so the tile kernels are tuning
+    candidates there."""
+    from .direct_grouped import item_grid
     return (t.backend == "nvidia" and p.F == p.C and p.S >= 7 and not p.dynamic_batch
-            and direct.grid[0] < t.num_sms)
+            and item_grid(p, 8) < t.num_sms)
 
 
 def _registers(p: ConvProblem, g: dt.DepthwiseTile) -> int:

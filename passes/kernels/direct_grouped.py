@@ -44,27 +44,51 @@ def _staging(p: ConvProblem, t: Target, pixels: int, threads: int, v: int, rows:
 class ItemShape:
     """How the direct kernel walks a depthwise conv: output pixels along W per thread, threads
     per workgroup, filter rows in flight (async-copy staging; 1: plain loads), accumulation
-    ("f32" or "f16_rows") and the co-resident workgroups ptxas must allow (a register cap)."""
+    ("f32" or "f16_rows"), the co-resident workgroups ptxas must allow (a register cap) and
+    whether the filter rows are unrolled (plain loads only)."""
     pixels: int = ROW_PIXELS
     threads: int = 256
     rows_in_flight: int = 1
     accumulate: str = "f32"
     min_ctas: int = 0
+    unrolled: bool = False
+
+
+# workgroups per SM above which an 8-pixel item's grid counts as large (ample parallelism, so
+# the column reuse of 8 pixels wins; below it smaller items fill the machine better)
+LARGE_GRID_CTAS = 8
+
+
+def item_grid(p: ConvProblem, pixels: int, threads: int = 128) -> int:
+    """Workgroups of the depthwise direct kernel at `pixels` per item (16-byte channel vectors)."""
+    v = largest_vector(p.F, p.dtype)
+    return cdiv(p.N * p.Ho * cdiv(p.Wo, pixels) * (p.F // v), threads)
 
 
 def depthwise_shape(p: ConvProblem, t: Target) -> ItemShape:
-    """The rule table for depthwise convs with multiplier 1 on NVIDIA (tuning runs on an H100,
-    bench/NOTES.md): 128-thread workgroups; f16 filter rows summed in packed f16; large windows
-    8 pixels per thread (more column reuse); strided convs 4 pixels in f32; other 3x3-like ones
-    4 pixels under an 85-register cap (6 workgroups per SM)."""
+    """The rule table for depthwise convs with multiplier 1 on NVIDIA (tuning on an H200,
+    bench/NOTES.md): 128-thread workgroups, f16 filter rows summed in packed f16, and by grid
+    size (8-pixel items on a grid of LARGE_GRID_CTAS workgroups per SM or more is large):
+    - 7+ column windows: 8 pixels per item, rows as a loop, on a large grid; else 4 pixels,
+      rows unrolled;
+    - strided: 3-column windows 2 pixels under a 64-register cap, wider ones 4 pixels, rows
+      unrolled;
+    - others (3x3-like): 8 pixels on a large grid; 2 pixels under a 64-register cap where
+      4-pixel items would leave SMs idle; else 4 pixels under an 85-register cap; rows unrolled.
+    A batch read at run time counts as large (its grid is unknown)."""
     if not (p.depthwise and p.F == p.C) or t.backend != "nvidia":
         return ItemShape()
-    packed = "f16_rows" if p.dtype == "f16" else "f32"
+    acc = "f16_rows" if p.dtype == "f16" else "f32"
+    large = p.dynamic_batch or item_grid(p, 8) >= LARGE_GRID_CTAS * t.num_sms
     if p.S >= 7:
-        return ItemShape(8, 128, 1, packed)
+        return ItemShape(8, 128, 1, acc) if large else ItemShape(4, 128, 1, acc, 0, True)
     if p.stride[1] > 1:
-        return ItemShape(4, 128)
-    return ItemShape(4, 128, 1, packed, 6)
+        return ItemShape(2, 128, 1, acc, 8, True) if p.S <= 3 else ItemShape(4, 128, 1, acc, 0, True)
+    if large:
+        return ItemShape(8, 128, 1, acc, 0, True)
+    if not p.dynamic_batch and item_grid(p, 4) < t.num_sms:
+        return ItemShape(2, 128, 1, acc, 8, True)
+    return ItemShape(4, 128, 1, acc, 6, True)
 
 
 def plan_grouped(p: ConvProblem, t: Target, shape: ItemShape | None = None) -> Schedule:
@@ -98,17 +122,20 @@ def plan_grouped(p: ConvProblem, t: Target, shape: ItemShape | None = None) -> S
     return Schedule(kernel=Kernel.DIRECT_GROUPED, target=t.arch, block_m=block, block_n=v, block_k=vc,
                     threads=threads, stages=stages, grid=grid, smem_bytes=smem,
                     config=DirectGroupedConfig(pixels=pw, accumulate=accumulate,
-                                               ctas_per_sm=shape.min_ctas if t.backend == "nvidia" else 0),
+                                               ctas_per_sm=shape.min_ctas if t.backend == "nvidia" else 0,
+                                               unrolled=shape.unrolled and stages == 1 and p.depthwise and p.F == p.C),
                     reason=f"direct grouped conv: {kind}, {what} per thread, "
                            + ("filter rows summed in packed f16, f32 across rows" if accumulate == "f16_rows"
                               else "f32 accumulation")
                            + (f", {stages} filter rows in flight" if stages > 1 else "")
+                           + (", filter rows unrolled" if shape.unrolled and stages == 1 and p.depthwise and p.F == p.C else "")
                            + (", batch read at run time" if p.dynamic_batch else ""))
 
 
 def direct_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
     """Depthwise (multiplier 1) tuning grid: pixels per item x filter rows in flight x
-    accumulation at 128 threads, register caps, and 256-thread workgroups."""
+    accumulation at 128 threads, register caps, unrolled rows (also in 64-thread workgroups),
+    and 256-thread workgroups."""
     if not (p.depthwise and p.F == p.C) or t.backend != "nvidia":
         return []
     out = [plan_grouped(p, t, ItemShape(pw, 256)) for pw in (2, 4, 8)]
@@ -118,6 +145,10 @@ def direct_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
                 out.append(plan_grouped(p, t, ItemShape(pw, 128, u, acc)))
         for pw, ctas in ((4, 6), (4, 8), (2, 8), (2, 12)):  # register caps: 85, 64 and 42 per thread
             out.append(plan_grouped(p, t, ItemShape(pw, 128, 1, acc, ctas)))
+        for pw, ctas in ((2, 0), (4, 0), (8, 0), (4, 6), (2, 8)):      # the rows unrolled
+            out.append(plan_grouped(p, t, ItemShape(pw, 128, 1, acc, ctas, True)))
+        for pw in (2, 4):                                               # small grids: more workgroups
+            out.append(plan_grouped(p, t, ItemShape(pw, 64, 1, acc, 0, True)))
     return list(dict.fromkeys(out))
 
 

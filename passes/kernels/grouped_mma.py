@@ -91,7 +91,7 @@ def plan_grouped_choice(p: ConvProblem, t: Target) -> Schedule:
     would take more than SMALL_GRID_CTAS CTAs per SM), else the TMA tile kernel."""
     if p.depthwise:
         s = plan_grouped(p, t)
-        if not prefers_tiles(p, t, s):
+        if not prefers_tiles(p, t):
             return s
         mma_why = DEPTHWISE_MMA.supports(p, t)
         if mma_why is None:             # f16/bf16: the tensor-core kernel, unless its grid is too big

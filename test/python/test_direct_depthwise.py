@@ -1,13 +1,17 @@
 """The direct kernel's depthwise shapes (passes/kernels/direct_grouped.py) without a GPU.
 
-- The rule table: 128-thread workgroups, packed-f16 filter rows for f16, 8 pixels per thread
-  for large windows, f32 for strided convs, the register cap; other targets and dtypes keep
-  f32 and 256 threads.
+- The rule table: 128-thread workgroups, packed-f16 filter rows for f16, pixels per item,
+  register caps and unrolled rows by window, stride and grid size; other targets and dtypes
+  keep f32 and 256 threads.
 - The emitted code: packed f16 FMAs (fma.rn.f16x2, not widened to f32) for f16_rows; the
   async-copy staged candidates (cp.async with zero fill, wait_group) in their ring of shared
-  memory; ptxas for sm_90a and sm_100a on every depthwise candidate of two layers: no spills
-  in the default or the uncapped 2- and 4-pixel candidates.
+  memory; the rows unrolled; ptxas for sm_90a and sm_100a on every depthwise candidate of two
+  layers: no spills in the default or the uncapped unrolled 2- and 4-pixel candidates.
 - Tuning knobs tell every candidate apart.
+- Numbers (llvm-cpu, which runs the same emitter): the looped and the unrolled filter rows,
+  f32 and packed-f16 accumulation, on windows whose rows and columns reach into the padding
+  (rows entirely outside the image take the skip branch), with stride and dilation, against
+  the numpy fp32 reference with poisoned outputs.
 """
 
 import dataclasses
@@ -19,7 +23,9 @@ import subprocess
 
 import pytest
 
-from conftest import compile_layer
+import numpy as np
+
+from conftest import compile_layer, run_layer_cpu
 from convc.passes.kernels.direct_grouped import ItemShape, depthwise_shape, direct_candidates, plan_grouped
 from convc.passes.plan import candidate_schedules
 from convc.passes.target import get_target
@@ -38,15 +44,28 @@ def _p(name, **kw):
 
 
 def test_rule_table():
-    assert depthwise_shape(_p("mbv2_dw3x3_56"), SM90) == ItemShape(4, 128, 1, "f16_rows", 6)
-    assert depthwise_shape(_p("convnext_dw7x7_56"), SM90) == ItemShape(8, 128, 1, "f16_rows")
-    assert depthwise_shape(_p("effnet_dw5x5_s2"), SM90) == ItemShape(4, 128)
+    f16 = "f16_rows"
+    # large grids: 8 pixels (rows unrolled for 3x3, a loop for 7x7)
+    assert depthwise_shape(_p("mbv2_dw3x3_56"), SM90) == ItemShape(8, 128, 1, f16, 0, True)
+    assert depthwise_shape(_p("convnext_dw7x7_56"), SM90) == ItemShape(8, 128, 1, f16)
+    # smaller grids: 4 pixels (3x3 under the 85-register cap), 2 where 4 would leave SMs idle
+    assert depthwise_shape(_p("mbv2_dw3x3_28"), SM90) == ItemShape(4, 128, 1, f16, 6, True)
+    assert depthwise_shape(_p("convnext_dw7x7_7"), SM90) == ItemShape(4, 128, 1, f16, 0, True)
+    assert depthwise_shape(_p("mbv2_dw3x3_56_b1"), SM90) == ItemShape(2, 128, 1, f16, 8, True)
+    # strided: 3 columns 2 pixels under a 64-register cap, 5 columns 4 pixels
+    assert depthwise_shape(_p("mbv2_dw3x3_s2_112"), SM90) == ItemShape(2, 128, 1, f16, 8, True)
+    assert depthwise_shape(_p("effnet_dw5x5_s2"), SM90) == ItemShape(4, 128, 1, f16, 0, True)
+    # a batch read at run time plans as a large grid
+    assert depthwise_shape(dataclasses.replace(_p("mbv2_dw3x3_56_b1"), batch_constant=0), SM90) == ItemShape(8, 128, 1, f16, 0, True)
     assert depthwise_shape(_p("mbv2_dw3x3_56", dtype="bf16"), SM90).accumulate == "f32"
     assert depthwise_shape(_p("mbv2_dw3x3_56"), get_target("gfx942")) == ItemShape()
     assert depthwise_shape(_p("resnext_g3x3_s1"), SM90) == ItemShape()
-    s = plan_grouped(_p("convnext_dw7x7_7"), SM90)
-    assert (s.config.pixels, s.threads, s.config.accumulate) == (7, 128, "f16_rows")       # pixels clamped to Wo
-    assert "packed f16" in s.reason
+    s = plan_grouped(_p("convnext_dw7x7_56"), SM90)
+    assert (s.config.pixels, s.threads, s.config.accumulate, s.config.unrolled) == (8, 128, f16, False)
+    assert "packed f16" in s.reason and "unrolled" not in s.reason
+    s = plan_grouped(_p("mbv2_dw3x3_28"), SM90)
+    assert s.config.unrolled and s.config.min_ctas_per_sm == 6 and "filter rows unrolled" in s.reason
+    assert plan_grouped(_p("mbv2_dw3x3_28"), SM90, ItemShape(4, 128, 2, f16, 0, True)).config.unrolled is False  # staged
 
 
 def test_f16_rows_only_where_the_lowering_has_it():
@@ -84,7 +103,8 @@ def _compile(layer, arch, work, candidate=None):
 def test_packed_f16_and_staged_code(tmp_path):
     L = LAYERS["mbv2_dw3x3_28"]
     text = open(_compile(L, "sm_90a", str(tmp_path))).read()
-    assert text.count("fma.rn.f16x2") == 4 * 3 * 4 and "fma.rn.f32" not in text     # P x S x 4 pairs, one row
+    # P x S x 4 pairs per row, the 3 rows unrolled
+    assert text.count("fma.rn.f16x2") == 4 * 3 * 4 * 3 and "fma.rn.f32" not in text
     cands = candidate_schedules(L.expected_problem(), SM90)
     staged = next(i for i, s in enumerate(cands) if s.kernel == "direct_grouped" and s.stages == 3 and s.config.pixels == 4)
     text = open(_compile(L, "sm_90a", str(tmp_path), staged)).read()
@@ -104,5 +124,32 @@ def test_ptxas_on_every_candidate(tmp_path, arch):
             path = _compile(L, arch, str(tmp_path), i or None)
             r = subprocess.run([PTXAS, f"-arch={arch}", "-v", path, "-o", os.devnull], capture_output=True, text=True)
             assert r.returncode == 0, (name, i, r.stderr)
-            if i == 0 or (s.config.min_ctas_per_sm == 0 and s.config.pixels <= 4):    # the default, and uncapped
+            # the default, and uncapped unrolled ones (looped rows keep a word or two on the stack
+            # across the row-skip branch: 4-8 bytes at 4-8 pixels of a 7x7 window)
+            if i == 0 or (s.config.min_ctas_per_sm == 0 and s.config.pixels <= 4 and s.config.unrolled):
                 assert not re.search(r"[1-9][0-9]* bytes spill stores", r.stderr), (name, knobs_of(s), r.stderr)
+
+
+# small depthwise layers whose windows reach rows entirely in the padding
+_NUMERIC = [("mbv2_dw3x3_28", dict(N=2, H=9, W=11, C=24, F=24, groups=24)),
+            ("effnet_dw5x5_s2", dict(N=1, H=13, W=14, C=16, F=16, groups=16, pad=(2, 1, 3, 2))),
+            ("convnext_dw7x7_7", dict(N=1, H=6, W=9, C=16, F=16, groups=16)),
+            ("mbv2_dw3x3_28", dict(N=1, H=10, W=12, C=8, F=8, groups=8, dilation=(2, 2), pad=(2, 2, 2, 2)))]
+
+
+@pytest.mark.parametrize("unrolled", [False, True], ids=["loop", "unrolled"])
+@pytest.mark.parametrize("accumulate", ["f32", "f16_rows"])
+@pytest.mark.parametrize("case", range(len(_NUMERIC)))
+def test_rows_on_cpu(tmp_path, monkeypatch, case, accumulate, unrolled):
+    import convc.passes.kernels.direct_grouped as dg
+    name, kw = _NUMERIC[case]
+    layer = dataclasses.replace(LAYERS[name], **kw)
+    monkeypatch.setattr(dg, "depthwise_shape", lambda p, t: ItemShape(4, 128, 1, accumulate, 0, unrolled))
+    vmfb, res = compile_layer(tmp_path, layer)
+    (conv,) = [r for r in res.reports if r.problem is not None]
+    assert conv.path == "convc" and conv.schedule.config.unrolled == unrolled, conv.line()
+    assert conv.schedule.config.accumulate == accumulate
+    got, ref = run_layer_cpu(vmfb, layer, case)
+    assert not np.isnan(got).any(), "unwritten (poisoned) or NaN outputs"
+    err = np.linalg.norm(got.astype(np.float64) - ref) / np.linalg.norm(ref)
+    assert err <= 2e-3, err

@@ -131,10 +131,11 @@ class DirectGrouped:
 
     def _input(self, x, h_ok, rowbase, w0, q, channel, width, widen: bool = True):
         """Input vector (width channels from `channel`) at column w0 + q of the current row,
-        zero outside the image, in f32 (widen) or the input type."""
+        zero outside the image, in f32 (widen) or the input type; h_ok None: the row is known
+        to be in the image."""
         p, e = self.p, self.e
         w = e.add(w0, q)
-        ok = e.all_of(h_ok, e.cmp("sge", w, 0), e.cmp("slt", w, p.W))
+        ok = e.all_of(*([] if h_ok is None else [h_ok]), e.cmp("sge", w, 0), e.cmp("slt", w, p.W))
         addr = e.select(ok, e.add(e.mul(e.add(rowbase, w), p.C), channel), 0)
         v = arith_d.select(ok, self._load(x, addr, width), zeros(vec_type(width, p.dtype)))
         return convert(v, vec_type(width, "f32")) if widen else v
@@ -154,18 +155,38 @@ class DirectGrouped:
 
     # ------------------------------------------------------------------ the three forms
     def _depthwise(self, memrefs, seg, f0) -> None:
+        """Per filter row: nothing where its input row lies outside the image (a branch: the
+        padding adds nothing, so neither loads nor FMAs), else the item's input columns (zero
+        outside the image at the left and right edges), the row's S taps and its FMAs. The
+        rows are a loop, or unrolled (config.unrolled: the compiler may then schedule one
+        row's loads among another's FMAs)."""
         if self.s.stages > 1:
             return self._depthwise_staged(memrefs, seg, f0)
         p, e, V, P = self.p, self.e, self.V, self.P
         x, wgt = memrefs[p.input], memrefs[p.filter]
         row, wo0, n, h0, w0 = self._segment(seg)
-        outer = e.for_(0, p.R, 1, [zeros(vec_type(V, "f32"))] * P)
-        with outer as (r, accs, set_r):
+        f32v = vec_type(V, "f32")
+
+        def row_step(r, accs):
             h_ok, rowbase = self._row(r, n, h0)
-            xs = {q: self._input(x, h_ok, rowbase, w0, q, f0, V, widen=False) for q in self._columns()}
-            taps = [self._load(wgt, e.add(e.mul(e.add(e.mul(r, p.S), sx), p.F), f0), V) for sx in range(p.S)]
-            set_r(self._row_fmas(xs, taps, accs))
-        self._store(memrefs, row, wo0, f0, outer.results)
+
+            def row_sums():
+                xs = {q: self._input(x, None, rowbase, w0, q, f0, V, widen=False) for q in self._columns()}
+                taps = [self._load(wgt, e.add(e.mul(e.add(e.mul(r, p.S), sx), p.F), f0), V) for sx in range(p.S)]
+                return self._row_fmas(xs, taps, accs)
+
+            return e.if_values(h_ok, [f32v] * P, row_sums, lambda: accs)
+
+        accs = [zeros(f32v)] * P
+        if self.config.unrolled:
+            for r in range(p.R):
+                accs = row_step(e.c(r), accs)
+        else:
+            loop = e.for_(0, p.R, 1, accs)
+            with loop as (r, carried, set_r):
+                set_r(row_step(r, carried))
+            accs = loop.results
+        self._store(memrefs, row, wo0, f0, accs)
 
     def _row_fmas(self, xs: dict, taps: list, accs: list) -> list:
         return row_fmas(self.p, self.P, self.V, self.config.accumulate, xs, taps, accs)

@@ -75,6 +75,15 @@ class Emitter:
         """Two-branch scf.if: `with e.if_else(c) as (then, other): with then: ...; with other: ...`."""
         return _IfElse(cond)
 
+    def if_values(self, cond, types: list, then_fn, else_fn) -> list:
+        """scf.if yielding values of `types`: then_fn()'s where cond holds, else_fn()'s
+        otherwise (each builds its branch and returns the values); only the taken branch runs."""
+        op = scf_d.IfOp(cond, list(types), has_else=True)
+        for block, fn in ((op.then_block, then_fn), (op.else_block, else_fn)):
+            with ir.InsertionPoint(block):
+                scf_d.YieldOp(list(fn()))
+        return list(op.results)
+
     def for_(self, lb, ub, step=1, iter_args=()):
         """Context manager over an scf.for: yields (iv, iter_args, set_results)."""
         return _ForCtx(self, lb, ub, step, iter_args)

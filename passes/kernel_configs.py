@@ -107,13 +107,15 @@ class DirectGroupedConfig(KernelConfig):
     channels per vector). Depthwise (multiplier 1) only: `accumulate` "f16_rows" sums each
     filter row's taps in packed f16 (the rows in f32); ctas_per_sm co-resident workgroups the
     register allocation must allow (a register cap); `unrolled` emits the filter rows
-    unrolled instead of as a loop; the schedule's stages are filter rows in flight (async-copy
-    staging when above 1)."""
+    unrolled instead of as a loop, and with it an item may span `rows` output rows (each input
+    row loaded once for all of them); the schedule's stages are filter rows in flight
+    (async-copy staging when above 1)."""
 
     pixels: int
     accumulate: str = "f32"
     ctas_per_sm: int = 0
     unrolled: bool = False
+    rows: int = 1
 
     LEGACY: ClassVar[dict[str, str]] = {"pixels": "thread_m", "accumulate": "accumulate",
                                         "ctas_per_sm": "min_ctas_per_sm"}
@@ -125,6 +127,8 @@ class DirectGroupedConfig(KernelConfig):
     def check(self, s) -> None:
         if self.pixels < 1:
             raise ValueError(f"{self.pixels} pixels per item")
+        if self.rows < 1 or (self.rows > 1 and not self.unrolled):
+            raise ValueError(f"{self.rows} output rows per item (more than 1 needs unrolled rows)")
         if self.accumulate not in ("f32", "f16_rows"):
             raise ValueError(f"unknown accumulation {self.accumulate!r}")
 

@@ -97,6 +97,10 @@ VARIANTS: tuple[Variant, ...] = (
     Variant("depthwise_7x7", _L("dw7", 2, 14, 14, 96, 96, 7, 7, pad=(3, 3, 3, 3), groups=96, epilogue="bias_relu"),
             lambda s: s.kernel == "direct_grouped" and s.config.pixels == 8 and not s.config.unrolled,
             "depthwise 7x7, 8 pixels per thread, packed f16 rows as a loop (padding rows skipped)"),
+    Variant("depthwise_rows2", _L("dwr", 2, 19, 21, 64, 64, 3, 3, pad=(1, 1, 1, 1), groups=64, epilogue="bias_relu"),
+            lambda s: s.kernel == "direct_grouped" and s.config.rows == 2 and s.config.pixels == 4,
+            "depthwise, 2 output rows x 4 pixels per item (each input row loaded once for both), odd H: the "
+            "last item's second row masked"),
     Variant("depthwise_unrolled_s2", _L("dwu", 2, 23, 19, 48, 48, 5, 5, stride=(2, 2), pad=(2, 1, 3, 2), groups=48,
                                         epilogue="bias_relu"),
             lambda s: s.kernel == "direct_grouped" and s.config.unrolled and s.config.pixels == 4,

@@ -44,14 +44,16 @@ def _staging(p: ConvProblem, t: Target, pixels: int, threads: int, v: int, rows:
 class ItemShape:
     """How the direct kernel walks a depthwise conv: output pixels along W per thread, threads
     per workgroup, filter rows in flight (async-copy staging; 1: plain loads), accumulation
-    ("f32" or "f16_rows"), the co-resident workgroups ptxas must allow (a register cap) and
-    whether the filter rows are unrolled (plain loads only)."""
+    ("f32" or "f16_rows"), the co-resident workgroups ptxas must allow (a register cap),
+    whether the filter rows are unrolled (plain loads only) and, unrolled, the output rows per
+    item."""
     pixels: int = ROW_PIXELS
     threads: int = 256
     rows_in_flight: int = 1
     accumulate: str = "f32"
     min_ctas: int = 0
     unrolled: bool = False
+    out_rows: int = 1
 
 
 # workgroups per SM above which an 8-pixel item's grid counts as large (ample parallelism, so
@@ -73,8 +75,9 @@ def depthwise_shape(p: ConvProblem, t: Target) -> ItemShape:
       rows unrolled;
     - strided: 3-column windows 2 pixels under a 64-register cap, wider ones 4 pixels, rows
       unrolled;
-    - others (3x3-like): 8 pixels on a large grid; 2 pixels under a 64-register cap where
-      4-pixel items would leave SMs idle; else 4 pixels under an 85-register cap; rows unrolled.
+    - others (3x3-like): 4 pixels x 2 output rows on a large grid; 2 pixels under a
+      64-register cap where 4-pixel items would leave SMs idle; else 4 pixels under an
+      85-register cap; rows unrolled.
     A batch read at run time counts as large (its grid is unknown)."""
     if not (p.depthwise and p.F == p.C) or t.backend != "nvidia":
         return ItemShape()
@@ -85,7 +88,7 @@ def depthwise_shape(p: ConvProblem, t: Target) -> ItemShape:
     if p.stride[1] > 1:
         return ItemShape(2, 128, 1, acc, 8, True) if p.S <= 3 else ItemShape(4, 128, 1, acc, 0, True)
     if large:
-        return ItemShape(8, 128, 1, acc, 0, True)
+        return ItemShape(4, 128, 1, acc, 0, True, 2)
     if not p.dynamic_batch and item_grid(p, 4) < t.num_sms:
         return ItemShape(2, 128, 1, acc, 8, True)
     return ItemShape(4, 128, 1, acc, 6, True)
@@ -112,30 +115,33 @@ def plan_grouped(p: ConvProblem, t: Target, shape: ItemShape | None = None) -> S
     pw = min(shape.pixels, p.Wo) if rows else 1
     stages, smem = _staging(p, t, pw, threads, v, shape.rows_in_flight)
     accumulate = shape.accumulate if p.depthwise and p.F == p.C and p.dtype == "f16" else "f32"
+    unrolled = shape.unrolled and stages == 1 and p.depthwise and p.F == p.C
+    out_rows = min(shape.out_rows, p.Ho) if unrolled else 1
     block = threads * per_thread
-    grid = (cdiv(p.N * p.Ho * cdiv(p.Wo, pw) * (p.F // v), block), 1, 1)
+    grid = (cdiv(p.N * cdiv(p.Ho, out_rows) * cdiv(p.Wo, pw) * (p.F // v), block), 1, 1)
     if grid[0] >= 2**31:
         raise PlanError("too many workgroups")
     kind = ("depthwise" + (f" (multiplier {p.F // p.C})" if p.F != p.C else "") if p.depthwise
             else f"{p.groups} groups of {p.C // p.groups} channels")
     what = f"{pw} pixels x {v} channels" if pw > 1 else f"{v} output channels"
+    what = f"{out_rows} rows x {what}" if out_rows > 1 else what
     return Schedule(kernel=Kernel.DIRECT_GROUPED, target=t.arch, block_m=block, block_n=v, block_k=vc,
                     threads=threads, stages=stages, grid=grid, smem_bytes=smem,
                     config=DirectGroupedConfig(pixels=pw, accumulate=accumulate,
                                                ctas_per_sm=shape.min_ctas if t.backend == "nvidia" else 0,
-                                               unrolled=shape.unrolled and stages == 1 and p.depthwise and p.F == p.C),
+                                               unrolled=unrolled, rows=out_rows),
                     reason=f"direct grouped conv: {kind}, {what} per thread, "
                            + ("filter rows summed in packed f16, f32 across rows" if accumulate == "f16_rows"
                               else "f32 accumulation")
                            + (f", {stages} filter rows in flight" if stages > 1 else "")
-                           + (", filter rows unrolled" if shape.unrolled and stages == 1 and p.depthwise and p.F == p.C else "")
+                           + (", filter rows unrolled" if unrolled else "")
                            + (", batch read at run time" if p.dynamic_batch else ""))
 
 
 def direct_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
     """Depthwise (multiplier 1) tuning grid: pixels per item x filter rows in flight x
-    accumulation at 128 threads, register caps, unrolled rows (also in 64-thread workgroups),
-    and 256-thread workgroups."""
+    accumulation at 128 threads, register caps, unrolled rows (also in 64-thread workgroups and
+    with 2 or 4 output rows per item), and 256-thread workgroups."""
     if not (p.depthwise and p.F == p.C) or t.backend != "nvidia":
         return []
     out = [plan_grouped(p, t, ItemShape(pw, 256)) for pw in (2, 4, 8)]
@@ -149,6 +155,8 @@ def direct_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
             out.append(plan_grouped(p, t, ItemShape(pw, 128, 1, acc, ctas, True)))
         for pw in (2, 4):                                               # small grids: more workgroups
             out.append(plan_grouped(p, t, ItemShape(pw, 64, 1, acc, 0, True)))
+        for pw, rows in ((2, 2), (4, 2), (2, 4)):                       # several output rows per item
+            out.append(plan_grouped(p, t, ItemShape(pw, 128, 1, acc, 0, True, rows)))
     return list(dict.fromkeys(out))
 
 

@@ -78,13 +78,14 @@ class DirectGrouped:
         self.Vc = s.block_k           # input channels per load (grouped)
         self.config = s.config_as(DirectGroupedConfig)
         self.P = self.config.pixels   # output pixels along W per item
+        self.T = self.config.rows     # output rows per item (depthwise, rows unrolled)
         self.smem = None              # the staged depthwise path's copy slots
 
     def emit(self, memrefs: list) -> None:
         p, s, e = self.p, self.s, self.e
         nv = p.F // self.V
         batch = getattr(memrefs, "batch", None)           # a dynamic batch, read at run time
-        segments = e.mul(p.N if batch is None else batch, p.Ho * _cdiv(p.Wo, self.P))
+        segments = e.mul(p.N if batch is None else batch, _cdiv(p.Ho, self.T) * _cdiv(p.Wo, self.P))
         total = e.mul(segments, nv)
         pid = hal_d.InterfaceWorkgroupIDOp(0).result
         tid = self.m.thread_id(e)
@@ -116,13 +117,15 @@ class DirectGrouped:
         return vector_d.load(vec_type(width, dt), memref, [index], alignment=width * DTYPE_BYTES[dt])
 
     def _segment(self, seg):
-        """(row = n*Ho + ho, wo0, n, h0, w0) of segment `seg` (P outputs from wo0 along W)."""
+        """(row = n*Ho + ho, wo0, n, h0, w0) of segment `seg` (P outputs from wo0 along W, of
+        output rows ho .. ho + T - 1)."""
         p, e = self.p, self.e
-        nseg = _cdiv(p.Wo, self.P)
-        row = e.div(seg, nseg)
+        nseg, nrows = _cdiv(p.Wo, self.P), _cdiv(p.Ho, self.T)
+        band = e.div(seg, nseg)
         wo0 = e.mul(e.rem(seg, nseg), self.P)
-        n, ho = e.div(row, p.Ho), e.rem(row, p.Ho)
-        return row, wo0, n, e.sub(e.mul(ho, p.stride[0]), p.pad[0]), e.sub(e.mul(wo0, p.stride[1]), p.pad[1])
+        n, ho = e.div(band, nrows), e.mul(e.rem(band, nrows), self.T)
+        return (e.add(e.mul(n, p.Ho), ho), wo0, n, e.sub(e.mul(ho, p.stride[0]), p.pad[0]),
+                e.sub(e.mul(wo0, p.stride[1]), p.pad[1]))
 
     def _columns(self) -> list[int]:
         """Input columns (from w0) the taps of the P outputs touch."""
@@ -159,34 +162,54 @@ class DirectGrouped:
         padding adds nothing, so neither loads nor FMAs), else the item's input columns (zero
         outside the image at the left and right edges), the row's S taps and its FMAs. The
         rows are a loop, or unrolled (config.unrolled: the compiler may then schedule one
-        row's loads among another's FMAs)."""
+        row's loads among another's FMAs), then for T output rows per item: each input row's
+        columns are loaded once for every output row whose window holds it."""
         if self.s.stages > 1:
             return self._depthwise_staged(memrefs, seg, f0)
-        p, e, V, P = self.p, self.e, self.V, self.P
+        p, e, V, P, T = self.p, self.e, self.V, self.P, self.T
         x, wgt = memrefs[p.input], memrefs[p.filter]
         row, wo0, n, h0, w0 = self._segment(seg)
         f32v = vec_type(V, "f32")
 
-        def row_step(r, accs):
-            h_ok, rowbase = self._row(r, n, h0)
+        def taps(r):
+            return [self._load(wgt, e.add(e.mul(e.add(e.mul(r, p.S), sx), p.F), f0), V) for sx in range(p.S)]
 
-            def row_sums():
-                xs = {q: self._input(x, None, rowbase, w0, q, f0, V, widen=False) for q in self._columns()}
-                taps = [self._load(wgt, e.add(e.mul(e.add(e.mul(r, p.S), sx), p.F), f0), V) for sx in range(p.S)]
-                return self._row_fmas(xs, taps, accs)
+        def columns(rowbase):
+            return {q: self._input(x, None, rowbase, w0, q, f0, V, widen=False) for q in self._columns()}
 
-            return e.if_values(h_ok, [f32v] * P, row_sums, lambda: accs)
+        if not self.config.unrolled:
+            loop = e.for_(0, p.R, 1, [zeros(f32v)] * P)
+            with loop as (r, accs, set_r):
+                h_ok, rowbase = self._row(r, n, h0)
+                set_r(e.if_values(h_ok, [f32v] * P, lambda: self._row_fmas(columns(rowbase), taps(r), accs),
+                                  lambda: accs))
+            return self._store(memrefs, row, wo0, f0, loop.results)
 
-        accs = [zeros(f32v)] * P
-        if self.config.unrolled:
-            for r in range(p.R):
-                accs = row_step(e.c(r), accs)
-        else:
-            loop = e.for_(0, p.R, 1, accs)
-            with loop as (r, carried, set_r):
-                set_r(row_step(r, carried))
-            accs = loop.results
-        self._store(memrefs, row, wo0, f0, accs)
+        accs = [[zeros(f32v)] * P for _ in range(T)]
+        sh, dh = p.stride[0], p.dilation[0]
+        for i in range((T - 1) * sh + (p.R - 1) * dh + 1):      # input rows from h0
+            users = [(t, (i - t * sh) // dh) for t in range(T)
+                     if i >= t * sh and (i - t * sh) % dh == 0 and (i - t * sh) // dh < p.R]
+            if not users:
+                continue
+            h = e.add(h0, i)
+            h_ok = e.all_of(e.cmp("sge", h, 0), e.cmp("slt", h, p.H))
+            rowbase = e.mul(e.add(e.mul(n, p.H), h), p.W)
+
+            def sums(users=users, rowbase=rowbase):
+                xs = columns(rowbase)
+                return [v for t, r in users for v in self._row_fmas(xs, taps(e.c(r)), accs[t])]
+
+            new = e.if_values(h_ok, [f32v] * (P * len(users)), sums,
+                              lambda users=users: [v for t, _ in users for v in accs[t]])
+            for k, (t, _) in enumerate(users):
+                accs[t] = new[k * P:(k + 1) * P]
+        for t in range(T):
+            if T == 1:
+                self._store(memrefs, row, wo0, f0, accs[t])
+                continue
+            with e.if_(e.cmp("slt", e.add(e.rem(row, p.Ho), t), p.Ho)):
+                self._store(memrefs, e.add(row, t), wo0, f0, accs[t])
 
     def _row_fmas(self, xs: dict, taps: list, accs: list) -> list:
         return row_fmas(self.p, self.P, self.V, self.config.accumulate, xs, taps, accs)
@@ -368,6 +391,7 @@ def direct_grouped_batch_grid(p: ConvProblem, s: Schedule):
     """The grid for a runtime batch: one workgroup per block_m items."""
     def grid(batch):
         e = Emitter()
-        items = e.mul(e.mul(batch, p.Ho * _cdiv(p.Wo, s.config_as(DirectGroupedConfig).pixels)), p.F // s.block_n)
+        c = s.config_as(DirectGroupedConfig)
+        items = e.mul(e.mul(batch, _cdiv(p.Ho, c.rows) * _cdiv(p.Wo, c.pixels)), p.F // s.block_n)
         return [e.div(e.add(items, s.block_m - 1), s.block_m), e.c(1), e.c(1)]
     return grid

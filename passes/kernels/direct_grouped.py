@@ -71,8 +71,8 @@ def depthwise_shape(p: ConvProblem, t: Target) -> ItemShape:
     """The rule table for depthwise convs with multiplier 1 on NVIDIA (tuning on an H200,
     bench/NOTES.md): 128-thread workgroups, f16 filter rows summed in packed f16, and by grid
     size (8-pixel items on a grid of LARGE_GRID_CTAS workgroups per SM or more is large):
-    - 7+ column windows: 8 pixels per item, rows as a loop, on a large grid; else 4 pixels,
-      rows unrolled;
+    - 7+ column windows: 8 pixels per item, rows as a loop; 4 pixels, rows unrolled, where
+      the output is narrower than 8 pixels (7 px: an item of 4 + 3 beats one of 7);
     - strided: 3-column windows 2 pixels under a 64-register cap, wider ones 4 pixels, rows
       unrolled;
     - others (3x3-like): 4 pixels x 2 output rows on a large grid; 2 pixels under a
@@ -84,7 +84,7 @@ def depthwise_shape(p: ConvProblem, t: Target) -> ItemShape:
     acc = "f16_rows" if p.dtype == "f16" else "f32"
     large = p.dynamic_batch or item_grid(p, 8) >= LARGE_GRID_CTAS * t.num_sms
     if p.S >= 7:
-        return ItemShape(8, 128, 1, acc) if large else ItemShape(4, 128, 1, acc, 0, True)
+        return ItemShape(8, 128, 1, acc) if p.Wo >= 8 else ItemShape(4, 128, 1, acc, 0, True)
     if p.stride[1] > 1:
         return ItemShape(2, 128, 1, acc, 8, True) if p.S <= 3 else ItemShape(4, 128, 1, acc, 0, True)
     if large:

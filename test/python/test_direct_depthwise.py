@@ -50,7 +50,10 @@ def test_rule_table():
     assert depthwise_shape(_p("convnext_dw7x7_56"), SM90) == ItemShape(8, 128, 1, f16)
     # smaller grids: 4 pixels (3x3 under the 85-register cap), 2 where 4 would leave SMs idle
     assert depthwise_shape(_p("mbv2_dw3x3_28"), SM90) == ItemShape(4, 128, 1, f16, 6, True)
+    # 7x7: 8 pixels as a loop whatever the grid, 4 pixels unrolled below 8 output columns
     assert depthwise_shape(_p("convnext_dw7x7_7"), SM90) == ItemShape(4, 128, 1, f16, 0, True)
+    assert depthwise_shape(_p("convnext_dw7x7_56", H=14, W=14, C=384, F=384, groups=384), SM90) == \
+        ItemShape(8, 128, 1, f16)
     assert depthwise_shape(_p("mbv2_dw3x3_56_b1"), SM90) == ItemShape(2, 128, 1, f16, 8, True)
     # strided: 3 columns 2 pixels under a 64-register cap, 5 columns 4 pixels
     assert depthwise_shape(_p("mbv2_dw3x3_s2_112"), SM90) == ItemShape(2, 128, 1, f16, 8, True)

@@ -2,16 +2,17 @@
 
 // RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule,convc-lower-kernel --target sm_90a --candidate kernel=direct_grouped %inputs/grouped_f32.flow.mlir | FileCheck %s
 
-// Depthwise (filter [R, S, C]): an item is 4 outputs along W; per filter row whose input row
-// lies in the image (a branch: padding rows add nothing) the 6 input columns their taps touch
-// and the 3 filter vectors are loaded once: 12 fmas; other rows pass the accumulators on.
+// Depthwise (filter [R, S, C]), the rule's shape for a small grid: an item is 2 outputs along
+// W, the 3 filter rows unrolled; each row whose input row lies in the image (a branch: padding
+// rows add nothing, the accumulators pass on) loads the 4 input columns its taps touch and the
+// 3 filter vectors once: 6 fmas.
 // CHECK-LABEL: hal.executable.source private @conv_n2h16w16c32_f32r3s3_g32hwf_st1x1_dl1x1_p1x1x1x1_f32_add_bias_relu
-// CHECK: hal.return %c8
-// CHECK: scf.for {{.*}} -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>)
-// CHECK: scf.if {{.*}} -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>)
-// CHECK-COUNT-6: vector.load {{.*}} : memref<16384xf32>, vector<4xf32>
+// CHECK: hal.return %c16
+// CHECK-NOT: scf.for {{.*}} -> (vector<4xf32>
+// CHECK-COUNT-3: scf.if {{.*}} -> (vector<4xf32>, vector<4xf32>) {
+// CHECK-COUNT-4: vector.load {{.*}} : memref<16384xf32>, vector<4xf32>
 // CHECK-COUNT-3: vector.load {{.*}} : memref<288xf32>, vector<4xf32>
-// CHECK-COUNT-12: math.fma {{.*}} : vector<4xf32>
+// CHECK-COUNT-6: math.fma {{.*}} : vector<4xf32>
 // CHECK: } else {
 // CHECK-NEXT: scf.yield
 // The shared epilogue per output (bias slice, relu), each behind its W bound.

@@ -9,8 +9,10 @@ each input column its P outputs' taps touch once. Accumulation is f32 (fused mul
 the epilogue is the shared one, so every fused chain works here too.
 
 - depthwise, multiplier 1 (filter [R, S, C]): per filter row, the input columns and S filter
-  vectors, then P x S vector FMAs. Items channel-fastest: neighbouring lanes read neighbouring
-  16-byte channel vectors of the input and the filter (coalesced).
+  vectors, then P x S vector FMAs; a row whose input row lies in the padding is skipped by a
+  branch. Unrolled rows may serve T output rows per item, each input row loaded once for all
+  of them. Items channel-fastest: neighbouring lanes read neighbouring 16-byte channel vectors
+  of the input and the filter (coalesced).
 - depthwise, multiplier M = F/C: one pixel per item; output channel f reads input channel f // M
   (per-lane loads).
 - grouped with an [R, S, C/G, F] filter (convc-channels-last's form): like depthwise, per filter

@@ -13,6 +13,7 @@ from ..problem import DTYPE_BYTES, ConvProblem
 from ..schedule import Kernel, Schedule
 from ..target import Target
 from .common import PlanError, accepted, cdiv
+from .direct_grouped import item_grid
 from .registry import KernelFamily, register
 
 SM_SMEM = 233_472            # shared memory per SM (sm_90a and sm_100a)
@@ -107,7 +108,6 @@ def prefers_tiles(p: ConvProblem, t: Target) -> bool:
     this kernel 4.6-4.7, the direct kernel 5.6 us). Elsewhere the direct kernel was as fast or
     faster in every measured shape (bench/NOTES.md), so the tile kernels are tuning
     candidates there."""
-    from .direct_grouped import item_grid
     return (t.backend == "nvidia" and p.F == p.C and p.S >= 7 and not p.dynamic_batch
             and item_grid(p, 8) < t.num_sms)
 

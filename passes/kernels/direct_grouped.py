@@ -61,10 +61,11 @@ class ItemShape:
 LARGE_GRID_CTAS = 8
 
 
-def item_grid(p: ConvProblem, pixels: int, threads: int = 128) -> int:
-    """Workgroups of the depthwise direct kernel at `pixels` per item (16-byte channel vectors)."""
-    v = largest_vector(p.F, p.dtype)
-    return cdiv(p.N * p.Ho * cdiv(p.Wo, pixels) * (p.F // v), threads)
+def item_grid(p: ConvProblem, pixels: int, threads: int = 128, v: int = 0, rows: int = 1) -> int:
+    """Workgroups of the direct kernel at `pixels` x `rows` outputs of v channels per item
+    (v 0: the depthwise kernel's 16-byte channel vectors), `threads` items per workgroup."""
+    v = v or largest_vector(p.F, p.dtype)
+    return cdiv(p.N * cdiv(p.Ho, rows) * cdiv(p.Wo, pixels) * (p.F // v), threads)
 
 
 def depthwise_shape(p: ConvProblem, t: Target) -> ItemShape:
@@ -118,7 +119,7 @@ def plan_grouped(p: ConvProblem, t: Target, shape: ItemShape | None = None) -> S
     unrolled = shape.unrolled and stages == 1 and p.depthwise and p.F == p.C
     out_rows = min(shape.out_rows, p.Ho) if unrolled else 1
     block = threads * per_thread
-    grid = (cdiv(p.N * cdiv(p.Ho, out_rows) * cdiv(p.Wo, pw) * (p.F // v), block), 1, 1)
+    grid = (item_grid(p, pw, block, v, out_rows), 1, 1)
     if grid[0] >= 2**31:
         raise PlanError("too many workgroups")
     kind = ("depthwise" + (f" (multiplier {p.F // p.C})" if p.F != p.C else "") if p.depthwise

@@ -146,10 +146,14 @@ class DirectGrouped:
         return convert(v, vec_type(width, "f32")) if widen else v
 
     def _row(self, r, n, h0):
-        """(h_ok, rowbase) of filter row r: whether input row h0 + r*dil is in the image, and
-        its first pixel's index."""
+        """(h_ok, rowbase) of filter row r (the input row h0 + r * dilation)."""
+        return self._input_row(self.e.mul(r, self.p.dilation[0]), n, h0)
+
+    def _input_row(self, off, n, h0):
+        """(h_ok, rowbase) of input row h0 + off: whether it is in the image, and its first
+        pixel's index."""
         p, e = self.p, self.e
-        h = e.add(h0, e.mul(r, p.dilation[0]))
+        h = e.add(h0, off)
         return e.all_of(e.cmp("sge", h, 0), e.cmp("slt", h, p.H)), e.mul(e.add(e.mul(n, p.H), h), p.W)
 
     def _store(self, memrefs, row, wo0, f0, accs) -> None:
@@ -194,9 +198,7 @@ class DirectGrouped:
                      if i >= t * sh and (i - t * sh) % dh == 0 and (i - t * sh) // dh < p.R]
             if not users:
                 continue
-            h = e.add(h0, i)
-            h_ok = e.all_of(e.cmp("sge", h, 0), e.cmp("slt", h, p.H))
-            rowbase = e.mul(e.add(e.mul(n, p.H), h), p.W)
+            h_ok, rowbase = self._input_row(i, n, h0)
 
             def sums(users=users, rowbase=rowbase):
                 xs = columns(rowbase)
@@ -207,8 +209,8 @@ class DirectGrouped:
             for k, (t, _) in enumerate(users):
                 accs[t] = new[k * P:(k + 1) * P]
         for t in range(T):
-            if T == 1:
-                self._store(memrefs, row, wo0, f0, accs[t])
+            if p.Ho % T == 0:               # no item runs past the last output row
+                self._store(memrefs, e.add(row, t), wo0, f0, accs[t])
                 continue
             with e.if_(e.cmp("slt", e.add(e.rem(row, p.Ho), t), p.Ho)):
                 self._store(memrefs, e.add(row, t), wo0, f0, accs[t])
@@ -235,9 +237,7 @@ class DirectGrouped:
             return e.mul(e.add(e.mul(e.add(e.mul(e.rem(r, u + 1), len(cols)), q), self.s.threads), tid), V)
 
         def issue(r):
-            hh = e.add(h0, e.mul(r, p.dilation[0]))
-            h_ok = e.all_of(e.cmp("sge", hh, 0), e.cmp("slt", hh, p.H))
-            rowbase = e.mul(e.add(e.mul(n, p.H), hh), p.W)
+            h_ok, rowbase = self._row(r, n, h0)
             for k, q in enumerate(cols):
                 w = e.add(w0, q)
                 ok = e.all_of(h_ok, e.cmp("sge", w, 0), e.cmp("slt", w, p.W))

@@ -208,10 +208,11 @@ class DirectGrouped:
                               lambda users=users: [v for t, _ in users for v in accs[t]])
             for k, (t, _) in enumerate(users):
                 accs[t] = new[k * P:(k + 1) * P]
+        if T == 1:
+            return self._store(memrefs, row, wo0, f0, accs[0])
+        # every row of a multi-row item behind its bound (measured: dropping the branch where
+        # Ho is a multiple of T made MobileNetV2 56/112 px 12-14% slower on an H200)
         for t in range(T):
-            if p.Ho % T == 0:               # no item runs past the last output row
-                self._store(memrefs, e.add(row, t), wo0, f0, accs[t])
-                continue
             with e.if_(e.cmp("slt", e.add(e.rem(row, p.Ho), t), p.Ho)):
                 self._store(memrefs, e.add(row, t), wo0, f0, accs[t])
 

@@ -108,14 +108,18 @@ class DirectGroupedConfig(KernelConfig):
     filter row's taps in packed f16 (the rows in f32); ctas_per_sm co-resident workgroups the
     register allocation must allow (a register cap); `unrolled` emits the filter rows
     unrolled instead of as a loop, and with it an item may span `rows` output rows (each input
-    row loaded once for all of them); the schedule's stages are filter rows in flight
-    (async-copy staging when above 1)."""
+    row loaded once for all of them); `padding` how unrolled rows meet the image's top and
+    bottom edges: "branch" skips a row in the padding (no loads, no FMAs), "select" loads every
+    row unconditionally (zero selected outside the image), so the compiler may issue all rows'
+    loads at once; the schedule's stages are filter rows in flight (async-copy staging when
+    above 1)."""
 
     pixels: int
     accumulate: str = "f32"
     ctas_per_sm: int = 0
     unrolled: bool = False
     rows: int = 1
+    padding: str = "branch"
 
     LEGACY: ClassVar[dict[str, str]] = {"pixels": "thread_m", "accumulate": "accumulate",
                                         "ctas_per_sm": "min_ctas_per_sm"}
@@ -131,6 +135,8 @@ class DirectGroupedConfig(KernelConfig):
             raise ValueError(f"{self.rows} output rows per item (more than 1 needs unrolled rows)")
         if self.accumulate not in ("f32", "f16_rows"):
             raise ValueError(f"unknown accumulation {self.accumulate!r}")
+        if self.padding not in ("branch", "select") or (self.padding == "select" and not self.unrolled):
+            raise ValueError(f"padding rows by {self.padding!r} (select needs unrolled rows)")
 
     def describe(self) -> str:
         return f" accumulate={self.accumulate}" if self.accumulate != "f32" else ""

@@ -130,7 +130,7 @@ def knobs_of(s: Schedule) -> tuple:
     if isinstance(c, DepthwiseTmaConfig):   # tile, pixels per thread, ring slots, threads, co-residency
         return base + (c.rows, c.cols, c.pixels, s.stages, s.threads, c.accumulate, c.ctas_per_sm)
     if isinstance(c, DirectGroupedConfig):  # pixels per item, workgroup size, filter rows in flight
-        return base + (c.pixels, s.threads, s.stages, c.accumulate, c.min_ctas_per_sm) + (("unrolled",) if c.unrolled else ()) + ((f"rows{c.rows}",) if c.rows > 1 else ())
+        return base + (c.pixels, s.threads, s.stages, c.accumulate, c.min_ctas_per_sm) + (("unrolled",) if c.unrolled else ()) + ((f"rows{c.rows}",) if c.rows > 1 else ()) + (("select",) if c.padding == "select" else ())
     if not isinstance(c, Sm90WsConfig):
         return base
     extra = (c.epilogue_slots, c.swap_ab)

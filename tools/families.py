@@ -98,13 +98,24 @@ VARIANTS: tuple[Variant, ...] = (
             lambda s: s.kernel == "direct_grouped" and s.config.pixels == 8 and not s.config.unrolled,
             "depthwise 7x7, 8 pixels per thread, packed f16 rows as a loop (padding rows skipped)"),
     Variant("depthwise_rows2", _L("dwr", 2, 19, 21, 64, 64, 3, 3, pad=(1, 1, 1, 1), groups=64, epilogue="bias_relu"),
-            lambda s: s.kernel == "direct_grouped" and s.config.rows == 2 and s.config.pixels == 4,
+            lambda s: s.kernel == "direct_grouped" and s.config.rows == 2 and s.config.pixels == 4
+            and s.config.padding == "branch",
             "depthwise, 2 output rows x 4 pixels per item (each input row loaded once for both), odd H: the "
             "last item's second row masked"),
+    Variant("depthwise_select", _L("dwsel", 2, 19, 21, 64, 64, 3, 3, pad=(1, 1, 1, 1), groups=64, epilogue="bias_relu"),
+            lambda s: s.kernel == "direct_grouped" and s.config.padding == "select" and s.config.rows == 1
+            and s.config.pixels == 4,
+            "depthwise, 4 pixels per item, padding rows loaded as zeros (no branch), odd H and W"),
     Variant("depthwise_unrolled_s2", _L("dwu", 2, 23, 19, 48, 48, 5, 5, stride=(2, 2), pad=(2, 1, 3, 2), groups=48,
                                         epilogue="bias_relu"),
-            lambda s: s.kernel == "direct_grouped" and s.config.unrolled and s.config.pixels == 4,
+            lambda s: s.kernel == "direct_grouped" and s.config.unrolled and s.config.pixels == 4
+            and s.config.padding == "branch",
             "depthwise 5x5, rows unrolled (padding rows skipped), stride 2, asymmetric pads, odd H and W"),
+    Variant("depthwise_select_s2", _L("dwss", 2, 23, 19, 48, 48, 5, 5, stride=(2, 2), pad=(2, 1, 3, 2), groups=48,
+                                      epilogue="bias_relu"),
+            lambda s: s.kernel == "direct_grouped" and s.config.padding == "select" and s.config.rows == 2,
+            "depthwise 5x5, the rule's 2 rows x 2 pixels with padding rows loaded as zeros, stride 2, "
+            "asymmetric pads, odd H and W"),
     Variant("depthwise_tma", _L("dwt", 1, 14, 14, 96, 96, 7, 7, pad=(3, 3, 3, 3), groups=96, epilogue="bias_relu"),
             _kernel("depthwise_tma"), "depthwise on the TMA tile kernel (7x7 at batch 1: the planner's default)"),
     Variant("depthwise_tma_ring", _L("dwtr", 32, 56, 56, 72, 72, 3, 3, pad=(1, 1, 1, 1), groups=72,

@@ -46,7 +46,7 @@ class ItemShape:
     per workgroup, filter rows in flight (async-copy staging; 1: plain loads), accumulation
     ("f32" or "f16_rows"), the co-resident workgroups ptxas must allow (a register cap),
     whether the filter rows are unrolled (plain loads only) and, unrolled, the output rows per
-    item."""
+    item and how rows in the padding are handled ("branch" or "select", DirectGroupedConfig)."""
     pixels: int = ROW_PIXELS
     threads: int = 256
     rows_in_flight: int = 1
@@ -54,11 +54,15 @@ class ItemShape:
     min_ctas: int = 0
     unrolled: bool = False
     out_rows: int = 1
+    padding: str = "branch"
 
 
 # workgroups per SM above which an 8-pixel item's grid counts as large (ample parallelism, so
 # the column reuse of 8 pixels wins; below it smaller items fill the machine better)
 LARGE_GRID_CTAS = 8
+# workgroups per SM of 4-pixel x 2-row items from which 4 pixels beat 2 (a narrower window's
+# grid below it is small: 2-pixel items spread it over more SMs)
+MEDIUM_GRID_CTAS = 2
 
 
 def item_grid(p: ConvProblem, pixels: int, threads: int = 128, v: int = 0, rows: int = 1) -> int:
@@ -70,29 +74,29 @@ def item_grid(p: ConvProblem, pixels: int, threads: int = 128, v: int = 0, rows:
 
 def depthwise_shape(p: ConvProblem, t: Target) -> ItemShape:
     """The rule table for depthwise convs with multiplier 1 on NVIDIA (tuning on an H200,
-    bench/NOTES.md): 128-thread workgroups, f16 filter rows summed in packed f16, and by grid
-    size (8-pixel items on a grid of LARGE_GRID_CTAS workgroups per SM or more is large):
+    bench/NOTES.md): 128-thread workgroups, f16 filter rows summed in packed f16, and
     - 7+ column windows: 8 pixels per item, rows as a loop; 4 pixels, rows unrolled, where
-      the output is narrower than 8 pixels (7 px: an item of 4 + 3 beats one of 7);
-    - strided: 3-column windows 2 pixels under a 64-register cap, wider ones 4 pixels, rows
-      unrolled;
-    - others (3x3-like): 4 pixels x 2 output rows on a large grid; 2 pixels under a
-      64-register cap where 4-pixel items would leave SMs idle; else 4 pixels under an
-      85-register cap; rows unrolled.
+      the output is narrower than 8 pixels (7 px: an item of 4 + 3 beats one of 7); padding
+      rows skipped by a branch (loading them all would spill);
+    - narrower windows: rows unrolled, 2 output rows per item, padding rows loaded as zeros
+      (no branch, so all rows' loads go out together), and a 1-2 workgroup co-residency bound
+      that leaves ptxas the registers to issue them (small and medium grids are latency-bound):
+      strided or 5+ columns 2 pixels; 3 columns 4 pixels on a large grid (8-pixel items
+      filling LARGE_GRID_CTAS workgroups per SM: no bound) or a medium one (4-pixel items
+      filling 2 workgroups per SM: bound 2), else 2 pixels.
     A batch read at run time counts as large (its grid is unknown)."""
     if not (p.depthwise and p.F == p.C) or t.backend != "nvidia":
         return ItemShape()
     acc = "f16_rows" if p.dtype == "f16" else "f32"
-    large = p.dynamic_batch or item_grid(p, 8) >= LARGE_GRID_CTAS * t.num_sms
     if p.S >= 7:
         return ItemShape(8, 128, 1, acc) if p.Wo >= 8 else ItemShape(4, 128, 1, acc, 0, True)
-    if p.stride[1] > 1:
-        return ItemShape(2, 128, 1, acc, 8, True) if p.S <= 3 else ItemShape(4, 128, 1, acc, 0, True)
-    if large:
-        return ItemShape(4, 128, 1, acc, 0, True, 2)
-    if not p.dynamic_batch and item_grid(p, 4) < t.num_sms:
-        return ItemShape(2, 128, 1, acc, 8, True)
-    return ItemShape(4, 128, 1, acc, 6, True)
+    if p.stride[1] > 1 or p.S > 3:
+        return ItemShape(2, 128, 1, acc, 1, True, 2, "select")
+    if p.dynamic_batch or item_grid(p, 8) >= LARGE_GRID_CTAS * t.num_sms:
+        return ItemShape(4, 128, 1, acc, 0, True, 2, "select")
+    if item_grid(p, 4, rows=2) >= MEDIUM_GRID_CTAS * t.num_sms:
+        return ItemShape(4, 128, 1, acc, 2, True, 2, "select")
+    return ItemShape(2, 128, 1, acc, 1, True, 2, "select")
 
 
 def plan_grouped(p: ConvProblem, t: Target, shape: ItemShape | None = None) -> Schedule:
@@ -118,6 +122,7 @@ def plan_grouped(p: ConvProblem, t: Target, shape: ItemShape | None = None) -> S
     accumulate = shape.accumulate if p.depthwise and p.F == p.C and p.dtype == "f16" else "f32"
     unrolled = shape.unrolled and stages == 1 and p.depthwise and p.F == p.C
     out_rows = min(shape.out_rows, p.Ho) if unrolled else 1
+    padding = shape.padding if unrolled else "branch"
     block = threads * per_thread
     grid = (item_grid(p, pw, block, v, out_rows), 1, 1)
     if grid[0] >= 2**31:
@@ -130,19 +135,26 @@ def plan_grouped(p: ConvProblem, t: Target, shape: ItemShape | None = None) -> S
                     threads=threads, stages=stages, grid=grid, smem_bytes=smem,
                     config=DirectGroupedConfig(pixels=pw, accumulate=accumulate,
                                                ctas_per_sm=shape.min_ctas if t.backend == "nvidia" else 0,
-                                               unrolled=unrolled, rows=out_rows),
+                                               unrolled=unrolled, rows=out_rows, padding=padding),
                     reason=f"direct grouped conv: {kind}, {what} per thread, "
                            + ("filter rows summed in packed f16, f32 across rows" if accumulate == "f16_rows"
                               else "f32 accumulation")
                            + (f", {stages} filter rows in flight" if stages > 1 else "")
                            + (", filter rows unrolled" if unrolled else "")
+                           + (", padding rows loaded and zero-selected" if padding == "select" else "")
                            + (", batch read at run time" if p.dynamic_batch else ""))
+
+
+# (pixels, co-resident workgroups, output rows) of the candidates with padding rows loaded
+# (a 7-column window's rows would spill)
+SELECT_SHAPES = ((2, 0, 1), (4, 0, 1), (2, 1, 1), (4, 1, 1), (2, 0, 2), (4, 0, 2), (2, 1, 2), (4, 1, 2), (4, 2, 2))
 
 
 def direct_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
     """Depthwise (multiplier 1) tuning grid: pixels per item x filter rows in flight x
     accumulation at 128 threads, register caps, unrolled rows (also in 64-thread workgroups and
-    with 2 or 4 output rows per item), and 256-thread workgroups."""
+    with 2 or 4 output rows per item; below 7 columns also with padding rows loaded, under
+    co-residency bounds of 1-2 workgroups), and 256-thread workgroups."""
     if not (p.depthwise and p.F == p.C) or t.backend != "nvidia":
         return []
     out = [plan_grouped(p, t, ItemShape(pw, 256)) for pw in (2, 4, 8)]
@@ -158,6 +170,8 @@ def direct_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
             out.append(plan_grouped(p, t, ItemShape(pw, 64, 1, acc, 0, True)))
         for pw, rows in ((2, 2), (4, 2), (2, 4)):                       # several output rows per item
             out.append(plan_grouped(p, t, ItemShape(pw, 128, 1, acc, 0, True, rows)))
+        for pw, ctas, rows in SELECT_SHAPES if p.S < 7 else ():        # padding rows loaded (no branch)
+            out.append(plan_grouped(p, t, ItemShape(pw, 128, 1, acc, ctas, True, rows, "select")))
     return list(dict.fromkeys(out))
 
 

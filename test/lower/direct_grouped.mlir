@@ -2,22 +2,43 @@
 
 // RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule,convc-lower-kernel --target sm_90a --candidate kernel=direct_grouped %inputs/grouped_f32.flow.mlir | FileCheck %s
 
-// Depthwise (filter [R, S, C]), the rule's shape for a small grid: an item is 2 outputs along
-// W, the 3 filter rows unrolled; each row whose input row lies in the image (a branch: padding
-// rows add nothing, the accumulators pass on) loads the 4 input columns its taps touch and the
-// 3 filter vectors once: 6 fmas.
+// Depthwise (filter [R, S, C]), the rule's shape for a small grid: an item is 2 output rows x 2
+// outputs along W, the filter rows unrolled, padding rows loaded as zeros (no branch, so every
+// row's loads may go out together): each of the 4 input rows loads the 4 input columns its taps
+// touch once for both output rows (address and value zero-selected outside the image), then
+// per output row it serves the row's 3 filter vectors and 6 fmas.
 // CHECK-LABEL: hal.executable.source private @conv_n2h16w16c32_f32r3s3_g32hwf_st1x1_dl1x1_p1x1x1x1_f32_add_bias_relu
-// CHECK: hal.return %c16
-// CHECK-NOT: scf.for {{.*}} -> (vector<4xf32>
-// CHECK-COUNT-3: scf.if {{.*}} -> (vector<4xf32>, vector<4xf32>) {
+// CHECK: hal.return %c8
+// CHECK-NOT: -> (vector<4xf32>
 // CHECK-COUNT-4: vector.load {{.*}} : memref<16384xf32>, vector<4xf32>
+// CHECK-NOT: -> (vector<4xf32>
 // CHECK-COUNT-3: vector.load {{.*}} : memref<288xf32>, vector<4xf32>
 // CHECK-COUNT-6: math.fma {{.*}} : vector<4xf32>
-// CHECK: } else {
-// CHECK-NEXT: scf.yield
-// The shared epilogue per output (bias slice, relu), each behind its W bound.
+// CHECK-NOT: -> (vector<4xf32>
+// CHECK-COUNT-4: vector.load {{.*}} : memref<16384xf32>, vector<4xf32>
+// CHECK-NOT: -> (vector<4xf32>
+// CHECK-COUNT-2: math.fma {{.*}} : vector<4xf32>
+// CHECK-NOT: -> (vector<4xf32>
+// CHECK: vector.load {{.*}} : memref<288xf32>, vector<4xf32>
+// CHECK-COUNT-6: math.fma {{.*}} : vector<4xf32>
+// CHECK-NOT: -> (vector<4xf32>
+// The shared epilogue per output (bias slice, relu), each behind its row and W bounds.
 // CHECK: vector.load {{.*}} : memref<32xf32>, vector<4xf32>
 // CHECK: arith.maximumf
+
+// The same item with padding rows skipped (a branch per input row: a row in the padding adds
+// nothing, the accumulators pass on), as 7-column windows take it.
+// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule,convc-lower-kernel --target sm_90a --candidate kernel=direct_grouped,padding=branch,unrolled=true,rows=2,pixels=2 %inputs/grouped_f32.flow.mlir | FileCheck %s --check-prefix=BRANCH
+// BRANCH-LABEL: hal.executable.source private @conv_n2h16w16c32_f32r3s3_g32hwf_st1x1_dl1x1_p1x1x1x1_f32_add_bias_relu
+// BRANCH: hal.return %c8
+// BRANCH: scf.if {{.*}} -> (vector<4xf32>, vector<4xf32>) {
+// BRANCH-COUNT-4: vector.load {{.*}} : memref<16384xf32>, vector<4xf32>
+// BRANCH-COUNT-3: vector.load {{.*}} : memref<288xf32>, vector<4xf32>
+// BRANCH-COUNT-6: math.fma {{.*}} : vector<4xf32>
+// BRANCH: } else {
+// BRANCH-NEXT: scf.yield
+// BRANCH-COUNT-2: scf.if {{.*}} -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>) {
+// BRANCH: scf.if {{.*}} -> (vector<4xf32>, vector<4xf32>) {
 
 // Grouped (filter [F, R, S, C/G]): 4 pixels x 4 output channels per item as 16 scalar
 // accumulators; per filter row and 4-channel slice of the group, 6 input columns and 3 x 4

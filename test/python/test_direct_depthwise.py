@@ -1,7 +1,8 @@
 """The direct kernel's depthwise shapes (passes/kernels/direct_grouped.py) without a GPU.
 
 - The rule table: 128-thread workgroups, packed-f16 filter rows for f16, pixels per item,
-  register caps and unrolled rows by window, stride and grid size; other targets and dtypes
+  output rows, register bounds, unrolled rows and padding rows (branch or select) by window,
+  stride and grid size; other targets and dtypes
   keep f32 and 256 threads.
 - The emitted code: packed f16 FMAs (fma.rn.f16x2, not widened to f32) for f16_rows; the
   async-copy staged candidates (cp.async with zero fill, wait_group) in their ring of shared
@@ -9,9 +10,10 @@
   layers: no spills in the default, at most 8 bytes in uncapped one-row candidates.
 - Tuning knobs tell every candidate apart.
 - Numbers (llvm-cpu, which runs the same emitter): the looped and the unrolled filter rows
-  (one or 3 output rows per item), f32 and packed-f16 accumulation, on windows whose rows and columns reach into the padding
-  (rows entirely outside the image take the skip branch), with stride and dilation, against
-  the numpy fp32 reference with poisoned outputs.
+  (one or 3 output rows per item; padding rows loaded as zeros with one or 2), f32 and
+  packed-f16 accumulation, on windows whose rows and columns reach into the padding (rows
+  entirely outside the image take the skip branch or load zeros), with stride and dilation,
+  against the numpy fp32 reference with poisoned outputs.
 """
 
 import dataclasses
@@ -44,32 +46,42 @@ def _p(name, **kw):
 
 
 def test_rule_table():
-    f16 = "f16_rows"
-    # large grids: 3x3 4 pixels x 2 output rows (rows unrolled), 7x7 8 pixels (a loop)
-    assert depthwise_shape(_p("mbv2_dw3x3_56"), SM90) == ItemShape(4, 128, 1, f16, 0, True, 2)
+    f16, sel = "f16_rows", "select"
+    # 3x3 on large grids: 4 pixels x 2 output rows, padding rows loaded, no register bound
+    assert depthwise_shape(_p("mbv2_dw3x3_56"), SM90) == ItemShape(4, 128, 1, f16, 0, True, 2, sel)
+    assert depthwise_shape(_p("mbv2_dw3x3_112"), SM90) == ItemShape(4, 128, 1, f16, 0, True, 2, sel)
+    # medium grids: the same item, 2 workgroups per SM bound (registers to issue every row's loads)
+    assert depthwise_shape(_p("mbv2_dw3x3_28"), SM90) == ItemShape(4, 128, 1, f16, 2, True, 2, sel)
+    assert depthwise_shape(_p("mbv2_dw3x3_14"), SM90) == ItemShape(4, 128, 1, f16, 2, True, 2, sel)
+    # small grids (batch 1, MobileNetV2 28 px at batch 8): 2 pixels, bound 1
+    assert depthwise_shape(_p("mbv2_dw3x3_56_b1"), SM90) == ItemShape(2, 128, 1, f16, 1, True, 2, sel)
+    assert depthwise_shape(_p("mbv2_dw3x3_28", N=8), SM90) == ItemShape(2, 128, 1, f16, 1, True, 2, sel)
+    # strided or 5 columns: 2 pixels x 2 rows, bound 1
+    assert depthwise_shape(_p("mbv2_dw3x3_s2_112"), SM90) == ItemShape(2, 128, 1, f16, 1, True, 2, sel)
+    assert depthwise_shape(_p("effnet_dw5x5_s2"), SM90) == ItemShape(2, 128, 1, f16, 1, True, 2, sel)
+    assert depthwise_shape(_p("effnet_dw5x5_s2", stride=(1, 1)), SM90) == ItemShape(2, 128, 1, f16, 1, True, 2, sel)
+    # 7x7: 8 pixels as a loop whatever the grid, 4 pixels unrolled below 8 output columns;
+    # padding rows skipped by a branch
     assert depthwise_shape(_p("convnext_dw7x7_56"), SM90) == ItemShape(8, 128, 1, f16)
-    # smaller grids: 4 pixels (3x3 under the 85-register cap), 2 where 4 would leave SMs idle
-    assert depthwise_shape(_p("mbv2_dw3x3_28"), SM90) == ItemShape(4, 128, 1, f16, 6, True)
-    # 7x7: 8 pixels as a loop whatever the grid, 4 pixels unrolled below 8 output columns
     assert depthwise_shape(_p("convnext_dw7x7_7"), SM90) == ItemShape(4, 128, 1, f16, 0, True)
     assert depthwise_shape(_p("convnext_dw7x7_56", H=14, W=14, C=384, F=384, groups=384), SM90) == \
         ItemShape(8, 128, 1, f16)
-    assert depthwise_shape(_p("mbv2_dw3x3_56_b1"), SM90) == ItemShape(2, 128, 1, f16, 8, True)
-    # strided: 3 columns 2 pixels under a 64-register cap, 5 columns 4 pixels
-    assert depthwise_shape(_p("mbv2_dw3x3_s2_112"), SM90) == ItemShape(2, 128, 1, f16, 8, True)
-    assert depthwise_shape(_p("effnet_dw5x5_s2"), SM90) == ItemShape(4, 128, 1, f16, 0, True)
     # a batch read at run time plans as a large grid
     assert depthwise_shape(dataclasses.replace(_p("mbv2_dw3x3_56_b1"), batch_constant=0), SM90) == \
-        ItemShape(4, 128, 1, f16, 0, True, 2)
+        ItemShape(4, 128, 1, f16, 0, True, 2, sel)
     assert depthwise_shape(_p("mbv2_dw3x3_56", dtype="bf16"), SM90).accumulate == "f32"
     assert depthwise_shape(_p("mbv2_dw3x3_56"), get_target("gfx942")) == ItemShape()
     assert depthwise_shape(_p("resnext_g3x3_s1"), SM90) == ItemShape()
     s = plan_grouped(_p("convnext_dw7x7_56"), SM90)
     assert (s.config.pixels, s.threads, s.config.accumulate, s.config.unrolled) == (8, 128, f16, False)
-    assert "packed f16" in s.reason and "unrolled" not in s.reason
+    assert "packed f16" in s.reason and "unrolled" not in s.reason and s.config.padding == "branch"
     s = plan_grouped(_p("mbv2_dw3x3_28"), SM90)
-    assert s.config.unrolled and s.config.min_ctas_per_sm == 6 and "filter rows unrolled" in s.reason
+    assert s.config.unrolled and s.config.min_ctas_per_sm == 2 and "filter rows unrolled" in s.reason
+    assert s.config.padding == "select" and "zero-selected" in s.reason
     assert plan_grouped(_p("mbv2_dw3x3_28"), SM90, ItemShape(4, 128, 2, f16, 0, True)).config.unrolled is False  # staged
+    # select needs unrolled rows: a looped or staged shape keeps the branch
+    assert plan_grouped(_p("mbv2_dw3x3_28"), SM90, ItemShape(4, 128, 1, f16, 0, False, 1, sel)).config.padding == "branch"
+    assert plan_grouped(_p("mbv2_dw3x3_28"), SM90, ItemShape(4, 128, 2, f16, 0, True, 1, sel)).config.padding == "branch"
     s = plan_grouped(_p("mbv2_dw3x3_56"), SM90)
     assert s.config.rows == 2 and s.grid == (32 * 28 * 14 * 18 // 128, 1, 1) and "2 rows x 4 pixels" in s.reason
     assert plan_grouped(_p("mbv2_dw3x3_56"), SM90, ItemShape(4, 128, 1, f16, 0, False, 2)).config.rows == 1
@@ -110,8 +122,8 @@ def _compile(layer, arch, work, candidate=None):
 def test_packed_f16_and_staged_code(tmp_path):
     L = LAYERS["mbv2_dw3x3_28"]
     text = open(_compile(L, "sm_90a", str(tmp_path))).read()
-    # P x S x 4 pairs per row, the 3 rows unrolled
-    assert text.count("fma.rn.f16x2") == 4 * 3 * 4 * 3 and "fma.rn.f32" not in text
+    # P x S x 4 pairs per filter row, the 3 rows of both output rows unrolled
+    assert text.count("fma.rn.f16x2") == 2 * 4 * 3 * 4 * 3 and "fma.rn.f32" not in text
     cands = candidate_schedules(L.expected_problem(), SM90)
     staged = next(i for i, s in enumerate(cands) if s.kernel == "direct_grouped" and s.stages == 3 and s.config.pixels == 4)
     text = open(_compile(L, "sm_90a", str(tmp_path), staged)).read()
@@ -147,21 +159,24 @@ _NUMERIC = [("mbv2_dw3x3_28", dict(N=2, H=9, W=11, C=24, F=24, groups=24)),
             ("mbv2_dw3x3_28", dict(N=1, H=10, W=12, C=8, F=8, groups=8, dilation=(2, 2), pad=(2, 2, 2, 2)))]
 
 
-@pytest.mark.parametrize("unrolled,out_rows", [(False, 1), (True, 1), (True, 3)], ids=["loop", "unrolled", "3rows"])
+@pytest.mark.parametrize("unrolled,out_rows,padding", [(False, 1, "branch"), (True, 1, "branch"), (True, 3, "branch"),
+                                                     (True, 1, "select"), (True, 2, "select")],
+                         ids=["loop", "unrolled", "3rows", "select", "select2rows"])
 @pytest.mark.parametrize("accumulate", ["f32", "f16_rows"])
 @pytest.mark.parametrize("case", range(len(_NUMERIC)))
-def test_rows_on_cpu(tmp_path, monkeypatch, case, accumulate, unrolled, out_rows):
+def test_rows_on_cpu(tmp_path, monkeypatch, case, accumulate, unrolled, out_rows, padding):
     """3 output rows per item: rows that divide no image height, so the last item's extra rows
-    are masked."""
+    are masked. select: rows in the padding loaded (address and value zero-selected) instead
+    of skipped."""
     import convc.passes.kernels.direct_grouped as dg
     name, kw = _NUMERIC[case]
     layer = dataclasses.replace(LAYERS[name], **kw)
-    monkeypatch.setattr(dg, "depthwise_shape", lambda p, t: ItemShape(4, 128, 1, accumulate, 0, unrolled, out_rows))
+    monkeypatch.setattr(dg, "depthwise_shape", lambda p, t: ItemShape(4, 128, 1, accumulate, 0, unrolled, out_rows, padding))
     vmfb, res = compile_layer(tmp_path, layer)
     (conv,) = [r for r in res.reports if r.problem is not None]
     assert conv.path == "convc" and conv.schedule.config.unrolled == unrolled, conv.line()
     assert conv.schedule.config.rows == min(out_rows, conv.problem.Ho)
-    assert conv.schedule.config.accumulate == accumulate
+    assert conv.schedule.config.accumulate == accumulate and conv.schedule.config.padding == padding
     got, ref = run_layer_cpu(vmfb, layer, case)
     assert not np.isnan(got).any(), "unwritten (poisoned) or NaN outputs"
     err = np.linalg.norm(got.astype(np.float64) - ref) / np.linalg.norm(ref)

@@ -169,7 +169,9 @@ class DirectGrouped:
         outside the image at the left and right edges), the row's S taps and its FMAs. The
         rows are a loop, or unrolled (config.unrolled: the compiler may then schedule one
         row's loads among another's FMAs), then for T output rows per item: each input row's
-        columns are loaded once for every output row whose window holds it."""
+        columns are loaded once for every output row whose window holds it; with padding
+        "select" no branch: a row in the padding is loaded as zeros like the left and right
+        edges' columns (its FMAs add nothing), so every row's loads may go out together."""
         if self.s.stages > 1:
             return self._depthwise_staged(memrefs, seg, f0)
         p, e, V, P, T = self.p, self.e, self.V, self.P, self.T
@@ -180,8 +182,8 @@ class DirectGrouped:
         def taps(r):
             return [self._load(wgt, e.add(e.mul(e.add(e.mul(r, p.S), sx), p.F), f0), V) for sx in range(p.S)]
 
-        def columns(rowbase):
-            return {q: self._input(x, None, rowbase, w0, q, f0, V, widen=False) for q in self._columns()}
+        def columns(rowbase, h_ok=None):
+            return {q: self._input(x, h_ok, rowbase, w0, q, f0, V, widen=False) for q in self._columns()}
 
         if not self.config.unrolled:
             loop = e.for_(0, p.R, 1, [zeros(f32v)] * P)
@@ -200,12 +202,15 @@ class DirectGrouped:
                 continue
             h_ok, rowbase = self._input_row(i, n, h0)
 
-            def sums(users=users, rowbase=rowbase):
-                xs = columns(rowbase)
+            def sums(users=users, rowbase=rowbase, h_ok=None):
+                xs = columns(rowbase, h_ok)
                 return [v for t, r in users for v in self._row_fmas(xs, taps(e.c(r)), accs[t])]
 
-            new = e.if_values(h_ok, [f32v] * (P * len(users)), sums,
-                              lambda users=users: [v for t, _ in users for v in accs[t]])
+            if self.config.padding == "select":
+                new = sums(h_ok=h_ok)
+            else:
+                new = e.if_values(h_ok, [f32v] * (P * len(users)), sums,
+                                  lambda users=users: [v for t, _ in users for v in accs[t]])
             for k, (t, _) in enumerate(users):
                 accs[t] = new[k * P:(k + 1) * P]
         if T == 1:

@@ -84,7 +84,9 @@ def depthwise_shape(p: ConvProblem, t: Target) -> ItemShape:
       strided or 5+ columns 2 pixels; 3 columns 4 pixels on a large grid (8-pixel items
       filling LARGE_GRID_CTAS workgroups per SM: no bound) or a medium one (4-pixel items
       filling 2 workgroups per SM: bound 2), else 2 pixels.
-    A batch read at run time counts as large (its grid is unknown)."""
+    A batch read at run time takes the small grids' shape: its grid is unknown, and 4-pixel
+    items cost 2x at batch 1 (MobileNetV2 14 px) where 2-pixel ones lose ~7% on large grids;
+    7-column windows plan it as large."""
     if not (p.depthwise and p.F == p.C) or t.backend != "nvidia":
         return ItemShape()
     acc = "f16_rows" if p.dtype == "f16" else "f32"
@@ -92,7 +94,9 @@ def depthwise_shape(p: ConvProblem, t: Target) -> ItemShape:
         return ItemShape(8, 128, 1, acc) if p.Wo >= 8 else ItemShape(4, 128, 1, acc, 0, True)
     if p.stride[1] > 1 or p.S > 3:
         return ItemShape(2, 128, 1, acc, 1, True, 2, "select")
-    if p.dynamic_batch or item_grid(p, 8) >= LARGE_GRID_CTAS * t.num_sms:
+    if p.dynamic_batch:
+        return ItemShape(2, 128, 1, acc, 1, True, 2, "select")
+    if item_grid(p, 8) >= LARGE_GRID_CTAS * t.num_sms:
         return ItemShape(4, 128, 1, acc, 0, True, 2, "select")
     if item_grid(p, 4, rows=2) >= MEDIUM_GRID_CTAS * t.num_sms:
         return ItemShape(4, 128, 1, acc, 2, True, 2, "select")

@@ -66,9 +66,11 @@ def test_rule_table():
     assert depthwise_shape(_p("convnext_dw7x7_7"), SM90) == ItemShape(4, 128, 1, f16, 0, True)
     assert depthwise_shape(_p("convnext_dw7x7_56", H=14, W=14, C=384, F=384, groups=384), SM90) == \
         ItemShape(8, 128, 1, f16)
-    # a batch read at run time plans as a large grid
+    # a batch read at run time: the small grids' shape (robust from batch 1 up)
     assert depthwise_shape(dataclasses.replace(_p("mbv2_dw3x3_56_b1"), batch_constant=0), SM90) == \
-        ItemShape(4, 128, 1, f16, 0, True, 2, sel)
+        ItemShape(2, 128, 1, f16, 1, True, 2, sel)
+    assert depthwise_shape(dataclasses.replace(_p("convnext_dw7x7_56"), batch_constant=0), SM90) == \
+        ItemShape(8, 128, 1, f16)
     assert depthwise_shape(_p("mbv2_dw3x3_56", dtype="bf16"), SM90).accumulate == "f32"
     assert depthwise_shape(_p("mbv2_dw3x3_56"), get_target("gfx942")) == ItemShape()
     assert depthwise_shape(_p("resnext_g3x3_s1"), SM90) == ItemShape()

@@ -46,7 +46,8 @@ class ItemShape:
     per workgroup, filter rows in flight (async-copy staging; 1: plain loads), accumulation
     ("f32" or "f16_rows"), the co-resident workgroups ptxas must allow (a register cap),
     whether the filter rows are unrolled (plain loads only) and, unrolled, the output rows per
-    item and how rows in the padding are handled ("branch" or "select", DirectGroupedConfig)."""
+    item and how rows in the padding are handled ("branch" or "select", DirectGroupedConfig); the
+    bytes of an item's channel vector (16; 8 doubles the items, halving each one's registers)."""
     pixels: int = ROW_PIXELS
     threads: int = 256
     rows_in_flight: int = 1
@@ -55,6 +56,7 @@ class ItemShape:
     unrolled: bool = False
     out_rows: int = 1
     padding: str = "branch"
+    vector_bytes: int = 16
 
 
 # workgroups per SM above which an 8-pixel item's grid counts as large (ample parallelism, so
@@ -113,13 +115,13 @@ def plan_grouped(p: ConvProblem, t: Target, shape: ItemShape | None = None) -> S
     if why:
         raise PlanError(why)
     fg = p.F // p.groups
-    v = largest_vector(p.F if p.depthwise else fg, p.dtype)
+    shape = shape or depthwise_shape(p, t)
+    v = largest_vector(p.F if p.depthwise else fg, p.dtype, shape.vector_bytes)
     hwcf = p.filter_layout == "hwcf"
     vc = 1 if p.depthwise or hwcf else largest_vector(p.C // p.groups, p.dtype)
     rows = p.F == p.C if p.depthwise else (hwcf or (p.R * p.S > 1 and p.C // p.groups >= 8))
     if rows and not (p.depthwise or hwcf):      # outer products: P x V accumulators
         v = min(v, GROUPED_CHANNELS)
-    shape = shape or depthwise_shape(p, t)
     threads, per_thread = (1, 64) if t.backend == "cpu" else (shape.threads, 1)
     pw = min(shape.pixels, p.Wo) if rows else 1
     stages, smem = _staging(p, t, pw, threads, v, shape.rows_in_flight)
@@ -152,13 +154,17 @@ def plan_grouped(p: ConvProblem, t: Target, shape: ItemShape | None = None) -> S
 # (pixels, co-resident workgroups, output rows) of the candidates with padding rows loaded
 # (a 7-column window's rows would spill)
 SELECT_SHAPES = ((2, 0, 1), (4, 0, 1), (2, 1, 1), (4, 1, 1), (2, 0, 2), (4, 0, 2), (2, 1, 2), (4, 1, 2), (4, 2, 2))
+# (pixels, co-resident workgroups) of 2-row select items with 8-byte channel vectors: 3-5% faster
+# than 16 bytes on MobileNetV2 112/56/28 px, EfficientNet 5x5 s2, slower on others (bench/NOTES.md)
+HALF_VECTOR_SHAPES = ((4, 0), (4, 2), (2, 1))
 
 
 def direct_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
     """Depthwise (multiplier 1) tuning grid: pixels per item x filter rows in flight x
     accumulation at 128 threads, register caps, unrolled rows (also in 64-thread workgroups and
     with 2 or 4 output rows per item; below 7 columns also with padding rows loaded, under
-    co-residency bounds of 1-2 workgroups), and 256-thread workgroups."""
+    co-residency bounds of 1-2 workgroups, and in 8-byte channel vectors), and 256-thread
+    workgroups."""
     if not (p.depthwise and p.F == p.C) or t.backend != "nvidia":
         return []
     out = [plan_grouped(p, t, ItemShape(pw, 256)) for pw in (2, 4, 8)]
@@ -176,6 +182,8 @@ def direct_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
             out.append(plan_grouped(p, t, ItemShape(pw, 128, 1, acc, 0, True, rows)))
         for pw, ctas, rows in SELECT_SHAPES if p.S < 7 else ():        # padding rows loaded (no branch)
             out.append(plan_grouped(p, t, ItemShape(pw, 128, 1, acc, ctas, True, rows, "select")))
+        for pw, ctas in HALF_VECTOR_SHAPES if p.S < 7 else ():          # 8-byte channel vectors
+            out.append(plan_grouped(p, t, ItemShape(pw, 128, 1, acc, ctas, True, 2, "select", 8)))
     return list(dict.fromkeys(out))
 
 

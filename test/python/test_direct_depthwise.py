@@ -161,24 +161,27 @@ _NUMERIC = [("mbv2_dw3x3_28", dict(N=2, H=9, W=11, C=24, F=24, groups=24)),
             ("mbv2_dw3x3_28", dict(N=1, H=10, W=12, C=8, F=8, groups=8, dilation=(2, 2), pad=(2, 2, 2, 2)))]
 
 
-@pytest.mark.parametrize("unrolled,out_rows,padding", [(False, 1, "branch"), (True, 1, "branch"), (True, 3, "branch"),
-                                                     (True, 1, "select"), (True, 2, "select")],
-                         ids=["loop", "unrolled", "3rows", "select", "select2rows"])
+@pytest.mark.parametrize("unrolled,out_rows,padding,vector_bytes",
+                         [(False, 1, "branch", 16), (True, 1, "branch", 16), (True, 3, "branch", 16),
+                          (True, 1, "select", 16), (True, 2, "select", 16), (True, 2, "select", 8)],
+                         ids=["loop", "unrolled", "3rows", "select", "select2rows", "select2rows8B"])
 @pytest.mark.parametrize("accumulate", ["f32", "f16_rows"])
 @pytest.mark.parametrize("case", range(len(_NUMERIC)))
-def test_rows_on_cpu(tmp_path, monkeypatch, case, accumulate, unrolled, out_rows, padding):
+def test_rows_on_cpu(tmp_path, monkeypatch, case, accumulate, unrolled, out_rows, padding, vector_bytes):
     """3 output rows per item: rows that divide no image height, so the last item's extra rows
     are masked. select: rows in the padding loaded (address and value zero-selected) instead
     of skipped."""
     import convc.passes.kernels.direct_grouped as dg
     name, kw = _NUMERIC[case]
     layer = dataclasses.replace(LAYERS[name], **kw)
-    monkeypatch.setattr(dg, "depthwise_shape", lambda p, t: ItemShape(4, 128, 1, accumulate, 0, unrolled, out_rows, padding))
+    monkeypatch.setattr(dg, "depthwise_shape", lambda p, t: ItemShape(4, 128, 1, accumulate, 0, unrolled, out_rows, padding,
+                                                                     vector_bytes))
     vmfb, res = compile_layer(tmp_path, layer)
     (conv,) = [r for r in res.reports if r.problem is not None]
     assert conv.path == "convc" and conv.schedule.config.unrolled == unrolled, conv.line()
     assert conv.schedule.config.rows == min(out_rows, conv.problem.Ho)
     assert conv.schedule.config.accumulate == accumulate and conv.schedule.config.padding == padding
+    assert conv.schedule.block_n * (4 if layer.dtype == "f32" else 2) == min(vector_bytes, 16)
     got, ref = run_layer_cpu(vmfb, layer, case)
     assert not np.isnan(got).any(), "unwritten (poisoned) or NaN outputs"
     err = np.linalg.norm(got.astype(np.float64) - ref) / np.linalg.norm(ref)

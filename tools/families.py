@@ -111,6 +111,10 @@ VARIANTS: tuple[Variant, ...] = (
             lambda s: s.kernel == "direct_grouped" and s.config.unrolled and s.config.pixels == 4
             and s.config.padding == "branch",
             "depthwise 5x5, rows unrolled (padding rows skipped), stride 2, asymmetric pads, odd H and W"),
+    Variant("depthwise_half_vector", _L("dwh", 2, 19, 21, 64, 64, 3, 3, pad=(1, 1, 1, 1), groups=64, epilogue="bias_relu"),
+            lambda s: s.kernel == "direct_grouped" and s.block_n == 4 and s.config.padding == "select"
+            and s.config.accumulate == "f16_rows",
+            "depthwise, 8-byte channel vectors (4 f16 channels per item), 2 rows with padding rows loaded as zeros"),
     Variant("depthwise_select_s2", _L("dwss", 2, 23, 19, 48, 48, 5, 5, stride=(2, 2), pad=(2, 1, 3, 2), groups=48,
                                       epilogue="bias_relu"),
             lambda s: s.kernel == "direct_grouped" and s.config.padding == "select" and s.config.rows == 2,

@@ -154,17 +154,19 @@ def plan_grouped(p: ConvProblem, t: Target, shape: ItemShape | None = None) -> S
 # (pixels, co-resident workgroups, output rows) of the candidates with padding rows loaded
 # (a 7-column window's rows would spill)
 SELECT_SHAPES = ((2, 0, 1), (4, 0, 1), (2, 1, 1), (4, 1, 1), (2, 0, 2), (4, 0, 2), (2, 1, 2), (4, 1, 2), (4, 2, 2))
-# (pixels, co-resident workgroups) of 2-row select items with 8-byte channel vectors: 3-5% faster
-# than 16 bytes on MobileNetV2 112/56/28 px, EfficientNet 5x5 s2, slower on others (bench/NOTES.md)
-HALF_VECTOR_SHAPES = ((4, 0), (4, 2), (2, 1))
+# (pixels, co-resident workgroups, output rows, padding rows) of items with 8-byte channel vectors:
+# 2-row select items 3-5% faster than 16 bytes on MobileNetV2 112/56/28 px and EfficientNet 5x5 s2,
+# slower on others; 7+ column windows: 4 unrolled pixels under a bound of 1-2 beat the 8-pixel loop
+# by 13-26% on ConvNeXt shapes at batch 8 and the tensor-core kernel at batch 1 (bench/NOTES.md)
+HALF_VECTOR_SHAPES = ((4, 0, 2, "select"), (4, 2, 2, "select"), (2, 1, 2, "select"))
+WIDE_HALF_VECTOR_SHAPES = ((4, 1, 1, "branch"), (4, 2, 1, "branch"), (4, 1, 1, "select"), (2, 1, 2, "branch"))
 
 
 def direct_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
     """Depthwise (multiplier 1) tuning grid: pixels per item x filter rows in flight x
     accumulation at 128 threads, register caps, unrolled rows (also in 64-thread workgroups and
     with 2 or 4 output rows per item; below 7 columns also with padding rows loaded, under
-    co-residency bounds of 1-2 workgroups, and in 8-byte channel vectors), and 256-thread
-    workgroups."""
+    co-residency bounds of 1-2 workgroups; 8-byte channel vectors), and 256-thread workgroups."""
     if not (p.depthwise and p.F == p.C) or t.backend != "nvidia":
         return []
     out = [plan_grouped(p, t, ItemShape(pw, 256)) for pw in (2, 4, 8)]
@@ -182,8 +184,8 @@ def direct_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
             out.append(plan_grouped(p, t, ItemShape(pw, 128, 1, acc, 0, True, rows)))
         for pw, ctas, rows in SELECT_SHAPES if p.S < 7 else ():        # padding rows loaded (no branch)
             out.append(plan_grouped(p, t, ItemShape(pw, 128, 1, acc, ctas, True, rows, "select")))
-        for pw, ctas in HALF_VECTOR_SHAPES if p.S < 7 else ():          # 8-byte channel vectors
-            out.append(plan_grouped(p, t, ItemShape(pw, 128, 1, acc, ctas, True, 2, "select", 8)))
+        for pw, ctas, rows, padding in HALF_VECTOR_SHAPES if p.S < 7 else WIDE_HALF_VECTOR_SHAPES:  # 8-byte vectors
+            out.append(plan_grouped(p, t, ItemShape(pw, 128, 1, acc, ctas, True, rows, padding, 8)))
     return list(dict.fromkeys(out))
 
 

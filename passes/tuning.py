@@ -118,7 +118,8 @@ def knobs_of(s: Schedule) -> tuple:
     schedule record these caches were first written from), then the family's own knobs. The
     epilogue slot count and swap join only when not at their defaults, and the direct prologue
     loads only when used, so caches written before them still match (a winner measured
-    without direct loads stays without them); likewise the direct kernel's unrolled rows."""
+    without direct loads stays without them); likewise the direct kernel's unrolled rows, output
+    rows and padding select (its channel vector width is block_n)."""
     c = s.config
     persistent = c if isinstance(c, PersistentConfig) else PersistentConfig()
     split_k = c.split_k if isinstance(c, TmaWgmmaConfig) else 1
@@ -130,7 +131,9 @@ def knobs_of(s: Schedule) -> tuple:
     if isinstance(c, DepthwiseTmaConfig):   # tile, pixels per thread, ring slots, threads, co-residency
         return base + (c.rows, c.cols, c.pixels, s.stages, s.threads, c.accumulate, c.ctas_per_sm)
     if isinstance(c, DirectGroupedConfig):  # pixels per item, workgroup size, filter rows in flight
-        return base + (c.pixels, s.threads, s.stages, c.accumulate, c.min_ctas_per_sm) + (("unrolled",) if c.unrolled else ()) + ((f"rows{c.rows}",) if c.rows > 1 else ()) + (("select",) if c.padding == "select" else ())
+        return base + (c.pixels, s.threads, s.stages, c.accumulate, c.min_ctas_per_sm) + \
+            (("unrolled",) if c.unrolled else ()) + ((f"rows{c.rows}",) if c.rows > 1 else ()) + \
+            (("select",) if c.padding == "select" else ())
     if not isinstance(c, Sm90WsConfig):
         return base
     extra = (c.epilogue_slots, c.swap_ab)

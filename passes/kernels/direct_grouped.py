@@ -94,15 +94,14 @@ def depthwise_shape(p: ConvProblem, t: Target) -> ItemShape:
     acc = "f16_rows" if p.dtype == "f16" else "f32"
     if p.S >= 7:
         return ItemShape(8, 128, 1, acc) if p.Wo >= 8 else ItemShape(4, 128, 1, acc, 0, True)
-    if p.stride[1] > 1 or p.S > 3:
-        return ItemShape(2, 128, 1, acc, 1, True, 2, "select")
-    if p.dynamic_batch:
-        return ItemShape(2, 128, 1, acc, 1, True, 2, "select")
+    small = ItemShape(2, 128, 1, acc, 1, True, 2, "select")
+    if p.stride[1] > 1 or p.S > 3 or p.dynamic_batch:
+        return small
     if item_grid(p, 8) >= LARGE_GRID_CTAS * t.num_sms:
         return ItemShape(4, 128, 1, acc, 0, True, 2, "select")
     if item_grid(p, 4, rows=2) >= MEDIUM_GRID_CTAS * t.num_sms:
         return ItemShape(4, 128, 1, acc, 2, True, 2, "select")
-    return ItemShape(2, 128, 1, acc, 1, True, 2, "select")
+    return small
 
 
 def plan_grouped(p: ConvProblem, t: Target, shape: ItemShape | None = None) -> Schedule:

@@ -21,6 +21,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from .bundle import git_commit
+
 WINDOWS = ((3, 3), (5, 5), (7, 7))
 
 
@@ -79,7 +81,8 @@ def _cli_main(argv=None) -> None:
         print(f"{r.window}  {r.order:18s}  rel L2 {r.rel_l2:.2e}  max/rms {r.max_over_rms:.2e}")
     if args.out:
         with open(args.out, "w") as f:
-            json.dump({"date": datetime.date.today().isoformat(), "samples": args.samples, "seed": args.seed,
+            json.dump({"date": datetime.date.today().isoformat(), "device": "CPU (numpy emulation)",
+                       "commit": git_commit(), "samples": args.samples, "seed": args.seed,
                        "method": __doc__.split("\n\n")[1].replace("\n", " "),
                        "rows": [asdict(r) for r in rows]}, f, indent=1)
 

@@ -80,9 +80,10 @@ def _cli_main(argv=None) -> None:
     for r in rows:
         print(f"{r.window}  {r.order:18s}  rel L2 {r.rel_l2:.2e}  max/rms {r.max_over_rms:.2e}")
     if args.out:
+        commit = git_commit()          # before the file is rewritten (the tree is then dirty)
         with open(args.out, "w") as f:
             json.dump({"date": datetime.date.today().isoformat(), "device": "CPU (numpy emulation)",
-                       "commit": git_commit(), "samples": args.samples, "seed": args.seed,
+                       "commit": commit, "samples": args.samples, "seed": args.seed,
                        "method": __doc__.split("\n\n")[1].replace("\n", " "),
                        "rows": [asdict(r) for r in rows]}, f, indent=1)
 

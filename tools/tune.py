@@ -1,7 +1,7 @@
 """convc-tune: time every candidate schedule of a model's convs on a GPU and cache the winners.
 
   convc-tune run MODEL.mlir... [--cache FILE]            one command, on a machine with a GPU
-  convc-tune prepare MODEL.mlir... | --suite [--only a,b] --out BUNDLE   (compiles; no GPU)
+  convc-tune prepare MODEL.mlir... | --suite [--suite-file F] [--only a,b] --out BUNDLE   (no GPU)
   tools/device/tune.sh BUNDLE OUTDIR                     (on the GPU machine: OUTDIR/tune.json)
   convc-tune collect OUTDIR/tune.json [--cache FILE]     (winners -> the tuning cache)
 
@@ -139,6 +139,8 @@ def parse_arguments(argv=None):
         sp = sub.add_parser(name)
         sp.add_argument("models", nargs="*", help="MLIR models")
         sp.add_argument("--suite", action="store_true", help="tune the bundled suite's layers")
+        sp.add_argument("--suite-file", help="with --suite: a suite JSON instead of the bundled one (e.g. "
+                                             "tools/data/depthwise_shapes.json)")
         sp.add_argument("--only", help="with --suite: comma-separated layer names")
         sp.add_argument("--target", default="sm_90a", help="convc target (default sm_90a)")
         if name == "prepare":
@@ -154,8 +156,10 @@ def parse_arguments(argv=None):
 
 def _models(args, tmp: str) -> list[str]:
     models = list(args.models)
+    if args.suite_file and not args.suite:
+        raise ConvcError("--suite-file needs --suite")
     if args.suite:
-        models += write_models(select(load_suite(None), args.only), os.path.join(tmp, "suite_models"))
+        models += write_models(select(load_suite(args.suite_file), args.only), os.path.join(tmp, "suite_models"))
     if not models:
         raise ConvcError("nothing to tune: name models or --suite")
     for m in models:

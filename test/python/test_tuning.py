@@ -120,6 +120,18 @@ def test_signature_reads_inputs_and_output_buffers():
 def test_tune_without_models_is_an_error(capsys):
     assert tune_main(tune_args(["prepare", "--out", "x"])) == 1
     assert "nothing to tune" in capsys.readouterr().err
+    assert tune_main(tune_args(["prepare", "--suite-file", "tools/data/depthwise_shapes.json", "--out", "x"])) == 1
+    assert "--suite-file needs --suite" in capsys.readouterr().err
+
+
+def test_prepare_reads_a_suite_file(tmp_path):
+    """--suite-file: the models to tune are that suite's layers (here one of the depthwise rule
+    shapes), written out as MLIR."""
+    from convc.tools.tune import _models
+    data = os.path.join(os.path.dirname(__file__), "..", "..", "tools", "data", "depthwise_shapes.json")
+    args = tune_args(["prepare", "--suite", "--suite-file", data, "--only", "mb_14_b1", "--out", str(tmp_path / "b")])
+    (model,) = _models(args, str(tmp_path))
+    assert os.path.basename(model).startswith("mb_14_b1") and "tensor<1x14x14x576xf16>" in open(model).read()
 
 
 def test_a_winner_must_beat_a_measured_default(tmp_path):

@@ -41,6 +41,11 @@ def _cdiv(a, b):
     return -(-a // b)
 
 
+def segments_per_image(p: ConvProblem, c: DirectGroupedConfig) -> int:
+    """Items per image and channel vector: output rows by c.rows, columns by c.pixels."""
+    return _cdiv(p.Ho, c.rows) * _cdiv(p.Wo, c.pixels)
+
+
 def channel_fastest(p: ConvProblem, s: Schedule) -> bool:
     """Item order (measured on an H100, bench/NOTES.md): channel-fastest for depthwise convs,
     [R, S, C/G, F] filters and one-pixel items of narrow groups (C/G < 8), else pixel-fastest."""
@@ -87,7 +92,7 @@ class DirectGrouped:
         p, s, e = self.p, self.s, self.e
         nv = p.F // self.V
         batch = getattr(memrefs, "batch", None)           # a dynamic batch, read at run time
-        segments = e.mul(p.N if batch is None else batch, _cdiv(p.Ho, self.T) * _cdiv(p.Wo, self.P))
+        segments = e.mul(p.N if batch is None else batch, segments_per_image(p, self.config))
         total = e.mul(segments, nv)
         pid = hal_d.InterfaceWorkgroupIDOp(0).result
         tid = self.m.thread_id(e)
@@ -134,14 +139,20 @@ class DirectGrouped:
         p = self.p
         return sorted({i * p.stride[1] + sx * p.dilation[1] for i in range(self.P) for sx in range(p.S)})
 
-    def _input(self, x, h_ok, rowbase, w0, q, channel, width, widen: bool = True):
-        """Input vector (width channels from `channel`) at column w0 + q of the current row,
-        zero outside the image, in f32 (widen) or the input type; h_ok None: the row is known
-        to be in the image."""
+    def _column(self, h_ok, rowbase, w0, q, channel):
+        """(ok, index) of the input at column w0 + q of a row, channel `channel`: whether it
+        lies in the image, and its element index (0 outside: a safe address); h_ok None: the
+        row is known to be in the image."""
         p, e = self.p, self.e
         w = e.add(w0, q)
         ok = e.all_of(*([] if h_ok is None else [h_ok]), e.cmp("sge", w, 0), e.cmp("slt", w, p.W))
-        addr = e.select(ok, e.add(e.mul(e.add(rowbase, w), p.C), channel), 0)
+        return ok, e.select(ok, e.add(e.mul(e.add(rowbase, w), p.C), channel), 0)
+
+    def _input(self, x, h_ok, rowbase, w0, q, channel, width, widen: bool = True):
+        """Input vector (width channels from `channel`) at column w0 + q of the current row,
+        zero outside the image, in f32 (widen) or the input type (h_ok as _column)."""
+        p = self.p
+        ok, addr = self._column(h_ok, rowbase, w0, q, channel)
         v = arith_d.select(ok, self._load(x, addr, width), zeros(vec_type(width, p.dtype)))
         return convert(v, vec_type(width, "f32")) if widen else v
 
@@ -245,9 +256,7 @@ class DirectGrouped:
         def issue(r):
             h_ok, rowbase = self._row(r, n, h0)
             for k, q in enumerate(cols):
-                w = e.add(w0, q)
-                ok = e.all_of(h_ok, e.cmp("sge", w, 0), e.cmp("slt", w, p.W))
-                src = e.select(ok, e.add(e.mul(e.add(rowbase, w), p.C), f0), 0)
+                ok, src = self._column(h_ok, rowbase, w0, q, f0)
                 self.m.async_copy_16(buf, slot(r, k), x, src, ok)
 
         for r in range(u - 1):
@@ -399,7 +408,6 @@ def direct_grouped_batch_grid(p: ConvProblem, s: Schedule):
     """The grid for a runtime batch: one workgroup per block_m items."""
     def grid(batch):
         e = Emitter()
-        c = s.config_as(DirectGroupedConfig)
-        items = e.mul(e.mul(batch, _cdiv(p.Ho, c.rows) * _cdiv(p.Wo, c.pixels)), p.F // s.block_n)
+        items = e.mul(e.mul(batch, segments_per_image(p, s.config_as(DirectGroupedConfig))), p.F // s.block_n)
         return [e.div(e.add(items, s.block_m - 1), s.block_m), e.c(1), e.c(1)]
     return grid

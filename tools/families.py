@@ -115,6 +115,12 @@ VARIANTS: tuple[Variant, ...] = (
             lambda s: s.kernel == "direct_grouped" and s.block_n == 4 and s.config.padding == "select"
             and s.config.accumulate == "f16_rows",
             "depthwise, 8-byte channel vectors (4 f16 channels per item), 2 rows with padding rows loaded as zeros"),
+    Variant("depthwise_7x7_half_vector", _L("dw7h", 2, 19, 21, 68, 68, 7, 7, pad=(3, 2, 3, 4), groups=68,
+                                           epilogue="bias_relu"),
+            lambda s: s.kernel == "direct_grouped" and s.block_n == 4 and s.config.unrolled and s.config.pixels == 4
+            and s.config.padding == "branch" and s.config.ctas_per_sm == 2,
+            "depthwise 7x7, the rule's 4 pixels of 8-byte vectors (rows unrolled, padding rows skipped, bound 2), "
+            "68 channels (17 vectors), asymmetric pads, odd H and W"),
     Variant("depthwise_select_s2", _L("dwss", 2, 23, 19, 48, 48, 5, 5, stride=(2, 2), pad=(2, 1, 3, 2), groups=48,
                                       epilogue="bias_relu"),
             lambda s: s.kernel == "direct_grouped" and s.config.padding == "select" and s.config.rows == 2,

@@ -112,11 +112,16 @@ class Layer:
                            filter_layout=self.filter_layout)
 
 
-def random_grouped_layers(seed: int, count: int) -> list[Layer]:
+def random_grouped_layers(seed: int, count: int, wide: bool = False) -> list[Layer]:
     """Randomized grouped and depthwise layers (group "grouped_random"): depthwise with and
     without a channel multiplier and grouped convs with 2-24 channels per group, odd channel
     counts, rectangular windows, strides and dilations 1-2 per axis, asymmetric pads, f16, bf16
-    and f32, every epilogue. The same seed gives the same layers."""
+    and f32, every epilogue. `wide`: depthwise convs with multiplier 1 and windows of 7-9
+    columns (ConvNeXt-like: the kernels' rules for 7+ column windows), group
+    "depthwise_wide_random", channel counts of 4-byte, 8-byte and 16-byte vectors. The same
+    seed gives the same layers."""
+    if wide:
+        return _random_wide_layers(seed, count)
     rng = random.Random(seed)
     out = []
     while len(out) < count:
@@ -135,6 +140,24 @@ def random_grouped_layers(seed: int, count: int) -> list[Layer]:
                   C=groups * cg, F=groups * fg, R=R, S=S, stride=stride, dilation=dilation, pad=pad,
                   dtype=rng.choice(["f16", "f16", "bf16", "f32"]), epilogue=rng.choice(EPILOGUES),
                   group="grouped_random", groups=groups)
+        if has_output(L):
+            out.append(L)
+    return out
+
+
+def _random_wide_layers(seed: int, count: int) -> list[Layer]:
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        C = rng.choice([6, 12, 20, 36, 44, 68, 96, 100, 136, 192])
+        R, S = rng.choice([3, 5, 7, 7, 9]), rng.choice([7, 7, 8, 9])
+        stride = (rng.choice([1, 1, 2]), rng.choice([1, 1, 1, 2]))
+        dilation = (rng.choice([1, 1, 2]), rng.choice([1, 1, 1, 2]))
+        pad = (rng.randint(0, R), rng.randint(0, S), rng.randint(0, R), rng.randint(0, S))
+        L = Layer(name=f"rw{len(out):03d}_depthwise", N=rng.choice([1, 1, 2, 3, 8]), H=rng.randint(5, 40),
+                  W=rng.randint(5, 40), C=C, F=C, R=R, S=S, stride=stride, dilation=dilation, pad=pad,
+                  dtype=rng.choice(["f16", "f16", "f16", "bf16", "f32"]), epilogue=rng.choice(EPILOGUES),
+                  group="depthwise_wide_random", groups=C)
         if has_output(L):
             out.append(L)
     return out

@@ -100,6 +100,8 @@ def parse_arguments(argv=None):
     p.add_argument("--ptx", action="store_true", help="keep each layer's PTX in the bundle")
     p.add_argument("--seed", type=int, default=0, help="random-grouped: the seed")
     p.add_argument("--count", type=int, default=40, help="random-grouped: how many layers")
+    p.add_argument("--wide", action="store_true",
+                   help="random-grouped: depthwise layers with windows of 7-9 columns (layers.random_grouped_layers)")
     p.add_argument("--tuning-cache", default="none",
                    help="convc-tune cache whose winners replace the default schedules (default: none)")
     return p.parse_args(argv)
@@ -108,9 +110,10 @@ def parse_arguments(argv=None):
 def main(args) -> int:
     try:
         if args.action == "random-grouped":
-            layers = random_grouped_layers(args.seed, args.count)
+            layers = random_grouped_layers(args.seed, args.count, args.wide)
             with open(args.out, "w") as f:
-                json.dump({"about": f"convc-suite random-grouped --seed {args.seed} --count {args.count}",
+                json.dump({"about": f"convc-suite random-grouped --seed {args.seed} --count {args.count}"
+                                    + (" --wide" if args.wide else ""),
                            "layers": [dataclasses.asdict(L) for L in layers]}, f, indent=1)
             return 0
         if args.action == "families":

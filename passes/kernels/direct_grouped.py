@@ -65,6 +65,12 @@ LARGE_GRID_CTAS = 8
 # workgroups per SM of 4-pixel x 2-row items from which 4 pixels beat 2 (a narrower window's
 # grid below it is small: 2-pixel items spread it over more SMs)
 MEDIUM_GRID_CTAS = 2
+# f16 windows of 7+ columns: workgroups per SM of 4-pixel items of 8-byte vectors (wide_items_grid)
+# from which the 8-pixel loop of 16-byte vectors wins (ConvNeXt 56 px at batch 32, 36 per SM on an
+# H200); below it the 4-pixel 8-byte items, and on tiny grids (under WIDE_TILE_GRID_CTAS per SM)
+# the tensor-core kernel (depthwise_tma.prefers_tiles)
+WIDE_LARGE_GRID_CTAS = 25
+WIDE_TILE_GRID_CTAS = 0.5
 
 
 def item_grid(p: ConvProblem, pixels: int, threads: int = 128, v: int = 0, rows: int = 1) -> int:
@@ -74,12 +80,21 @@ def item_grid(p: ConvProblem, pixels: int, threads: int = 128, v: int = 0, rows:
     return cdiv(p.N * cdiv(p.Ho, rows) * cdiv(p.Wo, pixels) * (p.F // v), threads)
 
 
+def wide_items_grid(p: ConvProblem) -> int:
+    """Workgroups of the direct kernel's item for 7+ column f16 windows on small and medium
+    grids: 4 output pixels of 8-byte channel vectors."""
+    return item_grid(p, 4, v=largest_vector(p.F, p.dtype, 8))
+
+
 def depthwise_shape(p: ConvProblem, t: Target) -> ItemShape:
     """The rule table for depthwise convs with multiplier 1 on NVIDIA (tuning on an H200,
     bench/NOTES.md): 128-thread workgroups, f16 filter rows summed in packed f16, and
-    - 7+ column windows: 8 pixels per item, rows as a loop; 4 pixels, rows unrolled, where
-      the output is narrower than 8 pixels (7 px: an item of 4 + 3 beats one of 7); padding
-      rows skipped by a branch (loading them all would spill);
+    - 7+ column windows: padding rows skipped by a branch (loading them all would spill); f16
+      ones on grids under WIDE_LARGE_GRID_CTAS workgroups per SM 4 pixels of 8-byte vectors
+      (4 channels: twice the items, half the registers each), rows unrolled, a bound of 2
+      workgroups (ConvNeXt-T shapes at batch 1-32: 5-39% faster, 14 px at batch 32 6% slower);
+      else 8 pixels per item, rows as a loop, or 4 pixels unrolled where the output is narrower
+      than 8 pixels (7 px: an item of 4 + 3 beats one of 7);
     - narrower windows: rows unrolled, 2 output rows per item, padding rows loaded as zeros
       (no branch, so all rows' loads go out together), and a 1-2 workgroup co-residency bound
       that leaves ptxas the registers to issue them (small and medium grids are latency-bound):
@@ -88,11 +103,13 @@ def depthwise_shape(p: ConvProblem, t: Target) -> ItemShape:
       filling 2 workgroups per SM: bound 2), else 2 pixels.
     A batch read at run time takes the small grids' shape: its grid is unknown, and 4-pixel
     items cost 2x at batch 1 (MobileNetV2 14 px) where 2-pixel ones lose ~7% on large grids;
-    7-column windows plan it as large."""
+    7-column windows plan it as large (16-byte vectors)."""
     if not (p.depthwise and p.F == p.C) or t.backend != "nvidia":
         return ItemShape()
     acc = "f16_rows" if p.dtype == "f16" else "f32"
     if p.S >= 7:
+        if acc == "f16_rows" and not p.dynamic_batch and wide_items_grid(p) < WIDE_LARGE_GRID_CTAS * t.num_sms:
+            return ItemShape(4, 128, 1, acc, 2, True, 1, "branch", 8)
         return ItemShape(8, 128, 1, acc) if p.Wo >= 8 else ItemShape(4, 128, 1, acc, 0, True)
     small = ItemShape(2, 128, 1, acc, 1, True, 2, "select")
     if p.stride[1] > 1 or p.S > 3 or p.dynamic_batch:

@@ -305,10 +305,13 @@ def test_ptxas_candidates(tmp_path, arch):
 
 
 def test_small_grid_rule():
-    """7+ column windows on a small grid take this kernel with its small-grid tile (8 warps,
-    the most CTAs up to one per SM), unless that tile takes more than 2 CTAs per SM (then the
-    direct kernel: measured faster there), and 3x3 windows never do."""
-    for hw, c, n, kernel in ((56, 96, 1, "depthwise_mma"), (56, 96, 2, "depthwise_mma"), (14, 384, 4, "depthwise_mma"),
+    """7+ column windows on a tiny grid take this kernel with its small-grid tile (8 warps,
+    the most CTAs up to one per SM): f16 where the direct kernel's 8-byte items fill under half
+    the SMs (ConvNeXt-T at batch 1: 14 and 7 px, not 28 and 56 px), bf16 where its 8-pixel
+    items fill under all of them, unless that tile takes more than 2 CTAs per SM (then the
+    direct kernel: measured faster there); 3x3 windows never do."""
+    for hw, c, n, kernel in ((14, 384, 1, "depthwise_mma"), (7, 768, 1, "depthwise_mma"), (28, 192, 1, "direct_grouped"),
+                             (56, 96, 1, "direct_grouped"), (14, 384, 4, "direct_grouped"),
                              (14, 384, 8, "direct_grouped"), (7, 768, 16, "direct_grouped"), (56, 96, 32, "direct_grouped")):
         p = _p("convnext_dw7x7_56_b1", N=n, H=hw, W=hw, C=c, F=c, groups=c)
         s = plan_schedule_for(p, SM90)
@@ -317,7 +320,12 @@ def test_small_grid_rule():
             g = geometry_of(p, s)
             assert s.threads == 256 and s.config == small_grid_schedule(p).config
             assert p.N * g.tiles_per_image * g.channel_blocks <= 2 * SM90.num_sms
-        elif n < 32:
+        else:
+            assert s.block_n == 4 or n == 32, s.describe()      # 8-byte vectors
+    for n, kernel in ((1, "depthwise_mma"), (2, "depthwise_mma"), (4, "depthwise_mma"), (8, "direct_grouped")):
+        s = plan_schedule_for(_p("convnext_dw7x7_56_b1", N=n, H=14, W=14, C=384, F=384, groups=384, dtype="bf16"), SM90)
+        assert s.kernel == kernel, (n, s.describe())
+        if n == 8:
             assert "2 CTAs per SM" in s.reason
     assert plan_schedule_for(_p("mbv2_dw3x3_56_b1"), SM90).kernel == "direct_grouped"
 

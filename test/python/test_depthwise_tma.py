@@ -80,11 +80,13 @@ def test_wide_rows_split_into_column_tiles():
 
 def test_planner_routes():
     """The rule: a tile kernel for 7-column windows whose direct grid is under one workgroup per
-    SM (batch 1): depthwise_mma for f16/bf16, this kernel for f32; the direct kernel elsewhere;
-    the tile kernels are tuning candidates."""
+    SM (batch 1; f16: the 8-byte items' grid under half the SMs): depthwise_mma for f16/bf16,
+    this kernel for f32; the direct kernel elsewhere; the tile kernels are tuning candidates."""
     for t in (SM90, SM100):
-        s = plan_schedule_for(_p("convnext_dw7x7_56_b1"), t)
-        assert s.kernel == "depthwise_mma" and "workgroups on" in s.reason
+        for p in (_p("convnext_dw7x7_56_b1", dtype="bf16"), _p("convnext_dw7x7_56_b1", H=14, W=14, C=384, F=384, groups=384)):
+            s = plan_schedule_for(p, t)
+            assert s.kernel == "depthwise_mma" and "workgroups on" in s.reason
+        assert plan_schedule_for(_p("convnext_dw7x7_56_b1"), t).kernel == "direct_grouped"
         s = plan_schedule_for(_p("convnext_dw7x7_56_b1", dtype="f32"), t)
         assert s.kernel == "depthwise_tma" and "workgroups on" in s.reason
         assert s.config == depthwise_shape_config(_p("convnext_dw7x7_56_b1", dtype="f32"))
@@ -116,9 +118,9 @@ def test_schedule_agrees_with_layout():
 
 
 def test_candidates_are_distinct_and_start_with_the_default():
-    for name, first in (("convnext_dw7x7_56", "direct_grouped"), ("convnext_dw7x7_56_b1", "depthwise_mma"),
+    for name, first in (("convnext_dw7x7_56", "direct_grouped"), ("convnext_dw7x7_56_b1_bf16", "depthwise_mma"),
                         ("convnext_dw7x7_56_b1_f32", "depthwise_tma")):
-        p = _p(name) if not name.endswith("_f32") else _p(name[:-4], dtype="f32")
+        p = _p(name.rsplit("_", 1)[0], dtype=name.rsplit("_", 1)[1]) if name.endswith(("_f32", "_bf16")) else _p(name)
         cands = candidate_schedules(p, SM90)
         assert cands[0] == plan_schedule_for(p, SM90) and cands[0].kernel == first
         assert {s.kernel for s in cands} >= {"direct_grouped", "depthwise_tma"}

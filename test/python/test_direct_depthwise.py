@@ -60,12 +60,18 @@ def test_rule_table():
     assert depthwise_shape(_p("mbv2_dw3x3_s2_112"), SM90) == ItemShape(2, 128, 1, f16, 1, True, 2, sel)
     assert depthwise_shape(_p("effnet_dw5x5_s2"), SM90) == ItemShape(2, 128, 1, f16, 1, True, 2, sel)
     assert depthwise_shape(_p("effnet_dw5x5_s2", stride=(1, 1)), SM90) == ItemShape(2, 128, 1, f16, 1, True, 2, sel)
-    # 7x7: 8 pixels as a loop whatever the grid, 4 pixels unrolled below 8 output columns;
-    # padding rows skipped by a branch
+    # 7x7, padding rows skipped by a branch: f16 on grids of 4-pixel 8-byte items under 25
+    # workgroups per SM takes them (bound 2); above, 8 pixels as a loop (16-byte vectors)
+    wide = ItemShape(4, 128, 1, f16, 2, True, 1, "branch", 8)
     assert depthwise_shape(_p("convnext_dw7x7_56"), SM90) == ItemShape(8, 128, 1, f16)
-    assert depthwise_shape(_p("convnext_dw7x7_7"), SM90) == ItemShape(4, 128, 1, f16, 0, True)
-    assert depthwise_shape(_p("convnext_dw7x7_56", H=14, W=14, C=384, F=384, groups=384), SM90) == \
-        ItemShape(8, 128, 1, f16)
+    assert depthwise_shape(_p("convnext_dw7x7_7"), SM90) == wide
+    assert depthwise_shape(_p("convnext_dw7x7_56_b1"), SM90) == wide
+    assert depthwise_shape(_p("convnext_dw7x7_56", N=16), SM90) == wide
+    assert depthwise_shape(_p("convnext_dw7x7_56", H=28, W=28, C=192, F=192, groups=192), SM90) == wide
+    assert depthwise_shape(_p("convnext_dw7x7_56", H=14, W=14, C=384, F=384, groups=384), SM90) == wide
+    # other types keep 16-byte vectors: 8 pixels as a loop, 4 unrolled below 8 output columns
+    assert depthwise_shape(_p("convnext_dw7x7_56", N=8, dtype="bf16"), SM90) == ItemShape(8, 128, 1, "f32")
+    assert depthwise_shape(_p("convnext_dw7x7_7", dtype="f32"), SM90) == ItemShape(4, 128, 1, "f32", 0, True)
     # a batch read at run time: the small grids' shape (robust from batch 1 up)
     assert depthwise_shape(dataclasses.replace(_p("mbv2_dw3x3_56_b1"), batch_constant=0), SM90) == \
         ItemShape(2, 128, 1, f16, 1, True, 2, sel)
@@ -163,8 +169,9 @@ _NUMERIC = [("mbv2_dw3x3_28", dict(N=2, H=9, W=11, C=24, F=24, groups=24)),
 
 @pytest.mark.parametrize("unrolled,out_rows,padding,vector_bytes",
                          [(False, 1, "branch", 16), (True, 1, "branch", 16), (True, 3, "branch", 16),
-                          (True, 1, "select", 16), (True, 2, "select", 16), (True, 2, "select", 8)],
-                         ids=["loop", "unrolled", "3rows", "select", "select2rows", "select2rows8B"])
+                          (True, 1, "select", 16), (True, 2, "select", 16), (True, 2, "select", 8),
+                          (True, 1, "branch", 8)],
+                         ids=["loop", "unrolled", "3rows", "select", "select2rows", "select2rows8B", "unrolled8B"])
 @pytest.mark.parametrize("accumulate", ["f32", "f16_rows"])
 @pytest.mark.parametrize("case", range(len(_NUMERIC)))
 def test_rows_on_cpu(tmp_path, monkeypatch, case, accumulate, unrolled, out_rows, padding, vector_bytes):

@@ -7,6 +7,7 @@ fp32). The light ONNX networks with grouped convs compile for sm_90a with every 
 """
 
 import dataclasses
+import json
 import os
 
 import numpy as np
@@ -256,3 +257,18 @@ def test_dynamic_batch_grouped_and_depthwise(tmp_path):
         with torch.no_grad():
             ref = net(x).numpy()
         assert got.shape == ref.shape and _rel_err(got, ref) <= 1e-5, (n, _rel_err(got, ref))
+
+
+def test_random_wide_depthwise_layers():
+    """convc-suite random-grouped --wide: depthwise convs (multiplier 1) with 7-9 column windows,
+    the same layers for the same seed, and the committed suite is the seed it names."""
+    from convc.tools.layers import load_suite, random_grouped_layers
+    a, b = random_grouped_layers(7, 12, wide=True), random_grouped_layers(7, 12, wide=True)
+    assert a == b and len(a) == 12
+    assert all(L.groups == L.C == L.F and L.S >= 7 and L.group == "depthwise_wide_random" for L in a)
+    assert random_grouped_layers(7, 12) != a
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "tools", "data", "depthwise_wide_random.json")
+    with open(path) as f:
+        about = json.load(f)["about"]
+    assert about == "convc-suite random-grouped --seed 2050 --count 32 --wide"
+    assert load_suite(path) == random_grouped_layers(2050, 32, wide=True)

@@ -72,11 +72,15 @@ def draw_dense(rng: random.Random, name: str) -> Layer:
                  epilogue=rng.choice(EPILOGUES), group="fuzz")
 
 
-def draw(seed: int, count: int, grouped_share: float = 0.25) -> list[Layer]:
+def draw(seed: int, count: int, grouped_share: float = 0.25, wide_share: float = 0.0) -> list[Layer]:
+    """`count` problems: grouped/depthwise ones (grouped_share), depthwise ones with 7-9 column
+    windows (wide_share; 0 keeps the draws of seeds from before it existed), dense ones."""
     rng = random.Random(seed)
-    n_grouped = int(count * grouped_share)
-    out = [dataclasses.replace(L, name=f"fz{i:04d}_{L.name.split('_', 1)[1]}", group="fuzz")
-           for i, L in enumerate(random_grouped_layers(seed, n_grouped))]
+    n_grouped, n_wide = int(count * grouped_share), int(count * wide_share)
+    drawn = random_grouped_layers(seed, n_grouped) + random_grouped_layers(seed, n_wide, wide=True)
+    out = [dataclasses.replace(L, name=f"fz{i:04d}_{L.name.split('_', 1)[1]}" + ("_wide" if L.name.startswith("rw") else ""),
+                               group="fuzz")
+           for i, L in enumerate(drawn[:count])]
     while len(out) < count:
         L = draw_dense(rng, f"fz{len(out):04d}_dense")
         if has_output(L):
@@ -112,13 +116,13 @@ def _problem_pairs(L: Layer, out: str, target: str, max_candidates: int, kernel:
     return [compile_entry(dataclasses.replace(L, name=f"{L.name}_c{i or 0}"), out, target, i) for i in picks]
 
 
-def draw_for_kernel(seed: int, count: int, kernel: str, target: str) -> list[Layer]:
+def draw_for_kernel(seed: int, count: int, kernel: str, target: str, wide_share: float = 0.0) -> list[Layer]:
     """`count` problems of the seed's draws (grouped ones in half of them) that have candidates
     of `kernel`."""
     out, n = [], 0
     while len(out) < count:
         n = max(2 * n, 4 * count)
-        out = [L for L in draw(seed, n, grouped_share=0.5)
+        out = [L for L in draw(seed, n, grouped_share=0.5, wide_share=wide_share)
                if any(s.kernel == kernel for s in _candidates(L, target))][:count]
         if n > 1000 * count:
             raise ValueError(f"the draws of seed {seed} have no candidates of {kernel!r}")
@@ -257,6 +261,9 @@ def main(argv=None) -> int:
     p.add_argument("--max-candidates", type=int, default=6, help="schedules per problem at most (default first)")
     p.add_argument("--jobs", type=int, default=1, help="prepare: compiles at once (default 1)")
     p.add_argument("--kernel", help="prepare: only problems with candidates of this kernel family, only those")
+    p.add_argument("--wide-share", type=float, default=0.0,
+                   help="prepare: share of depthwise problems with 7-9 column windows (default 0: the draws of "
+                        "earlier seeds)")
     p.add_argument("--results", action="append",
                    help="shrink: the GPU check JSON of --bundle; summarize: a GPU check JSON or its --rows JSONL (repeatable)")
     p.add_argument("--bundle", action="append", help="shrink/summarize: the bundle those results are of (repeatable)")
@@ -281,8 +288,8 @@ def main(argv=None) -> int:
             return 0
         if not args.out:
             p.error("--out is required")
-        layers = (draw_for_kernel(args.seed, args.count, args.kernel, args.target) if args.kernel
-                  else draw(args.seed, args.count))
+        layers = (draw_for_kernel(args.seed, args.count, args.kernel, args.target, args.wide_share) if args.kernel
+                  else draw(args.seed, args.count, wide_share=args.wide_share))
         m = prepare(layers, args.out, args.target, args.max_candidates, args.seed, args.jobs, args.kernel)
     except (OSError, ValueError, KeyError, StopIteration) as e:
         print(f"convc-fuzz: error: {e}", file=sys.stderr)

@@ -42,3 +42,15 @@ def test_kernel_aimed_draws_compile_only_that_kernel(tmp_path):
     m = json.loads((out / "manifest.json").read_text())
     assert m["kernel"] == "depthwise_mma" and m["problems"] == 1 and 1 <= m["pairs"] <= 2
     assert all(e["schedule"]["kernel"] == "depthwise_mma" for e in m["layers"])
+
+
+def test_wide_share_adds_wide_depthwise_draws_and_keeps_old_seeds():
+    """--wide-share: a share of depthwise problems with 7-9 column windows after the grouped
+    ones; at 0 (the default) a seed draws what it drew before the option existed."""
+    from convc.tools.layers import random_grouped_layers
+    plain, wide = draw(11, 20), draw(11, 20, wide_share=0.25)
+    assert wide[:5] == plain[:5]                                   # the grouped share first, unchanged
+    assert [L.name for L in wide[5:10]] == [f"fz{i:04d}_depthwise_wide" for i in range(5, 10)]
+    assert [L.S for L in wide[5:10]] == [L.S for L in random_grouped_layers(11, 5, wide=True)]
+    assert all(L.S >= 7 and L.groups == L.C == L.F for L in wide[5:10])
+    assert all(L.groups == 1 for L in wide[10:])

@@ -77,7 +77,10 @@ def draw(seed: int, count: int, grouped_share: float = 0.25, wide_share: float =
     windows (wide_share; 0 keeps the draws of seeds from before it existed), dense ones."""
     rng = random.Random(seed)
     n_grouped, n_wide = int(count * grouped_share), int(count * wide_share)
-    drawn = random_grouped_layers(seed, n_grouped) + random_grouped_layers(seed, n_wide, wide=True)
+    grouped, wide = random_grouped_layers(seed, n_grouped), random_grouped_layers(seed, n_wide, wide=True)
+    # interleaved in proportion (a prefix of the draw, as --kernel takes, holds both kinds)
+    order = sorted([(i / len(grouped), 0, i) for i in range(len(grouped))] + [(j / len(wide), 1, j) for j in range(len(wide))])
+    drawn = [(grouped, wide)[k][i] for _, k, i in order]
     out = [dataclasses.replace(L, name=f"fz{i:04d}_{L.name.split('_', 1)[1]}" + ("_wide" if L.name.startswith("rw") else ""),
                                group="fuzz")
            for i, L in enumerate(drawn[:count])]

@@ -81,8 +81,8 @@ def draw(seed: int, count: int, grouped_share: float = 0.25, wide_share: float =
     # interleaved in proportion (a prefix of the draw, as --kernel takes, holds both kinds)
     order = sorted([(i / len(grouped), 0, i) for i in range(len(grouped))] + [(j / len(wide), 1, j) for j in range(len(wide))])
     drawn = [(grouped, wide)[k][i] for _, k, i in order]
-    out = [dataclasses.replace(L, name=f"fz{i:04d}_{L.name.split('_', 1)[1]}" + ("_wide" if L.name.startswith("rw") else ""),
-                               group="fuzz")
+    out = [dataclasses.replace(L, name=f"fz{i:04d}_{L.name.split('_', 1)[1]}"
+                               + ("_wide" if L.group == "depthwise_wide_random" else ""), group="fuzz")
            for i, L in enumerate(drawn[:count])]
     while len(out) < count:
         L = draw_dense(rng, f"fz{len(out):04d}_dense")
@@ -133,7 +133,7 @@ def draw_for_kernel(seed: int, count: int, kernel: str, target: str, wide_share:
 
 
 def prepare(layers: list[Layer], out: str, target: str, max_candidates: int, seed: int, jobs: int = 1,
-            kernel: str | None = None) -> dict:
+            kernel: str | None = None, wide_share: float = 0.0) -> dict:
     """Compiles every problem's pairs into `out` (`jobs` compiles at once). The manifest is
     rewritten every 50 problems ("complete": false until the end), so that a long run can be
     checked before it finishes."""
@@ -144,7 +144,8 @@ def prepare(layers: list[Layer], out: str, target: str, max_candidates: int, see
     commit = git_commit()          # the code that compiles: the tree may move on during a long run
 
     def manifest(complete: bool) -> dict:
-        m = {"target": target, "commit": commit, "seed": seed, "kernel": kernel, "problems": len(done),
+        m = {"target": target, "commit": commit, "seed": seed, "kernel": kernel, "wide_share": wide_share,
+             "problems": len(done),
              "problems_drawn": len(layers), "complete": complete,
              "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
              "pairs": len(entries), "distribution": distribution(done), "layers": entries}
@@ -293,7 +294,8 @@ def main(argv=None) -> int:
             p.error("--out is required")
         layers = (draw_for_kernel(args.seed, args.count, args.kernel, args.target, args.wide_share) if args.kernel
                   else draw(args.seed, args.count, wide_share=args.wide_share))
-        m = prepare(layers, args.out, args.target, args.max_candidates, args.seed, args.jobs, args.kernel)
+        m = prepare(layers, args.out, args.target, args.max_candidates, args.seed, args.jobs, args.kernel,
+                    args.wide_share)
     except (OSError, ValueError, KeyError, StopIteration) as e:
         print(f"convc-fuzz: error: {e}", file=sys.stderr)
         return 1

@@ -27,7 +27,7 @@ from conftest import compile_layer, grouped_conv_reference
 from convc.passes.kernels.common import PlanError
 from convc.passes.kernels.depthwise_tma import (CTA_SMEM_RESERVE, SM_SMEM, TileShape, depthwise_shape,
                                                 plan_depthwise_tma, supports, tma_candidates)
-from convc.passes.lower.nvidia.depthwise_tile import DepthwiseTileUnsupported, depthwise_tile
+from convc.passes.lower.nvidia.depthwise_tile import DepthwiseTileUnsupported, depthwise_tile, filter_map_args
 from convc.passes.lower.nvidia.depthwise_tma import DepthwiseLayout, tile_geometry
 from convc.passes.plan import candidate_schedules, plan_schedule_for
 from convc.passes.tuning import knobs_of
@@ -49,7 +49,11 @@ def test_geometry():
     p = _p("convnext_dw7x7_56")
     g = depthwise_tile(p, 32, 4, 56, 8)
     assert (g.in_rows, g.in_cols, g.lanes, g.segments, g.items) == (10, 62, 4, 7, 112)
-    assert g.box_bytes == 32 * 62 * 10 * 2 and g.slot_bytes % 128 == 0 and g.slot_bytes >= g.box_bytes
+    assert g.box_bytes == 32 * 62 * 10 * 2 and g.slot_bytes % 128 == 0
+    # the taps follow the window in the slot: a 2-D box [R*S][channels] of the filter
+    assert g.taps_offset == 39680 and g.taps_bytes == 49 * 32 * 2 and g.slot_bytes == 39680 + 3200
+    f = filter_map_args(p, g)
+    assert (tuple(f.global_dim), tuple(f.global_strides), tuple(f.box_dim)) == ((96, 49), (192,), (32, 49))
     assert (g.tiles_h, g.tiles_w, g.tiles_c, g.tiles) == (14, 1, 3, 32 * 14 * 3)
     s2 = depthwise_tile(_p("effnet_dw5x5_s2"), 16, 3, 32, 8)
     assert (s2.in_rows, s2.in_cols) == ((3 - 1) * 2 + 5, (32 - 1) * 2 + 5)
@@ -113,7 +117,7 @@ def test_schedule_agrees_with_layout():
             g = tile_geometry(p, s)
             assert s.smem_bytes == DepthwiseLayout(g, s.stages).total
             assert s.config.ctas_per_sm * (s.smem_bytes + CTA_SMEM_RESERVE) <= SM_SMEM
-            assert s.grid[0] <= g.tiles and s.scratch_bytes == s.grid[0] * 128
+            assert s.grid[0] <= g.tiles and s.scratch_bytes == s.grid[0] * 2 * 128      # the input's and the filter's maps
             assert s.threads % 32 == 0 and s.threads <= 1024
 
 

@@ -6,7 +6,10 @@ input window, `in_rows` x `in_cols` pixels of those channels, is ONE tiled TMA b
 viewed as [N, H, W, C] (innermost first: [C, W, H, N]), starting at (ho0*sh - pad_top,
 wo0*sw - pad_left): out-of-image parts (the padding, and the edges of partial tiles) arrive as
 zeros, so the compute needs no bounds checks, and every input pixel crosses L2 -> SM once per
-tile instead of once per filter row.
+tile instead of once per filter row. The tile's R x S taps of its channels follow the window in
+the slot, a second TMA box of the filter viewed as [R*S, C] (channels past C arrive as zeros):
+per filter row the items read them from shared memory, not from global memory (with ~225 KB of
+an SM's shared memory in tiles, little L1 remains to cache them).
 
 Threads take items of V channels (16 bytes) x `pixels` outputs along W of one output row,
 channel lanes fastest, then W segments, then rows. A quarter warp reads eight 16-byte chunks
@@ -47,6 +50,7 @@ class DepthwiseTile:
     tiles_w: int
     tiles_c: int
     batch: int
+    taps: int                  # filter taps (R * S)
 
     @property
     def lanes(self) -> int:
@@ -71,8 +75,18 @@ class DepthwiseTile:
         return self.channels * self.in_cols * self.in_rows * self.elem_bytes
 
     @property
-    def slot_bytes(self) -> int:
+    def taps_offset(self) -> int:
+        """Bytes from a slot's start to its taps ([R*S][channels])."""
         return _cdiv(self.box_bytes, SLOT_ALIGN) * SLOT_ALIGN
+
+    @property
+    def taps_bytes(self) -> int:
+        return self.taps * self.channels * self.elem_bytes
+
+    @property
+    def slot_bytes(self) -> int:
+        """The window, then the taps."""
+        return self.taps_offset + _cdiv(self.taps_bytes, SLOT_ALIGN) * SLOT_ALIGN
 
     @property
     def tiles(self) -> int:
@@ -117,9 +131,12 @@ def depthwise_tile(p: ConvProblem, channels: int, rows: int, cols: int, pixels: 
     why = window_box_error(channels, in_cols, in_rows)
     if why:
         raise DepthwiseTileUnsupported(why)
+    if p.R * p.S > BOX_DIM:
+        raise DepthwiseTileUnsupported(f"{p.R}x{p.S} taps exceed the TMA limit of {BOX_DIM} per box dimension")
     g = DepthwiseTile(channels, rows, cols, pixels, vec, in_rows, in_cols, eb,
-                      _cdiv(p.Ho, rows), _cdiv(p.Wo, cols), _cdiv(p.C, channels), p.N)
+                      _cdiv(p.Ho, rows), _cdiv(p.Wo, cols), _cdiv(p.C, channels), p.N, p.R * p.S)
     tm.encode_tiled(input_map_args(p, g))          # TensorMapError where the driver would refuse
+    tm.encode_tiled(filter_map_args(p, g))
     return g
 
 
@@ -142,3 +159,11 @@ def window_map_args(p: ConvProblem, channels: int, cols: int, rows: int) -> tm.T
 def input_map_args(p: ConvProblem, g: DepthwiseTile) -> tm.TiledArgs:
     """A box is one tile's window [1, in_rows, in_cols, channels] of the input."""
     return window_map_args(p, g.channels, g.in_cols, g.in_rows)
+
+
+def filter_map_args(p: ConvProblem, g: DepthwiseTile) -> tm.TiledArgs:
+    """The filter ([R, S, C]: taps x channels, channels innermost) as a tiled tensor map whose
+    box is a tile's channels of every tap."""
+    eb = DTYPE_BYTES[p.dtype]
+    return tm.TiledArgs(data_type=_TM_ELEM[p.dtype], global_dim=(p.F, p.R * p.S), global_strides=(p.F * eb,),
+                        box_dim=(g.channels, g.taps), l2_promotion=tm.L2Promotion.B128)

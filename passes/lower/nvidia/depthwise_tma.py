@@ -10,10 +10,11 @@ and bounds; here a CTA walks its tiles (geometry: depthwise_tile.py) through a r
 - thread 0 writes the input's tensor map, then keeps `stages` tiles in flight: one TMA box per
   tile (the whole input window of the tile, zeros outside the image: the padding), completing
   the slot's mbarrier;
+- with the window, a second box brings the tile's R x S taps into the slot (the same mbarrier);
 - every thread waits for the slot, computes its items (V channels x `pixels` outputs along W
-  of one output row: per filter row the input columns from shared memory, the S taps from
-  global memory (cached: every tile of a channel block reads the same ones), pixels x S
-  vector FMAs, f32 or packed-f16 rows as the direct kernel), then the shared epilogue;
+  of one output row: per filter row the input columns and the S taps from shared memory,
+  pixels x S vector FMAs, f32 or packed-f16 rows as the direct kernel), then the shared
+  epilogue;
 - a CTA barrier ends the tile: the slot is free, and thread 0 refills it with the tile
   `stages` ahead.
 
@@ -31,12 +32,12 @@ from ..common.direct_grouped import row_fmas
 from ..common.emit import Emitter, float_type, vec_type, zeros
 from ..common.epilogue import store_row_masked
 from . import tensormap as tm
-from .depthwise_tile import DepthwiseTile, depthwise_tile, input_map_args
+from .depthwise_tile import DepthwiseTile, depthwise_tile, filter_map_args, input_map_args
 from .primitives import I32, index_to, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_init_fence, mbarrier_wait, tma_load
 from .smem import Carve, SharedBlock
 from .tma_loader import descriptor_slots, write_descriptors
 
-DESCRIPTORS = 1                   # the input
+DESCRIPTORS = 2                   # the input, the filter
 
 
 class DepthwiseLayout:
@@ -74,11 +75,12 @@ class DepthwiseTma:
         space = parse_attr("#gpu.address_space<workgroup>")
         self.elems = memref_d.view(ir.MemRefType.get([lay.total // eb], float_type(p.dtype), memory_space=space),
                                    self.smem.memref, e.c(0), [])
-        self.desc = descriptor_slots(self.pid, memrefs[-1], DESCRIPTORS)[0]
+        self.desc, self.filter_desc = descriptor_slots(self.pid, memrefs[-1], DESCRIPTORS)
         count = e.div(e.add(e.sub(g.tiles, self.pid), self.s.grid[0] - 1), self.s.grid[0])
         issuer = e.cmp("eq", tid, 0)
         with e.if_(issuer):
-            write_descriptors([tm.encode_tiled(input_map_args(p, g))], [self.desc], [memrefs[p.input]])
+            write_descriptors([tm.encode_tiled(input_map_args(p, g)), tm.encode_tiled(filter_map_args(p, g))],
+                              [self.desc, self.filter_desc], [memrefs[p.input], memrefs[p.filter]])
             for i in range(st):
                 mbarrier_init(self.smem.element(lay.full, i), 1)
             mbarrier_init_fence()
@@ -118,13 +120,17 @@ class DepthwiseTma:
         return e.div(rest, g.tiles_h), e.mul(e.rem(rest, g.tiles_h), g.rows), e.mul(wb, g.cols), e.mul(cb, g.channels)
 
     def _issue(self, j, slot) -> None:
-        """Thread 0: arm slot's barrier and TMA-load the input window of tile j into it."""
+        """Thread 0: arm slot's barrier and TMA-load the input window and the taps of tile j
+        into it."""
         p, e, g = self.p, self.e, self.g
         n, ho0, wo0, c0 = self._tile(j)
         bar = self.smem.element(self.lay.full, slot)
-        mbarrier_arrive_expect_tx(bar, g.box_bytes)
+        mbarrier_arrive_expect_tx(bar, g.box_bytes + g.taps_bytes)
         coords = [c0, e.sub(e.mul(wo0, p.stride[1]), p.pad[1]), e.sub(e.mul(ho0, p.stride[0]), p.pad[0]), n]
-        tma_load(self.smem.element(self.lay.slots, slot), self.desc, [index_to(c, I32()) for c in coords], bar)
+        dst = self.smem.element(self.lay.slots, slot)
+        tma_load(dst, self.desc, [index_to(c, I32()) for c in coords], bar)
+        tma_load(arith_d.addi(dst, arith_d.constant(dst.type, g.taps_offset)), self.filter_desc,
+                 [index_to(c0, I32()), index_to(e.c(0), I32())], bar)
 
     # ------------------------------------------------------------------ one item
     def _item(self, j, slot, lane, seg, row) -> None:
@@ -133,21 +139,18 @@ class DepthwiseTma:
         eb = g.elem_bytes
         n, ho0, wo0, c0 = self._tile(j)
         channel = e.add(c0, e.mul(lane, V))
-        c_ok = e.cmp("slt", channel, p.C)
-        wgt = self.memrefs[p.filter]
         # element index of (input row 0 of this item's output row, its first column, its lane)
         base = e.add(e.mul(e.add(e.mul(e.mul(row, p.stride[0]), g.in_cols), e.mul(seg, P * p.stride[1])), g.channels),
                      e.add(e.mul(slot, g.slot_bytes // eb), e.mul(lane, V)))
+        taps_base = e.add(e.mul(slot, g.slot_bytes // eb), e.add(g.taps_offset // eb, e.mul(lane, V)))
         cols = sorted({i * p.stride[1] + sx * p.dilation[1] for i in range(P) for sx in range(p.S)})
         vt = vec_type(V, p.dtype)
         loop = e.for_(0, p.R, 1, [zeros(vec_type(V, "f32"))] * P)
         with loop as (r, accs, set_r):
             rbase = e.add(base, e.mul(r, p.dilation[0] * g.in_cols * g.channels))
             xs = {q: vector_d.load(vt, self.elems, [e.add(rbase, q * g.channels)]) for q in cols}
-            taps = []
-            for sx in range(p.S):
-                at = e.select(c_ok, e.add(e.mul(e.add(e.mul(r, p.S), sx), p.F), channel), 0)
-                taps.append(arith_d.select(c_ok, vector_d.load(vt, wgt, [at], alignment=16), zeros(vt)))
+            row_taps = e.add(taps_base, e.mul(r, p.S * g.channels))
+            taps = [vector_d.load(vt, self.elems, [e.add(row_taps, sx * g.channels)]) for sx in range(p.S)]
             set_r(row_fmas(p, P, V, self.config.accumulate, xs, taps, accs))
         ho = e.add(ho0, row)
         wo = e.add(wo0, e.mul(seg, P))

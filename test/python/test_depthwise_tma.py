@@ -24,9 +24,8 @@ import numpy as np
 import pytest
 
 from conftest import compile_layer, grouped_conv_reference
-from convc.passes.kernels.common import PlanError
-from convc.passes.kernels.depthwise_tma import (CTA_SMEM_RESERVE, SM_SMEM, TileShape, depthwise_shape,
-                                                plan_depthwise_tma, supports, tma_candidates)
+from convc.passes.kernels.depthwise_tma import (CTA_SMEM_RESERVE, SM_SMEM, depthwise_shape, plan_depthwise_tma,
+                                                tma_candidates)
 from convc.passes.lower.nvidia.depthwise_tile import DepthwiseTileUnsupported, depthwise_tile, filter_map_args
 from convc.passes.lower.nvidia.depthwise_tma import DepthwiseLayout, tile_geometry
 from convc.passes.plan import candidate_schedules, plan_schedule_for

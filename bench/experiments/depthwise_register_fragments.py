@@ -10,8 +10,14 @@ warps), and a same-size copy's time.
 
 Not a convc kernel: it measured whether the design could beat the direct kernel (bench/NOTES.md).
 """
-import sys, json, itertools
-import torch, cupy as cp
+import json
+import os
+import sys
+
+import cupy as cp
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness as h  # noqa: E402
 
 SRC = r'''
 #include <cuda_fp16.h>
@@ -122,55 +128,21 @@ __global__ void __launch_bounds__(32*WC*WR, MINB) dw(const half* __restrict__ in
 }
 '''
 
-def variants():
-    for nb, wc, wr, minb in [(7,2,2,1),(4,2,2,1),(2,2,2,1),(2,2,2,2),(4,2,1,1),(4,4,1,1),(2,4,1,2),(1,2,2,2),(1,4,2,2)]:
-        yield nb, wc, wr, minb
+VARIANTS = [(7, 2, 2, 1), (4, 2, 2, 1), (2, 2, 2, 1), (2, 2, 2, 2), (4, 2, 1, 1), (4, 4, 1, 1), (2, 4, 1, 2), (1, 2, 2, 2),
+            (1, 4, 2, 2)]     # (8-column blocks per warp NB, warps over channels WC and rows WR, register bound)
+
 
 def main():
-    N, H, W, C, R, S = [int(x) for x in (sys.argv[1:] or "32 56 56 96 7 7".split())]
-    pad = R // 2
-    Ho, Wo = H, W
-    names = [f"dw<{R},{S},{nb},{wc},{wr},{mb}>" for nb, wc, wr, mb in variants()]
+    N, H, W, C, R, S = h.shape_args("32 56 56 96 7 7")
+    p = h.depthwise_problem(N, H, W, C, R, S)
+    names = [f"dw<{R},{S},{nb},{wc},{wr},{mb}>" for nb, wc, wr, mb in VARIANTS]
     mod = cp.RawModule(code=SRC, options=("-std=c++17", "--gpu-architecture=sm_90a", "-lineinfo"), name_expressions=names)
-    torch.manual_seed(0)
-    x = torch.randn(N, C, H, W, device="cuda").half().contiguous(memory_format=torch.channels_last)
-    w = (torch.randn(C, 1, R, S, device="cuda") / (R*S) ** 0.5).half()
-    b = torch.randn(C, device="cuda").half()
-    ref = torch.nn.functional.conv2d(x.float(), w.float(), b.float(), padding=pad, groups=C)
-    filt = w[:, 0].permute(1, 2, 0).contiguous()     # R S C
-    xin = x.permute(0, 2, 3, 1).contiguous()          # NHWC (same memory)
-    res = {"shape": [N, H, W, C, R, S]}
-    def timeit(fn, iters=200):
-        for _ in range(10): fn()
-        torch.cuda.synchronize()
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        for _ in range(iters): fn()
-        e.record(); torch.cuda.synchronize()
-        return s.elapsed_time(e) / iters * 1000
-    y2 = torch.empty_like(xin)
-    res["copy_us"] = timeit(lambda: y2.copy_(xin))
-    torch.backends.cudnn.benchmark = True
-    conv = torch.nn.Conv2d(C, C, R, padding=pad, groups=C).cuda().half().to(memory_format=torch.channels_last)
-    conv.weight.data.copy_(w); conv.bias.data.copy_(b)
-    with torch.no_grad():
-        res["cudnn_us"] = timeit(lambda: conv(x))
-    for name, (nb, wc, wr, mb) in zip(names, variants()):
-        k = mod.get_function(name)
-        smem = wc*8*R*3*32*8
-        if smem > 48*1024:
-            k.max_dynamic_shared_size_bytes = smem
-        out = torch.full((N, Ho, Wo, C), float("nan"), device="cuda", dtype=torch.half)
-        grid = ((C + 8*wc - 1)//(8*wc), (N*Ho + 16*wr - 1)//(16*wr), (Wo + 8*nb - 1)//(8*nb))
-        args = (xin.data_ptr(), filt.data_ptr(), b.data_ptr(), out.data_ptr(), cp.int32(N), cp.int32(H), cp.int32(W), cp.int32(C),
-                cp.int32(Ho), cp.int32(Wo), cp.int32(pad), cp.int32(pad))
-        fn = lambda: k(grid, (32*wc*wr,), args, shared_mem=smem)
-        fn(); torch.cuda.synchronize()
-        got = out.permute(0, 3, 1, 2).float()
-        err = ((got - ref).norm() / ref.norm()).item()
-        us = timeit(fn)
-        res[name] = {"us": round(us, 2), "rel_l2": err, "regs": k.num_regs, "spill": k.local_size_bytes, "pct_copy": round(100*res["copy_us"]/us, 1)}
-        print(name, res[name], flush=True)
+    res = {"shape": [N, H, W, C, R, S], "copy_us": h.copy_us(p.xin.numel()), "cudnn_us": h.cudnn_us(p)}
+    for name, (nb, wc, wr, mb) in zip(names, VARIANTS):
+        grid = ((C + 8*wc - 1)//(8*wc), (N*p.Ho + 16*wr - 1)//(16*wr), (p.Wo + 8*nb - 1)//(8*nb))
+        args = (p.xin.data_ptr(), p.filt.data_ptr(), p.bias.data_ptr()) + h.dims(p)
+        res[name] = h.run_variant(p, name, mod.get_function(name), grid, 32*wc*wr, args, wc*8*R*3*32*8, res["copy_us"])
     print(json.dumps(res))
+
 
 main()

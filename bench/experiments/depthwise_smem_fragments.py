@@ -9,8 +9,14 @@ register bound, plane pitch mod 16 pixels); ONLY="dw<...>;..." runs a subset (fo
 
 Not a convc kernel: it measured whether the design could beat the direct kernel (bench/NOTES.md).
 """
-import sys, json
-import torch, cupy as cp
+import os
+import sys
+
+import cupy as cp
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness as h  # noqa: E402
 
 SRC = r'''
 #include <cuda_fp16.h>
@@ -142,64 +148,34 @@ __global__ void __launch_bounds__(32*WC*WR, MINB) dw(const half* __restrict__ in
 }
 '''
 
-import os
 ONLY = [x for x in os.environ.get('ONLY', '').split(';') if x]
-VARIANTS = [(7,4,1,1,2),(7,4,1,1,8),(4,4,1,1,8),(4,4,1,3,8),(4,4,2,2,8),(7,2,2,1,8),(7,4,2,1,8),(2,4,2,2,8)]
+# (8-column blocks NB, warps over 4-channel groups WC and 16-row blocks WR, register bound, plane pitch mod 16)
+VARIANTS = [(7, 4, 1, 1, 2), (7, 4, 1, 1, 8), (4, 4, 1, 1, 8), (4, 4, 1, 3, 8), (4, 4, 2, 2, 8), (7, 2, 2, 1, 8),
+            (7, 4, 2, 1, 8), (2, 4, 2, 2, 8)]
+
 
 def main():
-    N, H, W, C, R, S = [int(x) for x in (sys.argv[1:] or "32 56 56 96 7 7".split())]
-    pad = R // 2
-    Ho, Wo = H, W
+    N, H, W, C, R, S = h.shape_args("32 56 56 96 7 7")
+    p = h.depthwise_problem(N, H, W, C, R, S)
     names = [f"dw<{R},{S},{nb},{wc},{wr},{mb},{pm}>" for nb, wc, wr, mb, pm in VARIANTS]
-    mod = cp.RawModule(code=SRC, options=("-std=c++17", "--gpu-architecture=sm_90a", "-lineinfo"), name_expressions=names + ["pack_b"])
-    torch.manual_seed(0)
-    x = torch.randn(N, C, H, W, device="cuda").half().contiguous(memory_format=torch.channels_last)
-    w = (torch.randn(C, 1, R, S, device="cuda") / (R*S) ** 0.5).half()
-    b = torch.randn(C, device="cuda").half()
-    ref = torch.nn.functional.conv2d(x.float(), w.float(), b.float(), padding=pad, groups=C)
-    filt = w[:, 0].permute(1, 2, 0).contiguous()
-    xin = x.permute(0, 2, 3, 1).contiguous()
+    mod = cp.RawModule(code=SRC, options=("-std=c++17", "--gpu-architecture=sm_90a", "-lineinfo"),
+                       name_expressions=names + ["pack_b"])
     bt = torch.empty(C * R * 3 * 32 * 2, dtype=torch.int32, device="cuda")
-    pk = mod.get_function("pack_b")
     total = C * R * 3 * 32
-    pk(((total + 255)//256,), (256,), (filt.data_ptr(), bt.data_ptr(), cp.int32(C), cp.int32(R), cp.int32(S)))
-    res = {"shape": [N, H, W, C, R, S]}
-    def timeit(fn, iters=200):
-        for _ in range(10): fn()
-        torch.cuda.synchronize()
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        for _ in range(iters): fn()
-        e.record(); torch.cuda.synchronize()
-        return s.elapsed_time(e) / iters * 1000
-    y2 = torch.empty_like(xin)
-    res["copy_us"] = round(timeit(lambda: y2.copy_(xin)), 2)
-    torch.backends.cudnn.benchmark = True
-    conv = torch.nn.Conv2d(C, C, R, padding=pad, groups=C).cuda().half().to(memory_format=torch.channels_last)
-    conv.weight.data.copy_(w); conv.bias.data.copy_(b)
-    with torch.no_grad():
-        res["cudnn_us"] = round(timeit(lambda: conv(x)), 2)
-    print("copy", res["copy_us"], "cudnn", res["cudnn_us"], flush=True)
+    mod.get_function("pack_b")(((total + 255)//256,), (256,), (p.filt.data_ptr(), bt.data_ptr(), cp.int32(C), cp.int32(R),
+                                                               cp.int32(S)))
+    copy = round(h.copy_us(p.xin.numel()), 2)
+    print("copy", copy, "cudnn", round(h.cudnn_us(p), 2), flush=True)
     for name, (nb, wc, wr, mb, pm) in zip(names, VARIANTS):
-        if ONLY and name not in ONLY: continue
-        if C % (4*wc): continue
-        k = mod.get_function(name)
+        if (ONLY and name not in ONLY) or C % (4*wc):
+            continue
         tr, tw = 16*wr, 8*nb
-        nch = (tw + S - 1 + 15)//16; inc = nch*16; inr = tr + R - 1
+        inc = (tw + S - 1 + 15)//16*16
         pitch = inc + ((pm - inc % 16) + 16) % 16
-        smem = max(wc * inr * pitch * 8, tr * (tw*4*wc + 8) * 2)
-        if smem > 48*1024:
-            k.max_dynamic_shared_size_bytes = smem
-        out = torch.full((N, Ho, Wo, C), float("nan"), device="cuda", dtype=torch.half)
-        grid = (C // (4*wc), N * ((Ho + tr - 1)//tr) * ((Wo + tw - 1)//tw), 1)
-        args = (xin.data_ptr(), bt.data_ptr(), b.data_ptr(), out.data_ptr(), cp.int32(N), cp.int32(H), cp.int32(W), cp.int32(C),
-                cp.int32(Ho), cp.int32(Wo), cp.int32(pad), cp.int32(pad))
-        fn = lambda: k(grid, (32*wc*wr,), args, shared_mem=smem)
-        fn(); torch.cuda.synchronize()
-        got = out.permute(0, 3, 1, 2).float()
-        err = ((got - ref).norm() / ref.norm()).item()
-        us = timeit(fn)
-        res[name] = {"us": round(us, 2), "rel_l2": err, "regs": k.num_regs, "spill": k.local_size_bytes, "smem": smem, "pct_copy": round(100*res["copy_us"]/us, 1)}
-        print(name, res[name], flush=True)
+        smem = max(wc * (tr + R - 1) * pitch * 8, tr * (tw*4*wc + 8) * 2)
+        grid = (C // (4*wc), N * ((p.Ho + tr - 1)//tr) * ((p.Wo + tw - 1)//tw), 1)
+        args = (p.xin.data_ptr(), bt.data_ptr(), p.bias.data_ptr()) + h.dims(p)
+        h.run_variant(p, name, mod.get_function(name), grid, 32*wc*wr, args, smem, copy)
+
 
 main()

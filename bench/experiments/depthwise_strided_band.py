@@ -10,8 +10,13 @@ the traffic of the bench's same-size copy).
 
 Not a convc kernel: it measured whether the design could beat the direct kernel (bench/NOTES.md).
 """
-import sys, json, os
-import torch, cupy as cp
+import os
+import sys
+
+import cupy as cp
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness as h  # noqa: E402
 
 SRC = r'''
 #include <cuda_fp16.h>
@@ -94,53 +99,25 @@ __global__ void __launch_bounds__(NT, MINB) dw(const half* __restrict__ in, cons
 }
 '''
 
+# (output rows per CTA BR, 16-byte channel vectors CV, pixels per item PX, threads, register bound)
+VARIANTS = [(2, 2, 1, 128, 1), (4, 2, 1, 128, 1), (4, 3, 1, 128, 1), (2, 6, 1, 256, 1), (4, 6, 1, 256, 1), (2, 2, 2, 128, 1),
+            (4, 2, 2, 128, 1), (4, 3, 2, 128, 1), (8, 2, 1, 256, 1), (2, 3, 2, 128, 1), (1, 6, 1, 128, 1), (4, 1, 1, 64, 1)]
+
+
 def main():
-    N, H, W, C, R, S, SD = [int(x) for x in (sys.argv[1:] or "32 56 56 144 5 5 2".split())]
-    pad = R // 2
-    Ho = (H + 2*pad - R)//SD + 1; Wo = (W + 2*pad - S)//SD + 1
-    variants = [(2,2,1,128,1),(4,2,1,128,1),(4,3,1,128,1),(2,6,1,256,1),(4,6,1,256,1),(2,2,2,128,1),(4,2,2,128,1),(4,3,2,128,1),
-                (8,2,1,256,1),(2,3,2,128,1),(1,6,1,128,1),(4,1,1,64,1)]
-    names = [f"dw<{R},{S},{SD},{br},{cv},{px},{nt},{mb}>" for br, cv, px, nt, mb in variants]
+    N, H, W, C, R, S, SD = h.shape_args("32 56 56 144 5 5 2")
+    p = h.depthwise_problem(N, H, W, C, R, S, stride=SD, relu=True)
+    names = [f"dw<{R},{S},{SD},{br},{cv},{px},{nt},{mb}>" for br, cv, px, nt, mb in VARIANTS]
     mod = cp.RawModule(code=SRC, options=("-std=c++17", "--gpu-architecture=sm_90a"), name_expressions=names)
-    torch.manual_seed(0)
-    x = torch.randn(N, C, H, W, device="cuda").half().contiguous(memory_format=torch.channels_last)
-    w = (torch.randn(C, 1, R, S, device="cuda") / (R*S) ** 0.5).half()
-    b = torch.randn(C, device="cuda").half()
-    ref = torch.relu(torch.nn.functional.conv2d(x.float(), w.float(), b.float(), padding=pad, stride=SD, groups=C))
-    filt = w[:, 0].permute(1, 2, 0).contiguous()
-    xin = x.permute(0, 2, 3, 1).contiguous()
-    def timeit(fn, reps=20, replays=10):
-        fn(); torch.cuda.synchronize()
-        g = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(g):
-            for _ in range(reps): fn()
-        g.replay(); torch.cuda.synchronize()
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        for _ in range(replays): g.replay()
-        e.record(); torch.cuda.synchronize()
-        return s.elapsed_time(e) / (reps * replays) * 1000
-    stream = lambda: cp.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream)
-    out_bytes = N*Ho*Wo*C*2; in_bytes = N*H*W*C*2
-    src = torch.empty((in_bytes + out_bytes)//2, dtype=torch.half, device="cuda"); dst = torch.empty_like(src)
-    copy_us = timeit(lambda: dst.copy_(src))
-    print("copy (in+out bytes)", round(copy_us, 2), flush=True)
-    for name, (br, cv, px, nt, mb) in zip(names, variants):
-        if C % (8*cv): continue
-        k = mod.get_function(name)
-        IR = (br - 1)*SD + R; IC = (Wo - 1)*SD + S
-        smem = IR*IC*cv*16
-        if smem > 48*1024: k.max_dynamic_shared_size_bytes = smem
-        out = torch.full((N, Ho, Wo, C), float("nan"), device="cuda", dtype=torch.half)
-        grid = (C // (8*cv), N * ((Ho + br - 1)//br), 1)
-        args = (xin.data_ptr(), filt.data_ptr(), b.data_ptr(), out.data_ptr(), cp.int32(N), cp.int32(H), cp.int32(W), cp.int32(C),
-                cp.int32(Ho), cp.int32(Wo), cp.int32(pad), cp.int32(pad))
-        fn = lambda: k(grid, (nt,), args, shared_mem=smem, stream=stream())
-        fn(); torch.cuda.synchronize()
-        got = out.permute(0, 3, 1, 2).float()
-        err = ((got - ref).norm() / ref.norm()).item()
-        us = timeit(fn)
-        print(name, {"us": round(us, 2), "rel_l2": round(err, 6), "regs": k.num_regs, "spill": k.local_size_bytes, "smem": smem,
-                     "pct_copy": round(100*copy_us/us, 1)}, flush=True)
+    copy = h.copy_us(N * (H * W + p.Ho * p.Wo) * C, graphs=True)
+    print("copy (in+out bytes)", round(copy, 2), flush=True)
+    for name, (br, cv, px, nt, mb) in zip(names, VARIANTS):
+        if C % (8*cv):
+            continue
+        smem = ((br - 1)*SD + R) * ((p.Wo - 1)*SD + S) * cv * 16
+        grid = (C // (8*cv), N * ((p.Ho + br - 1)//br), 1)
+        args = (p.xin.data_ptr(), p.filt.data_ptr(), p.bias.data_ptr()) + h.dims(p)
+        h.run_variant(p, name, mod.get_function(name), grid, nt, args, smem, copy, graphs=True)
+
 
 main()

@@ -164,6 +164,5 @@ def input_map_args(p: ConvProblem, g: DepthwiseTile) -> tm.TiledArgs:
 def filter_map_args(p: ConvProblem, g: DepthwiseTile) -> tm.TiledArgs:
     """The filter ([R, S, C]: taps x channels, channels innermost) as a tiled tensor map whose
     box is a tile's channels of every tap."""
-    eb = DTYPE_BYTES[p.dtype]
-    return tm.TiledArgs(data_type=_TM_ELEM[p.dtype], global_dim=(p.F, p.R * p.S), global_strides=(p.F * eb,),
+    return tm.TiledArgs(data_type=_TM_ELEM[p.dtype], global_dim=(p.F, g.taps), global_strides=(p.F * g.elem_bytes,),
                         box_dim=(g.channels, g.taps), l2_promotion=tm.L2Promotion.B128)

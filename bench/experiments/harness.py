@@ -1,0 +1,133 @@
+"""What the depthwise experiments share: the problem on the GPU (random f16 NHWC input, one
+filter per channel, a bias) with PyTorch's fp32 reference, timing, a copy's time for scale, and
+one variant's launch-check-time report. Each experiment keeps its CUDA source, variants and
+launch geometry.
+
+Timing: `graphs` False times back-to-back launches between two events (what the mma.sync
+experiments were measured with; enough for kernels of 15 us and more), True captures them in a
+CUDA graph first (no launch overhead: short kernels).
+"""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+
+import cupy as cp
+import torch
+
+
+@dataclass
+class Problem:
+    N: int
+    H: int
+    W: int
+    C: int
+    R: int
+    S: int
+    stride: int
+    Ho: int
+    Wo: int
+    pad: int
+    x: torch.Tensor          # NCHW view of NHWC memory (channels_last)
+    xin: torch.Tensor        # the same memory as an NHWC tensor
+    filt: torch.Tensor       # [R, S, C]
+    bias: torch.Tensor
+    ref: torch.Tensor        # fp32, NCHW
+    w: torch.Tensor          # [C, 1, R, S] (PyTorch's layout, for cuDNN)
+
+
+def shape_args(default: str) -> list[int]:
+    return [int(v) for v in (sys.argv[1:] or default.split())]
+
+
+def depthwise_problem(N, H, W, C, R, S, stride=1, relu=False) -> Problem:
+    """Same-padded (R // 2) depthwise conv with bias (and relu), seeded."""
+    pad = R // 2
+    Ho, Wo = (H + 2 * pad - R) // stride + 1, (W + 2 * pad - S) // stride + 1
+    torch.manual_seed(0)
+    x = torch.randn(N, C, H, W, device="cuda").half().contiguous(memory_format=torch.channels_last)
+    w = (torch.randn(C, 1, R, S, device="cuda") / (R * S) ** 0.5).half()
+    b = torch.randn(C, device="cuda").half()
+    ref = torch.nn.functional.conv2d(x.float(), w.float(), b.float(), padding=pad, stride=stride, groups=C)
+    if relu:
+        ref = torch.relu(ref)
+    return Problem(N, H, W, C, R, S, stride, Ho, Wo, pad, x, x.permute(0, 2, 3, 1).contiguous(),
+                   w[:, 0].permute(1, 2, 0).contiguous(), b, ref, w)
+
+
+def stream():
+    """PyTorch's current stream for CuPy launches (the capture stream inside a graph)."""
+    return cp.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream)
+
+
+def timeit(fn, graphs: bool = False, iters: int = 200) -> float:
+    """Microseconds per call of fn."""
+    if graphs:
+        fn()
+        torch.cuda.synchronize()
+        g = torch.cuda.CUDAGraph()
+        reps, replays = 20, iters // 20
+        with torch.cuda.graph(g):
+            for _ in range(reps):
+                fn()
+        g.replay()
+        torch.cuda.synchronize()
+        run, calls = g.replay, reps * replays
+    else:
+        for _ in range(10):
+            fn()
+        torch.cuda.synchronize()
+        run, calls, replays = fn, iters, iters
+    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    s.record()
+    for _ in range(replays):
+        run()
+    e.record()
+    torch.cuda.synchronize()
+    return s.elapsed_time(e) / calls * 1000
+
+
+def copy_us(elements: int, graphs: bool = False) -> float:
+    """A device copy of `elements` f16 values (reads and writes that many)."""
+    src = torch.empty(elements, dtype=torch.half, device="cuda")
+    dst = torch.empty_like(src)
+    return timeit(lambda: dst.copy_(src), graphs)
+
+
+def cudnn_us(p: Problem, graphs: bool = False) -> float:
+    """PyTorch's depthwise conv (channels_last, cudnn.benchmark)."""
+    torch.backends.cudnn.benchmark = True
+    conv = torch.nn.Conv2d(p.C, p.C, p.R, padding=p.pad, stride=p.stride, groups=p.C).cuda().half()
+    conv = conv.to(memory_format=torch.channels_last)
+    conv.weight.data.copy_(p.w)
+    conv.bias.data.copy_(p.bias)
+    with torch.no_grad():
+        return timeit(lambda: conv(p.x), graphs)
+
+
+def run_variant(p: Problem, name: str, kernel, grid, threads: int, args, smem: int, copy: float,
+                graphs: bool = False) -> dict:
+    """Launch into a NaN-poisoned output, check it against the reference, time it, print and
+    return the report."""
+    if smem > 48 * 1024:
+        kernel.max_dynamic_shared_size_bytes = smem
+    out = torch.full((p.N, p.Ho, p.Wo, p.C), float("nan"), device="cuda", dtype=torch.half)
+    full = (args[0], args[1], args[2], out.data_ptr()) + tuple(args[3:])
+
+    def fn():
+        kernel(grid, (threads,), full, shared_mem=smem, stream=stream())
+
+    fn()
+    torch.cuda.synchronize()
+    got = out.permute(0, 3, 1, 2).float()
+    err = ((got - p.ref).norm() / p.ref.norm()).item()
+    us = timeit(fn, graphs)
+    report = {"us": round(us, 2), "rel_l2": err, "regs": kernel.num_regs, "spill": kernel.local_size_bytes,
+              "smem": smem, "pct_copy": round(100 * copy / us, 1)}
+    print(name, report, flush=True)
+    return report
+
+
+def dims(p: Problem) -> tuple:
+    """The kernels' trailing int arguments: N, H, W, C, Ho, Wo, pad top, pad left."""
+    return tuple(cp.int32(v) for v in (p.N, p.H, p.W, p.C, p.Ho, p.Wo, p.pad, p.pad))

@@ -112,7 +112,10 @@ class DirectGroupedConfig(KernelConfig):
     bottom edges: "branch" skips a row in the padding (no loads, no FMAs), "select" loads every
     row unconditionally (zero selected outside the image), so the compiler may issue all rows'
     loads at once; the schedule's stages are filter rows in flight (async-copy staging when
-    above 1)."""
+    above 1). `row_groups` > 1 splits an item's filter rows over that many threads (thread g
+    of an item takes rows g, g + row_groups, ...; their partial sums meet in workgroup
+    memory): a small grid's items run row_groups times shorter chains; block_m is then the
+    items per workgroup and threads row_groups times that."""
 
     pixels: int
     accumulate: str = "f32"
@@ -120,6 +123,7 @@ class DirectGroupedConfig(KernelConfig):
     unrolled: bool = False
     rows: int = 1
     padding: str = "branch"
+    row_groups: int = 1
 
     LEGACY: ClassVar[dict[str, str]] = {"pixels": "thread_m", "accumulate": "accumulate",
                                         "ctas_per_sm": "min_ctas_per_sm"}
@@ -137,9 +141,12 @@ class DirectGroupedConfig(KernelConfig):
             raise ValueError(f"unknown accumulation {self.accumulate!r}")
         if self.padding not in ("branch", "select") or (self.padding == "select" and not self.unrolled):
             raise ValueError(f"padding rows by {self.padding!r} (select needs unrolled rows)")
+        if self.row_groups < 1 or (self.row_groups > 1 and (self.unrolled or s.stages > 1)):
+            raise ValueError(f"{self.row_groups} row groups (more than 1: rows as a loop, no staging)")
 
     def describe(self) -> str:
-        return f" accumulate={self.accumulate}" if self.accumulate != "f32" else ""
+        return ((f" accumulate={self.accumulate}" if self.accumulate != "f32" else "")
+                + (f" row_groups={self.row_groups}" if self.row_groups > 1 else ""))
 
 
 @dataclass(frozen=True)

@@ -119,7 +119,7 @@ def knobs_of(s: Schedule) -> tuple:
     epilogue slot count and swap join only when not at their defaults, and the direct prologue
     loads only when used, so caches written before them still match (a winner measured
     without direct loads stays without them); likewise the direct kernel's unrolled rows, output
-    rows and padding select (its channel vector width is block_n)."""
+    rows, padding select and row groups (its channel vector width is block_n)."""
     c = s.config
     persistent = c if isinstance(c, PersistentConfig) else PersistentConfig()
     split_k = c.split_k if isinstance(c, TmaWgmmaConfig) else 1
@@ -133,7 +133,8 @@ def knobs_of(s: Schedule) -> tuple:
     if isinstance(c, DirectGroupedConfig):  # pixels per item, workgroup size, filter rows in flight
         return base + (c.pixels, s.threads, s.stages, c.accumulate, c.min_ctas_per_sm) + \
             (("unrolled",) if c.unrolled else ()) + ((f"rows{c.rows}",) if c.rows > 1 else ()) + \
-            (("select",) if c.padding == "select" else ())
+            (("select",) if c.padding == "select" else ()) + \
+            ((f"row_groups{c.row_groups}",) if c.row_groups > 1 else ())
     if not isinstance(c, Sm90WsConfig):
         return base
     extra = (c.epilogue_slots, c.swap_ab)

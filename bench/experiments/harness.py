@@ -5,7 +5,8 @@ launch geometry.
 
 Timing: `graphs` False times back-to-back launches between two events (what the mma.sync
 experiments were measured with; enough for kernels of 15 us and more), True captures them in a
-CUDA graph first (no launch overhead: short kernels).
+CUDA graph first (no launch overhead: short kernels), "cupti" takes the median kernel duration
+from the profiler (as convc-bench does: comparable with its times).
 """
 from __future__ import annotations
 
@@ -60,8 +61,26 @@ def stream():
     return cp.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream)
 
 
-def timeit(fn, graphs: bool = False, iters: int = 200) -> float:
+def cupti_us(fn, iters: int = 50) -> float:
+    """Median device duration (microseconds) of the kernels of one call of fn."""
+    from torch.profiler import ProfilerActivity, profile
+    for _ in range(5):
+        fn()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(iters):
+            fn()
+        torch.cuda.synchronize()
+    evs = sorted((e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA),
+                 key=lambda e: e.time_range.start)
+    per = len(evs) // iters
+    return sorted(sum(e.time_range.elapsed_us() for e in evs[i * per:(i + 1) * per]) for i in range(iters))[iters // 2]
+
+
+def timeit(fn, graphs=False, iters: int = 200) -> float:
     """Microseconds per call of fn."""
+    if graphs == "cupti":
+        return cupti_us(fn)
     if graphs:
         fn()
         torch.cuda.synchronize()

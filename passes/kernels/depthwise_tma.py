@@ -13,7 +13,7 @@ from ..problem import DTYPE_BYTES, ConvProblem
 from ..schedule import Kernel, Schedule
 from ..target import Target
 from .common import PlanError, accepted, cdiv
-from .direct_grouped import WIDE_TILE_GRID_CTAS, item_grid, wide_items_grid
+from .direct_grouped import item_grid
 from .registry import KernelFamily, register
 
 SM_SMEM = 233_472            # shared memory per SM (sm_90a and sm_100a)
@@ -101,20 +101,19 @@ def depthwise_shape(p: ConvProblem) -> TileShape:
 
 
 def prefers_tiles(p: ConvProblem, t: Target) -> bool:
-    """Whether the planner takes a tile kernel (depthwise_mma for f16/bf16, else this one) over
-    the direct one, for windows of 7 or more columns (not for a batch read at run time: the
-    grid is then unknown): f16 where the direct kernel's 8-byte items (direct_grouped.
-    depthwise_shape) fill under WIDE_TILE_GRID_CTAS workgroups per SM (ConvNeXt-T at batch 1 on
-    an H200: 14 and 7 px depthwise_mma 2.9 us against 3.3 and 3.1; at 28 and 56 px the direct
-    kernel wins, 3.4 against 3.5 and 3.7 against 4.2), else where the direct kernel at 8 pixels
-    per item would have fewer workgroups than the target has SMs (ConvNeXt's 56 px at batch 1:
-    depthwise_mma 4.1, this kernel 4.6-4.7, the direct kernel 5.6 us). Elsewhere the direct
-    kernel was as fast or faster in every measured shape (bench/NOTES.md), so the tile kernels
-    are tuning candidates there."""
+    """Whether the planner takes a tile kernel (depthwise_mma for bf16, else this one) over the
+    direct one, for windows of 7 or more columns (not for a batch read at run time: the grid is
+    then unknown): where the direct kernel at 8 pixels per item would have fewer workgroups
+    than the target has SMs (ConvNeXt's 56 px at batch 1: depthwise_mma 4.1, this kernel
+    4.6-4.7, the direct kernel 5.6 us). Never for f16: the direct kernel's items with their
+    filter rows split over threads take small grids (ConvNeXt-T at batch 1 on an H200: 3.1,
+    2.3, 2.0 and 1.4 us at 56, 28, 14 and 7 px against depthwise_mma's 4.2, 3.5, 3.0 and 2.9,
+    bench/NOTES.md). Elsewhere the direct kernel was as fast or faster in every measured shape,
+    so the tile kernels are tuning candidates there."""
     if not (t.backend == "nvidia" and p.F == p.C and p.S >= 7 and not p.dynamic_batch):
         return False
     if p.dtype == "f16":
-        return wide_items_grid(p) < WIDE_TILE_GRID_CTAS * t.num_sms
+        return False
     return item_grid(p, 8) < t.num_sms
 
 

@@ -47,7 +47,9 @@ class ItemShape:
     ("f32" or "f16_rows"), the co-resident workgroups ptxas must allow (a register cap),
     whether the filter rows are unrolled (plain loads only) and, unrolled, the output rows per
     item and how rows in the padding are handled ("branch" or "select", DirectGroupedConfig); the
-    bytes of an item's channel vector (16; 8 doubles the items, halving each one's registers)."""
+    bytes of an item's channel vector (16; 8 doubles the items, halving each one's registers);
+    the threads an item's filter rows are split over (row_groups: threads / row_groups items per
+    workgroup, each on min(row_groups, R) threads)."""
     pixels: int = ROW_PIXELS
     threads: int = 256
     rows_in_flight: int = 1
@@ -57,6 +59,7 @@ class ItemShape:
     out_rows: int = 1
     padding: str = "branch"
     vector_bytes: int = 16
+    row_groups: int = 1
 
 
 # workgroups per SM above which an 8-pixel item's grid counts as large (ample parallelism, so
@@ -67,10 +70,14 @@ LARGE_GRID_CTAS = 8
 MEDIUM_GRID_CTAS = 2
 # f16 windows of 7+ columns: workgroups per SM of 4-pixel items of 8-byte vectors (wide_items_grid)
 # from which the 8-pixel loop of 16-byte vectors wins (ConvNeXt 56 px at batch 32, 36 per SM on an
-# H200); below it the 4-pixel 8-byte items, and on tiny grids (under WIDE_TILE_GRID_CTAS per SM)
-# the tensor-core kernel (depthwise_tma.prefers_tiles)
+# H200); below it the 4-pixel 8-byte items, and on small grids (under SPLIT_GRID_CTAS per SM) the
+# same items with their filter rows split over threads
 WIDE_LARGE_GRID_CTAS = 25
-WIDE_TILE_GRID_CTAS = 0.5
+# f16 windows of 7+ columns: workgroups per SM of those items below which an item's filter rows
+# are split over threads (ConvNeXt-T shapes at batch 1-8 on an H200, bench/NOTES.md)
+SPLIT_GRID_CTAS = 2
+# the most threads an item's rows are split over (groups of rows g, g + 8, ... beyond)
+MAX_ROW_GROUPS = 8
 
 
 def item_grid(p: ConvProblem, pixels: int, threads: int = 128, v: int = 0, rows: int = 1) -> int:
@@ -90,7 +97,11 @@ def depthwise_shape(p: ConvProblem, t: Target) -> ItemShape:
     """The rule table for depthwise convs with multiplier 1 on NVIDIA (tuning on an H200,
     bench/NOTES.md): 128-thread workgroups, f16 filter rows summed in packed f16, and
     - 7+ column windows: padding rows skipped by a branch (loading them all would spill); f16
-      ones on grids under WIDE_LARGE_GRID_CTAS workgroups per SM 4 pixels of 8-byte vectors
+      ones on grids under SPLIT_GRID_CTAS workgroups per SM (of the 4-pixel 8-byte items below)
+      split each item's filter rows over up to MAX_ROW_GROUPS threads, 32 items of 4 pixels
+      (16 of Wo pixels where Wo < 8) of 8-byte vectors per workgroup (ConvNeXt-T at batch 1:
+      16-50% faster than the items below and the tensor-core kernel); f16 ones on grids under
+      WIDE_LARGE_GRID_CTAS workgroups per SM 4 pixels of 8-byte vectors
       (4 channels: twice the items, half the registers each), rows unrolled, a bound of 2
       workgroups (ConvNeXt-T shapes at batch 1-32: 5-39% faster, 14 px at batch 32 6% slower);
       else 8 pixels per item, rows as a loop, or 4 pixels unrolled where the output is narrower
@@ -108,7 +119,12 @@ def depthwise_shape(p: ConvProblem, t: Target) -> ItemShape:
         return ItemShape()
     acc = "f16_rows" if p.dtype == "f16" else "f32"
     if p.S >= 7:
-        if acc == "f16_rows" and not p.dynamic_batch and wide_items_grid(p) < WIDE_LARGE_GRID_CTAS * t.num_sms:
+        grid = wide_items_grid(p)
+        if acc == "f16_rows" and not p.dynamic_batch and grid < SPLIT_GRID_CTAS * t.num_sms:
+            if p.Wo < 8:        # one item per output row (ConvNeXt's 7 px: 7 pixels beat 4 + 3)
+                return ItemShape(8, 16 * MAX_ROW_GROUPS, 1, acc, 0, False, 1, "branch", 8, MAX_ROW_GROUPS)
+            return ItemShape(4, 32 * MAX_ROW_GROUPS, 1, acc, 0, False, 1, "branch", 8, MAX_ROW_GROUPS)
+        if acc == "f16_rows" and not p.dynamic_batch and grid < WIDE_LARGE_GRID_CTAS * t.num_sms:
             return ItemShape(4, 128, 1, acc, 2, True, 1, "branch", 8)
         return ItemShape(8, 128, 1, acc) if p.Wo >= 8 else ItemShape(4, 128, 1, acc, 0, True)
     small = ItemShape(2, 128, 1, acc, 1, True, 2, "select")
@@ -140,12 +156,23 @@ def plan_grouped(p: ConvProblem, t: Target, shape: ItemShape | None = None) -> S
         v = min(v, GROUPED_CHANNELS)
     threads, per_thread = (1, 64) if t.backend == "cpu" else (shape.threads, 1)
     pw = min(shape.pixels, p.Wo) if rows else 1
-    stages, smem = _staging(p, t, pw, threads, v, shape.rows_in_flight)
+    # filter rows split over threads: depthwise (multiplier 1) rows as a loop, at most R groups
+    groups = min(shape.row_groups, p.R) if p.depthwise and p.F == p.C and not shape.unrolled else 1
+    stages, smem = _staging(p, t, pw, threads, v, shape.rows_in_flight if groups == 1 else 1)
     accumulate = shape.accumulate if p.depthwise and p.F == p.C and p.dtype == "f16" else "f32"
     unrolled = shape.unrolled and stages == 1 and p.depthwise and p.F == p.C
     out_rows = min(shape.out_rows, p.Ho) if unrolled else 1
     padding = shape.padding if unrolled else "branch"
     block = threads * per_thread
+    if groups > 1:
+        if t.backend != "cpu":
+            if threads % shape.row_groups:
+                raise PlanError(f"{threads} threads do not split into {shape.row_groups} row groups")
+            block = threads // shape.row_groups         # items; R < row_groups: fewer threads
+            threads = block * groups
+        smem = groups * block * pw * v * 4          # the f32 partial sums
+        if smem > t.smem_bytes:
+            raise PlanError(f"{smem} B of partial sums exceed workgroup memory")
     grid = (item_grid(p, pw, block, v, out_rows), 1, 1)
     if grid[0] >= 2**31:
         raise PlanError("too many workgroups")
@@ -157,13 +184,16 @@ def plan_grouped(p: ConvProblem, t: Target, shape: ItemShape | None = None) -> S
                     threads=threads, stages=stages, grid=grid, smem_bytes=smem,
                     config=DirectGroupedConfig(pixels=pw, accumulate=accumulate,
                                                ctas_per_sm=shape.min_ctas if t.backend == "nvidia" else 0,
-                                               unrolled=unrolled, rows=out_rows, padding=padding),
+                                               unrolled=unrolled, rows=out_rows, padding=padding,
+                                               row_groups=groups),
                     reason=f"direct grouped conv: {kind}, {what} per thread, "
                            + ("filter rows summed in packed f16, f32 across rows" if accumulate == "f16_rows"
                               else "f32 accumulation")
                            + (f", {stages} filter rows in flight" if stages > 1 else "")
                            + (", filter rows unrolled" if unrolled else "")
                            + (", padding rows loaded and zero-selected" if padding == "select" else "")
+                           + (f", filter rows split over {groups} threads per item (partial sums in workgroup "
+                              "memory)" if groups > 1 else "")
                            + (", batch read at run time" if p.dynamic_batch else ""))
 
 
@@ -176,13 +206,17 @@ SELECT_SHAPES = ((2, 0, 1), (4, 0, 1), (2, 1, 1), (4, 1, 1), (2, 0, 2), (4, 0, 2
 # by 13-26% on ConvNeXt shapes at batch 8 and the tensor-core kernel at batch 1 (bench/NOTES.md)
 HALF_VECTOR_SHAPES = ((4, 0, 2, "select"), (4, 2, 2, "select"), (2, 1, 2, "select"))
 WIDE_HALF_VECTOR_SHAPES = ((4, 1, 1, "branch"), (4, 2, 1, "branch"), (4, 1, 1, "select"), (2, 1, 2, "branch"))
+# (pixels, channel vector bytes, items per workgroup, row groups: 0 all R rows apart, else that many)
+# of items whose filter rows are split over threads (small grids: shorter chains per thread)
+SPLIT_SHAPES = ((4, 8, 32, 0), (4, 8, 16, 0), (8, 8, 16, 0), (4, 16, 16, 0), (4, 8, 32, 4), (2, 16, 32, 4))
 
 
 def direct_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
     """Depthwise (multiplier 1) tuning grid: pixels per item x filter rows in flight x
     accumulation at 128 threads, register caps, unrolled rows (also in 64-thread workgroups and
     with 2 or 4 output rows per item; below 7 columns also with padding rows loaded, under
-    co-residency bounds of 1-2 workgroups; 8-byte channel vectors), and 256-thread workgroups."""
+    co-residency bounds of 1-2 workgroups; 8-byte channel vectors), 256-thread workgroups, and
+    items whose filter rows are split over 4 or R threads (SPLIT_SHAPES)."""
     if not (p.depthwise and p.F == p.C) or t.backend != "nvidia":
         return []
     out = [plan_grouped(p, t, ItemShape(pw, 256)) for pw in (2, 4, 8)]
@@ -202,6 +236,10 @@ def direct_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
             out.append(plan_grouped(p, t, ItemShape(pw, 128, 1, acc, ctas, True, rows, "select")))
         for pw, ctas, rows, padding in HALF_VECTOR_SHAPES if p.S < 7 else WIDE_HALF_VECTOR_SHAPES:  # 8-byte vectors
             out.append(plan_grouped(p, t, ItemShape(pw, 128, 1, acc, ctas, True, rows, padding, 8)))
+    acc = "f16_rows" if p.dtype == "f16" else "f32"
+    for pw, vb, items, groups in SPLIT_SHAPES if p.R > 1 else ():       # filter rows split over threads
+        g = min(groups or p.R, p.R)
+        out.append(plan_grouped(p, t, ItemShape(pw, items * g, 1, acc, 0, False, 1, "branch", vb, g)))
     return list(dict.fromkeys(out))
 
 

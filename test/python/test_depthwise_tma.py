@@ -83,13 +83,17 @@ def test_wide_rows_split_into_column_tiles():
 
 def test_planner_routes():
     """The rule: a tile kernel for 7-column windows whose direct grid is under one workgroup per
-    SM (batch 1; f16: the 8-byte items' grid under half the SMs): depthwise_mma for f16/bf16,
-    this kernel for f32; the direct kernel elsewhere; the tile kernels are tuning candidates."""
+    SM (batch 1): depthwise_mma for bf16, this kernel for f32; the direct kernel elsewhere and
+    for f16 (split filter rows on small grids); the tile kernels are tuning candidates."""
     for t in (SM90, SM100):
-        for p in (_p("convnext_dw7x7_56_b1", dtype="bf16"), _p("convnext_dw7x7_56_b1", H=14, W=14, C=384, F=384, groups=384)):
+        for p in (_p("convnext_dw7x7_56_b1", dtype="bf16"), _p("convnext_dw7x7_56_b1", H=14, W=14, C=384, F=384,
+                                                                groups=384, dtype="bf16")):
             s = plan_schedule_for(p, t)
             assert s.kernel == "depthwise_mma" and "workgroups on" in s.reason
-        assert plan_schedule_for(_p("convnext_dw7x7_56_b1"), t).kernel == "direct_grouped"
+        for p in (_p("convnext_dw7x7_56_b1"), _p("convnext_dw7x7_56_b1", H=14, W=14, C=384, F=384, groups=384)):
+            s = plan_schedule_for(p, t)
+            assert s.kernel == "direct_grouped" and s.config.row_groups == 7
+            assert any(c.kernel == "depthwise_mma" for c in candidate_schedules(p, t))
         s = plan_schedule_for(_p("convnext_dw7x7_56_b1", dtype="f32"), t)
         assert s.kernel == "depthwise_tma" and "workgroups on" in s.reason
         assert s.config == depthwise_shape_config(_p("convnext_dw7x7_56_b1", dtype="f32"))
@@ -98,7 +102,7 @@ def test_planner_routes():
             assert any(c.kernel == "depthwise_tma" for c in candidate_schedules(_p(name), t))
     assert plan_schedule_for(_p("convnext_dw7x7_56_b1"), get_target("gfx942")).kernel == "direct_grouped"
     assert plan_schedule_for(_p("convnext_dw7x7_56_b1", F=192), SM90).kernel == "direct_grouped"
-    odd = plan_schedule_for(_p("convnext_dw7x7_56_b1", C=36, F=36, groups=36), SM90)
+    odd = plan_schedule_for(_p("convnext_dw7x7_56_b1", C=36, F=36, groups=36, dtype="bf16"), SM90)
     assert odd.kernel == "direct_grouped" and "depthwise_tma declined" in odd.reason and "16 bytes" in odd.reason
     assert "depthwise_mma declined" in odd.reason and "multiple of 8" in odd.reason
     assert plan_schedule_for(_p("resnext_g3x3_s1"), SM90).kernel == "grouped_mma"

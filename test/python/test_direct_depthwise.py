@@ -65,7 +65,15 @@ def test_rule_table():
     wide = ItemShape(4, 128, 1, f16, 2, True, 1, "branch", 8)
     assert depthwise_shape(_p("convnext_dw7x7_56"), SM90) == ItemShape(8, 128, 1, f16)
     assert depthwise_shape(_p("convnext_dw7x7_7"), SM90) == wide
-    assert depthwise_shape(_p("convnext_dw7x7_56_b1"), SM90) == wide
+    # small grids (under 2 workgroups per SM of those items): the rows split over 7 threads per
+    # item, 32 items of 4 pixels a workgroup, or 16 of all Wo pixels where Wo < 8
+    split = ItemShape(4, 256, 1, f16, 0, False, 1, "branch", 8, 8)
+    assert depthwise_shape(_p("convnext_dw7x7_56_b1"), SM90) == split
+    assert depthwise_shape(_p("convnext_dw7x7_56", N=1, H=14, W=14, C=384, F=384, groups=384), SM90) == split
+    assert depthwise_shape(_p("convnext_dw7x7_7", N=4), SM90) == ItemShape(8, 128, 1, f16, 0, False, 1, "branch", 8, 8)
+    s = plan_grouped(_p("convnext_dw7x7_7", N=4), SM90)
+    assert (s.threads, s.block_m, s.config.pixels, s.config.row_groups) == (112, 16, 7, 7)
+    assert depthwise_shape(_p("convnext_dw7x7_56", N=4, H=28, W=28, C=192, F=192, groups=192), SM90) == wide
     assert depthwise_shape(_p("convnext_dw7x7_56", N=16), SM90) == wide
     assert depthwise_shape(_p("convnext_dw7x7_56", H=28, W=28, C=192, F=192, groups=192), SM90) == wide
     assert depthwise_shape(_p("convnext_dw7x7_56", H=14, W=14, C=384, F=384, groups=384), SM90) == wide
@@ -189,6 +197,44 @@ def test_rows_on_cpu(tmp_path, monkeypatch, case, accumulate, unrolled, out_rows
     assert conv.schedule.config.rows == min(out_rows, conv.problem.Ho)
     assert conv.schedule.config.accumulate == accumulate and conv.schedule.config.padding == padding
     assert conv.schedule.block_n * (4 if layer.dtype == "f32" else 2) == min(vector_bytes, 16)
+    got, ref = run_layer_cpu(vmfb, layer, case)
+    assert not np.isnan(got).any(), "unwritten (poisoned) or NaN outputs"
+    err = np.linalg.norm(got.astype(np.float64) - ref) / np.linalg.norm(ref)
+    assert err <= 2e-3, err
+
+
+def test_split_rows_plan():
+    """Filter rows split over threads: the workgroup holds threads / groups items, at most R
+    groups, f32 partials in workgroup memory; loops only (unrolled or staged shapes keep one)."""
+    p = _p("convnext_dw7x7_56_b1")
+    s = plan_grouped(p, SM90, ItemShape(4, 224, 1, "f16_rows", 0, False, 1, "branch", 8, 7))
+    assert (s.threads, s.block_m, s.block_n, s.config.row_groups) == (224, 32, 4, 7)
+    assert s.smem_bytes == 7 * 32 * 4 * 4 * 4 and s.grid == (56 * 14 * 24 // 32, 1, 1)
+    assert "split over 7 threads" in s.reason and "row_groups=7" in s.describe()
+    s = plan_grouped(_p("mbv2_dw3x3_56_b1"), SM90, ItemShape(4, 224, 1, "f16_rows", 0, False, 1, "branch", 8, 7))
+    assert (s.config.row_groups, s.threads, s.block_m) == (3, 96, 32)
+    with pytest.raises(Exception, match="row groups"):
+        plan_grouped(p, SM90, ItemShape(4, 100, 1, "f16_rows", 0, False, 1, "branch", 8, 7))
+    assert plan_grouped(p, SM90, ItemShape(4, 224, 1, "f16_rows", 0, True, 1, "branch", 8, 7)).config.row_groups == 1
+    assert plan_grouped(_p("resnext_g3x3_s1"), SM90, ItemShape(4, 224, 1, "f32", 0, False, 1, "branch", 16, 7)) \
+        .config.row_groups == 1
+    splits = [s for s in direct_candidates(p, SM90) if s.config.row_groups > 1]
+    assert {s.config.row_groups for s in splits} == {4, 7} and len(set(map(knobs_of, splits))) == len(splits) == 6
+
+
+@pytest.mark.parametrize("groups,pixels,vector_bytes", [(2, 4, 16), (3, 2, 8), (7, 4, 8)])
+@pytest.mark.parametrize("case", range(len(_NUMERIC)))
+def test_split_rows_on_cpu(tmp_path, monkeypatch, case, groups, pixels, vector_bytes):
+    """Row groups that divide R or not (the last group's missing rows masked), more groups
+    than pixels (idle in the final sum), on windows reaching into the padding."""
+    import convc.passes.kernels.direct_grouped as dg
+    name, kw = _NUMERIC[case]
+    layer = dataclasses.replace(LAYERS[name], **kw)
+    monkeypatch.setattr(dg, "depthwise_shape", lambda p, t: ItemShape(pixels, 32 * groups, 1, "f16_rows", 0, False, 1,
+                                                                     "branch", vector_bytes, groups))
+    vmfb, res = compile_layer(tmp_path, layer)
+    (conv,) = [r for r in res.reports if r.problem is not None]
+    assert conv.path == "convc" and conv.schedule.config.row_groups == min(groups, conv.problem.R), conv.line()
     got, ref = run_layer_cpu(vmfb, layer, case)
     assert not np.isnan(got).any(), "unwritten (poisoned) or NaN outputs"
     err = np.linalg.norm(got.astype(np.float64) - ref) / np.linalg.norm(ref)

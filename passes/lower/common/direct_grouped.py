@@ -96,6 +96,8 @@ class DirectGrouped:
         total = e.mul(segments, nv)
         pid = hal_d.InterfaceWorkgroupIDOp(0).result
         tid = self.m.thread_id(e)
+        if self.config.row_groups > 1:
+            return self._split_rows(memrefs, pid, tid, total, nv)
         if s.smem_bytes:
             self.smem = self.m.alloc_workgroup([s.smem_bytes // DTYPE_BYTES[p.dtype]], p.dtype)
         base = e.mul(pid, s.block_m)
@@ -191,17 +193,15 @@ class DirectGrouped:
         f32v = vec_type(V, "f32")
 
         def taps(r):
-            return [self._load(wgt, e.add(e.mul(e.add(e.mul(r, p.S), sx), p.F), f0), V) for sx in range(p.S)]
+            return self._taps(wgt, r, f0)
 
         def columns(rowbase, h_ok=None):
-            return {q: self._input(x, h_ok, rowbase, w0, q, f0, V, widen=False) for q in self._columns()}
+            return self._row_columns(x, h_ok, rowbase, w0, f0)
 
         if not self.config.unrolled:
             loop = e.for_(0, p.R, 1, [zeros(f32v)] * P)
             with loop as (r, accs, set_r):
-                h_ok, rowbase = self._row(r, n, h0)
-                set_r(e.if_values(h_ok, [f32v] * P, lambda: self._row_fmas(columns(rowbase), taps(r), accs),
-                                  lambda: accs))
+                set_r(self._filter_row(x, wgt, r, n, h0, w0, f0, accs))
             return self._store(memrefs, row, wo0, f0, loop.results)
 
         accs = [[zeros(f32v)] * P for _ in range(T)]
@@ -234,6 +234,85 @@ class DirectGrouped:
 
     def _row_fmas(self, xs: dict, taps: list, accs: list) -> list:
         return row_fmas(self.p, self.P, self.V, self.config.accumulate, xs, taps, accs)
+
+    def _taps(self, wgt, r, f0) -> list:
+        """Filter row r's S tap vectors (channels f0 ..)."""
+        p, e = self.p, self.e
+        return [self._load(wgt, e.add(e.mul(e.add(e.mul(r, p.S), sx), p.F), f0), self.V) for sx in range(p.S)]
+
+    def _row_columns(self, x, h_ok, rowbase, w0, f0) -> dict:
+        """The item's input columns of one input row, in the input type."""
+        return {q: self._input(x, h_ok, rowbase, w0, q, f0, self.V, widen=False) for q in self._columns()}
+
+    def _filter_row(self, x, wgt, r, n, h0, w0, f0, accs, valid=None) -> list:
+        """accs after filter row r (a runtime index): unchanged where its input row lies in the
+        padding (or `valid` is false), else plus the row's FMAs."""
+        h_ok, rowbase = self._row(r, n, h0)
+        ok = h_ok if valid is None else self.e.all_of(valid, h_ok)
+        return self.e.if_values(ok, [vec_type(self.V, "f32")] * self.P,
+                                lambda: self._row_fmas(self._row_columns(x, None, rowbase, w0, f0),
+                                                       self._taps(wgt, r, f0), accs),
+                                lambda: accs)
+
+    def _split_rows(self, memrefs, pid, tid, total, nv) -> None:
+        """Depthwise, multiplier 1, an item's filter rows split over G = row_groups threads:
+        thread g of item slot i sums rows g, g + G, ... (each as _depthwise's loop does) into P
+        f32 partial vectors in workgroup memory; after a barrier, thread g adds the G partials
+        of pixels g, g + G, ... and stores them through the epilogue. On a small grid each
+        thread's chain of loads and FMAs is G times shorter (batch 1: about one warp per SM
+        scheduler otherwise, so that chain is the kernel's time). Where threads run one after
+        another (llvm-cpu) each phase loops over the slots and groups."""
+        p, s, e, V, P = self.p, self.s, self.e, self.V, self.P
+        G, items = self.config.row_groups, s.block_m
+        x, wgt = memrefs[p.input], memrefs[p.filter]
+        part = self.m.alloc_workgroup([G * items * P * V], "f32")
+        f32v = vec_type(V, "f32")
+
+        def slot(g, i, k):       # partial k of item slot i, group g: neighbouring slots adjacent
+            return e.mul(e.add(e.mul(e.add(e.mul(g, P), k), items), i), V)
+
+        def item(i):             # (valid, segment, channel vector) of slot i; invalid: item 0
+            idx = e.add(e.mul(pid, items), i)
+            valid = e.cmp("slt", idx, total)
+            idx = e.select(valid, idx, 0)
+            return valid, e.div(idx, nv), e.rem(idx, nv)
+
+        def each(body):
+            if self.m.threads_are_parallel:
+                body(e.rem(tid, items), e.div(tid, items))
+                return
+            with e.for_(0, items) as (i, _, _y):
+                with e.for_(0, G) as (g, _, _y2):
+                    body(i, g)
+
+        def partial(i, g):
+            _, seg, j = item(i)
+            f0 = e.mul(j, V)
+            _, _, n, h0, w0 = self._segment(seg)
+            accs = [zeros(f32v)] * P
+            for k in range(-(-p.R // G)):
+                r = e.add(g, k * G)
+                accs = self._filter_row(x, wgt, r, n, h0, w0, f0, accs,
+                                        e.cmp("slt", r, p.R) if (k + 1) * G > p.R else None)
+            for k, acc in enumerate(accs):
+                vector_d.store(acc, part, [slot(g, i, k)])
+
+        def finish(i, g):
+            valid, seg, j = item(i)
+            f0 = e.mul(j, V)
+            row, wo0, *_ = self._segment(seg)
+            for k0 in range(0, P, G):
+                k = e.add(g, k0)
+                wo = e.add(wo0, k)
+                with e.if_(e.all_of(valid, e.cmp("slt", k, P), e.cmp("slt", wo, p.Wo))):
+                    acc = vector_d.load(f32v, part, [slot(0, i, k)])
+                    for gg in range(1, G):
+                        acc = arith_d.addf(acc, vector_d.load(f32v, part, [slot(gg, i, k)]))
+                    store_row_masked(e, p, memrefs, acc, V, e.add(e.mul(row, p.Wo), wo), f0)
+
+        each(partial)
+        self.m.barrier()
+        each(finish)
 
     def _depthwise_staged(self, memrefs, seg, f0) -> None:
         """Depthwise, multiplier 1, with `stages` filter rows' input columns in flight: each

@@ -121,13 +121,23 @@ VARIANTS: tuple[Variant, ...] = (
             and s.config.padding == "branch" and s.config.ctas_per_sm == 2,
             "depthwise 7x7, the rule's 4 pixels of 8-byte vectors (rows unrolled, padding rows skipped, bound 2), "
             "68 channels (17 vectors), asymmetric pads, odd H and W"),
+    Variant("depthwise_split_rows", _L("dwsr", 1, 19, 21, 68, 68, 7, 7, pad=(3, 2, 3, 4), groups=68,
+                                       epilogue="bias_relu"),
+            lambda s: s.kernel == "direct_grouped" and s.config.row_groups == 7 and s.config.pixels == 4,
+            "depthwise 7x7, the rule's small-grid item: filter rows split over 7 threads (partials in workgroup "
+            "memory, one barrier), 68 channels, asymmetric pads, odd H and W"),
+    Variant("depthwise_split_rows_s2", _L("dwsr4", 1, 23, 19, 48, 48, 5, 5, stride=(2, 2), pad=(2, 1, 3, 2),
+                                          groups=48, epilogue="bias_relu"),
+            lambda s: s.kernel == "direct_grouped" and s.config.row_groups == 4,
+            "depthwise 5x5, filter rows split over 4 threads (the first takes rows 0 and 4), stride 2, "
+            "asymmetric pads, odd H and W"),
     Variant("depthwise_select_s2", _L("dwss", 2, 23, 19, 48, 48, 5, 5, stride=(2, 2), pad=(2, 1, 3, 2), groups=48,
                                       epilogue="bias_relu"),
             lambda s: s.kernel == "direct_grouped" and s.config.padding == "select" and s.config.rows == 2,
             "depthwise 5x5, the rule's 2 rows x 2 pixels with padding rows loaded as zeros, stride 2, "
             "asymmetric pads, odd H and W"),
     Variant("depthwise_tma", _L("dwt", 1, 14, 14, 96, 96, 7, 7, pad=(3, 3, 3, 3), groups=96, epilogue="bias_relu"),
-            _kernel("depthwise_tma"), "depthwise on the TMA tile kernel (7x7 at batch 1: the planner's default)"),
+            _kernel("depthwise_tma"), "depthwise on the TMA tile kernel (7x7 at batch 1; the default for f32)"),
     Variant("depthwise_tma_ring", _L("dwtr", 32, 56, 56, 72, 72, 3, 3, pad=(1, 1, 1, 1), groups=72,
                                      epilogue="bias_relu"),
             lambda s: s.kernel == "depthwise_tma" and s.stages == 2,

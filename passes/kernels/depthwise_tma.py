@@ -13,7 +13,7 @@ from ..problem import DTYPE_BYTES, ConvProblem
 from ..schedule import Kernel, Schedule
 from ..target import Target
 from .common import PlanError, accepted, cdiv
-from .direct_grouped import item_grid
+from .direct_grouped import item_grid, split_rows_grid
 from .registry import KernelFamily, register
 
 SM_SMEM = 233_472            # shared memory per SM (sm_90a and sm_100a)
@@ -103,16 +103,16 @@ def depthwise_shape(p: ConvProblem) -> TileShape:
 def prefers_tiles(p: ConvProblem, t: Target) -> bool:
     """Whether the planner takes a tile kernel (depthwise_mma for bf16, else this one) over the
     direct one, for windows of 7 or more columns (not for a batch read at run time: the grid is
-    then unknown): where the direct kernel at 8 pixels per item would have fewer workgroups
-    than the target has SMs (ConvNeXt's 56 px at batch 1: depthwise_mma 4.1, this kernel
-    4.6-4.7, the direct kernel 5.6 us). Never for f16: the direct kernel's items with their
-    filter rows split over threads take small grids (ConvNeXt-T at batch 1 on an H200: 3.1,
-    2.3, 2.0 and 1.4 us at 56, 28, 14 and 7 px against depthwise_mma's 4.2, 3.5, 3.0 and 2.9,
-    bench/NOTES.md). Elsewhere the direct kernel was as fast or faster in every measured shape,
-    so the tile kernels are tuning candidates there."""
+    then unknown): bf16 and f32 where the direct kernel at 8 pixels per item would have fewer
+    workgroups than the target has SMs, except the small grids whose items split their filter
+    rows over threads (direct_grouped.split_rows_grid; ConvNeXt-T at batch 1 on an H100: 56, 28,
+    14, 7 px bf16 3.7/2.7/2.2/1.6 us against depthwise_mma's 4.5/4.1/3.1/3.1, f32 3.5/2.7/2.2/
+    1.7 against this kernel's 6.0/4.1/4.5/3.4; bench/NOTES.md). Never for f16 (there the
+    direct kernel's items were as fast or faster in every measured shape above those grids).
+    Elsewhere the tile kernels are tuning candidates."""
     if not (t.backend == "nvidia" and p.F == p.C and p.S >= 7 and not p.dynamic_batch):
         return False
-    if p.dtype == "f16":
+    if p.dtype == "f16" or split_rows_grid(p, t):
         return False
     return item_grid(p, 8) < t.num_sms
 

@@ -70,12 +70,13 @@ LARGE_GRID_CTAS = 8
 MEDIUM_GRID_CTAS = 2
 # f16 windows of 7+ columns: workgroups per SM of 4-pixel items of 8-byte vectors (wide_items_grid)
 # from which the 8-pixel loop of 16-byte vectors wins (ConvNeXt 56 px at batch 32, 36 per SM on an
-# H200); below it the 4-pixel 8-byte items, and on small grids (under SPLIT_GRID_CTAS per SM) the
-# same items with their filter rows split over threads
+# H200); below it the 4-pixel 8-byte items, and on small grids (split_rows_grid) the same items
+# with their filter rows split over threads
 WIDE_LARGE_GRID_CTAS = 25
-# f16 windows of 7+ columns: workgroups per SM of those items below which an item's filter rows
-# are split over threads (ConvNeXt-T shapes at batch 1-8 on an H200, bench/NOTES.md)
-SPLIT_GRID_CTAS = 2
+# windows of 7+ columns: outputs per SM (N*Ho*Wo*F / SMs) below which an item's filter rows are
+# split over threads: under 2 workgroups per SM of the 4-pixel 8-byte f16 items (ConvNeXt-T shapes
+# at batch 1-8, f16 on an H200, bf16 and f32 on an H100, bench/NOTES.md)
+SPLIT_OUTPUTS_PER_SM = 2 * 128 * 4 * 4       # outputs of 2 workgroups of 4-pixel x 4-channel items
 # the most threads an item's rows are split over (groups of rows g, g + 8, ... beyond)
 MAX_ROW_GROUPS = 8
 
@@ -93,15 +94,22 @@ def wide_items_grid(p: ConvProblem) -> int:
     return item_grid(p, 4, v=largest_vector(p.F, p.dtype, 8))
 
 
+def split_rows_grid(p: ConvProblem, t: Target) -> bool:
+    """Whether a depthwise conv (multiplier 1, 7+ columns, batch fixed at compile time) has a
+    grid small enough that splitting its items' filter rows over threads wins on NVIDIA."""
+    return (t.backend == "nvidia" and p.depthwise and p.F == p.C and p.S >= 7 and not p.dynamic_batch
+            and p.N * p.Ho * p.Wo * p.F < SPLIT_OUTPUTS_PER_SM * t.num_sms)
+
+
 def depthwise_shape(p: ConvProblem, t: Target) -> ItemShape:
     """The rule table for depthwise convs with multiplier 1 on NVIDIA (tuning on an H200,
     bench/NOTES.md): 128-thread workgroups, f16 filter rows summed in packed f16, and
-    - 7+ column windows: padding rows skipped by a branch (loading them all would spill); f16
-      ones on grids under SPLIT_GRID_CTAS workgroups per SM (of the 4-pixel 8-byte items below)
-      split each item's filter rows over up to MAX_ROW_GROUPS threads, 32 items of 4 pixels
-      (16 of Wo pixels where Wo < 8) of 8-byte vectors per workgroup (ConvNeXt-T at batch 1:
-      16-50% faster than the items below and the tensor-core kernel); f16 ones on grids under
-      WIDE_LARGE_GRID_CTAS workgroups per SM 4 pixels of 8-byte vectors
+    - 7+ column windows: padding rows skipped by a branch (loading them all would spill); on
+      small grids (split_rows_grid) each item's filter rows split over up to MAX_ROW_GROUPS
+      threads, 32 items of 4 pixels of 8-byte vectors per workgroup (f32, or Wo < 8: 16 items
+      of 8 or all Wo pixels; ConvNeXt-T at batch 1: 16-50% faster than the items below and the
+      tile kernels); f16 ones on grids under WIDE_LARGE_GRID_CTAS workgroups per SM 4 pixels of
+      8-byte vectors
       (4 channels: twice the items, half the registers each), rows unrolled, a bound of 2
       workgroups (ConvNeXt-T shapes at batch 1-32: 5-39% faster, 14 px at batch 32 6% slower);
       else 8 pixels per item, rows as a loop, or 4 pixels unrolled where the output is narrower
@@ -119,12 +127,11 @@ def depthwise_shape(p: ConvProblem, t: Target) -> ItemShape:
         return ItemShape()
     acc = "f16_rows" if p.dtype == "f16" else "f32"
     if p.S >= 7:
-        grid = wide_items_grid(p)
-        if acc == "f16_rows" and not p.dynamic_batch and grid < SPLIT_GRID_CTAS * t.num_sms:
-            if p.Wo < 8:        # one item per output row (ConvNeXt's 7 px: 7 pixels beat 4 + 3)
+        if split_rows_grid(p, t):
+            if p.Wo < 8 or p.dtype == "f32":   # 16 items of 8 (or all Wo) pixels per workgroup
                 return ItemShape(8, 16 * MAX_ROW_GROUPS, 1, acc, 0, False, 1, "branch", 8, MAX_ROW_GROUPS)
             return ItemShape(4, 32 * MAX_ROW_GROUPS, 1, acc, 0, False, 1, "branch", 8, MAX_ROW_GROUPS)
-        if acc == "f16_rows" and not p.dynamic_batch and grid < WIDE_LARGE_GRID_CTAS * t.num_sms:
+        if acc == "f16_rows" and not p.dynamic_batch and wide_items_grid(p) < WIDE_LARGE_GRID_CTAS * t.num_sms:
             return ItemShape(4, 128, 1, acc, 2, True, 1, "branch", 8)
         return ItemShape(8, 128, 1, acc) if p.Wo >= 8 else ItemShape(4, 128, 1, acc, 0, True)
     small = ItemShape(2, 128, 1, acc, 1, True, 2, "select")

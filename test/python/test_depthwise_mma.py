@@ -305,21 +305,30 @@ def test_ptxas_candidates(tmp_path, arch):
 
 
 def test_small_grid_rule():
-    """7+ column windows on a tiny grid: bf16 takes this kernel with its small-grid tile (8
-    warps, the most CTAs up to one per SM) where the direct kernel's 8-pixel items fill under
-    all SMs, unless that tile takes more than 2 CTAs per SM (then the direct kernel: measured
-    faster there); f16 stays on the direct kernel (its items with split filter rows on small
-    grids, 8-byte items above); 3x3 windows never leave it."""
+    """7+ column windows: small grids (under 2 x 128 x 16 outputs per SM) split the direct
+    kernel's items' filter rows over threads whatever the type; above them bf16 takes this
+    kernel with its small-grid tile (8 warps, the most CTAs up to one per SM) where the direct
+    kernel's 8-pixel items fill under all SMs, unless that tile takes more than 2 CTAs per SM
+    (then the direct kernel: measured faster there); f16 stays on the direct kernel; 3x3
+    windows never leave it."""
     for hw, c, n, groups in ((14, 384, 1, 7), (7, 768, 1, 7), (28, 192, 1, 7), (56, 96, 1, 7), (14, 384, 4, 7),
                              (14, 384, 8, 1), (7, 768, 16, 1), (56, 96, 32, 1)):
         p = _p("convnext_dw7x7_56_b1", N=n, H=hw, W=hw, C=c, F=c, groups=c)
         s = plan_schedule_for(p, SM90)
         assert s.kernel == "direct_grouped" and s.config.row_groups == groups, (hw, n, s.describe())
         assert s.block_n == 4 or n == 32, s.describe()      # 8-byte vectors
-    for n, kernel in ((1, "depthwise_mma"), (2, "depthwise_mma"), (4, "depthwise_mma"), (8, "direct_grouped")):
-        s = plan_schedule_for(_p("convnext_dw7x7_56_b1", N=n, H=14, W=14, C=384, F=384, groups=384, dtype="bf16"), SM90)
+    for n, hw, c, kernel in ((1, 14, 384, "direct_grouped"), (4, 14, 384, "direct_grouped"),
+                             (4, 28, 192, "depthwise_mma"), (8, 14, 384, "direct_grouped")):
+        p = _p("convnext_dw7x7_56_b1", N=n, H=hw, W=hw, C=c, F=c, groups=c, dtype="bf16")
+        s = plan_schedule_for(p, SM90)
         assert s.kernel == kernel, (n, s.describe())
-        if n == 8:
+        if kernel == "depthwise_mma":
+            g = geometry_of(p, s)
+            assert s.threads == 256 and s.config == small_grid_schedule(p).config
+            assert p.N * g.tiles_per_image * g.channel_blocks <= 2 * SM90.num_sms
+        elif n < 8:
+            assert s.config.row_groups == 7
+        else:
             assert "2 CTAs per SM" in s.reason
     assert plan_schedule_for(_p("mbv2_dw3x3_56_b1"), SM90).kernel == "direct_grouped"
 

@@ -25,7 +25,7 @@ import pytest
 
 from conftest import compile_layer, grouped_conv_reference
 from convc.passes.kernels.depthwise_tma import (CTA_SMEM_RESERVE, SM_SMEM, depthwise_shape, plan_depthwise_tma,
-                                                tma_candidates)
+                                                supports, tma_candidates)
 from convc.passes.lower.nvidia.depthwise_tile import DepthwiseTileUnsupported, depthwise_tile, filter_map_args
 from convc.passes.lower.nvidia.depthwise_tma import DepthwiseLayout, tile_geometry
 from convc.passes.plan import candidate_schedules, plan_schedule_for
@@ -82,29 +82,33 @@ def test_wide_rows_split_into_column_tiles():
 
 
 def test_planner_routes():
-    """The rule: a tile kernel for 7-column windows whose direct grid is under one workgroup per
-    SM (batch 1): depthwise_mma for bf16, this kernel for f32; the direct kernel elsewhere and
-    for f16 (split filter rows on small grids); the tile kernels are tuning candidates."""
+    """The rule: small grids of 7-column windows (batch 1) split the direct kernel's items'
+    filter rows over threads, whatever the type; above them bf16 takes depthwise_mma where the
+    direct grid is under one workgroup per SM; the direct kernel elsewhere; the tile kernels
+    are tuning candidates (this one is no type's default since the split items: for f32 its
+    grids are the split's)."""
     for t in (SM90, SM100):
-        for p in (_p("convnext_dw7x7_56_b1", dtype="bf16"), _p("convnext_dw7x7_56_b1", H=14, W=14, C=384, F=384,
-                                                                groups=384, dtype="bf16")):
-            s = plan_schedule_for(p, t)
-            assert s.kernel == "depthwise_mma" and "workgroups on" in s.reason
-        for p in (_p("convnext_dw7x7_56_b1"), _p("convnext_dw7x7_56_b1", H=14, W=14, C=384, F=384, groups=384)):
-            s = plan_schedule_for(p, t)
-            assert s.kernel == "direct_grouped" and s.config.row_groups == 7
-            assert any(c.kernel == "depthwise_mma" for c in candidate_schedules(p, t))
-        s = plan_schedule_for(_p("convnext_dw7x7_56_b1", dtype="f32"), t)
-        assert s.kernel == "depthwise_tma" and "workgroups on" in s.reason
-        assert s.config == depthwise_shape_config(_p("convnext_dw7x7_56_b1", dtype="f32"))
+        for dtype in ("f16", "bf16", "f32"):
+            for hw, c in ((56, 96), (14, 384)):
+                p = _p("convnext_dw7x7_56_b1", H=hw, W=hw, C=c, F=c, groups=c, dtype=dtype)
+                s = plan_schedule_for(p, t)
+                assert s.kernel == "direct_grouped" and s.config.row_groups == 7, s.describe()
+                assert any(c.kernel == "depthwise_tma" for c in candidate_schedules(p, t))
+                assert (s.config.pixels == 8) == (dtype == "f32"), s.describe()
+    # 602k outputs: over the split threshold (4096 per SM) on 132 SMs, not on sm_100a's 148
+    s = plan_schedule_for(_p("convnext_dw7x7_56_b1", N=4, H=28, W=28, C=192, F=192, groups=192, dtype="bf16"), SM90)
+    assert s.kernel == "depthwise_mma" and "workgroups on" in s.reason
+    for t in (SM90, SM100):
         for name in ("mbv2_dw3x3_56", "effnet_dw5x5_s2", "convnext_dw7x7_56", "mbv2_dw3x3_56_b1"):
             assert plan_schedule_for(_p(name), t).kernel == "direct_grouped"
             assert any(c.kernel == "depthwise_tma" for c in candidate_schedules(_p(name), t))
     assert plan_schedule_for(_p("convnext_dw7x7_56_b1"), get_target("gfx942")).kernel == "direct_grouped"
     assert plan_schedule_for(_p("convnext_dw7x7_56_b1", F=192), SM90).kernel == "direct_grouped"
-    odd = plan_schedule_for(_p("convnext_dw7x7_56_b1", C=36, F=36, groups=36, dtype="bf16"), SM90)
-    assert odd.kernel == "direct_grouped" and "depthwise_tma declined" in odd.reason and "16 bytes" in odd.reason
-    assert "depthwise_mma declined" in odd.reason and "multiple of 8" in odd.reason
+    # channels the tile kernels cannot take: their candidates say why, the split items run it
+    odd = _p("convnext_dw7x7_56_b1", C=36, F=36, groups=36, dtype="bf16")
+    assert plan_schedule_for(odd, SM90).config.row_groups == 7
+    assert "16 bytes" in supports(odd, SM90)
+    assert not any(c.kernel in ("depthwise_tma", "depthwise_mma") for c in candidate_schedules(odd, SM90))
     assert plan_schedule_for(_p("resnext_g3x3_s1"), SM90).kernel == "grouped_mma"
 
 
@@ -125,8 +129,8 @@ def test_schedule_agrees_with_layout():
 
 
 def test_candidates_are_distinct_and_start_with_the_default():
-    for name, first in (("convnext_dw7x7_56", "direct_grouped"), ("convnext_dw7x7_56_b1_bf16", "depthwise_mma"),
-                        ("convnext_dw7x7_56_b1_f32", "depthwise_tma")):
+    for name, first in (("convnext_dw7x7_56", "direct_grouped"), ("convnext_dw7x7_56_b1_bf16", "direct_grouped"),
+                        ("convnext_dw7x7_56_b1_f32", "direct_grouped")):
         p = _p(name.rsplit("_", 1)[0], dtype=name.rsplit("_", 1)[1]) if name.endswith(("_f32", "_bf16")) else _p(name)
         cands = candidate_schedules(p, SM90)
         assert cands[0] == plan_schedule_for(p, SM90) and cands[0].kernel == first

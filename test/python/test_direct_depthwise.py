@@ -74,6 +74,13 @@ def test_rule_table():
     s = plan_grouped(_p("convnext_dw7x7_7", N=4), SM90)
     assert (s.threads, s.block_m, s.config.pixels, s.config.row_groups) == (112, 16, 7, 7)
     assert depthwise_shape(_p("convnext_dw7x7_56", N=4, H=28, W=28, C=192, F=192, groups=192), SM90) == wide
+    # bf16 and f32 split too (f32: 16 items of 8 pixels), with f32 accumulation
+    assert depthwise_shape(_p("convnext_dw7x7_56_b1", dtype="bf16"), SM90) == \
+        ItemShape(4, 256, 1, "f32", 0, False, 1, "branch", 8, 8)
+    assert depthwise_shape(_p("convnext_dw7x7_56_b1", dtype="f32"), SM90) == \
+        ItemShape(8, 128, 1, "f32", 0, False, 1, "branch", 8, 8)
+    assert depthwise_shape(dataclasses.replace(_p("convnext_dw7x7_56_b1"), batch_constant=0), SM90) == \
+        ItemShape(8, 128, 1, f16)
     assert depthwise_shape(_p("convnext_dw7x7_56", N=16), SM90) == wide
     assert depthwise_shape(_p("convnext_dw7x7_56", H=28, W=28, C=192, F=192, groups=192), SM90) == wide
     assert depthwise_shape(_p("convnext_dw7x7_56", H=14, W=14, C=384, F=384, groups=384), SM90) == wide

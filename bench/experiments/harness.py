@@ -106,11 +106,19 @@ def timeit(fn, graphs=False, iters: int = 200) -> float:
     return s.elapsed_time(e) / calls * 1000
 
 
-def copy_us(elements: int, graphs: bool = False) -> float:
-    """A device copy of `elements` f16 values (reads and writes that many)."""
-    src = torch.empty(elements, dtype=torch.half, device="cuda")
-    dst = torch.empty_like(src)
-    return timeit(lambda: dst.copy_(src), graphs)
+def copy_us(elements: int, graphs: bool = False, rotate: int = 1) -> float:
+    """A device copy of `elements` f16 values (reads and writes that many); `rotate` source and
+    destination buffers used in turn (as convc-bench's inputs: with 4, a problem of more than a
+    quarter of L2 is read from DRAM)."""
+    srcs = [torch.empty(elements, dtype=torch.half, device="cuda") for _ in range(rotate)]
+    dsts = [torch.empty_like(srcs[0]) for _ in range(rotate)]
+    calls = [0]
+
+    def fn():
+        i = calls[0] % rotate
+        calls[0] += 1
+        dsts[i].copy_(srcs[i])
+    return timeit(fn, graphs)
 
 
 def cudnn_us(p: Problem, graphs: bool = False) -> float:
@@ -125,15 +133,21 @@ def cudnn_us(p: Problem, graphs: bool = False) -> float:
 
 
 def run_variant(p: Problem, name: str, kernel, grid, threads: int, args, smem: int, copy: float,
-                graphs: bool = False) -> dict:
-    """Launch into a NaN-poisoned output, check it against the reference, time it, print and
-    return the report."""
+                graphs: bool = False, rotate: int = 1) -> dict:
+    """Launch into a NaN-poisoned output, check it against the reference, time it (with
+    `rotate` copies of the input used in turn, the first one checked), print and return the
+    report."""
     if smem > 48 * 1024:
         kernel.max_dynamic_shared_size_bytes = smem
     out = torch.full((p.N, p.Ho, p.Wo, p.C), float("nan"), device="cuda", dtype=torch.half)
-    full = (args[0], args[1], args[2], out.data_ptr()) + tuple(args[3:])
+    inputs = [args[0]] + [p.xin.clone() for _ in range(rotate - 1)]
+    fulls = [(x if isinstance(x, int) else x.data_ptr(), args[1], args[2], out.data_ptr()) + tuple(args[3:])
+             for x in inputs]
+    calls = [0]
 
     def fn():
+        full = fulls[calls[0] % rotate]
+        calls[0] += 1
         kernel(grid, (threads,), full, shared_mem=smem, stream=stream())
 
     fn()

@@ -79,6 +79,7 @@ WIDE_LARGE_GRID_CTAS = 25
 SPLIT_OUTPUTS_PER_SM = 2 * 128 * 4 * 4       # outputs of 2 workgroups of 4-pixel x 4-channel items
 # the most threads an item's rows are split over (groups of rows g, g + 8, ... beyond)
 MAX_ROW_GROUPS = 8
+STATIC_SMEM = 48 * 1024      # workgroup memory a kernel may allocate statically
 
 
 def item_grid(p: ConvProblem, pixels: int, threads: int = 128, v: int = 0, rows: int = 1) -> int:
@@ -177,9 +178,9 @@ def plan_grouped(p: ConvProblem, t: Target, shape: ItemShape | None = None) -> S
                 raise PlanError(f"{threads} threads do not split into {shape.row_groups} row groups")
             block = threads // shape.row_groups         # items; R < row_groups: fewer threads
             threads = block * groups
-        smem = groups * block * pw * v * 4          # the f32 partial sums
-        if smem > t.smem_bytes:
-            raise PlanError(f"{smem} B of partial sums exceed workgroup memory")
+        smem = groups * block * pw * v * 4          # the f32 partial sums, a static allocation
+        if smem > min(t.smem_bytes, STATIC_SMEM):
+            raise PlanError(f"{smem} B of partial sums exceed static workgroup memory")
     grid = (item_grid(p, pw, block, v, out_rows), 1, 1)
     if grid[0] >= 2**31:
         raise PlanError("too many workgroups")
@@ -213,7 +214,7 @@ SELECT_SHAPES = ((2, 0, 1), (4, 0, 1), (2, 1, 1), (4, 1, 1), (2, 0, 2), (4, 0, 2
 # by 13-26% on ConvNeXt shapes at batch 8 and the tensor-core kernel at batch 1 (bench/NOTES.md)
 HALF_VECTOR_SHAPES = ((4, 0, 2, "select"), (4, 2, 2, "select"), (2, 1, 2, "select"))
 WIDE_HALF_VECTOR_SHAPES = ((4, 1, 1, "branch"), (4, 2, 1, "branch"), (4, 1, 1, "select"), (2, 1, 2, "branch"))
-# (pixels, channel vector bytes, items per workgroup, row groups: 0 all R rows apart, else that many)
+# (pixels, channel vector bytes, items per workgroup, row groups: 0 up to MAX_ROW_GROUPS, else that many)
 # of items whose filter rows are split over threads (small grids: shorter chains per thread)
 SPLIT_SHAPES = ((4, 8, 32, 0), (4, 8, 16, 0), (8, 8, 16, 0), (4, 16, 16, 0), (4, 8, 32, 4), (2, 16, 32, 4))
 
@@ -223,7 +224,7 @@ def direct_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
     accumulation at 128 threads, register caps, unrolled rows (also in 64-thread workgroups and
     with 2 or 4 output rows per item; below 7 columns also with padding rows loaded, under
     co-residency bounds of 1-2 workgroups; 8-byte channel vectors), 256-thread workgroups, and
-    items whose filter rows are split over 4 or R threads (SPLIT_SHAPES)."""
+    items whose filter rows are split over 4 or up to MAX_ROW_GROUPS threads (SPLIT_SHAPES)."""
     if not (p.depthwise and p.F == p.C) or t.backend != "nvidia":
         return []
     out = [plan_grouped(p, t, ItemShape(pw, 256)) for pw in (2, 4, 8)]
@@ -245,7 +246,7 @@ def direct_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
             out.append(plan_grouped(p, t, ItemShape(pw, 128, 1, acc, ctas, True, rows, padding, 8)))
     acc = "f16_rows" if p.dtype == "f16" else "f32"
     for pw, vb, items, groups in SPLIT_SHAPES if p.R > 1 else ():       # filter rows split over threads
-        g = min(groups or p.R, p.R)
+        g = min(groups or MAX_ROW_GROUPS, p.R)
         out.append(plan_grouped(p, t, ItemShape(pw, items * g, 1, acc, 0, False, 1, "branch", vb, g)))
     return list(dict.fromkeys(out))
 

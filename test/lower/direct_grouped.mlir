@@ -69,3 +69,24 @@
 // HWCF-COUNT-6: vector.broadcast {{.*}} : f32 to vector<4xf32>
 // HWCF-COUNT-3: vector.load {{.*}} : memref<4608xf32>, vector<4xf32>
 // HWCF-COUNT-12: math.fma {{.*}} : vector<4xf32>
+
+// Filter rows split over threads (row_groups, the small grids' item for 7+ column windows): 32
+// items of 4 pixels x 2 channels per workgroup of 96 threads, thread g of an item taking filter
+// row g (3 rows: one each) into 4 f32 partials in workgroup memory; after the barrier thread g
+// adds the 3 partials of pixels g and g + 3 and runs the epilogue for each.
+// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule,convc-lower-kernel --target sm_90a --candidate kernel=direct_grouped,row_groups=3 %inputs/grouped_f32.flow.mlir | FileCheck %s --check-prefix=SPLIT
+// SPLIT: workgroup_size = [96, 1, 1]
+// SPLIT-LABEL: hal.executable.source private @conv_n2h16w16c32_f32r3s3_g32hwf_st1x1_dl1x1_p1x1x1x1_f32_add_bias_relu
+// SPLIT: hal.return %c64
+// SPLIT: %[[TID:.*]] = gpu.thread_id x
+// SPLIT: %[[PART:.*]] = memref.alloc() alignment = 16 : memref<768xf32, #gpu.address_space<workgroup>>
+// SPLIT: arith.remui %[[TID]], %c32
+// SPLIT: arith.divui %[[TID]], %c32
+// SPLIT-COUNT-12: math.fma {{.*}} : vector<2xf32>
+// SPLIT-NOT: math.fma
+// SPLIT-COUNT-4: vector.store {{.*}}, %[[PART]][{{.*}}] : memref<768xf32, #gpu.address_space<workgroup>>, vector<2xf32>
+// SPLIT: gpu.barrier
+// SPLIT-COUNT-3: vector.load %[[PART]]
+// SPLIT: arith.maximumf
+// SPLIT-COUNT-3: vector.load %[[PART]]
+// SPLIT: arith.maximumf

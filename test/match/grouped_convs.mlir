@@ -10,7 +10,7 @@
 // CHECK-SAME: epilogue = [{broadcast = "channel", dtype = "f32", op = "add", operand = 2 : i64}, {broadcast = "", dtype = "f32", op = "max0", operand = -1 : i64}]
 // CHECK-SAME: filter_layout = "hwf", gemm_form = false, groups = 32 : i64
 // CHECK-SAME: pad = [1, 1, 1, 1], stride = [1, 1]
-// CHECK-SAME: convc.schedule = {block_k = 1 : i64, block_m = 128 : i64, block_n = 4 : i64, config = {accumulate = "f32", ctas_per_sm = 1 : i64, padding = "select", pixels = 2 : i64, rows = 2 : i64, unrolled = true}
+// CHECK-SAME: convc.schedule = {block_k = 1 : i64, block_m = 128 : i64, block_n = 4 : i64, config = {accumulate = "f32", ctas_per_sm = 1 : i64, padding = "select", pixels = 2 : i64, row_groups = 1 : i64, rows = 2 : i64, unrolled = true}
 // CHECK-SAME: grid = [8, 1, 1], kernel = "direct_grouped"
 // CHECK-SAME: reason = "direct grouped conv: depthwise, 2 rows x 2 pixels x 4 channels per thread, f32 accumulation, filter rows unrolled, padding rows loaded and zero-selected"
 // CHECK-LABEL: flow.executable private @main$async_dispatch_2

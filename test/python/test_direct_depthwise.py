@@ -222,6 +222,10 @@ def test_split_rows_plan():
     assert (s.config.row_groups, s.threads, s.block_m) == (3, 96, 32)
     with pytest.raises(Exception, match="row groups"):
         plan_grouped(p, SM90, ItemShape(4, 100, 1, "f16_rows", 0, False, 1, "branch", 8, 7))
+    with pytest.raises(Exception, match="static workgroup memory"):         # 64 items x 8 groups x 8 x 8 f32
+        plan_grouped(p, SM90, ItemShape(8, 512, 1, "f16_rows", 0, False, 1, "branch", 16, 8))
+    wide = _p("convnext_dw7x7_56_b1", R=11, S=11, pad=(5, 5, 5, 5))         # groups capped at 8
+    assert {s.config.row_groups for s in direct_candidates(wide, SM90)} >= {4, 8}
     assert plan_grouped(p, SM90, ItemShape(4, 224, 1, "f16_rows", 0, True, 1, "branch", 8, 7)).config.row_groups == 1
     assert plan_grouped(_p("resnext_g3x3_s1"), SM90, ItemShape(4, 224, 1, "f32", 0, False, 1, "branch", 16, 7)) \
         .config.row_groups == 1

@@ -12,7 +12,8 @@ the epilogue is the shared one, so every fused chain works here too.
   vectors, then P x S vector FMAs; a row whose input row lies in the padding is skipped by a
   branch. Unrolled rows may serve T output rows per item, each input row loaded once for all
   of them. Items channel-fastest: neighbouring lanes read neighbouring 16-byte channel vectors
-  of the input and the filter (coalesced).
+  of the input and the filter (coalesced). On small grids an item's filter rows may be split
+  over G threads, their partial sums meeting in workgroup memory after one barrier.
 - depthwise, multiplier M = F/C: one pixel per item; output channel f reads input channel f // M
   (per-lane loads).
 - grouped with an [R, S, C/G, F] filter (convc-channels-last's form): like depthwise, per filter

@@ -22,18 +22,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness as h  # noqa: E402
 
 SRC = r'''
-#include <cuda_fp16.h>
-template<int V> struct Vec;
-template<> struct Vec<4> { __half2 h[2]; };
-template<> struct Vec<8> { __half2 h[4]; };
-
-template<int V> __device__ __forceinline__ Vec<V> ld(const half* p) {
-  Vec<V> v;
-  if constexpr (V == 4) { *reinterpret_cast<uint2*>(&v) = __ldg(reinterpret_cast<const uint2*>(p)); }
-  else { *reinterpret_cast<uint4*>(&v) = __ldg(reinterpret_cast<const uint4*>(p)); }
-  return v;
-}
-
 template<int R, int S, int SD, int P, int V, int RG, int ITEMS, int MINB>
 __global__ void __launch_bounds__(RG * ITEMS, MINB) dw(const half* __restrict__ x, const half* __restrict__ f,
     const half* __restrict__ bias, half* __restrict__ out, int, int, int, int, int, int, int, int)
@@ -122,8 +110,7 @@ __global__ void __launch_bounds__(RG * ITEMS, MINB) dw(const half* __restrict__ 
     #pragma unroll
     for (int k = 0; k < V / 2; k++) r.h[k] = __floats2half2_rn(fmaxf(o[2 * k], 0.f), fmaxf(o[2 * k + 1], 0.f));
     half* dst = out + ((n * Ho + ho) * Wo + wo0 + p) * C + c0;
-    if constexpr (V == 4) *reinterpret_cast<uint2*>(dst) = *reinterpret_cast<uint2*>(&r);
-    else *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<uint4*>(&r);
+    st<V>(dst, r);
   }
 }
 '''
@@ -151,9 +138,7 @@ def main():
         if RG > R or C % V:
             continue
         names.append((f"dw<{R},{S},{SD},{P},{V},{RG},{ITEMS},{MINB}>", P, V, RG, ITEMS))
-    sizes = "".join(f"#define DIM_{k} {v}\n" for k, v in
-                    dict(N=N, H=H, W=W, C=C, HO=p.Ho, WO=p.Wo, PAD=p.pad).items())
-    mod = cp.RawModule(code=sizes + SRC, options=("-std=c++17", "--use_fast_math"),
+    mod = cp.RawModule(code=h.sized_source(p, SRC), options=("-std=c++17", "--use_fast_math"),
                        name_expressions=[n for n, *_ in names])
     args = (p.xin.data_ptr(), p.filt.data_ptr(), p.bias.data_ptr()) + h.dims(p)
     for name, P, V, RG, ITEMS in names:

@@ -37,6 +37,41 @@ class Problem:
     w: torch.Tensor          # [C, 1, R, S] (PyTorch's layout, for cuDNN)
 
 
+# CUDA the register-item experiments share: V f16 channels as V/2 packed pairs, their 8- or
+# 16-byte loads, zeros and stores
+VEC_CUDA = r'''
+#include <cuda_fp16.h>
+template<int V> struct Vec;
+template<> struct Vec<4> { __half2 h[2]; };
+template<> struct Vec<8> { __half2 h[4]; };
+
+template<int V> __device__ __forceinline__ Vec<V> ld(const half* p) {
+  Vec<V> v;
+  if constexpr (V == 4) { *reinterpret_cast<uint2*>(&v) = __ldg(reinterpret_cast<const uint2*>(p)); }
+  else { *reinterpret_cast<uint4*>(&v) = __ldg(reinterpret_cast<const uint4*>(p)); }
+  return v;
+}
+template<int V> __device__ __forceinline__ Vec<V> zero() {
+  Vec<V> v;
+  #pragma unroll
+  for (int k = 0; k < V / 2; k++) v.h[k] = __float2half2_rn(0.f);
+  return v;
+}
+template<int V> __device__ __forceinline__ void st(half* p, Vec<V> v) {
+  if constexpr (V == 4) *reinterpret_cast<uint2*>(p) = *reinterpret_cast<uint2*>(&v);
+  else *reinterpret_cast<uint4*>(p) = *reinterpret_cast<uint4*>(&v);
+}
+'''
+
+
+def sized_source(p: "Problem", src: str) -> str:
+    """src after VEC_CUDA, with the problem's sizes as DIM_* macros: compile-time constants, as
+    in convc's kernels (runtime divisions made an item kernel ~1.7x slower)."""
+    sizes = "".join(f"#define DIM_{k} {v}\n" for k, v in
+                    dict(N=p.N, H=p.H, W=p.W, C=p.C, HO=p.Ho, WO=p.Wo, PAD=p.pad).items())
+    return sizes + VEC_CUDA + src
+
+
 def shape_args(default: str) -> list[int]:
     return [int(v) for v in (sys.argv[1:] or default.split())]
 

@@ -191,7 +191,7 @@ def run_variant(p: Problem, name: str, kernel, grid, threads: int, args, smem: i
     err = ((got - p.ref).norm() / p.ref.norm()).item()
     us = timeit(fn, graphs)
     report = {"us": round(us, 2), "rel_l2": err, "regs": kernel.num_regs, "spill": kernel.local_size_bytes,
-              "smem": smem, "pct_copy": round(100 * copy / us, 1)}
+              "smem": smem, "pct_copy": round(100 * copy / us, 1) if us else None}
     print(name, report, flush=True)
     return report
 

@@ -55,10 +55,12 @@ __global__ void __launch_bounds__(32 * (TW / (8 * NB)), MINB) band(const void* _
   constexpr int CG = C / 8, THN = (Ho + TH - 1) / TH, TWN = (Wo + TW - 1) / TW, TILES = N * THN * TWN;
   extern __shared__ __align__(128) unsigned char smem[];
   __shared__ __align__(8) unsigned long long bars[2];
+  __shared__ uint2 bsm[R * 8 * 32];            // this CTA's channel group's B fragments, per (row, channel, lane)
   const unsigned sbase = ((unsigned)__cvta_generic_to_shared(smem) + 127) & ~127u;   // TMA: 128-byte aligned
   const unsigned bar0 = (unsigned)__cvta_generic_to_shared(&bars[0]);
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, q = lane & 3;
   const int cg = blockIdx.x % CG, first = blockIdx.x / CG, step = gridDim.x / CG;
+  for (int k = threadIdx.x; k < R * 8 * 32; k += blockDim.x) bsm[k] = btab[cg * R * 8 * 32 + k];
   if (threadIdx.x == 0) {
     asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(bar0));
     asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(bar0 + 8));
@@ -97,11 +99,12 @@ __global__ void __launch_bounds__(32 * (TW / (8 * NB)), MINB) band(const void* _
         #pragma unroll
         for (int k = 0; k < 4; k++) acc[b][c][k] = 0.f;
     const unsigned base = sbase + slot * SLOT + g * PITCH + (warp * 8 * NB + 2 * q) * 16;
-    #pragma unroll 1
+    constexpr int UR = UNROLL_R;
+    #pragma unroll UR
     for (int r = 0; r < R; r++) {
       uint2 bfr[8];
       #pragma unroll
-      for (int c = 0; c < 8; c++) bfr[c] = btab[((cg * R + r) * 8 + c) * 32 + lane];
+      for (int c = 0; c < 8; c++) bfr[c] = bsm[(r * 8 + c) * 32 + lane];
       uint4 v[NB + 1][2][2];     // column-pair position x row (g, g + 8) x column (2q, 2q + 1)
       #pragma unroll
       for (int p = 0; p <= NB; p++)
@@ -139,11 +142,113 @@ __global__ void __launch_bounds__(32 * (TW / (8 * NB)), MINB) band(const void* _
       }
   }
 }
+
+// The same items with the tile staged by every thread's 16-byte cp.async (zero fill outside the
+// image) instead of TMA: a box whose inner dimension is one 16-byte channel group reads each
+// pixel's 192 bytes as 12 separate requests. CTA: CB channels (CB / 8 groups, one warp row each)
+// x TW columns; smem [group][row][column][8 channels], rows padded to 16 bytes past 128.
+__device__ __forceinline__ void cp16(unsigned dst, const void* src, bool ok) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" :: "r"(dst), "l"(src), "r"(ok ? 16 : 0));
+}
+template<int R, int TW, int NB, int CB, int MINB>
+__global__ void __launch_bounds__(32 * (CB / 8) * (TW / (8 * NB)), MINB) band2(const half* __restrict__ x,
+    const uint2* __restrict__ btab, const half* __restrict__ bias, half* __restrict__ out)
+{
+  constexpr int N = DIM_N, H = DIM_H, W = DIM_W, C = DIM_C, Ho = DIM_HO, Wo = DIM_WO;
+  constexpr int TH = 16, ROWS = TH + R - 1, COLS = TW + 9, PITCH = COLS * 16;
+  constexpr int GROUP = ROWS * PITCH, SLOT = (CB / 8) * GROUP;
+  constexpr int WPG = TW / (8 * NB), THREADS = 32 * (CB / 8) * WPG, CHUNKS = (CB / 8) * ROWS * COLS;
+  constexpr int CBN = C / CB, THN = (Ho + TH - 1) / TH, TWN = (Wo + TW - 1) / TW, TILES = N * THN * TWN;
+  extern __shared__ __align__(128) unsigned char smem[];
+  const unsigned sbase = ((unsigned)__cvta_generic_to_shared(smem) + 127) & ~127u;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, q = lane & 3;
+  const int wg = warp / WPG, wc = warp % WPG;              // the warp's channel group and column group
+  const int cbk = blockIdx.x % CBN, first = blockIdx.x / CBN, step = gridDim.x / CBN;
+  const int cgl = cbk * (CB / 8) + wg;                       // global channel group of the warp
+  auto issue = [&](int tile, int slot) {
+    const int wt = tile % TWN, ht = (tile / TWN) % THN, n = tile / (TWN * THN);
+    const int h0 = ht * TH - DIM_PAD, w0 = wt * TW - DIM_PAD;
+    for (int k = threadIdx.x; k < CHUNKS; k += THREADS) {
+      const int cg = k % (CB / 8), col = (k / (CB / 8)) % COLS, row = k / ((CB / 8) * COLS);
+      const int hh = h0 + row, ww = w0 + col;
+      const bool ok = hh >= 0 && hh < H && ww >= 0 && ww < W;
+      const half* src = ok ? x + ((size_t)(n * H + hh) * W + ww) * C + cbk * CB + cg * 8 : x;
+      cp16(sbase + slot * SLOT + cg * GROUP + row * PITCH + col * 16, src, ok);
+    }
+    asm volatile("cp.async.commit_group;");
+  };
+  int tile = first;
+  if (tile < TILES) issue(tile, 0);
+  uint4 bv = *reinterpret_cast<const uint4*>(bias + cgl * 8);
+  float bf[8];
+  for (int c = 0; c < 8; c++) bf[c] = __half2float(reinterpret_cast<const half*>(&bv)[c]);
+  for (int i = 0; tile < TILES; i++, tile += step) {
+    const int slot = i & 1;
+    const int next = tile + step;
+    if (next < TILES) { issue(next, slot ^ 1); asm volatile("cp.async.wait_group 1;"); }
+    else asm volatile("cp.async.wait_group 0;");
+    __syncthreads();
+    float acc[NB][8][4];
+    #pragma unroll
+    for (int b = 0; b < NB; b++)
+      #pragma unroll
+      for (int c = 0; c < 8; c++)
+        #pragma unroll
+        for (int k = 0; k < 4; k++) acc[b][c][k] = 0.f;
+    const unsigned base = sbase + slot * SLOT + wg * GROUP + g * PITCH + (wc * 8 * NB + 2 * q) * 16;
+    constexpr int UR = UNROLL_R;
+    #pragma unroll UR
+    for (int r = 0; r < R; r++) {
+      uint2 bfr[8];
+      #pragma unroll
+      for (int c = 0; c < 8; c++) bfr[c] = __ldg(btab + ((cgl * R + r) * 8 + c) * 32 + lane);
+      uint4 v[NB + 1][2][2];
+      #pragma unroll
+      for (int p = 0; p <= NB; p++)
+        #pragma unroll
+        for (int hh = 0; hh < 2; hh++)
+          #pragma unroll
+          for (int e = 0; e < 2; e++) v[p][hh][e] = lds128(base + (r + 8 * hh) * PITCH + (8 * p + e) * 16);
+      #pragma unroll
+      for (int c = 0; c < 8; c++) {
+        const unsigned sel = (c & 1) ? 0x7632 : 0x5410;
+        unsigned a[NB + 1][2];
+        #pragma unroll
+        for (int p = 0; p <= NB; p++)
+          #pragma unroll
+          for (int hh = 0; hh < 2; hh++) a[p][hh] = __byte_perm(word(v[p][hh][0], c >> 1), word(v[p][hh][1], c >> 1), sel);
+        #pragma unroll
+        for (int b = 0; b < NB; b++) mma(acc[b][c], a[b][0], a[b][1], a[b + 1][0], a[b + 1][1], bfr[c]);
+      }
+    }
+    __syncthreads();
+    const int wt = tile % TWN, ht = (tile / TWN) % THN, n = tile / (TWN * THN);
+    #pragma unroll
+    for (int b = 0; b < NB; b++)
+      #pragma unroll
+      for (int k = 0; k < 4; k++) {
+        const int ho = ht * TH + g + 8 * (k >> 1), wo = wt * TW + wc * 8 * NB + 8 * b + 2 * q + (k & 1);
+        if (ho < Ho && wo < Wo) {
+          uint4 o;
+          __half2* oh = reinterpret_cast<__half2*>(&o);
+          #pragma unroll
+          for (int c = 0; c < 4; c++)
+            oh[c] = __floats2half2_rn(fmaxf(acc[b][2 * c][k] + bf[2 * c], 0.f), fmaxf(acc[b][2 * c + 1][k] + bf[2 * c + 1], 0.f));
+          *reinterpret_cast<uint4*>(out + ((size_t)(n * Ho + ho) * Wo + wo) * C + cgl * 8) = o;
+        }
+      }
+  }
+}
 '''
 
 # (TW, NB, MINB): 32 * TW / (8 * NB) threads
-VARIANTS = [(64, 2, 3), (64, 2, 4), (32, 2, 6), (64, 1, 2), (56, 1, 2), (48, 2, 4), (64, 4, 2), (32, 1, 4)]
+VARIANTS = [(64, 2, 1), (64, 2, 2), (64, 1, 1), (64, 1, 2), (32, 2, 2), (32, 1, 2), (32, 2, 4), (64, 4, 1)]
+# band2: (TW, NB, CB, MINB): 32 * CB / 8 * TW / (8 * NB) threads
+VARIANTS2 = [(64, 2, 16, 2), (64, 2, 32, 1), (64, 1, 16, 1), (32, 2, 32, 2), (32, 1, 16, 2), (64, 2, 16, 1),
+             (32, 2, 16, 3), (64, 4, 32, 1)]
+KERNELS = os.environ.get("KERNELS", "band,band2").split(",")
 TIMING = os.environ.get("TIMING", "cupti")
+UNROLL_R = int(os.environ.get("UNROLL_R", "1"))      # filter rows unrolled (1: a loop)
 
 
 def tensor_map(x: torch.Tensor, N, H, W, C, box_cols, box_rows) -> cp.ndarray:
@@ -184,30 +289,40 @@ def main():
     p = h.depthwise_problem(N, H, W, C, R, R, 1, relu=True)
     copy = h.copy_us(N * (H * W + p.Ho * p.Wo) * C // 2, graphs=TIMING, rotate=4)
     print("shape", [N, H, W, C, R], "copy", round(copy, 2), "cudnn", round(h.cudnn_us(p, graphs=TIMING), 2), flush=True)
-    names = [(f"band<{R},{tw},{nb},{mb}>", tw, nb) for tw, nb, mb in VARIANTS]
-    mod = cp.RawModule(code=h.sized_source(p, SRC), options=("-std=c++17", "--use_fast_math"),
-                       name_expressions=[n for n, *_ in names])
+    # (name, TW, NB, CB or None for the TMA kernel)
+    names = [(f"band<{R},{tw},{nb},{mb}>", tw, nb, None) for tw, nb, mb in VARIANTS if "band" in KERNELS]
+    names += [(f"band2<{R},{tw},{nb},{cb},{mb}>", tw, nb, cb) for tw, nb, cb, mb in VARIANTS2
+              if "band2" in KERNELS and C % cb == 0]
+    mod = cp.RawModule(code=f"#define UNROLL_R {UNROLL_R}\n" + h.sized_source(p, SRC),
+                       options=("-std=c++17", "--use_fast_math"), name_expressions=[n for n, *_ in names])
     btab = band_table(p.filt, C, R)
     sms = cp.cuda.Device().attributes["MultiProcessorCount"]
     inputs = [p.xin] + [p.xin.clone() for _ in range(3)]
-    for name, tw, nb in names:
+    for name, tw, nb, cb in names:
         k = mod.get_function(name)
         rows, cols = 16 + R - 1, tw + 9
-        slot = -(-rows * cols * 16 // 128) * 128
+        if cb is None:
+            slot = -(-rows * cols * 16 // 128) * 128
+            threads, groups = 32 * tw // (8 * nb), C // 8
+            maps = [tensor_map(x, N, H, W, C, cols, rows) for x in inputs]
+            firsts = [m.data.ptr for m in maps]
+        else:
+            slot = cb // 8 * rows * cols * 16
+            threads, groups = 32 * cb // 8 * tw // (8 * nb), C // cb
+            firsts = [x.data_ptr() for x in inputs]
         smem = 2 * slot + 128
-        threads = 32 * tw // (8 * nb)
         k.max_dynamic_shared_size_bytes = smem
-        maps = [tensor_map(x, N, H, W, C, cols, rows) for x in inputs]
-        per_sm = max(1, min(65536 // (threads * (-(-k.num_regs // 8) * 8)), (228 * 1024) // (smem + 1024 + 16)))
+        per_sm = max(1, min(65536 // (threads * (-(-k.num_regs // 8) * 8)),
+                            (228 * 1024) // (smem + 1024 + k.shared_size_bytes)))
         tiles = N * -(-p.Ho // 16) * -(-p.Wo // tw)
-        grid = (C // 8) * max(1, min(tiles, sms * per_sm // (C // 8)))
+        grid = groups * max(1, min(tiles, sms * per_sm // groups))
         out = torch.full((N, p.Ho, p.Wo, C), float("nan"), device="cuda", dtype=torch.half)
         calls = [0]
 
         def fn():
-            m = maps[calls[0] % 4]
+            a = firsts[calls[0] % 4]
             calls[0] += 1
-            k((grid,), (threads,), (m.data.ptr, btab.data.ptr, p.bias.data_ptr(), out.data_ptr()), shared_mem=smem,
+            k((grid,), (threads,), (a, btab.data.ptr, p.bias.data_ptr(), out.data_ptr()), shared_mem=smem,
               stream=h.stream())
 
         fn()

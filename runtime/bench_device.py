@@ -127,9 +127,9 @@ _COPY_BUFFERS: list = []
 
 def copy_buffers(nbytes: int, rotate: int) -> None:
     """Allocates the copies' `rotate` source/destination pairs once, for up to nbytes, before any
-    layer runs: copies into buffers allocated among a run's other allocations timed 20-130%
-    slower than in a fresh process (EfficientNet's 36 MB: 13.5-13.8 us there, 16.1 and 32.2 in
-    two bench runs), these match the fresh process."""
+    layer runs, so every layer's copy reads and writes the same buffers (where buffers land moves
+    a copy's time by 20-30%: EfficientNet's 36 MB take 13.5 us rotated in a fresh process, 16.1-
+    16.4 in a bench run, once 32.2 with buffers allocated per layer; docs/benchmarking.md)."""
     n = max(nbytes // 4, 1)
     _COPY_BUFFERS[:] = [(torch.empty(n, device="cuda", dtype=torch.float16),
                          torch.empty(n, device="cuda", dtype=torch.float16)) for _ in range(rotate)]
@@ -236,8 +236,7 @@ def bench_layer(bundle, entry, iters, rotate, peak, bw, seed):
         except Exception as e:
             checks[key] = {"ok": False, "error": str(e).splitlines()[0]}
         if key == "convc":
-            # the same-size copies next to convc's own timing, under the same conditions (timed
-            # after the cuDNN and eager baselines they came out ~20% slower than standalone)
+            # the same-size copies next to convc's own timing, under the same conditions
             row["copy_us"] = copy_us(_bytes(L), iters, rotate)
             row["copy_one_buffer_us"] = copy_us(_bytes(L), iters)
 

@@ -15,7 +15,9 @@ input tile as it lands in shared memory, no transposition:
 - per channel and block one mma; the f32 accumulators of a lane hold 8 channels of 4 pixels, so
   the epilogue (bias, relu) stores 16-byte vectors straight from registers.
 
-    python3 bench/experiments/depthwise_band_prmt.py N H W C R
+`band2` stages the same window by every thread's 16-byte cp.async instead, CB channels per CTA.
+
+    [KERNELS=band,band2] [UNROLL_R=1|7] python3 bench/experiments/depthwise_band_prmt.py N H W C R
 
 Prints each variant's time (CUPTI kernel durations as convc-bench, 4 rotating inputs), relative
 L2 error against PyTorch fp32 (poisoned output), registers and the share of a same-size copy

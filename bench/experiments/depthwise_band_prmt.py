@@ -149,9 +149,6 @@ __global__ void __launch_bounds__(32 * (TW / (8 * NB)), MINB) band(const void* _
 // image) instead of TMA: a box whose inner dimension is one 16-byte channel group reads each
 // pixel's 192 bytes as 12 separate requests. CTA: CB channels (CB / 8 groups, one warp row each)
 // x TW columns; smem [group][row][column][8 channels], rows padded to 16 bytes past 128.
-__device__ __forceinline__ void cp16(unsigned dst, const void* src, bool ok) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" :: "r"(dst), "l"(src), "r"(ok ? 16 : 0));
-}
 template<int R, int TW, int NB, int CB, int MINB>
 __global__ void __launch_bounds__(32 * (CB / 8) * (TW / (8 * NB)), MINB) band2(const half* __restrict__ x,
     const uint2* __restrict__ btab, const half* __restrict__ bias, half* __restrict__ out)
@@ -177,7 +174,7 @@ __global__ void __launch_bounds__(32 * (CB / 8) * (TW / (8 * NB)), MINB) band2(c
       const half* src = ok ? x + ((size_t)(n * H + hh) * W + ww) * C + cbk * CB + cg * 8 : x;
       cp16(sbase + slot * SLOT + cg * GROUP + row * PITCH + col * 16, src, ok);
     }
-    asm volatile("cp.async.commit_group;");
+    commit();
   };
   int tile = first;
   if (tile < TILES) issue(tile, 0);
@@ -187,8 +184,7 @@ __global__ void __launch_bounds__(32 * (CB / 8) * (TW / (8 * NB)), MINB) band2(c
   for (int i = 0; tile < TILES; i++, tile += step) {
     const int slot = i & 1;
     const int next = tile + step;
-    if (next < TILES) { issue(next, slot ^ 1); asm volatile("cp.async.wait_group 1;"); }
-    else asm volatile("cp.async.wait_group 0;");
+    if (next < TILES) { issue(next, slot ^ 1); wait<1>(); } else { wait<0>(); }
     __syncthreads();
     float acc[NB][8][4];
     #pragma unroll
@@ -314,8 +310,7 @@ def main():
             firsts = [x.data_ptr() for x in inputs]
         smem = 2 * slot + 128
         k.max_dynamic_shared_size_bytes = smem
-        per_sm = max(1, min(65536 // (threads * (-(-k.num_regs // 8) * 8)),
-                            (228 * 1024) // (smem + 1024 + k.shared_size_bytes)))
+        per_sm = h.ctas_per_sm(k.num_regs, threads, smem + k.shared_size_bytes)
         tiles = N * -(-p.Ho // 16) * -(-p.Wo // tw)
         grid = groups * max(1, min(tiles, sms * per_sm // groups))
         out = torch.full((N, p.Ho, p.Wo, C), float("nan"), device="cuda", dtype=torch.half)

@@ -24,12 +24,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness as h  # noqa: E402
 
 SRC = r'''
-__device__ __forceinline__ void cp16(unsigned dst, const void* src, bool ok) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" :: "r"(dst), "l"(src), "r"(ok ? 16 : 0));
-}
-__device__ __forceinline__ void commit() { asm volatile("cp.async.commit_group;"); }
-template<int K> __device__ __forceinline__ void wait() { asm volatile("cp.async.wait_group %0;" :: "n"(K)); }
-
 template<int R, int S, int SD, int TH, int TW, int CB, int PX, int V, int ACC, int MINB, int STAGE = 1>
 __global__ void __launch_bounds__(TH * (TW / PX) * (CB / V), MINB) dw(const half* __restrict__ x,
     const half* __restrict__ f, const half* __restrict__ bias, half* __restrict__ out, int, int, int, int, int, int, int, int)
@@ -147,15 +141,6 @@ def smem_bytes(R, S, SD, TH, TW, CB):
     return 2 * ((TH - 1) * SD + R) * pitch
 
 
-def ctas_per_sm(regs: int, threads: int, smem: int) -> int:
-    """Resident CTAs per SM on sm_90 (registers in 256-per-warp units, 227 KiB of shared memory
-    plus 1 KiB reserved per CTA, 64 warps)."""
-    warps = -(-threads // 32)
-    by_regs = 65536 // (warps * 32 * (-(-regs // 8) * 8))
-    by_smem = (228 * 1024) // (smem + 1024)
-    return max(1, min(by_regs, by_smem, 64 // warps, 32))
-
-
 def main():
     N, H, W, C, R, S, SD = h.shape_args("32 56 56 96 7 7 1")
     p = h.depthwise_problem(N, H, W, C, R, S, SD, relu=True)
@@ -179,7 +164,7 @@ def main():
         smem = smem_bytes(R, S, SD, TH, TW, CB)
         threads = TH * (TW // PX) * (CB // V)
         k.max_dynamic_shared_size_bytes = smem
-        per_sm = ctas_per_sm(k.num_regs, threads, smem)
+        per_sm = h.ctas_per_sm(k.num_regs, threads, smem)
         tiles = N * (p.Ho // TH) * (p.Wo // TW) * (C // CB)
         grid = min(tiles, sms * max(per_sm, 1))
         h.run_variant(p, f"{name} threads={threads} ctas/sm={per_sm}", k, (grid,), threads, args, smem, copy,

@@ -37,8 +37,8 @@ class Problem:
     w: torch.Tensor          # [C, 1, R, S] (PyTorch's layout, for cuDNN)
 
 
-# CUDA the register-item experiments share: V f16 channels as V/2 packed pairs, their 8- or
-# 16-byte loads, zeros and stores
+# CUDA the experiments share: V f16 channels as V/2 packed pairs, their 8- or 16-byte loads,
+# zeros and stores; 16-byte async copies into shared memory
 VEC_CUDA = r'''
 #include <cuda_fp16.h>
 template<int V> struct Vec;
@@ -61,6 +61,12 @@ template<int V> __device__ __forceinline__ void st(half* p, Vec<V> v) {
   if constexpr (V == 4) *reinterpret_cast<uint2*>(p) = *reinterpret_cast<uint2*>(&v);
   else *reinterpret_cast<uint4*>(p) = *reinterpret_cast<uint4*>(&v);
 }
+// staged tiles: a 16-byte async copy into shared memory (zeros where !ok), its groups
+__device__ __forceinline__ void cp16(unsigned dst, const void* src, bool ok) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" :: "r"(dst), "l"(src), "r"(ok ? 16 : 0));
+}
+__device__ __forceinline__ void commit() { asm volatile("cp.async.commit_group;"); }
+template<int K> __device__ __forceinline__ void wait() { asm volatile("cp.async.wait_group %0;" :: "n"(K)); }
 '''
 
 
@@ -194,6 +200,15 @@ def run_variant(p: Problem, name: str, kernel, grid, threads: int, args, smem: i
               "smem": smem, "pct_copy": round(100 * copy / us, 1) if us else None}
     print(name, report, flush=True)
     return report
+
+
+def ctas_per_sm(regs: int, threads: int, smem: int) -> int:
+    """Resident CTAs per SM on sm_90 (registers in 8-per-thread units, 227 KiB of shared memory
+    plus 1 KiB reserved per CTA, 64 warps): the persistent experiments' grid."""
+    warps = -(-threads // 32)
+    by_regs = 65536 // (warps * 32 * (-(-regs // 8) * 8))
+    by_smem = (228 * 1024) // (smem + 1024)
+    return max(1, min(by_regs, by_smem, 64 // warps, 32))
 
 
 def dims(p: Problem) -> tuple:

@@ -78,18 +78,14 @@
 // SPLIT: workgroup_size = [96, 1, 1]
 // SPLIT-LABEL: hal.executable.source private @conv_n2h16w16c32_f32r3s3_g32hwf_st1x1_dl1x1_p1x1x1x1_f32_add_bias_relu
 // SPLIT: hal.return %c64
-// SPLIT: %[[BIAS:.*]] = hal.interface.binding.subspan {{.*}} binding(2)
 // SPLIT: %[[TID:.*]] = gpu.thread_id x
 // SPLIT: %[[PART:.*]] = memref.alloc() alignment = 16 : memref<768xf32, #gpu.address_space<workgroup>>
 // SPLIT: arith.remui %[[TID]], %c32
 // SPLIT: arith.divui %[[TID]], %c32
-// the bias of both pixels a thread finishes (P = 4, G = 3: pixels g and g + 3) before its rows
-// SPLIT-COUNT-2: vector.load %[[BIAS]]
 // SPLIT-COUNT-12: math.fma {{.*}} : vector<2xf32>
 // SPLIT-NOT: math.fma
 // SPLIT-COUNT-4: vector.store {{.*}}, %[[PART]][{{.*}}] : memref<768xf32, #gpu.address_space<workgroup>>, vector<2xf32>
 // SPLIT: gpu.barrier
-// SPLIT-NOT: vector.load %[[BIAS]]
 // SPLIT-COUNT-3: vector.load %[[PART]]
 // SPLIT: arith.maximumf
 // SPLIT-COUNT-3: vector.load %[[PART]]

@@ -35,7 +35,7 @@ from ...problem import ConvProblem, DTYPE_BYTES
 from ...kernel_configs import DirectGroupedConfig
 from ...schedule import Schedule
 from .emit import Emitter, vec_type, zeros, convert
-from .epilogue import apply_and_store, load_operands, store_row_masked
+from .epilogue import store_row_masked
 
 
 def _cdiv(a, b):
@@ -262,9 +262,7 @@ class DirectGrouped:
         of pixels g, g + G, ... and stores them through the epilogue. On a small grid each
         thread's chain of loads and FMAs is G times shorter (batch 1: about one warp per SM
         scheduler otherwise, so that chain is the kernel's time). Where threads run one after
-        another (llvm-cpu) each phase loops over the slots and groups. Where threads run
-        concurrently, each loads the epilogue's operand slices (bias, residual) of its pixels
-        first, so their L2 round trip overlaps the input's instead of following the barrier."""
+        another (llvm-cpu) each phase loops over the slots and groups."""
         p, s, e, V, P = self.p, self.s, self.e, self.V, self.P
         G, items = self.config.row_groups, s.block_m
         x, wgt = memrefs[p.input], memrefs[p.filter]
@@ -300,41 +298,19 @@ class DirectGrouped:
             for k, acc in enumerate(accs):
                 vector_d.store(acc, part, [slot(g, i, k)])
 
-        def operands(i, g):      # per pixel of thread g: its operand slices (column clamped in bounds)
-            _, seg, j = item(i)
-            row, wo0, *_ = self._segment(seg)
-            out = []
-            for k0 in range(0, P, G):
-                wo = e.add(wo0, e.add(g, k0))
-                wo = e.select(e.cmp("slt", wo, p.Wo), wo, p.Wo - 1)
-                out.append(load_operands(e, p, memrefs, V, e.add(e.mul(row, p.Wo), wo), e.mul(j, V), aligned=True))
-            return out
-
-        def finish(i, g, early=None):
+        def finish(i, g):
             valid, seg, j = item(i)
             f0 = e.mul(j, V)
             row, wo0, *_ = self._segment(seg)
-            for n, k0 in enumerate(range(0, P, G)):
+            for k0 in range(0, P, G):
                 k = e.add(g, k0)
                 wo = e.add(wo0, k)
                 with e.if_(e.all_of(valid, e.cmp("slt", k, P), e.cmp("slt", wo, p.Wo))):
                     acc = vector_d.load(f32v, part, [slot(0, i, k)])
                     for gg in range(1, G):
                         acc = arith_d.addf(acc, vector_d.load(f32v, part, [slot(gg, i, k)]))
-                    m = e.add(e.mul(row, p.Wo), wo)
-                    if early is None:
-                        store_row_masked(e, p, memrefs, acc, V, m, f0)
-                    else:                # a valid item of a static grid: m and f0 in bounds
-                        apply_and_store(e, p, memrefs, acc, V, m, f0, aligned=True, operands=early[n])
+                    store_row_masked(e, p, memrefs, acc, V, e.add(e.mul(row, p.Wo), wo), f0)
 
-        # the operands early: whole vectors (F a multiple of V), rows known in bounds (static batch)
-        if self.m.threads_are_parallel and p.operand_loads and p.F % V == 0 and getattr(memrefs, "batch", None) is None:
-            i, g = e.rem(tid, items), e.div(tid, items)
-            early = operands(i, g)
-            partial(i, g)
-            self.m.barrier()
-            finish(i, g, early)
-            return
         each(partial)
         self.m.barrier()
         each(finish)

@@ -46,6 +46,66 @@ __device__ __forceinline__ uint4 lds128(unsigned a) {
 }
 __device__ __forceinline__ unsigned word(const uint4& v, int i) { return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w; }
 
+// One warp's items over a staged tile (shared by both kernels): per filter row its B fragments
+// (bfrag(r, c)), per column-pair position two 16-byte pixel vectors, one PRMT per channel and
+// A register, one mma per channel and block; acc zeroed here. base: the lane's first pixel.
+template<int R, int NB, int PITCH, class BFrag>
+__device__ __forceinline__ void band_rows(float (&acc)[NB][8][4], unsigned base, BFrag bfrag) {
+  #pragma unroll
+  for (int b = 0; b < NB; b++)
+    #pragma unroll
+    for (int c = 0; c < 8; c++)
+      #pragma unroll
+      for (int k = 0; k < 4; k++) acc[b][c][k] = 0.f;
+  constexpr int UR = UNROLL_R;
+  #pragma unroll UR
+  for (int r = 0; r < R; r++) {
+    uint2 bfr[8];
+    #pragma unroll
+    for (int c = 0; c < 8; c++) bfr[c] = bfrag(r, c);
+    uint4 v[NB + 1][2][2];     // column-pair position x row (g, g + 8) x column (2q, 2q + 1)
+    #pragma unroll
+    for (int p = 0; p <= NB; p++)
+      #pragma unroll
+      for (int hh = 0; hh < 2; hh++)
+        #pragma unroll
+        for (int e = 0; e < 2; e++) v[p][hh][e] = lds128(base + (r + 8 * hh) * PITCH + (8 * p + e) * 16);
+    #pragma unroll
+    for (int c = 0; c < 8; c++) {
+      const unsigned sel = (c & 1) ? 0x7632 : 0x5410;
+      unsigned a[NB + 1][2];
+      #pragma unroll
+      for (int p = 0; p <= NB; p++)
+        #pragma unroll
+        for (int hh = 0; hh < 2; hh++) a[p][hh] = __byte_perm(word(v[p][hh][0], c >> 1), word(v[p][hh][1], c >> 1), sel);
+      #pragma unroll
+      for (int b = 0; b < NB; b++) mma(acc[b][c], a[b][0], a[b][1], a[b + 1][0], a[b + 1][1], bfr[c]);
+    }
+  }
+}
+
+// bias + relu and 16-byte stores of a lane's 8 channels x 4 pixels per block, straight from the
+// accumulators (output rows from ho0, columns from wo0, channels from ch)
+template<int NB>
+__device__ __forceinline__ void band_store(const float (&acc)[NB][8][4], const float* bf, half* out, int ho0, int wo0, int ch) {
+  constexpr int Ho = DIM_HO, Wo = DIM_WO, C = DIM_C;
+  const int lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
+  #pragma unroll
+  for (int b = 0; b < NB; b++)
+    #pragma unroll
+    for (int k = 0; k < 4; k++) {
+      const int ho = ho0 + g + 8 * (k >> 1), wo = wo0 + 8 * b + 2 * q + (k & 1);
+      if (ho < Ho && wo < Wo) {
+        uint4 o;
+        __half2* oh = reinterpret_cast<__half2*>(&o);
+        #pragma unroll
+        for (int c = 0; c < 4; c++)
+          oh[c] = __floats2half2_rn(fmaxf(acc[b][2 * c][k] + bf[2 * c], 0.f), fmaxf(acc[b][2 * c + 1][k] + bf[2 * c + 1], 0.f));
+        *reinterpret_cast<uint4*>(out + ((size_t)ho * Wo + wo) * C + ch) = o;
+      }
+    }
+}
+
 template<int R, int TW, int NB, int MINB>
 __global__ void __launch_bounds__(32 * (TW / (8 * NB)), MINB) band(const void* __restrict__ tmap,
     const uint2* __restrict__ btab, const half* __restrict__ bias, half* __restrict__ out)
@@ -94,54 +154,11 @@ __global__ void __launch_bounds__(32 * (TW / (8 * NB)), MINB) band(const void* _
           : "=r"(done) : "r"(bar), "r"(parity) : "memory");
     }
     float acc[NB][8][4];
-    #pragma unroll
-    for (int b = 0; b < NB; b++)
-      #pragma unroll
-      for (int c = 0; c < 8; c++)
-        #pragma unroll
-        for (int k = 0; k < 4; k++) acc[b][c][k] = 0.f;
-    const unsigned base = sbase + slot * SLOT + g * PITCH + (warp * 8 * NB + 2 * q) * 16;
-    constexpr int UR = UNROLL_R;
-    #pragma unroll UR
-    for (int r = 0; r < R; r++) {
-      uint2 bfr[8];
-      #pragma unroll
-      for (int c = 0; c < 8; c++) bfr[c] = bsm[(r * 8 + c) * 32 + lane];
-      uint4 v[NB + 1][2][2];     // column-pair position x row (g, g + 8) x column (2q, 2q + 1)
-      #pragma unroll
-      for (int p = 0; p <= NB; p++)
-        #pragma unroll
-        for (int hh = 0; hh < 2; hh++)
-          #pragma unroll
-          for (int e = 0; e < 2; e++) v[p][hh][e] = lds128(base + (r + 8 * hh) * PITCH + (8 * p + e) * 16);
-      #pragma unroll
-      for (int c = 0; c < 8; c++) {
-        const unsigned sel = (c & 1) ? 0x7632 : 0x5410;
-        unsigned a[NB + 1][2];
-        #pragma unroll
-        for (int p = 0; p <= NB; p++)
-          #pragma unroll
-          for (int hh = 0; hh < 2; hh++) a[p][hh] = __byte_perm(word(v[p][hh][0], c >> 1), word(v[p][hh][1], c >> 1), sel);
-        #pragma unroll
-        for (int b = 0; b < NB; b++) mma(acc[b][c], a[b][0], a[b][1], a[b + 1][0], a[b + 1][1], bfr[c]);
-      }
-    }
+    band_rows<R, NB, PITCH>(acc, sbase + slot * SLOT + g * PITCH + (warp * 8 * NB + 2 * q) * 16,
+                            [&](int r, int c) { return bsm[(r * 8 + c) * 32 + lane]; });
     __syncthreads();           // every warp done with this slot before its refill
     const int wt = tile % TWN, ht = (tile / TWN) % THN, n = tile / (TWN * THN);
-    #pragma unroll
-    for (int b = 0; b < NB; b++)
-      #pragma unroll
-      for (int k = 0; k < 4; k++) {
-        const int ho = ht * TH + g + 8 * (k >> 1), wo = wt * TW + warp * 8 * NB + 8 * b + 2 * q + (k & 1);
-        if (ho < Ho && wo < Wo) {
-          uint4 o;
-          __half2* oh = reinterpret_cast<__half2*>(&o);
-          #pragma unroll
-          for (int c = 0; c < 4; c++)
-            oh[c] = __floats2half2_rn(fmaxf(acc[b][2 * c][k] + bf[2 * c], 0.f), fmaxf(acc[b][2 * c + 1][k] + bf[2 * c + 1], 0.f));
-          *reinterpret_cast<uint4*>(out + ((size_t)(n * Ho + ho) * Wo + wo) * C + cg * 8) = o;
-        }
-      }
+    band_store<NB>(acc, bf, out + (size_t)n * Ho * Wo * C, ht * TH, wt * TW + warp * 8 * NB, cg * 8);
   }
 }
 
@@ -187,54 +204,11 @@ __global__ void __launch_bounds__(32 * (CB / 8) * (TW / (8 * NB)), MINB) band2(c
     if (next < TILES) { issue(next, slot ^ 1); wait<1>(); } else { wait<0>(); }
     __syncthreads();
     float acc[NB][8][4];
-    #pragma unroll
-    for (int b = 0; b < NB; b++)
-      #pragma unroll
-      for (int c = 0; c < 8; c++)
-        #pragma unroll
-        for (int k = 0; k < 4; k++) acc[b][c][k] = 0.f;
-    const unsigned base = sbase + slot * SLOT + wg * GROUP + g * PITCH + (wc * 8 * NB + 2 * q) * 16;
-    constexpr int UR = UNROLL_R;
-    #pragma unroll UR
-    for (int r = 0; r < R; r++) {
-      uint2 bfr[8];
-      #pragma unroll
-      for (int c = 0; c < 8; c++) bfr[c] = __ldg(btab + ((cgl * R + r) * 8 + c) * 32 + lane);
-      uint4 v[NB + 1][2][2];
-      #pragma unroll
-      for (int p = 0; p <= NB; p++)
-        #pragma unroll
-        for (int hh = 0; hh < 2; hh++)
-          #pragma unroll
-          for (int e = 0; e < 2; e++) v[p][hh][e] = lds128(base + (r + 8 * hh) * PITCH + (8 * p + e) * 16);
-      #pragma unroll
-      for (int c = 0; c < 8; c++) {
-        const unsigned sel = (c & 1) ? 0x7632 : 0x5410;
-        unsigned a[NB + 1][2];
-        #pragma unroll
-        for (int p = 0; p <= NB; p++)
-          #pragma unroll
-          for (int hh = 0; hh < 2; hh++) a[p][hh] = __byte_perm(word(v[p][hh][0], c >> 1), word(v[p][hh][1], c >> 1), sel);
-        #pragma unroll
-        for (int b = 0; b < NB; b++) mma(acc[b][c], a[b][0], a[b][1], a[b + 1][0], a[b + 1][1], bfr[c]);
-      }
-    }
+    band_rows<R, NB, PITCH>(acc, sbase + slot * SLOT + wg * GROUP + g * PITCH + (wc * 8 * NB + 2 * q) * 16,
+                            [&](int r, int c) { return __ldg(btab + ((cgl * R + r) * 8 + c) * 32 + lane); });
     __syncthreads();
     const int wt = tile % TWN, ht = (tile / TWN) % THN, n = tile / (TWN * THN);
-    #pragma unroll
-    for (int b = 0; b < NB; b++)
-      #pragma unroll
-      for (int k = 0; k < 4; k++) {
-        const int ho = ht * TH + g + 8 * (k >> 1), wo = wt * TW + wc * 8 * NB + 8 * b + 2 * q + (k & 1);
-        if (ho < Ho && wo < Wo) {
-          uint4 o;
-          __half2* oh = reinterpret_cast<__half2*>(&o);
-          #pragma unroll
-          for (int c = 0; c < 4; c++)
-            oh[c] = __floats2half2_rn(fmaxf(acc[b][2 * c][k] + bf[2 * c], 0.f), fmaxf(acc[b][2 * c + 1][k] + bf[2 * c + 1], 0.f));
-          *reinterpret_cast<uint4*>(out + ((size_t)(n * Ho + ho) * Wo + wo) * C + cgl * 8) = o;
-        }
-      }
+    band_store<NB>(acc, bf, out + (size_t)n * Ho * Wo * C, ht * TH, wt * TW + wc * 8 * NB, cgl * 8);
   }
 }
 '''

@@ -13,7 +13,7 @@ from ..problem import DTYPE_BYTES, ConvProblem
 from ..schedule import Kernel, Schedule
 from ..target import Target
 from .common import PlanError, accepted, cdiv
-from .direct_grouped import item_grid, split_rows_grid
+from .direct_grouped import default_accumulation, item_grid, split_rows_grid
 from .registry import KernelFamily, register
 
 SM_SMEM = 233_472            # shared memory per SM (sm_90a and sm_100a)
@@ -89,8 +89,7 @@ def tile_shape(p: ConvProblem, channels: int, pixels: int, slot_bytes: int, thre
     while rows < p.Ho and channels * DTYPE_BYTES[p.dtype] * in_cols \
             * (rows * p.stride[0] + (p.R - 1) * p.dilation[0] + 1) <= slot_bytes:
         rows += 1
-    return TileShape(channels, rows, cols, pixels, stages, threads,
-                     "f16_rows" if p.dtype == "f16" else "f32", ctas)
+    return TileShape(channels, rows, cols, pixels, stages, threads, default_accumulation(p), ctas)
 
 
 def depthwise_shape(p: ConvProblem) -> TileShape:

@@ -95,6 +95,12 @@ def wide_items_grid(p: ConvProblem) -> int:
     return item_grid(p, 4, v=largest_vector(p.F, p.dtype, 8))
 
 
+def default_accumulation(p: ConvProblem) -> str:
+    """Packed-f16 filter-row sums (f32 across rows) for f16 inputs, else f32: the depthwise
+    kernels' default (rel. L2 4-5e-4 for f16, bench/NOTES.md)."""
+    return "f16_rows" if p.dtype == "f16" else "f32"
+
+
 def split_rows_grid(p: ConvProblem, t: Target) -> bool:
     """Whether a depthwise conv (multiplier 1, 7+ columns, batch fixed at compile time) has a
     grid small enough that splitting its items' filter rows over threads wins on NVIDIA."""
@@ -126,7 +132,7 @@ def depthwise_shape(p: ConvProblem, t: Target) -> ItemShape:
     7-column windows plan it as large (16-byte vectors)."""
     if not (p.depthwise and p.F == p.C) or t.backend != "nvidia":
         return ItemShape()
-    acc = "f16_rows" if p.dtype == "f16" else "f32"
+    acc = default_accumulation(p)
     if p.S >= 7:
         if split_rows_grid(p, t):
             if p.Wo < 8 or p.dtype == "f32":   # 16 items of 8 (or all Wo) pixels per workgroup
@@ -244,7 +250,7 @@ def direct_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
             out.append(plan_grouped(p, t, ItemShape(pw, 128, 1, acc, ctas, True, rows, "select")))
         for pw, ctas, rows, padding in HALF_VECTOR_SHAPES if p.S < 7 else WIDE_HALF_VECTOR_SHAPES:  # 8-byte vectors
             out.append(plan_grouped(p, t, ItemShape(pw, 128, 1, acc, ctas, True, rows, padding, 8)))
-    acc = "f16_rows" if p.dtype == "f16" else "f32"
+    acc = default_accumulation(p)
     for pw, vb, items, groups in SPLIT_SHAPES if p.R > 1 else ():       # filter rows split over threads
         g = min(groups or MAX_ROW_GROUPS, p.R)
         out.append(plan_grouped(p, t, ItemShape(pw, items * g, 1, acc, 0, False, 1, "branch", vb, g)))

@@ -181,6 +181,28 @@ class DepthwiseTmaConfig(KernelConfig):
 
 
 @dataclass(frozen=True)
+class DepthwiseStripsConfig(KernelConfig):
+    """depthwise_strips: items of 16 images x rows output rows x 8 columns x channels channels
+    (lower/nvidia/depthwise_strips_geometry.py); ctas_per_sm co-resident CTAs (the register cap
+    and the persistent grid)."""
+
+    channels: int
+    rows: int
+    ctas_per_sm: int = 1
+
+    @property
+    def min_ctas_per_sm(self) -> int:
+        return self.ctas_per_sm
+
+    def check(self, s) -> None:
+        if min(self.channels, self.rows, self.ctas_per_sm) < 1 or self.channels % 4:
+            raise ValueError(f"depthwise strips {self}")
+
+    def describe(self) -> str:
+        return f" strips={self.rows} rows x {self.channels} channels ctas_per_sm={self.ctas_per_sm}"
+
+
+@dataclass(frozen=True)
 class DepthwiseMmaConfig(KernelConfig):
     """depthwise_mma: tiles of rows x cols output pixels x channels channels
     (lower/nvidia/depthwise_mma_geometry.py); ctas_per_sm co-resident CTAs (the register cap

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TypeVar
 
-from .kernel_configs import (DepthwiseMmaConfig, DepthwiseTmaConfig, DirectGroupedConfig, GatherConfig, GroupedMmaConfig, KernelConfig, LdsMfmaConfig,
+from .kernel_configs import (DepthwiseMmaConfig, DepthwiseStripsConfig, DepthwiseTmaConfig, DirectGroupedConfig, GatherConfig, GroupedMmaConfig, KernelConfig, LdsMfmaConfig,
                              PortableConfig, RowSlabConfig, Sm90WsConfig, Sm100WsConfig, TmaWgmmaConfig)
 from .target import get_target
 
@@ -35,6 +35,7 @@ class Kernel(str, Enum):
     GROUPED_MMA = "grouped_mma"
     DEPTHWISE_TMA = "depthwise_tma"
     DEPTHWISE_MMA = "depthwise_mma"
+    DEPTHWISE_STRIPS = "depthwise_strips"
 
     def __str__(self) -> str:
         return self.value
@@ -74,6 +75,7 @@ CONFIG_TYPES: dict[Kernel, type[KernelConfig]] = {
     Kernel.GROUPED_MMA: GroupedMmaConfig,
     Kernel.DEPTHWISE_TMA: DepthwiseTmaConfig,
     Kernel.DEPTHWISE_MMA: DepthwiseMmaConfig,
+    Kernel.DEPTHWISE_STRIPS: DepthwiseStripsConfig,
 }
 
 C = TypeVar("C", bound=KernelConfig)

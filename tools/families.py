@@ -156,6 +156,14 @@ VARIANTS: tuple[Variant, ...] = (
     Variant("depthwise_mma_residual", _L("dwqr", 2, 19, 21, 64, 64, 3, 3, dilation=(2, 2), pad=(2, 2, 2, 2), groups=64),
             lambda s: s.kernel == "depthwise_mma" and s.threads == 128,
             "tensor-core depthwise with a residual epilogue, dilation 2, 4 warps"),
+    Variant("depthwise_strips", _L("dws", 40, 30, 19, 32, 32, 7, 7, pad=(3, 2, 3, 4), groups=32, epilogue="bias_relu"),
+            _kernel("depthwise_strips"),
+            "depthwise on tensor cores with 16 images as the mma rows (the rule's default for 7x7 at batch 16+): "
+            "a partial image group, strips of a full group of 7 input rows and a tail, asymmetric pads, odd W"),
+    Variant("depthwise_strips_narrow", _L("dwsn", 33, 15, 250, 48, 48, 5, 9, pad=(2, 4, 2, 4), groups=48, dtype="bf16"),
+            lambda s: s.kernel == "depthwise_strips" and s.config.channels == 16,
+            "strip tensor-core depthwise, bf16 with a residual epilogue, 16-channel blocks (2 CTAs per SM), a "
+            "5x9 window, more items than resident CTAs (a CTA walks several)"),
     Variant("depthwise_multiplier", _L("dwm", 2, 12, 12, 24, 48, 3, 3, stride=(2, 2), pad=(1, 1, 1, 1),
                                        groups=24, epilogue="bias"),
             lambda s: True, "depthwise with a channel multiplier"),

@@ -19,6 +19,7 @@ from ..target import Target
 from ..tuning import knobs_of
 from .common import PlanError, cdiv
 from .depthwise_mma import DEPTHWISE_MMA, SMALL_GRID_CTAS, mma_candidates, small_grid_tile
+from .depthwise_strips import DEPTHWISE_STRIPS, prefers_strips, strips_candidates
 from .depthwise_tma import DEPTHWISE_TMA, prefers_tiles, tma_candidates
 from .direct_grouped import direct_candidates, plan_grouped
 from .registry import Declined, KernelFamily, register
@@ -88,9 +89,15 @@ def plan_grouped_choice(p: ConvProblem, t: Target) -> Schedule:
     tensor-core kernel's reason on NVIDIA targets. Depthwise convs: the direct kernel, or, where
     the rule prefers tiles (prefers_tiles: 7+ column windows on a small grid), the tensor-core
     depthwise kernel with its small-grid tile for f16/bf16 (the direct kernel when that tile
-    would take more than SMALL_GRID_CTAS CTAs per SM), else the TMA tile kernel."""
+    would take more than SMALL_GRID_CTAS CTAs per SM), else the TMA tile kernel; 7+ column
+    windows at a batch of 16 and more (prefers_strips): the strip tensor-core kernel."""
     if p.depthwise:
         s = plan_grouped(p, t)
+        if prefers_strips(p, t):
+            got = DEPTHWISE_STRIPS.attempt(p, t)
+            if not isinstance(got, Declined):
+                return got
+            s = dataclasses.replace(s, reason=f"{s.reason} (depthwise_strips declined: {got})")
         if not prefers_tiles(p, t):
             return s
         mma_why = DEPTHWISE_MMA.supports(p, t)
@@ -122,7 +129,8 @@ def grouped_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
     tensor-core kernel."""
     first = plan_grouped_choice(p, t)
     if first.kernel != Kernel.GROUPED_MMA:
-        cands = [first, plan_grouped(p, t)] + mma_candidates(p, t) + tma_candidates(p, t) + direct_candidates(p, t)
+        cands = ([first, plan_grouped(p, t)] + strips_candidates(p, t) + mma_candidates(p, t) + tma_candidates(p, t)
+                 + direct_candidates(p, t))
         first_of = {}
         for s in cands:                  # one schedule per knob tuple, the first (the default's reason)
             first_of.setdefault(knobs_of(s), s)

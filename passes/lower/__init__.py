@@ -17,6 +17,7 @@ from .common.executable import build_executable, conv_bindings
 from .common.direct_grouped import direct_grouped_batch_grid, emit_direct_grouped
 from .common.igemm import emit_portable_igemm, portable_batch_grid
 from .nvidia.depthwise_mma import emit_depthwise_mma
+from .nvidia.depthwise_strips import emit_depthwise_strips
 from .nvidia.depthwise_tma import emit_depthwise_tma
 from .nvidia.grouped_mma import emit_grouped_mma
 from .nvidia.sm90_gather import emit_sm90_gather_wgmma
@@ -35,7 +36,7 @@ EMITTERS = {"portable_igemm": emit_portable_igemm, "sm90_tma_wgmma": emit_sm90_t
             "sm90_ws_pingpong": emit_sm90_ws, "sm90_ws_streamk": emit_sm90_ws, "sm90_rows_wgmma": emit_sm90_rows,
             "sm100_ws": emit_sm100_ws, "amd_lds_mfma": emit_amd_lds_mfma, "direct_grouped": emit_direct_grouped,
              "grouped_mma": emit_grouped_mma, "depthwise_tma": emit_depthwise_tma,
-             "depthwise_mma": emit_depthwise_mma}
+             "depthwise_mma": emit_depthwise_mma, "depthwise_strips": emit_depthwise_strips}
 
 
 MACHINES = {"nvidia": NvidiaMachine, "amd": AmdMachine}

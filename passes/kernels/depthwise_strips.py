@@ -25,6 +25,7 @@ SM_REGISTERS = 65_536
 STAGES = 5                   # input-row slots (3 rows in flight: LAG = 2)
 MIN_BATCH = 16               # one item's images: below, mma rows idle
 MIN_WINDOW = 7               # window columns from which the rule takes this kernel
+MIN_OUTPUTS_PER_SM = 16_384  # the rule's smallest grid (outputs per SM)
 
 
 def supports(p: ConvProblem, t: Target) -> str | None:
@@ -93,11 +94,16 @@ def plan_depthwise_strips(p: ConvProblem, t: Target, rows: int | None = None,
 
 def prefers_strips(p: ConvProblem, t: Target) -> bool:
     """Whether the planner takes this kernel: windows of MIN_WINDOW+ columns at a batch of
-    MIN_BATCH+, images of 2R+ output rows (a strip re-reads R - 1 rows above its own). H100,
-    ConvNeXt-T 7x7 at batch 32 (bench/NOTES.md), strips against the direct kernel: 56 px 21.9
-    against 31.3 us, 28 px 17.2 / 17.5, 14 px 10.1 / 11.2, but 7 px 7.2 / 5.7; 56 px at batch 16
-    14.9 / 18.3."""
-    return p.S >= MIN_WINDOW and p.N >= MIN_BATCH and p.Ho >= 2 * p.R and supports(p, t) is None
+    MIN_BATCH+, images of 2R+ output rows (a strip re-reads R - 1 rows above its own) and
+    MIN_OUTPUTS_PER_SM+ outputs per SM (each item's R - 1 extra rows and its per-row barrier
+    need enough rows to spread over). H100, strips against the direct kernel (bench/NOTES.md):
+    ConvNeXt-T 7x7 at batch 32: 56 px 21.7 against 31.2 us, 28 px 17.1 / 17.4, 14 px 9.9 / 11.2
+    (18k outputs per SM), 7 px 7.2 / 5.7; 56 px at batch 16/24/64 14.8/19.6/41.8 against
+    18.4/26.5/57.0; but 7x7 at 33 px x 48 channels, batch 20, 7.9 / 6.2 and at 29 x 31 px x 32
+    channels, batch 32, 5.9 / 5.3 (7-8k outputs per SM)."""
+    if not (p.S >= MIN_WINDOW and p.N >= MIN_BATCH and p.Ho >= 2 * p.R):
+        return False
+    return p.N * p.Ho * p.Wo * p.C >= MIN_OUTPUTS_PER_SM * t.num_sms and supports(p, t) is None
 
 
 def strips_candidates(p: ConvProblem, t: Target) -> list[Schedule]:

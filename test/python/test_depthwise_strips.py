@@ -9,7 +9,7 @@ lower/nvidia/depthwise_strips.py) without a GPU.
   conv on random shapes (batches not a multiple of 16, windows 1-9 x 1-7, asymmetric pads, rows
   not a multiple of the strip height, columns not of 8), conftest's.
 - Geometry: regions disjoint and aligned, gathers inside the box, declines.
-- Planning: the rule (7+ column windows, batch 16+, 2R+ output rows), schedules agree with the
+- Planning: the rule (7+ column windows, batch 16+, 2R+ output rows, 16k+ outputs per SM), schedules agree with the
   layout, candidates; emitted code and ptxas for sm_90a/sm_100a, no spills.
 """
 
@@ -192,12 +192,14 @@ def test_declines(kw, why):
 
 
 def test_rule():
-    """7+ column windows at a batch of 16+ with 2R+ output rows take this kernel (ConvNeXt-T 56,
-    28 and 14 px at batch 32, 56 px at batch 16); 7 px, batch 1 and 3x3/5x5 windows do not."""
+    """7+ column windows at a batch of 16+ with 2R+ output rows and 16k+ outputs per SM take
+    this kernel (ConvNeXt-T 56, 28 and 14 px at batch 32, 56 px at batch 16); 7 px, batch 1, a
+    small grid (33 px x 48 channels at batch 20: 8k per SM) and 3x3/5x5 windows do not."""
     for name, kw, want in (("convnext_dw7x7_56", {}, True), ("convnext_dw7x7_7", {}, False),
                            ("convnext_dw7x7_56_b1", {}, False), ("convnext_dw7x7_56", dict(N=16), True),
                            ("convnext_dw7x7_56", dict(N=12), False),
                            ("convnext_dw7x7_56", dict(H=14, W=14, C=384, F=384, groups=384), True),
+                           ("convnext_dw7x7_56", dict(N=20, H=33, W=33, C=48, F=48, groups=48), False),
                            ("mbv2_dw3x3_56", {}, False), ("effnet_dw5x5_s2", {}, False)):
         p = _p(name, **kw)
         s = plan_schedule_for(p, SM90)

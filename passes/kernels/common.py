@@ -8,6 +8,14 @@ from ..problem import ConvProblem, DTYPE_BYTES
 from ..schedule import Schedule
 
 
+# One sm_90a / sm_100a SM, for the occupancy estimates of the persistent kernels
+SM_SMEM = 233_472            # shared memory per SM (228 KB)
+CTA_SMEM_RESERVE = 1024      # what the hardware keeps per resident CTA
+SM_THREADS = 2048
+SM_REGISTERS = 65_536
+MAX_CTAS = 8                 # co-resident CTAs considered
+
+
 def cdiv(a: int, b: int) -> int:
     return -(-a // b)
 

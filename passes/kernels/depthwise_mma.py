@@ -17,14 +17,9 @@ from ..lower.nvidia.depthwise_mma_geometry import (DepthwiseMmaGeometry, Depthwi
 from ..problem import ConvProblem
 from ..schedule import Kernel, Schedule
 from ..target import Target
-from .common import PlanError, accepted, cdiv
+from .common import CTA_SMEM_RESERVE, MAX_CTAS, SM_REGISTERS, SM_SMEM, SM_THREADS, PlanError, accepted, cdiv
 from .registry import KernelFamily, register
 
-SM_SMEM = 233_472            # shared memory per SM (sm_90a and sm_100a)
-CTA_SMEM_RESERVE = 1024      # what the hardware keeps per resident CTA
-SM_THREADS = 2048
-SM_REGISTERS = 65_536
-MAX_CTAS = 8                 # co-resident CTAs considered
 MAX_ACCUMULATORS = 64        # f32 accumulators per thread (one channel's fragments)
 MAX_SMEM = 64 * 1024         # per CTA: at least 3 CTAs share an SM
 TILE_COST = 512              # a tile's fixed cost (barriers, filter rows, addresses) in staged elements

@@ -16,12 +16,9 @@ from ..lower.nvidia.depthwise_strips_geometry import (CG, DepthwiseStrips, Depth
 from ..problem import DTYPE_BYTES, ConvProblem
 from ..schedule import Kernel, Schedule
 from ..target import Target
-from .common import PlanError, accepted, cdiv
+from .common import CTA_SMEM_RESERVE, SM_REGISTERS, SM_SMEM, PlanError, accepted, cdiv
 from .registry import KernelFamily, register
 
-SM_SMEM = 233_472            # shared memory per SM (sm_90a and sm_100a)
-CTA_SMEM_RESERVE = 1024      # what the hardware keeps per resident CTA
-SM_REGISTERS = 65_536
 STAGES = 5                   # input-row slots (3 rows in flight: LAG = 2)
 MIN_BATCH = 16               # one item's images: below, mma rows idle
 MIN_WINDOW = 7               # window columns from which the rule takes this kernel

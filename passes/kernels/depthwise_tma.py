@@ -12,15 +12,10 @@ from ..lower.nvidia import depthwise_tma, tensormap
 from ..problem import DTYPE_BYTES, ConvProblem
 from ..schedule import Kernel, Schedule
 from ..target import Target
-from .common import PlanError, accepted, cdiv
+from .common import CTA_SMEM_RESERVE, MAX_CTAS, SM_REGISTERS, SM_SMEM, SM_THREADS, PlanError, accepted, cdiv
 from .direct_grouped import default_accumulation, item_grid, split_rows_grid
 from .registry import KernelFamily, register
 
-SM_SMEM = 233_472            # shared memory per SM (sm_90a and sm_100a)
-CTA_SMEM_RESERVE = 1024      # what the hardware keeps per resident CTA
-SM_THREADS = 2048
-SM_REGISTERS = 65_536
-MAX_CTAS = 8                 # co-resident CTAs considered
 
 
 @dataclass(frozen=True)

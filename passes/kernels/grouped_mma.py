@@ -17,14 +17,13 @@ from ..kernel_configs import GroupedMmaConfig
 from ..schedule import Kernel, Schedule
 from ..target import Target
 from ..tuning import knobs_of
-from .common import PlanError, cdiv
+from .common import SM_SMEM, PlanError, cdiv
 from .depthwise_mma import DEPTHWISE_MMA, SMALL_GRID_CTAS, mma_candidates, small_grid_tile
 from .depthwise_strips import DEPTHWISE_STRIPS, prefers_strips, strips_candidates
 from .depthwise_tma import DEPTHWISE_TMA, prefers_tiles, tma_candidates
 from .direct_grouped import direct_candidates, plan_grouped
 from .registry import Declined, KernelFamily, register
 
-SM_SMEM_BYTES = 233472          # shared memory per SM on H100/H200/B200 (228 KB)
 TUNING_TILES = 3                # tile options offered to the tuner
 
 
@@ -48,7 +47,7 @@ def _options(p: ConvProblem, t: Target) -> list[TileOption]:
     why = supports(p, t)
     if why:
         raise GroupedMmaUnsupported(why)
-    return tile_options(p, t.smem_bytes, SM_SMEM_BYTES, t.num_sms)
+    return tile_options(p, t.smem_bytes, SM_SMEM, t.num_sms)
 
 
 def _schedule(p: ConvProblem, t: Target, o: TileOption) -> Schedule:

@@ -24,7 +24,8 @@ import numpy as np
 import pytest
 
 from conftest import compile_layer, grouped_conv_reference
-from convc.passes.kernels.depthwise_tma import (CTA_SMEM_RESERVE, SM_SMEM, depthwise_shape, plan_depthwise_tma,
+from convc.passes.kernels.common import CTA_SMEM_RESERVE, SM_SMEM
+from convc.passes.kernels.depthwise_tma import (depthwise_shape, plan_depthwise_tma,
                                                 supports, tma_candidates)
 from convc.passes.lower.nvidia.depthwise_tile import DepthwiseTileUnsupported, depthwise_tile, filter_map_args
 from convc.passes.lower.nvidia.depthwise_tma import DepthwiseLayout, tile_geometry

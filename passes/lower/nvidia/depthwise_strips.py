@@ -132,7 +132,7 @@ class DepthwiseStripsKernel:
 
     # ------------------------------------------------------------------ one item
     def _item(self, k) -> None:
-        p, g, e = self.p, self.g, self.e
+        g, e = self.g, self.e
         t = e.add(self.pid, e.mul(k, self.s.grid[0]))
         self.row0 = e.mul(k, g.rows)            # rows staged before this item's (the stages alternate across items)
         self.where = g.item(self.ops, t)

@@ -38,6 +38,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness as h  # noqa: E402
 
 SRC = r'''
+#ifndef PIPE
+#define PIPE 0      // 1: the next input row's gathers issued before this row's mma and epilogue
+#endif
 #ifndef ABL
 #define ABL 0       // ablations (timing only, outputs wrong): 1 no mma (one FADD per product instead), 2 no epilogue
 #endif
@@ -162,22 +165,30 @@ __global__ void __launch_bounds__(32 * (CB / CG) * (TW / 8), MINB) strip(const v
       for (int ch = 0; ch < CG; ch++)
         #pragma unroll
         for (int k = 0; k < 4; k++) acc[s][ch][k] = 0.f;
+    Words<CG> v[2][2][2];
+    auto gather = [&](int step) {          // wait for input row `step`'s slot, its 8 gathers
+      const int sl = step % NS;
+      bar_wait(fb + 8 * sl, (step / NS) & 1);
+      #pragma unroll
+      for (int hh = 0; hh < 2; hh++)
+        #pragma unroll
+        for (int kk = 0; kk < 2; kk++)
+          #pragma unroll
+          for (int e = 0; e < 2; e++) v[hh][kk][e] = lds<CG>(base + sl * IN_SLOT + goff[hh][kk][e]);
+    };
+    if (PIPE) {
+      if (threadIdx.x == 0 && gs + NS - LAG < nsteps) issue(gs + NS - LAG);
+      gather(gs);
+    }
     for (int i0 = 0; i0 < STEPS; i0 += R) {
       #pragma unroll
       for (int j = 0; j < R; j++) {
         const int i = i0 + j;
         if (i < STEPS) {
           const int slot = gs % NS;
-          if (threadIdx.x == 0 && gs + NS - LAG < nsteps) issue(gs + NS - LAG);
-          bar_wait(fb + 8 * slot, (gs / NS) & 1);
-          const unsigned sb = base + slot * IN_SLOT;
-          Words<CG> v[2][2][2];
-          #pragma unroll
-          for (int hh = 0; hh < 2; hh++)
-            #pragma unroll
-            for (int kk = 0; kk < 2; kk++)
-              #pragma unroll
-              for (int e = 0; e < 2; e++) v[hh][kk][e] = lds<CG>(sb + goff[hh][kk][e]);
+          if (!PIPE || i > 0)
+            if (threadIdx.x == 0 && gs + NS - LAG < nsteps) issue(gs + NS - LAG);
+          if (!PIPE) gather(gs);
           unsigned a[CG][4];                 // a0 (g, 2q..), a1 (g + 8, 2q..), a2 (g, 2q + 8..), a3 (g + 8, 2q + 8..)
           #pragma unroll
           for (int ch = 0; ch < CG; ch++)
@@ -188,6 +199,7 @@ __global__ void __launch_bounds__(32 * (CB / CG) * (TW / 8), MINB) strip(const v
                 a[ch][2 * kk + hh] = __byte_perm(v[hh][kk][0].w[ch >> 1], v[hh][kk][1].w[ch >> 1], (ch & 1) ? 0x7632 : 0x5410);
           __syncwarp();
           if (lane == 0) asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" :: "r"(eb + 8 * slot) : "memory");
+          if (PIPE && i + 1 < STEPS) gather(gs + 1);   // the next row's gathers in flight during this row's mma
           gs++;
           #pragma unroll
           for (int r = 0; r < R; r++)
@@ -260,6 +272,7 @@ VARIANTS = [(32, 8, 19, 5, 4, 0, 1), (32, 8, 19, 5, 4, 3, 1), (32, 8, 19, 6, 4, 
             (16, 16, 19, 5, 4, 0, 1), (16, 16, 28, 5, 4, 0, 1), (16, 16, 14, 5, 4, 0, 1)]
 TIMING = os.environ.get("TIMING", "cupti")
 ABL = int(os.environ.get("ABL", "0"))         # ablations: 1 no mma, 2 no epilogue, 3 neither
+PIPE = int(os.environ.get("PIPE", "0"))       # 1: software-pipelined gathers
 ONLY = os.environ.get("ONLY")                   # a comma-separated subset of variant indices
 
 
@@ -307,7 +320,7 @@ def main():
     print("shape", [N, H, W, C, R], "copy", round(copy, 2), "cudnn", round(h.cudnn_us(p, graphs=TIMING), 2), flush=True)
     variants = [v for i, v in enumerate(VARIANTS) if C % v[0] == 0 and (not ONLY or str(i) in ONLY.split(","))]
     names = [f"strip<{R},{cb},{tw},{L},{ns},{cg},{ob},{mb}>" for cb, tw, L, ns, cg, ob, mb in variants]
-    mod = cp.RawModule(code=f"#define ABL {ABL}\n" + h.sized_source(p, SRC), options=("-std=c++17", "--use_fast_math"), name_expressions=names)
+    mod = cp.RawModule(code=f"#define ABL {ABL}\n#define PIPE {PIPE}\n" + h.sized_source(p, SRC), options=("-std=c++17", "--use_fast_math"), name_expressions=names)
     btab = band_table(p.filt)
     sms = cp.cuda.Device().attributes["MultiProcessorCount"]
     inputs = [p.xin] + [p.xin.clone() for _ in range(3)]

@@ -13,7 +13,7 @@ of 16 output rows, so one A fragment serves every filter row:
   streams one TMA box per input row (CB channels x TW + 9 columns x 1 row x 16
   images, swizzled by the pixel's CB * 2 bytes so that the fragment gathers spread over the
   banks; zero fill = the padding and the missing images) through NS slots with full/empty
-  mbarriers, refilling a slot LAG = 2 steps after its last use (the slowest warp rarely holds it);
+  mbarriers, refilling a slot LAG (2) steps after its last use (the slowest warp rarely holds it);
 - consumer warp w owns CG channels and 8 output columns: per input row 8 gathers of CG channels,
   one PRMT per channel and A register, R * CG mma; a finished output row goes through a swizzled
   staging tile (bias, relu, f16) to a TMA store (clipped at the tensor's edges: partial image
@@ -38,6 +38,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness as h  # noqa: E402
 
 SRC = r'''
+#ifndef SLOT_LAG
+#define SLOT_LAG 2  // steps between a slot's last read and its refill
+#endif
 #ifndef PIPE
 #define PIPE 0      // 1: the next input row's gathers issued before this row's mma and epilogue
 #endif
@@ -105,7 +108,7 @@ __global__ void __launch_bounds__(32 * (CB / CG) * (TW / 8), MINB) strip(const v
   __syncthreads();
   // thread 0 also produces: global step gsp of this CTA (item blockIdx.x + k gridDim.x, input row i)
   // into slot gsp % NS once every warp has released that slot (LAG steps after its last use)
-  constexpr int LAG = 2;
+  constexpr int LAG = SLOT_LAG;
   const int nsteps = (ITEMS - (int)blockIdx.x + (int)gridDim.x - 1) / (int)gridDim.x * STEPS;
   auto issue = [&](int gsp) {
     const int item = blockIdx.x + gsp / STEPS * gridDim.x, i = gsp % STEPS, slot = gsp % NS;
@@ -269,10 +272,12 @@ __global__ void __launch_bounds__(32 * (CB / CG) * (TW / 8), MINB) strip(const v
 VARIANTS = [(32, 8, 19, 5, 4, 0, 1), (32, 8, 19, 5, 4, 3, 1), (32, 8, 19, 6, 4, 3, 1), (32, 8, 19, 5, 4, 4, 1),
             (32, 8, 14, 5, 4, 3, 1), (32, 8, 12, 5, 4, 3, 1), (32, 8, 10, 5, 4, 3, 1), (32, 8, 28, 5, 4, 3, 1),
             (16, 8, 19, 5, 4, 3, 1), (32, 8, 19, 5, 2, 3, 1), (16, 8, 19, 5, 2, 3, 2), (32, 8, 19, 4, 4, 3, 1),
-            (16, 16, 19, 5, 4, 0, 1), (16, 16, 28, 5, 4, 0, 1), (16, 16, 14, 5, 4, 0, 1)]
+            (16, 16, 19, 5, 4, 0, 1), (16, 16, 28, 5, 4, 0, 1), (16, 16, 14, 5, 4, 0, 1), (32, 8, 19, 6, 4, 0, 1),
+            (32, 8, 19, 7, 4, 0, 1)]
 TIMING = os.environ.get("TIMING", "cupti")
 ABL = int(os.environ.get("ABL", "0"))         # ablations: 1 no mma, 2 no epilogue, 3 neither
 PIPE = int(os.environ.get("PIPE", "0"))       # 1: software-pipelined gathers
+LAG = int(os.environ.get("LAG", "2"))         # steps between a slot's last read and its refill
 ONLY = os.environ.get("ONLY")                   # a comma-separated subset of variant indices
 
 
@@ -320,7 +325,7 @@ def main():
     print("shape", [N, H, W, C, R], "copy", round(copy, 2), "cudnn", round(h.cudnn_us(p, graphs=TIMING), 2), flush=True)
     variants = [v for i, v in enumerate(VARIANTS) if C % v[0] == 0 and (not ONLY or str(i) in ONLY.split(","))]
     names = [f"strip<{R},{cb},{tw},{L},{ns},{cg},{ob},{mb}>" for cb, tw, L, ns, cg, ob, mb in variants]
-    mod = cp.RawModule(code=f"#define ABL {ABL}\n#define PIPE {PIPE}\n" + h.sized_source(p, SRC), options=("-std=c++17", "--use_fast_math"), name_expressions=names)
+    mod = cp.RawModule(code=f"#define ABL {ABL}\n#define PIPE {PIPE}\n#define SLOT_LAG {LAG}\n" + h.sized_source(p, SRC), options=("-std=c++17", "--use_fast_math"), name_expressions=names)
     btab = band_table(p.filt)
     sms = cp.cuda.Device().attributes["MultiProcessorCount"]
     inputs = [p.xin] + [p.xin.clone() for _ in range(3)]

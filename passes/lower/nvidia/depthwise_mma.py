@@ -29,7 +29,7 @@ input there (inf, NaN) would poison the products, as in any GEMM formulation.
 
 from __future__ import annotations
 
-from ...ir import ir, arith_d, hal_d, memref_d, parse_attr, vector_d
+from ...ir import ir, arith_d, hal_d, memref_d, vector_d
 from ...kernel_configs import DepthwiseMmaConfig
 from ...problem import ConvProblem
 from ...schedule import Schedule
@@ -62,19 +62,13 @@ class DepthwiseMma:
         if self.g.smem_bytes != s.smem_bytes:
             raise ValueError(f"schedule has {s.smem_bytes} B of shared memory, the layout needs {self.g.smem_bytes}")
 
-    def _view(self, dtype: ir.Type, count: int):
-        space = parse_attr("#gpu.address_space<workgroup>")
-        return memref_d.view(ir.MemRefType.get([count], dtype, memory_space=space), self.smem.memref,
-                             self.e.c(0), [])
-
     def emit(self, memrefs) -> None:
         p, s, g, e = self.p, self.s, self.g, self.e
         self.memrefs = memrefs
         self.smem = SharedBlock(self.m, g.smem_bytes)
-        eb = g.elem_bytes
-        self.elems = self._view(float_type(p.dtype), g.smem_bytes // eb)
-        self.floats = self._view(ir.F32Type.get(), g.smem_bytes // 4)
-        self.words = self._view(ir.IntegerType.get_signless(32), g.smem_bytes // 4)
+        self.elems = self.smem.view(float_type(p.dtype))
+        self.floats = self.smem.view(ir.F32Type.get())
+        self.words = self.smem.view(ir.IntegerType.get_signless(32))
         self.tid = self.m.thread_id(e)
         self.lane, self.warp = e.rem(self.tid, 32), e.div(self.tid, 32)
         cb = hal_d.InterfaceWorkgroupIDOp(0).result

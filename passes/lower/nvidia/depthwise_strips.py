@@ -30,7 +30,7 @@ input there (inf, NaN) would poison the products, as in any GEMM formulation.
 
 from __future__ import annotations
 
-from ...ir import ir, arith_d, hal_d, llvm_d, memref_d, parse_attr, vector_d
+from ...ir import ir, arith_d, hal_d, llvm_d, memref_d, vector_d
 from ...kernel_configs import DepthwiseStripsConfig
 from ...problem import ConvProblem
 from ...schedule import Schedule
@@ -64,17 +64,12 @@ class DepthwiseStripsKernel:
         if self.lay.total != s.smem_bytes:
             raise ValueError(f"schedule has {s.smem_bytes} B of shared memory, the layout needs {self.lay.total}")
 
-    def _view(self, dtype: ir.Type, count: int):
-        space = parse_attr("#gpu.address_space<workgroup>")
-        return memref_d.view(ir.MemRefType.get([count], dtype, memory_space=space), self.smem.memref,
-                             self.e.c(0), [])
-
     def emit(self, memrefs) -> None:
         p, g, e, lay = self.p, self.g, self.e, self.lay
         self.memrefs = memrefs
         self.smem = SharedBlock(self.m, lay.total)
-        self.elems = self._view(float_type(p.dtype), lay.total // g.elem_bytes)
-        self.floats = self._view(ir.F32Type.get(), lay.total // 4)
+        self.elems = self.smem.view(float_type(p.dtype))
+        self.floats = self.smem.view(ir.F32Type.get())
         self.tid = self.m.thread_id(e)
         self.lane, self.warp = e.rem(self.tid, 32), e.div(self.tid, 32)
         self.gl, self.q = e.div(self.lane, 4), e.rem(self.lane, 4)

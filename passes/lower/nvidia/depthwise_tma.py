@@ -24,9 +24,9 @@ neighbouring row tiles (which share R-1 input rows) are in flight together and m
 
 from __future__ import annotations
 
-from ...ir import ir, arith_d, hal_d, memref_d, parse_attr, vector_d
+from ...ir import arith_d, hal_d, vector_d
 from ...kernel_configs import DepthwiseTmaConfig
-from ...problem import ConvProblem, DTYPE_BYTES
+from ...problem import ConvProblem
 from ...schedule import Schedule
 from ..common.direct_grouped import row_fmas
 from ..common.emit import Emitter, float_type, vec_type, zeros
@@ -71,10 +71,7 @@ class DepthwiseTma:
         self.pid = hal_d.InterfaceWorkgroupIDOp(0).result
         tid = self.m.thread_id(e)
         self.smem = SharedBlock(self.m, lay.total)
-        eb = DTYPE_BYTES[p.dtype]
-        space = parse_attr("#gpu.address_space<workgroup>")
-        self.elems = memref_d.view(ir.MemRefType.get([lay.total // eb], float_type(p.dtype), memory_space=space),
-                                   self.smem.memref, e.c(0), [])
+        self.elems = self.smem.view(float_type(p.dtype))
         self.desc, self.filter_desc = descriptor_slots(self.pid, memrefs[-1], DESCRIPTORS)
         count = e.div(e.add(e.sub(g.tiles, self.pid), self.s.grid[0] - 1), self.s.grid[0])
         issuer = e.cmp("eq", tid, 0)

@@ -19,7 +19,7 @@ residual elsewhere.
 
 from __future__ import annotations
 
-from ...ir import ir, arith_d, hal_d, llvm_d, memref_d, parse_attr, vector_d
+from ...ir import arith_d, hal_d, llvm_d, memref_d, vector_d
 from ...problem import ConvProblem, DTYPE_BYTES
 from ...schedule import Schedule
 from ..common.emit import Emitter, float_type, vec_type
@@ -137,8 +137,7 @@ class Sm90Rows:
         per_row = g.ktiles * 64 // CHUNK
         jobs = p.F * per_row
         dt = float_type(p.dtype)
-        elems = memref_d.view(ir.MemRefType.get([lay.total // 2], dt, memory_space=parse_attr("#gpu.address_space<workgroup>")),
-                              self.smem.memref, e.c(0), [])
+        elems = self.smem.view(dt)
         w = self.memrefs[p.filter]
         rsc = p.R * g.sc
         for it in range(-(-jobs // THREADS)):

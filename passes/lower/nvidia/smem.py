@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...ir import arith_d
+from ...ir import ir, arith_d, memref_d, parse_attr
 from .primitives import I64, address_of, i64, index_to
 
 BARRIER_BYTES = 8                 # one mbarrier object
@@ -66,8 +66,17 @@ class SharedBlock:
     """The kernel's allocation (made by the target's Machine) and addresses in it."""
 
     def __init__(self, machine, total: int):
+        self.total = total
         self.memref = machine.alloc_shared_bytes(total, BLOCK_ALIGN)
         self.base = address_of(self.memref)
+
+    def view(self, dtype: ir.Type) -> ir.Value:
+        """The whole allocation as a flat workgroup memref of `dtype` elements (for vector and
+        scalar loads and stores at element indices)."""
+        count = self.total // (dtype.width // 8)
+        space = parse_attr("#gpu.address_space<workgroup>")
+        zero = arith_d.constant(ir.IndexType.get(), 0)
+        return memref_d.view(ir.MemRefType.get([count], dtype, memory_space=space), self.memref, zero, [])
 
     def at(self, offset):
         """i64 shared address of byte `offset` (an int or an i64 value)."""

@@ -1,5 +1,6 @@
 """Shared fixtures: compile small models with convc and run them on the CPU."""
 
+import glob
 import os
 import subprocess
 
@@ -22,6 +23,15 @@ def compile_layer(tmp_path, layer: Layer, target: str = "llvm-cpu", **kw):
     out = tmp_path / f"{layer.name}.{target}.vmfb"
     res = compile_file(str(src), str(out), CompileOptions(target=target, **kw))
     return out, res
+
+
+def layer_ptx(tmp_path, layer: Layer, arch: str, candidate=None) -> str:
+    """Compiles layer for arch (no tuning cache; `candidate`: a tuning round's index) and returns
+    the path of its dumped PTX."""
+    dump = tmp_path / f"dump_{layer.name}_{arch}_{candidate}"
+    compile_layer(tmp_path, layer, target=arch, dump_dir=str(dump), tuning_cache="none", candidate=candidate)
+    (path,) = glob.glob(str(dump / "binaries" / "*.ptx"))
+    return path
 
 
 def run_layer_cpu(vmfb, layer: Layer, seed: int):

@@ -17,7 +17,6 @@ lower/nvidia/depthwise_mma.py) without a GPU.
 """
 
 import dataclasses
-import glob
 import os
 import re
 import subprocess
@@ -25,7 +24,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from conftest import compile_layer, grouped_conv_reference
+from conftest import grouped_conv_reference, layer_ptx
 from convc.passes.kernels.common import PlanError
 from convc.passes.kernels.depthwise_mma import mma_candidates, plan_depthwise_mma, small_grid_tile, supports
 from convc.passes.lower.common.int_ops import NumpyOps
@@ -266,13 +265,6 @@ def test_dynamic_batch_stays_on_the_direct_kernel():
     assert plan_schedule_for(p, SM90).kernel == "direct_grouped"
 
 
-def _ptx(layer, arch, tmp_path, candidate=None):
-    dump = tmp_path / f"dump_{layer.name}_{arch}_{candidate}"
-    compile_layer(tmp_path, layer, target=arch, dump_dir=str(dump), tuning_cache="none", candidate=candidate)
-    (path,) = glob.glob(str(dump / "binaries" / "*.ptx"))
-    return path
-
-
 def _mma_indices(p, t):
     return [i for i, s in enumerate(candidate_schedules(p, t)) if s.kernel == "depthwise_mma"]
 
@@ -282,7 +274,7 @@ def test_emitted_code(tmp_path):
     i = _mma_indices(p, SM90)[0]
     s = candidate_schedules(p, SM90)[i]
     g = geometry_of(p, s)
-    text = open(_ptx(LAYERS["convnext_dw7x7_56"], "sm_90a", tmp_path, i)).read()
+    text = open(layer_ptx(tmp_path, LAYERS["convnext_dw7x7_56"], "sm_90a", i)).read()
     # the channel loop's body: per row fragment and filter row, one mma per (block, chunk) pair
     assert text.count("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32") == g.mt * g.R * len(g.pairs)
     assert text.count("ldmatrix.sync.aligned.m8n8.x4.shared.b16") == g.mt * g.R * g.chunks
@@ -298,7 +290,7 @@ def test_ptxas_candidates(tmp_path, arch):
     t = get_target(arch)
     for name in ("mbv2_dw3x3_56", "effnet_dw5x5_s2", "convnext_dw7x7_7"):
         for i in _mma_indices(_p(name), t)[::2]:
-            path = _ptx(LAYERS[name], arch, tmp_path, i)
+            path = layer_ptx(tmp_path, LAYERS[name], arch, i)
             res = subprocess.run([PTXAS, f"-arch={arch}", "-v", path, "-o", os.devnull], capture_output=True, text=True)
             assert res.returncode == 0, res.stderr[-2000:]
             assert not re.search(r"[1-9][0-9]* bytes spill stores", res.stderr), res.stderr[-2000:]

@@ -14,7 +14,6 @@ lower/nvidia/depthwise_strips.py) without a GPU.
 """
 
 import dataclasses
-import glob
 import os
 import re
 import subprocess
@@ -22,7 +21,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from conftest import compile_layer, grouped_conv_reference
+from conftest import grouped_conv_reference, layer_ptx
 from convc.passes.kernels.common import PlanError
 from convc.passes.kernels.depthwise_strips import (plan_depthwise_strips, prefers_strips, strip_rows,
                                                    strips_candidates, supports)
@@ -221,13 +220,6 @@ def test_schedules_agree_with_the_layout():
         assert any(c.kernel == "depthwise_strips" for c in candidate_schedules(p, t))
 
 
-def _ptx(layer, arch, tmp_path, candidate=None):
-    dump = tmp_path / f"dump_{layer.name}_{arch}_{candidate}"
-    compile_layer(tmp_path, layer, target=arch, dump_dir=str(dump), tuning_cache="none", candidate=candidate)
-    (path,) = glob.glob(str(dump / "binaries" / "*.ptx"))
-    return path
-
-
 def test_emitted_code(tmp_path):
     """ConvNeXt 56 px at batch 32 (19-row strips: 25 input rows, 3 groups of 7 and 4 after):
     28 mma.sync per input row of the loop; after it LLVM drops the products into ring slots
@@ -235,7 +227,7 @@ def test_emitted_code(tmp_path):
     per input row."""
     p = _p("convnext_dw7x7_56")
     g = geometry_of(p, plan_schedule_for(p, SM90))
-    text = open(_ptx(LAYERS["convnext_dw7x7_56"], "sm_90a", tmp_path)).read()
+    text = open(layer_ptx(tmp_path, LAYERS["convnext_dw7x7_56"], "sm_90a")).read()
     tail = g.steps % g.R
     steps = g.R + tail
     assert text.count("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32") == (g.R * g.R + tail * (tail + 1) // 2) * CG
@@ -251,7 +243,7 @@ def test_ptxas_without_spills(tmp_path, arch):
     for layer in (LAYERS["convnext_dw7x7_56"],
                   dataclasses.replace(LAYERS["convnext_dw7x7_56"], name="cnx28", H=28, W=28, C=192, F=192, groups=192),
                   dataclasses.replace(LAYERS["convnext_dw7x7_56"], name="cnx_bf16", N=20, dtype="bf16", epilogue="bias_residual_relu")):
-        path = _ptx(layer, arch, tmp_path)
+        path = layer_ptx(tmp_path, layer, arch)
         assert "mma.sync" in open(path).read()
         res = subprocess.run([PTXAS, f"-arch={arch}", "-v", path, "-o", os.devnull], capture_output=True, text=True)
         assert res.returncode == 0, res.stderr[-2000:]

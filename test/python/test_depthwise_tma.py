@@ -15,7 +15,6 @@ without a GPU.
 """
 
 import dataclasses
-import glob
 import os
 import re
 import subprocess
@@ -23,7 +22,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from conftest import compile_layer, grouped_conv_reference
+from conftest import grouped_conv_reference, layer_ptx
 from convc.passes.kernels.common import CTA_SMEM_RESERVE, SM_SMEM
 from convc.passes.kernels.depthwise_tma import (depthwise_shape, plan_depthwise_tma,
                                                 supports, tma_candidates)
@@ -212,17 +211,10 @@ def test_tile_walk_covers_every_output_once(seed):
         np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-9)
 
 
-def _ptx(layer, arch, tmp_path, candidate=None):
-    dump = tmp_path / f"dump_{layer.name}_{arch}_{candidate}"
-    compile_layer(tmp_path, layer, target=arch, dump_dir=str(dump), tuning_cache="none", candidate=candidate)
-    (path,) = glob.glob(str(dump / "binaries" / "*.ptx"))
-    return path
-
-
 def test_emitted_code(tmp_path):
     first_tma = next(i for i, s in enumerate(candidate_schedules(_p("convnext_dw7x7_56_b1"), SM90))
                      if s.kernel == "depthwise_tma")
-    text = open(_ptx(LAYERS["convnext_dw7x7_56_b1"], "sm_90a", tmp_path, first_tma)).read()
+    text = open(layer_ptx(tmp_path, LAYERS["convnext_dw7x7_56_b1"], "sm_90a", first_tma)).read()
     # one 4-D box per tile (84 tiles on 84 CTAs: LLVM drops the second slot's fill and the refill)
     assert text.count("cp.async.bulk.tensor.4d") >= 1
     assert "mbarrier.try_wait.parity" in text
@@ -239,7 +231,7 @@ def test_ptxas_tile_candidates(tmp_path, arch):
         cands = candidate_schedules(_p(name), t)
         tiled = [i for i, s in enumerate(cands) if s.kernel == "depthwise_tma"]
         for k, i in enumerate(tiled[::4]):
-            path = _ptx(LAYERS[name], arch, tmp_path, i or None)
+            path = layer_ptx(tmp_path, LAYERS[name], arch, i or None)
             res = subprocess.run([PTXAS, f"-arch={arch}", "-v", path, "-o", os.devnull], capture_output=True, text=True)
             assert res.returncode == 0, res.stderr[-2000:]
             if k == 0:

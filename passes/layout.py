@@ -65,6 +65,7 @@ def channels_last(module: ir.Module, options=None) -> ir.Module:
             with ir.InsertionPoint(op), op.location:
                 (rewrite_pool if op.name in POOL_OPS else
                  rewrite_grouped if op.name in GROUPED_OPS else rewrite_conv)(op)
+        _fold_reshape_pairs(module)
         for func in walk_ops(module.operation):
             if func.name in ("func.func", "util.func"):
                 sink_transposes(func)
@@ -76,17 +77,41 @@ def channels_last(module: ir.Module, options=None) -> ir.Module:
     return module
 
 
-def _after_conv(v: ir.Value, depth: int = 4) -> bool:
-    """v is a conv's result, possibly through elementwise generics (its fused epilogue)."""
-    op = owner(v)
-    if op is None or depth == 0:
-        return False
-    if is_nhwc_conv(op):
-        return True
-    if op.name in ("tensor.collapse_shape", "tensor.expand_shape"):     # a grouped conv's view
-        return _after_conv(op.operands[0], depth - 1)
-    return op.name == "linalg.generic" and any(_after_conv(x, depth - 1) for x in list(op.operands)[:-1])
+def _fold_reshape_pairs(module: ir.Module) -> None:
+    """collapse_shape(expand_shape(x)) over the same dimension groups is x. The PyTorch import
+    collapses a grouped conv's [N, G, F/G, H, W] result straight back to NCHW; left in place,
+    the pair stands between the conv's back-transpose and the elementwise ops it must sink
+    through, and every grouped conv keeps a transpose dispatch after it (ResNeXt-50: 17 per
+    inference)."""
+    for c in list(walk_ops(module.operation, "tensor.collapse_shape")):
+        e = owner(c.operands[0])
+        if (e is not None and e.name == "tensor.expand_shape" and e.operands[0].type == c.results[0].type
+                and str(e.attributes["reassociation"]) == str(c.attributes["reassociation"])):
+            c.results[0].replace_all_uses_with(e.operands[0])
+            c.erase()
+            if not list(e.results[0].uses):     # else the transpose feeding it stays, and gets a barrier
+                e.erase()
 
+
+def _after_conv(v: ir.Value, depth: int = 16) -> bool:
+    """v is a conv's result, possibly through elementwise generics (its fused epilogue: PyTorch's
+    BatchNorm alone is three, and a grouped conv's result view one more) and reshapes."""
+    seen, frontier = set(), [v]
+    for _ in range(depth):
+        ops = []
+        for x in frontier:
+            op = owner(x)
+            if op is None or op in seen:
+                continue
+            if is_nhwc_conv(op):
+                return True
+            seen.add(op)
+            if op.name in ("tensor.collapse_shape", "tensor.expand_shape"):     # a grouped conv's view
+                ops.append(op.operands[0])
+            elif op.name == "linalg.generic":
+                ops += list(op.operands)[:-1]
+        frontier = ops
+    return False
 
 
 def _isolate_transposes(module: ir.Module) -> None:

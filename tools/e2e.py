@@ -53,6 +53,12 @@ CASES = [
     # 7x7 depthwise convs: batch 32 (direct_grouped), batch 1 (the 56 px ones on depthwise_mma)
     Case("convnext_tiny_b32", "convnext_tiny", (32, 3, 224, 224)),
     Case("convnext_tiny_b1", "convnext_tiny", (1, 3, 224, 224)),
+    # grouped 3x3 convs of 4-32 channels per group (grouped_mma)
+    Case("resnext50_b32", "resnext50_32x4d", (32, 3, 224, 224)),
+    Case("resnext50_b1", "resnext50_32x4d", (1, 3, 224, 224)),
+    # 3x3 and 5x5 depthwise convs at stride 1 and 2, SiLU epilogues, squeeze-excitation
+    Case("efficientnet_b0_b32", "efficientnet_b0", (32, 3, 224, 224)),
+    Case("efficientnet_b0_b1", "efficientnet_b0", (1, 3, 224, 224)),
 ]
 
 

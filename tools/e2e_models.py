@@ -5,6 +5,11 @@
   strictly; the device script checks that), for exporting where torchvision is absent.
 - `mobilenet_v2()`: torchvision's MobileNetV2 (width 1.0) written out with its module names:
   inverted residuals of 1x1 expand, 3x3 depthwise and 1x1 project convs with BatchNorm and ReLU6.
+- `resnext50_32x4d()`: torchvision's ResNeXt-50 32x4d: ResNet-50 with grouped 3x3 convs (32
+  groups of 4, 8, 16, 32 channels in the four stages).
+- `efficientnet_b0()`: torchvision's EfficientNet-B0 written out with its module names: MBConv
+  blocks of 1x1 expand, 3x3/5x5 depthwise (stride 1 and 2) and 1x1 project convs with BatchNorm
+  and SiLU, squeeze-excitation (1x1 convs on the pooled pixel, a sigmoid scale).
 - `convnext_tiny()`: torchvision's ConvNeXt-T written out with its module names: a 4x4 stride-4
   stem, blocks of a 7x7 depthwise conv (with bias), LayerNorm and a Linear-GELU-Linear MLP in
   channels-last, a per-channel layer scale and the residual, 2x2 stride-2 downsampling convs
@@ -28,13 +33,15 @@ from torch import nn
 class Bottleneck(nn.Module):
     expansion = 4
 
-    def __init__(self, inplanes: int, planes: int, stride: int = 1, downsample=None):
+    def __init__(self, inplanes: int, planes: int, stride: int = 1, downsample=None, groups: int = 1,
+                 base_width: int = 64):
         super().__init__()
-        self.conv1 = nn.Conv2d(inplanes, planes, 1, bias=False)
-        self.bn1 = nn.BatchNorm2d(planes)
-        self.conv2 = nn.Conv2d(planes, planes, 3, stride, 1, bias=False)
-        self.bn2 = nn.BatchNorm2d(planes)
-        self.conv3 = nn.Conv2d(planes, planes * 4, 1, bias=False)
+        width = int(planes * (base_width / 64.0)) * groups
+        self.conv1 = nn.Conv2d(inplanes, width, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(width)
+        self.conv2 = nn.Conv2d(width, width, 3, stride, 1, groups=groups, bias=False)
+        self.bn2 = nn.BatchNorm2d(width)
+        self.conv3 = nn.Conv2d(width, planes * 4, 1, bias=False)
         self.bn3 = nn.BatchNorm2d(planes * 4)
         self.relu = nn.ReLU(inplace=True)
         self.downsample = downsample
@@ -47,9 +54,12 @@ class Bottleneck(nn.Module):
 
 
 class ResNet50(nn.Module):
-    def __init__(self, num_classes: int = 1000):
+    """ResNet-50, or with groups and base_width ResNeXt-50 (32x4d: grouped 3x3 convs of 4, 8,
+    16 and 32 channels per group in the four stages)."""
+
+    def __init__(self, num_classes: int = 1000, groups: int = 1, base_width: int = 64):
         super().__init__()
-        self.inplanes = 64
+        self.inplanes, self.groups, self.base_width = 64, groups, base_width
         self.conv1 = nn.Conv2d(3, 64, 7, 2, 3, bias=False)
         self.bn1 = nn.BatchNorm2d(64)
         self.relu = nn.ReLU(inplace=True)
@@ -63,9 +73,10 @@ class ResNet50(nn.Module):
 
     def _layer(self, planes: int, blocks: int, stride: int = 1):
         down = nn.Sequential(nn.Conv2d(self.inplanes, planes * 4, 1, stride, bias=False), nn.BatchNorm2d(planes * 4))
-        layers = [Bottleneck(self.inplanes, planes, stride, down)]
+        g, w = self.groups, self.base_width
+        layers = [Bottleneck(self.inplanes, planes, stride, down, g, w)]
         self.inplanes = planes * 4
-        layers += [Bottleneck(self.inplanes, planes) for _ in range(1, blocks)]
+        layers += [Bottleneck(self.inplanes, planes, groups=g, base_width=w) for _ in range(1, blocks)]
         return nn.Sequential(*layers)
 
     def forward(self, x):
@@ -76,6 +87,10 @@ class ResNet50(nn.Module):
 
 def resnet50() -> nn.Module:
     return ResNet50()
+
+
+def resnext50_32x4d() -> nn.Module:
+    return ResNet50(groups=32, base_width=4)
 
 
 class _VaeBlock(nn.Module):
@@ -159,6 +174,66 @@ def mobilenet_v2() -> nn.Module:
     return MobileNetV2()
 
 
+def _conv_bn_silu(inp: int, oup: int, k: int, stride: int = 1, groups: int = 1, act: bool = True) -> nn.Sequential:
+    """torchvision's Conv2dNormActivation with SiLU (or none): keys 0 (conv), 1 (BatchNorm), 2."""
+    layers = [nn.Conv2d(inp, oup, k, stride, (k - 1) // 2, groups=groups, bias=False), nn.BatchNorm2d(oup)]
+    return nn.Sequential(*layers, *([nn.SiLU(inplace=True)] if act else []))
+
+
+class SqueezeExcitation(nn.Module):
+    """x * sigmoid(fc2(silu(fc1(mean over H, W)))): 1x1 convs on one pixel (IREE's matmuls)."""
+
+    def __init__(self, channels: int, squeeze: int):
+        super().__init__()
+        self.avgpool = nn.AdaptiveAvgPool2d(1)
+        self.fc1 = nn.Conv2d(channels, squeeze, 1)
+        self.fc2 = nn.Conv2d(squeeze, channels, 1)
+        self.activation = nn.SiLU(inplace=True)
+        self.scale_activation = nn.Sigmoid()
+
+    def forward(self, x):
+        return x * self.scale_activation(self.fc2(self.activation(self.fc1(self.avgpool(x)))))
+
+
+class MBConv(nn.Module):
+    def __init__(self, expand: int, k: int, stride: int, inp: int, oup: int):
+        super().__init__()
+        hidden = inp * expand
+        self.use_res = stride == 1 and inp == oup
+        layers = [_conv_bn_silu(inp, hidden, 1)] if hidden != inp else []
+        layers += [_conv_bn_silu(hidden, hidden, k, stride, groups=hidden),
+                   SqueezeExcitation(hidden, max(1, inp // 4)),
+                   _conv_bn_silu(hidden, oup, 1, act=False)]
+        self.block = nn.Sequential(*layers)
+
+    def forward(self, x):
+        return x + self.block(x) if self.use_res else self.block(x)
+
+
+class EfficientNetB0(nn.Module):
+    # (expand ratio, kernel, stride, input channels, output channels, blocks) per stage
+    SETTING = [(1, 3, 1, 32, 16, 1), (6, 3, 2, 16, 24, 2), (6, 5, 2, 24, 40, 2), (6, 3, 2, 40, 80, 3),
+               (6, 5, 1, 80, 112, 3), (6, 5, 2, 112, 192, 4), (6, 3, 1, 192, 320, 1)]
+
+    def __init__(self, num_classes: int = 1000):
+        super().__init__()
+        features = [_conv_bn_silu(3, 32, 3, 2)]
+        for t, k, s, inp, oup, n in self.SETTING:
+            features.append(nn.Sequential(*[MBConv(t, k, s if i == 0 else 1, inp if i == 0 else oup, oup)
+                                            for i in range(n)]))
+        features.append(_conv_bn_silu(320, 1280, 1))
+        self.features = nn.Sequential(*features)
+        self.avgpool = nn.AdaptiveAvgPool2d(1)
+        self.classifier = nn.Sequential(nn.Dropout(0.2), nn.Linear(1280, num_classes))
+
+    def forward(self, x):
+        return self.classifier(torch.flatten(self.avgpool(self.features(x)), 1))
+
+
+def efficientnet_b0() -> nn.Module:
+    return EfficientNetB0()
+
+
 class LayerNorm2d(nn.LayerNorm):
     """torchvision's: LayerNorm over the channels of an NCHW tensor."""
 
@@ -212,7 +287,7 @@ def convnext_tiny() -> nn.Module:
 
 
 MODELS = {"resnet50": resnet50, "vae_decoder": vae_decoder, "mobilenet_v2": mobilenet_v2,
-          "convnext_tiny": convnext_tiny}
+          "convnext_tiny": convnext_tiny, "resnext50_32x4d": resnext50_32x4d, "efficientnet_b0": efficientnet_b0}
 
 
 def synthetic_weights(shapes: dict, seed: int = 0) -> dict:

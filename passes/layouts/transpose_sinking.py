@@ -6,7 +6,7 @@ from __future__ import annotations
 from iree.compiler.dialects import linalg as linalg_d, tensor as tensor_d
 
 from ..ir import ir, walk_ops
-from .builders import NCHW_TO_NHWC, NHWC_TO_NCHW, empty_like, is_transpose, owner, transpose
+from .builders import NCHW_TO_NHWC, NHWC_TO_NCHW, empty_like, is_transpose, owner, reshape, transpose
 
 
 def _elementwise_4d(op) -> bool:
@@ -29,6 +29,34 @@ def _nchw_loops_in_nhwc() -> ir.AffineMap:
     return ir.AffineMap.get(4, 0, [e[0], e[3], e[1], e[2]])
 
 
+def _constant(e) -> int | None:
+    try:
+        return ir.AffineConstantExpr(e).value
+    except ValueError:
+        return None
+
+
+def _squeeze_unit_broadcast(v: ir.Value, exprs: list) -> tuple:
+    """An operand read at constant 0 along its unit dims ((0, d3, 0, 0) on [1, C, 1, 1]:
+    PyTorch's BatchNorm and bias broadcasts) as its collapse to the other dims, read by the dim
+    expressions alone ((d3) on [C]). Same values; but IREE moves a reshape through an
+    elementwise op (a grouped conv's [.., G, F/G] result view, so that its epilogue fuses into
+    the conv's dispatch) only where every map is a projected permutation."""
+    t = ir.RankedTensorType(v.type)
+    consts = {i: c for i, c in enumerate(map(_constant, exprs)) if c is not None}
+    keep = [i for i in range(len(exprs)) if i not in consts]
+    if not consts or not keep or any(c != 0 or t.shape[i] != 1 for i, c in consts.items()):
+        return v, exprs
+    groups, run = [], []
+    for i in range(len(exprs)):          # unit dims join the next kept dim (trailing ones: the last)
+        run.append(i)
+        if i in keep:
+            groups.append(run)
+            run = []
+    groups[-1] += run
+    return reshape(v, [t.shape[i] for i in keep], groups), [exprs[i] for i in keep]
+
+
 def _sink_through(gen, nhwc_of: dict) -> ir.Value:
     """Rebuilds elementwise generic `gen` (NCHW loops) over NHWC loops. Inputs that are
     back-transposes are read from their NHWC source; others keep their value with the map
@@ -45,8 +73,9 @@ def _sink_through(gen, nhwc_of: dict) -> ir.Value:
             ins.append(nhwc_of[v] if v in nhwc_of else transpose(v, NCHW_TO_NHWC))
             new_maps.append(ident)
         else:
+            v, exprs = _squeeze_unit_broadcast(v, [e.compose(to_old) for e in m.results])
             ins.append(v)
-            new_maps.append(ir.AffineMap.get(4, 0, [e.compose(to_old) for e in m.results]))
+            new_maps.append(ir.AffineMap.get(4, 0, exprs))
     out = gen.operands[n_in]
     init = empty_like(out, NCHW_TO_NHWC)
     new_maps.append(ir.AffineMap.get_identity(4))

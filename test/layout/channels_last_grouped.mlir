@@ -67,3 +67,40 @@ func.func @multiplier(%x: tensor<2x4x6x6xf32>, %w: tensor<4x2x1x3x3xf32>) -> ten
   %y = tensor.collapse_shape %y5 [[0], [1, 2], [3], [4]] : tensor<2x4x2x3x3xf32> into tensor<2x8x3x3xf32>
   return %y : tensor<2x8x3x3xf32>
 }
+
+// The PyTorch import collapses a grouped conv's [N, G, F/G, H, W] result straight back to NCHW
+// before its epilogue (a BatchNorm shift read at (0, d1, 0, 0) from [1, F, 1, 1]): the
+// expand/collapse pair folds away, so the back-transpose sinks through the epilogue to the
+// function's result (no transpose between the conv and its epilogue), and the broadcast
+// operand is read as [F] at (d3), a map IREE can move the conv's result view through.
+// CHECK-LABEL: func.func @grouped_then_epilogue
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<2x6x6x2x8xf32>) attrs =  {convc.grouped_conv}
+// CHECK: %[[C:.*]] = tensor.collapse_shape {{.*}} into tensor<2x6x6x16xf32>
+// CHECK-NOT: linalg.transpose
+// CHECK: %[[B:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1, 2, 3]] : tensor<1x16x1x1xf32> into tensor<16xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[C]], %[[B]] : tensor<2x6x6x16xf32>, tensor<16xf32>)
+// CHECK: linalg.transpose {{.*}} permutation = [0, 3, 1, 2]
+// CHECK-NOT: tensor.expand_shape {{.*}} into tensor<2x2x8x6x6xf32>
+func.func @grouped_then_epilogue(%x: tensor<2x8x6x6xf32>, %w: tensor<2x8x4x3x3xf32>, %b: tensor<1x16x1x1xf32>) -> tensor<2x16x6x6xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<2x8x6x6xf32> to tensor<2x8x8x8xf32>
+  %x5 = tensor.expand_shape %p [[0], [1, 2], [3], [4]] output_shape [2, 2, 4, 8, 8] : tensor<2x8x8x8xf32> into tensor<2x2x4x8x8xf32>
+  %e = tensor.empty() : tensor<2x2x8x6x6xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<2x2x8x6x6xf32>) -> tensor<2x2x8x6x6xf32>
+  %y5 = linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+        ins(%x5, %w : tensor<2x2x4x8x8xf32>, tensor<2x8x4x3x3xf32>) outs(%acc : tensor<2x2x8x6x6xf32>) -> tensor<2x2x8x6x6xf32>
+  %y = tensor.collapse_shape %y5 [[0], [1, 2], [3], [4]] : tensor<2x2x8x6x6xf32> into tensor<2x16x6x6xf32>
+  %e2 = tensor.empty() : tensor<2x16x6x6xf32>
+  %z = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (0, d1, 0, 0)>,
+                                        affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+       ins(%y, %b : tensor<2x16x6x6xf32>, tensor<1x16x1x1xf32>) outs(%e2 : tensor<2x16x6x6xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %s = arith.addf %a, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<2x16x6x6xf32>
+  return %z : tensor<2x16x6x6xf32>
+}

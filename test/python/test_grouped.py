@@ -81,6 +81,50 @@ def test_onnx_grouped_conv_matches_the_reference(tmp_path, case):
     assert _rel_err(got, ref) <= 1e-5, _rel_err(got, ref)
 
 
+def _onnx_grouped_bn_chain(seed=0):
+    """Two grouped 3x3 convs (32 -> 32 channels, 4 groups), each followed by BatchNormalization
+    and Relu (a ResNeXt block's middle), NCHW."""
+    rng = np.random.default_rng(seed)
+    inits, nodes, x = [], [], "x"
+    for i in range(2):
+        inits += [numpy_helper.from_array(rng.uniform(-0.5, 0.5, (32, 8, 3, 3)).astype(np.float32), f"w{i}"),
+                  numpy_helper.from_array(rng.uniform(0.5, 1.5, (32,)).astype(np.float32), f"s{i}"),
+                  numpy_helper.from_array(rng.uniform(-0.5, 0.5, (32,)).astype(np.float32), f"b{i}"),
+                  numpy_helper.from_array(rng.uniform(-0.5, 0.5, (32,)).astype(np.float32), f"m{i}"),
+                  numpy_helper.from_array(rng.uniform(0.5, 2.0, (32,)).astype(np.float32), f"v{i}")]
+        nodes += [helper.make_node("Conv", [x, f"w{i}"], [f"c{i}"], group=4, pads=[1, 1, 1, 1]),
+                  helper.make_node("BatchNormalization", [f"c{i}", f"s{i}", f"b{i}", f"m{i}", f"v{i}"], [f"n{i}"]),
+                  helper.make_node("Relu", [f"n{i}"], [f"y{i}"])]
+        x = f"y{i}"
+    t = TensorProto.FLOAT
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", t, [2, 32, 8, 8])],
+                              [helper.make_tensor_value_info("y1", t, [2, 32, 8, 8])], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_grouped_convs_keep_channels_last_with_their_epilogues(tmp_path):
+    """The import views a grouped conv's result as [N, G, F/G, H, W] and collapses it straight
+    back; convc-channels-last folds that pair, so no transpose is left between grouped convs
+    (ResNeXt-50 kept 17 per inference) and each conv's BatchNorm + Relu fuses into its
+    dispatch (f32: the direct kernel on both targets; checked against ONNX's reference)."""
+    model = _onnx_grouped_bn_chain()
+    path = tmp_path / "g.onnx"
+    onnx.save(model, str(path))
+    for target in ("sm_90a", "llvm-cpu"):
+        out = tmp_path / f"g_{target}.vmfb"
+        res = compile_file(str(path), str(out), CompileOptions(target=target))
+        convs = _conv_reports(res)
+        assert [(r.path, r.schedule.kernel) for r in convs] == [("convc", "direct_grouped")] * 2, \
+            [r.line() for r in res.reports]
+        assert all(len(r.problem.operand_loads) >= 1 for r in convs), [r.line() for r in convs]
+        between = [w for _, w in res.transposes if w.startswith("between")]
+        assert not between, between
+    x = np.random.default_rng(1).standard_normal((2, 32, 8, 8)).astype(np.float32)
+    got = LoadedModule(str(tmp_path / "g_llvm-cpu.vmfb"), "local-task").call("g", [(x, "f32")])
+    ref = ReferenceEvaluator(model).run(None, {"x": x})[0]
+    assert _rel_err(got, ref) <= 1e-5, _rel_err(got, ref)
+
+
 def test_pytorch_mobile_block_f16(tmp_path):
     """An inverted-residual block (1x1 expand, 3x3 depthwise, BN, ReLU6, 1x1 project, residual)
     and a grouped 3x3 with channel shuffle, exported from PyTorch in f16."""

@@ -27,7 +27,7 @@ from .ir import ir, walk_ops
 from .layouts.builders import NCHW_TO_NHWC, NHWC_TO_NCHW, barrier, ints, is_transpose, owner, truncf_tensor, value_of
 from .layouts.op_rewrites import (CONV_OPS, GROUPED_OPS, NHWC_CONVS, POOL_OPS, is_nhwc_conv, rewrite_conv, rewrite_grouped,
                                   rewrite_pool, rewritable)
-from .layouts.transpose_sinking import sink_transposes
+from .layouts.transpose_sinking import SHUFFLE_NHWC, sink_transposes
 
 
 def _demote_conv_inputs(module: ir.Module, et: ir.Type) -> None:
@@ -114,18 +114,49 @@ def _after_conv(v: ir.Value, depth: int = 16) -> bool:
     return False
 
 
+def _users(op) -> list:
+    return [u.owner.operation if hasattr(u.owner, "operation") else u.owner for r in op.results for u in r.uses]
+
+
+def _reaches_output(t, depth: int = 8) -> bool:
+    """Transpose t's NCHW result reaches an op outside linalg (the model's output), possibly
+    through reshapes and other transposes (a channel shuffle: view, transpose, view), rather
+    than a linalg consumer or a channels-last input transpose, where IREE fuses or cancels it."""
+    frontier = _users(t)
+    for _ in range(depth):
+        nxt = []
+        for u in frontier:
+            if u.name in ("tensor.expand_shape", "tensor.collapse_shape") or (
+                    u.name == "linalg.transpose" and not is_transpose(u, NCHW_TO_NHWC)):
+                nxt += _users(u)
+            elif not u.name.startswith("linalg."):
+                return True
+        frontier = nxt
+    return False
+
+
 def _isolate_transposes(module: ir.Module) -> None:
     """Transposes left next to a conv get a barrier in between: IREE would fuse one feeding a
     conv (the model's NCHW input) into the conv's dispatch, which would then read NCHW, and
     one producing the model's NCHW output into the conv's epilogue, which would write it (one
     that feeds another op, e.g. a pool, fuses into that op instead)."""
     for t in list(walk_ops(module.operation, "linalg.transpose")):
-        users = [u.owner.operation if hasattr(u.owner, "operation") else u.owner for u in t.results[0].uses]
-        if (is_transpose(t, NHWC_TO_NCHW) and not any(u.name.startswith("linalg.") for u in users)
-                and _after_conv(t.operands[0])):
+        if is_transpose(t, NHWC_TO_NCHW) and _reaches_output(t) and _after_conv(t.operands[0]):
             with ir.InsertionPoint(t), t.location:
                 x = t.operands[0]
                 t.operands[0] = barrier(x)
+    for t in list(walk_ops(module.operation, "linalg.transpose")):
+        if not is_transpose(t, SHUFFLE_NHWC):
+            continue
+        # a channel shuffle after a conv: IREE would fuse it into the conv's epilogue, which then
+        # writes permuted channels (declined); it becomes a transpose of its own
+        holder, x = t, t.operands[0]
+        while owner(x) is not None and owner(x).name in ("tensor.expand_shape", "tensor.collapse_shape"):
+            holder = owner(x)
+            x = holder.operands[0]
+        if _after_conv(x):
+            with ir.InsertionPoint(holder), holder.location:
+                holder.operands[0] = barrier(x)
     for conv in [c for c in walk_ops(module.operation) if is_nhwc_conv(c)]:
         x = conv.operands[0]
         holder, index = conv, 0

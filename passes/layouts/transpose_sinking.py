@@ -1,5 +1,5 @@
-"""Sinking the back-transposes (NHWC -> NCHW) through elementwise ops and channel concats,
-so that pairs meet and cancel."""
+"""Sinking the back-transposes (NHWC -> NCHW) through elementwise ops, channel concats and
+channel shuffles, so that pairs meet and cancel."""
 
 from __future__ import annotations
 
@@ -108,6 +108,44 @@ def _concat_nhwc(op) -> ir.Value:
     return tensor_d.concat(ir.RankedTensorType.get(shape, t.element_type), 3, ins)
 
 
+SHUFFLE_NCHW = [0, 2, 1, 3, 4]      # [N, G, C/G, H, W] -> [N, C/G, G, H, W]: a channel shuffle
+SHUFFLE_NHWC = [0, 1, 2, 4, 3]      # the same on [N, H, W, G, C/G]
+_SPLIT_C = [[0], [1, 2], [3], [4]]
+
+
+def _only_user(op):
+    uses = list(op.results[0].uses)
+    if len(uses) != 1:
+        return None
+    u = uses[0].owner
+    return u.operation if hasattr(u, "operation") else u
+
+
+def _channel_shuffle(expand):
+    """expand -> transpose -> collapse of an NCHW tensor that permutes its channels (ShuffleNet's
+    view, transpose, view), as (transpose, collapse), or None."""
+    if expand.name != "tensor.expand_shape" or ir.RankedTensorType(expand.results[0].type).rank != 5:
+        return None
+    if [[int(i) for i in ir.ArrayAttr(g)] for g in ir.ArrayAttr(expand.attributes["reassociation"])] != _SPLIT_C:
+        return None
+    t = _only_user(expand)
+    if not is_transpose(t, SHUFFLE_NCHW):
+        return None
+    c = _only_user(t)
+    if c is None or c.name != "tensor.collapse_shape" or c.results[0].type != expand.operands[0].type:
+        return None
+    return t, c
+
+
+def _shuffle_nhwc(src: ir.Value, expand) -> ir.Value:
+    """The channel shuffle of NCHW `expand` applied to its NHWC source `src`."""
+    g, cg = ir.RankedTensorType(expand.results[0].type).shape[1:3]
+    t = ir.RankedTensorType(src.type)
+    x5 = reshape(src, [*t.shape[:3], g, cg], [[0], [1], [2], [3, 4]])
+    y5 = transpose(x5, SHUFFLE_NHWC)
+    return reshape(y5, list(t.shape), [[0], [1], [2], [3, 4]])
+
+
 def sink_transposes(func) -> None:
     """Moves every NHWC->NCHW transpose down through elementwise users and channel concats
     until it meets an NCHW->NHWC transpose (both vanish) or an op that needs NCHW (it stays)."""
@@ -124,6 +162,14 @@ def sink_transposes(func) -> None:
             if is_transpose(user, NCHW_TO_NHWC):
                 user.results[0].replace_all_uses_with(src)
                 user.erase()
+            elif _channel_shuffle(user) is not None:
+                shuffle, collapse = _channel_shuffle(user)
+                with ir.InsertionPoint(collapse), collapse.location:
+                    back = transpose(_shuffle_nhwc(src, user), NHWC_TO_NCHW)
+                collapse.results[0].replace_all_uses_with(back)
+                for dead in (collapse, shuffle, user):
+                    dead.erase()
+                work.append(owner(back))
             elif _is_channel_concat(user):
                 with ir.InsertionPoint(user), user.location:
                     back = transpose(_concat_nhwc(user), NHWC_TO_NCHW)

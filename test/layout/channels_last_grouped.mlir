@@ -104,3 +104,40 @@ func.func @grouped_then_epilogue(%x: tensor<2x8x6x6xf32>, %w: tensor<2x8x4x3x3xf
   } -> tensor<2x16x6x6xf32>
   return %z : tensor<2x16x6x6xf32>
 }
+
+// A channel shuffle between two convs (ShuffleNet: view as [N, G, C/G, H, W], swap G and C/G,
+// view back) happens on the channels-last tensor ([N, H, W, G, C/G], swap the last two): no
+// transpose back to NCHW and forth; a barrier before it keeps IREE from fusing the
+// permutation into the grouped conv's epilogue (a kernel writes its channels in order).
+// CHECK-LABEL: func.func @shuffle_between_convs
+// CHECK: %[[G:.*]] = linalg.generic {{.*}} attrs =  {convc.grouped_conv}
+// CHECK: %[[B:.*]] = util.optimization_barrier %[[G]]
+// CHECK-NEXT: tensor.collapse_shape %[[B]] {{.*}} into tensor<2x6x6x16xf32>
+// CHECK-NEXT: tensor.expand_shape {{.*}} into tensor<2x6x6x2x8xf32>
+// CHECK: linalg.transpose {{.*}} permutation = [0, 1, 2, 4, 3]
+// CHECK-NOT: permutation = [0, 3, 1, 2]
+// CHECK: linalg.depthwise_conv_2d_nhwc_hwc
+// CHECK: linalg.transpose {{.*}} permutation = [0, 3, 1, 2]
+// CHECK-NOT: linalg.transpose
+func.func @shuffle_between_convs(%x: tensor<2x8x6x6xf32>, %w: tensor<2x8x4x3x3xf32>, %dw: tensor<16x3x3xf32>) -> tensor<2x16x4x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<2x8x6x6xf32> to tensor<2x8x8x8xf32>
+  %x5 = tensor.expand_shape %p [[0], [1, 2], [3], [4]] output_shape [2, 2, 4, 8, 8] : tensor<2x8x8x8xf32> into tensor<2x2x4x8x8xf32>
+  %e = tensor.empty() : tensor<2x2x8x6x6xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<2x2x8x6x6xf32>) -> tensor<2x2x8x6x6xf32>
+  %y5 = linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+        ins(%x5, %w : tensor<2x2x4x8x8xf32>, tensor<2x8x4x3x3xf32>) outs(%acc : tensor<2x2x8x6x6xf32>) -> tensor<2x2x8x6x6xf32>
+  %y = tensor.collapse_shape %y5 [[0], [1, 2], [3], [4]] : tensor<2x2x8x6x6xf32> into tensor<2x16x6x6xf32>
+  %s5 = tensor.expand_shape %y [[0], [1, 2], [3], [4]] output_shape [2, 2, 8, 6, 6] : tensor<2x16x6x6xf32> into tensor<2x2x8x6x6xf32>
+  %se = tensor.empty() : tensor<2x8x2x6x6xf32>
+  %st = linalg.transpose ins(%s5 : tensor<2x2x8x6x6xf32>) outs(%se : tensor<2x8x2x6x6xf32>) permutation = [0, 2, 1, 3, 4]
+  %s = tensor.collapse_shape %st [[0], [1, 2], [3], [4]] : tensor<2x8x2x6x6xf32> into tensor<2x16x6x6xf32>
+  %e2 = tensor.empty() : tensor<2x16x4x4xf32>
+  %acc2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<2x16x4x4xf32>) -> tensor<2x16x4x4xf32>
+  %z = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+       ins(%s, %dw : tensor<2x16x6x6xf32>, tensor<16x3x3xf32>) outs(%acc2 : tensor<2x16x4x4xf32>) -> tensor<2x16x4x4xf32>
+  return %z : tensor<2x16x4x4xf32>
+}

@@ -25,15 +25,16 @@ from iree.compiler.dialects import arith as arith_d, linalg as linalg_d, tensor 
 
 from .ir import ir, walk_ops
 from .layouts.builders import NCHW_TO_NHWC, NHWC_TO_NCHW, barrier, ints, is_transpose, owner, truncf_tensor, value_of
-from .layouts.op_rewrites import (CONV_OPS, GROUPED_OPS, NHWC_CONVS, POOL_OPS, is_nhwc_conv, rewrite_conv, rewrite_grouped,
-                                  rewrite_pool, rewritable)
+from .layouts.op_rewrites import (CONV_OPS, GROUPED_OPS, NHWC_CONVS, POOL_OPS, grouped_generic, is_nhwc_conv, rewrite_conv,
+                                  rewrite_grouped, rewrite_pool, rewritable)
 from .layouts.transpose_sinking import SHUFFLE_NHWC, sink_transposes
 
 
 def _demote_conv_inputs(module: ir.Module, et: ir.Type) -> None:
-    """--precision f16/bf16: every f32 conv reads f16/bf16 activations and filters (f32
-    accumulation and output). A zero pad is re-created on the demoted activation."""
-    for conv in list(walk_ops(module.operation, "linalg.conv_2d_nhwc_fhwc")):
+    """--precision f16/bf16: every f32 conv (dense, depthwise, grouped) reads f16/bf16
+    activations and filters (f32 accumulation and output). A zero pad is re-created on the
+    demoted activation."""
+    for conv in [c for c in walk_ops(module.operation) if is_nhwc_conv(c)]:
         x, w = conv.operands[0], conv.operands[1]
         if str(ir.RankedTensorType(x.type).element_type) != "f32":
             continue
@@ -51,11 +52,22 @@ def _demote_conv_inputs(module: ir.Module, et: ir.Type) -> None:
                 xd = new.result
             else:
                 xd = truncf_tensor(x, et)
-            y = value_of(linalg_d.conv_2d_nhwc_fhwc(xd, truncf_tensor(w, et), outs=[conv.operands[2]],
-                                                  strides=ints(conv.attributes["strides"]),
+            wd = truncf_tensor(w, et)
+            acc = conv.operands[2]
+            if conv.name == "linalg.generic":
+                y = grouped_generic(xd, wd, acc, conv.attributes["indexing_maps"], conv.attributes["iterator_types"])
+            else:
+                y = value_of(DEMOTABLE[conv.name](xd, wd, outs=[acc], strides=ints(conv.attributes["strides"]),
                                                   dilations=ints(conv.attributes["dilations"])))
         conv.results[0].replace_all_uses_with(y)
         conv.erase()
+
+
+# the named convs --precision demotes (their inputs cast to the f32 accumulator in the op's body)
+DEMOTABLE = {"linalg.conv_2d_nhwc_fhwc": linalg_d.conv_2d_nhwc_fhwc,
+             "linalg.depthwise_conv_2d_nhwc_hwc": linalg_d.depthwise_conv_2d_nhwc_hwc,
+             "linalg.depthwise_conv_2d_nhwc_hwcm": linalg_d.depthwise_conv_2d_nhwc_hwcm,
+             "linalg.conv_2d_nhwgc_gfhwc": linalg_d.conv_2d_nhwgc_gfhwc}
 
 
 def channels_last(module: ir.Module, options=None) -> ir.Module:

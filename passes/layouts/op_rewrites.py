@@ -84,9 +84,15 @@ def _grouped_hwcf_conv(x: ir.Value, w: ir.Value, acc: ir.Value, strides, dilatio
             "affine_map<(n, oh, ow, g, f, kh, kw, c) -> (kh, kw, c, g, f)>",
             "affine_map<(n, oh, ow, g, f, kh, kw, c) -> (n, oh, ow, g, f)>"]
     iters = ["parallel"] * 5 + ["reduction"] * 3
+    return grouped_generic(x, w, acc, ir.ArrayAttr.get([ir.Attribute.parse(m) for m in maps]),
+                           ir.ArrayAttr.get([ir.Attribute.parse(f"#linalg.iterator_type<{i}>") for i in iters]))
+
+
+def grouped_generic(x: ir.Value, w: ir.Value, acc: ir.Value, maps: ir.ArrayAttr, iters: ir.ArrayAttr) -> ir.Value:
+    """The grouped conv generic over (maps, iters): products of x and w (widened to the
+    accumulator's type) summed into acc, marked as a grouped conv."""
     at = ir.RankedTensorType(acc.type)
-    gen = linalg_d.GenericOp([at], [x, w], [acc], ir.ArrayAttr.get([ir.Attribute.parse(m) for m in maps]),
-                             ir.ArrayAttr.get([ir.Attribute.parse(f"#linalg.iterator_type<{i}>") for i in iters]))
+    gen = linalg_d.GenericOp([at], [x, w], [acc], maps, iters)
     xe, we = ir.RankedTensorType(x.type).element_type, ir.RankedTensorType(w.type).element_type
     block = gen.regions[0].blocks.append(xe, we, at.element_type)
     with ir.InsertionPoint(block):

@@ -125,6 +125,27 @@ def test_grouped_convs_keep_channels_last_with_their_epilogues(tmp_path):
     assert _rel_err(got, ref) <= 1e-5, _rel_err(got, ref)
 
 
+def test_precision_f16_demotes_grouped_and_depthwise_convs(tmp_path):
+    """--precision f16 on an f32 model: grouped and depthwise convs read f16 too (f32
+    accumulation and output), so sm_90a takes the tensor-core grouped kernel; numerics on
+    llvm-cpu against ONNX's fp32 reference."""
+    cases = [(_onnx_grouped_bn_chain(), (2, 32, 8, 8), "grouped_mma"),
+             (_onnx_grouped((2, 16, 9, 9), 16, 3, 3, 16, pads=(1, 1, 1, 1), relu=True), (2, 16, 9, 9), "direct_grouped"),
+             (_onnx_grouped((2, 8, 8, 8), 24, 3, 3, 8, pads=(1, 1, 1, 1), relu=True), (2, 8, 8, 8), "direct_grouped")]
+    for i, (model, shape, gpu_kernel) in enumerate(cases):
+        path = tmp_path / f"m{i}.onnx"
+        onnx.save(model, str(path))
+        for target, kernel in (("sm_90a", gpu_kernel), ("llvm-cpu", "direct_grouped")):
+            res = compile_file(str(path), str(tmp_path / f"m{i}_{target}.vmfb"), CompileOptions(target=target, precision="f16"))
+            convs = _conv_reports(res)
+            assert convs and all(r.path == "convc" and r.schedule.kernel == kernel and r.problem.dtype == "f16"
+                                 for r in convs), [r.line() for r in res.reports]
+        x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+        got = LoadedModule(str(tmp_path / f"m{i}_llvm-cpu.vmfb"), "local-task").call("g", [(x, "f32")])
+        ref = ReferenceEvaluator(model).run(None, {"x": x})[0]
+        assert _rel_err(got, ref) <= 2e-3, _rel_err(got, ref)
+
+
 def test_pytorch_mobile_block_f16(tmp_path):
     """An inverted-residual block (1x1 expand, 3x3 depthwise, BN, ReLU6, 1x1 project, residual)
     and a grouped 3x3 with channel shuffle, exported from PyTorch in f16."""

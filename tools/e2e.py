@@ -59,6 +59,9 @@ CASES = [
     # 3x3 and 5x5 depthwise convs at stride 1 and 2, SiLU epilogues, squeeze-excitation
     Case("efficientnet_b0_b32", "efficientnet_b0", (32, 3, 224, 224)),
     Case("efficientnet_b0_b1", "efficientnet_b0", (1, 3, 224, 224)),
+    # 3x3/5x5 depthwise with hard-swish epilogues, squeeze-excitation with a hard-sigmoid scale
+    Case("mobilenet_v3_large_b32", "mobilenet_v3_large", (32, 3, 224, 224)),
+    Case("mobilenet_v3_large_b1", "mobilenet_v3_large", (1, 3, 224, 224)),
 ]
 
 

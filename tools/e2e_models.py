@@ -10,6 +10,8 @@
 - `efficientnet_b0()`: torchvision's EfficientNet-B0 written out with its module names: MBConv
   blocks of 1x1 expand, 3x3/5x5 depthwise (stride 1 and 2) and 1x1 project convs with BatchNorm
   and SiLU, squeeze-excitation (1x1 convs on the pooled pixel, a sigmoid scale).
+- `mobilenet_v3_large()`: torchvision's MobileNetV3-Large: inverted residuals with 3x3/5x5
+  depthwise convs, hard-swish or ReLU, squeeze-excitation with a hard-sigmoid scale.
 - `convnext_tiny()`: torchvision's ConvNeXt-T written out with its module names: a 4x4 stride-4
   stem, blocks of a 7x7 depthwise conv (with bias), LayerNorm and a Linear-GELU-Linear MLP in
   channels-last, a per-channel layer scale and the residual, 2x2 stride-2 downsampling convs
@@ -234,6 +236,69 @@ def efficientnet_b0() -> nn.Module:
     return EfficientNetB0()
 
 
+def _make_divisible(v: float, divisor: int = 8) -> int:
+    """torchvision's channel rounding: to a multiple of divisor, never more than 10% down."""
+    new = max(divisor, int(v + divisor / 2) // divisor * divisor)
+    return new + divisor if new < 0.9 * v else new
+
+
+def _conv_bn_act(inp: int, oup: int, k: int, stride: int = 1, groups: int = 1, act=None) -> nn.Sequential:
+    """torchvision's Conv2dNormActivation with MobileNetV3's BatchNorm (eps 1e-3): keys 0, 1, 2."""
+    layers = [nn.Conv2d(inp, oup, k, stride, (k - 1) // 2, groups=groups, bias=False), nn.BatchNorm2d(oup, eps=0.001)]
+    return nn.Sequential(*layers, *([act(inplace=True)] if act else []))
+
+
+class SqueezeExcitationV3(SqueezeExcitation):
+    """torchvision's SqueezeExcitation as MobileNetV3 uses it: ReLU inside, a hard sigmoid scale."""
+
+    def __init__(self, channels: int, squeeze: int):
+        super().__init__(channels, squeeze)
+        self.activation = nn.ReLU(inplace=True)
+        self.scale_activation = nn.Hardsigmoid()
+
+
+class InvertedResidualV3(nn.Module):
+    def __init__(self, inp: int, k: int, hidden: int, oup: int, se: bool, hs: bool, stride: int):
+        super().__init__()
+        act = nn.Hardswish if hs else nn.ReLU
+        self.use_res = stride == 1 and inp == oup
+        layers = [_conv_bn_act(inp, hidden, 1, act=act)] if hidden != inp else []
+        layers.append(_conv_bn_act(hidden, hidden, k, stride, groups=hidden, act=act))
+        if se:
+            layers.append(SqueezeExcitationV3(hidden, _make_divisible(hidden // 4, 8)))
+        layers.append(_conv_bn_act(hidden, oup, 1))
+        self.block = nn.Sequential(*layers)
+
+    def forward(self, x):
+        return x + self.block(x) if self.use_res else self.block(x)
+
+
+class MobileNetV3Large(nn.Module):
+    # (input channels, kernel, expanded, output channels, squeeze-excitation, hard swish, stride)
+    SETTING = [(16, 3, 16, 16, False, False, 1), (16, 3, 64, 24, False, False, 2), (24, 3, 72, 24, False, False, 1),
+               (24, 5, 72, 40, True, False, 2), (40, 5, 120, 40, True, False, 1), (40, 5, 120, 40, True, False, 1),
+               (40, 3, 240, 80, False, True, 2), (80, 3, 200, 80, False, True, 1), (80, 3, 184, 80, False, True, 1),
+               (80, 3, 184, 80, False, True, 1), (80, 3, 480, 112, True, True, 1), (112, 3, 672, 112, True, True, 1),
+               (112, 5, 672, 160, True, True, 2), (160, 5, 960, 160, True, True, 1), (160, 5, 960, 160, True, True, 1)]
+
+    def __init__(self, num_classes: int = 1000):
+        super().__init__()
+        layers = [_conv_bn_act(3, 16, 3, 2, act=nn.Hardswish)]
+        layers += [InvertedResidualV3(*cfg) for cfg in self.SETTING]
+        layers.append(_conv_bn_act(160, 960, 1, act=nn.Hardswish))
+        self.features = nn.Sequential(*layers)
+        self.avgpool = nn.AdaptiveAvgPool2d(1)
+        self.classifier = nn.Sequential(nn.Linear(960, 1280), nn.Hardswish(inplace=True), nn.Dropout(0.2),
+                                        nn.Linear(1280, num_classes))
+
+    def forward(self, x):
+        return self.classifier(torch.flatten(self.avgpool(self.features(x)), 1))
+
+
+def mobilenet_v3_large() -> nn.Module:
+    return MobileNetV3Large()
+
+
 class LayerNorm2d(nn.LayerNorm):
     """torchvision's: LayerNorm over the channels of an NCHW tensor."""
 
@@ -287,7 +352,8 @@ def convnext_tiny() -> nn.Module:
 
 
 MODELS = {"resnet50": resnet50, "vae_decoder": vae_decoder, "mobilenet_v2": mobilenet_v2,
-          "convnext_tiny": convnext_tiny, "resnext50_32x4d": resnext50_32x4d, "efficientnet_b0": efficientnet_b0}
+          "convnext_tiny": convnext_tiny, "resnext50_32x4d": resnext50_32x4d, "efficientnet_b0": efficientnet_b0,
+          "mobilenet_v3_large": mobilenet_v3_large}
 
 
 def synthetic_weights(shapes: dict, seed: int = 0) -> dict:

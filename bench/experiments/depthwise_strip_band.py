@@ -318,11 +318,8 @@ def band_table(filt: torch.Tensor) -> cp.ndarray:
 
 
 def main():
-    N, H, W, C, R = h.shape_args("32 56 56 96 7")
-    assert R <= 9, "16 input columns cover 8 outputs of windows up to 9 wide"
-    p = h.depthwise_problem(N, H, W, C, R, R, 1, relu=True)
-    copy = h.copy_us(N * (H * W + p.Ho * p.Wo) * C // 2, graphs=TIMING, rotate=4)
-    print("shape", [N, H, W, C, R], "copy", round(copy, 2), "cudnn", round(h.cudnn_us(p, graphs=TIMING), 2), flush=True)
+    p, copy = h.band_setup("32 56 56 96 7", TIMING)
+    N, H, W, C, R = p.N, p.H, p.W, p.C, p.R
     variants = [v for i, v in enumerate(VARIANTS) if C % v[0] == 0 and (not ONLY or str(i) in ONLY.split(","))]
     names = [f"strip<{R},{cb},{tw},{L},{ns},{cg},{ob},{mb}>" for cb, tw, L, ns, cg, ob, mb in variants]
     mod = cp.RawModule(code=f"#define ABL {ABL}\n#define PIPE {PIPE}\n#define SLOT_LAG {LAG}\n" + h.sized_source(p, SRC), options=("-std=c++17", "--use_fast_math"), name_expressions=names)

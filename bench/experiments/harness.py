@@ -97,6 +97,18 @@ def depthwise_problem(N, H, W, C, R, S, stride=1, relu=False) -> Problem:
                    w[:, 0].permute(1, 2, 0).contiguous(), b, ref, w)
 
 
+def band_setup(default: str, timing) -> tuple:
+    """The band experiments' problem (N H W C R from argv or `default`, same-padded R x R
+    depthwise + bias + relu, stride 1) and its same-size copy time (4 rotating buffers), printed
+    with cuDNN's time: (p, copy_us)."""
+    N, H, W, C, R = shape_args(default)
+    assert R <= 9, "16 input columns cover 8 outputs of windows up to 9 wide"
+    p = depthwise_problem(N, H, W, C, R, R, 1, relu=True)
+    copy = copy_us(N * (H * W + p.Ho * p.Wo) * C // 2, graphs=timing, rotate=4)
+    print("shape", [N, H, W, C, R], "copy", round(copy, 2), "cudnn", round(cudnn_us(p, graphs=timing), 2), flush=True)
+    return p, copy
+
+
 def stream():
     """PyTorch's current stream for CuPy launches (the capture stream inside a graph)."""
     return cp.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream)

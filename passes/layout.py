@@ -24,7 +24,8 @@ from __future__ import annotations
 from iree.compiler.dialects import arith as arith_d, linalg as linalg_d, tensor as tensor_d
 
 from .ir import ir, walk_ops
-from .layouts.builders import NCHW_TO_NHWC, NHWC_TO_NCHW, barrier, ints, is_transpose, owner, truncf_tensor, value_of
+from .layouts.builders import (NCHW_TO_NHWC, NHWC_TO_NCHW, barrier, ints, is_transpose, owner, truncf_tensor, users,
+                               value_of)
 from .layouts.op_rewrites import (CONV_OPS, GROUPED_OPS, NHWC_CONVS, POOL_OPS, grouped_generic, is_nhwc_conv, rewrite_conv,
                                   rewrite_grouped, rewrite_pool, rewritable)
 from .layouts.transpose_sinking import SHUFFLE_NHWC, sink_transposes
@@ -126,21 +127,17 @@ def _after_conv(v: ir.Value, depth: int = 16) -> bool:
     return False
 
 
-def _users(op) -> list:
-    return [u.owner.operation if hasattr(u.owner, "operation") else u.owner for r in op.results for u in r.uses]
-
-
 def _reaches_output(t, depth: int = 8) -> bool:
     """Transpose t's NCHW result reaches an op outside linalg (the model's output), possibly
     through reshapes and other transposes (a channel shuffle: view, transpose, view), rather
     than a linalg consumer or a channels-last input transpose, where IREE fuses or cancels it."""
-    frontier = _users(t)
+    frontier = users(t)
     for _ in range(depth):
         nxt = []
         for u in frontier:
             if u.name in ("tensor.expand_shape", "tensor.collapse_shape") or (
                     u.name == "linalg.transpose" and not is_transpose(u, NCHW_TO_NHWC)):
-                nxt += _users(u)
+                nxt += users(u)
             elif not u.name.startswith("linalg."):
                 return True
         frontier = nxt

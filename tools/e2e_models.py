@@ -132,10 +132,12 @@ def vae_decoder() -> nn.Module:
     return VaeDecoder()
 
 
-def _conv_bn_relu6(inp: int, oup: int, k: int = 3, stride: int = 1, groups: int = 1) -> nn.Sequential:
-    """torchvision's Conv2dNormActivation: conv (no bias), BatchNorm, ReLU6 as keys 0, 1, 2."""
-    return nn.Sequential(nn.Conv2d(inp, oup, k, stride, (k - 1) // 2, groups=groups, bias=False),
-                         nn.BatchNorm2d(oup), nn.ReLU6(inplace=True))
+def _conv_bn(inp: int, oup: int, k: int = 3, stride: int = 1, groups: int = 1, act=nn.ReLU6,
+             eps: float = 1e-5) -> nn.Sequential:
+    """torchvision's Conv2dNormActivation: conv (no bias), BatchNorm, the activation (none if
+    act is None) as keys 0, 1, 2."""
+    layers = [nn.Conv2d(inp, oup, k, stride, (k - 1) // 2, groups=groups, bias=False), nn.BatchNorm2d(oup, eps=eps)]
+    return nn.Sequential(*layers, *([act(inplace=True)] if act else []))
 
 
 class InvertedResidual(nn.Module):
@@ -143,8 +145,8 @@ class InvertedResidual(nn.Module):
         super().__init__()
         hidden = inp * expand
         self.use_res = stride == 1 and inp == oup
-        layers = [_conv_bn_relu6(inp, hidden, 1)] if expand != 1 else []
-        layers += [_conv_bn_relu6(hidden, hidden, 3, stride, groups=hidden),
+        layers = [_conv_bn(inp, hidden, 1)] if expand != 1 else []
+        layers += [_conv_bn(hidden, hidden, 3, stride, groups=hidden),
                    nn.Conv2d(hidden, oup, 1, bias=False), nn.BatchNorm2d(oup)]
         self.conv = nn.Sequential(*layers)
 
@@ -157,13 +159,13 @@ class MobileNetV2(nn.Module):
 
     def __init__(self, num_classes: int = 1000):
         super().__init__()
-        features = [_conv_bn_relu6(3, 32, 3, 2)]
+        features = [_conv_bn(3, 32, 3, 2)]
         inp = 32
         for t, c, n, s in self.SETTING:
             for i in range(n):
                 features.append(InvertedResidual(inp, c, s if i == 0 else 1, t))
                 inp = c
-        features.append(_conv_bn_relu6(inp, 1280, 1))
+        features.append(_conv_bn(inp, 1280, 1))
         self.features = nn.Sequential(*features)
         self.classifier = nn.Sequential(nn.Dropout(0.2), nn.Linear(1280, num_classes))
 
@@ -174,12 +176,6 @@ class MobileNetV2(nn.Module):
 
 def mobilenet_v2() -> nn.Module:
     return MobileNetV2()
-
-
-def _conv_bn_silu(inp: int, oup: int, k: int, stride: int = 1, groups: int = 1, act: bool = True) -> nn.Sequential:
-    """torchvision's Conv2dNormActivation with SiLU (or none): keys 0 (conv), 1 (BatchNorm), 2."""
-    layers = [nn.Conv2d(inp, oup, k, stride, (k - 1) // 2, groups=groups, bias=False), nn.BatchNorm2d(oup)]
-    return nn.Sequential(*layers, *([nn.SiLU(inplace=True)] if act else []))
 
 
 class SqueezeExcitation(nn.Module):
@@ -202,10 +198,10 @@ class MBConv(nn.Module):
         super().__init__()
         hidden = inp * expand
         self.use_res = stride == 1 and inp == oup
-        layers = [_conv_bn_silu(inp, hidden, 1)] if hidden != inp else []
-        layers += [_conv_bn_silu(hidden, hidden, k, stride, groups=hidden),
+        layers = [_conv_bn(inp, hidden, 1, act=nn.SiLU)] if hidden != inp else []
+        layers += [_conv_bn(hidden, hidden, k, stride, groups=hidden, act=nn.SiLU),
                    SqueezeExcitation(hidden, max(1, inp // 4)),
-                   _conv_bn_silu(hidden, oup, 1, act=False)]
+                   _conv_bn(hidden, oup, 1, act=None)]
         self.block = nn.Sequential(*layers)
 
     def forward(self, x):
@@ -219,11 +215,11 @@ class EfficientNetB0(nn.Module):
 
     def __init__(self, num_classes: int = 1000):
         super().__init__()
-        features = [_conv_bn_silu(3, 32, 3, 2)]
+        features = [_conv_bn(3, 32, 3, 2, act=nn.SiLU)]
         for t, k, s, inp, oup, n in self.SETTING:
             features.append(nn.Sequential(*[MBConv(t, k, s if i == 0 else 1, inp if i == 0 else oup, oup)
                                             for i in range(n)]))
-        features.append(_conv_bn_silu(320, 1280, 1))
+        features.append(_conv_bn(320, 1280, 1, act=nn.SiLU))
         self.features = nn.Sequential(*features)
         self.avgpool = nn.AdaptiveAvgPool2d(1)
         self.classifier = nn.Sequential(nn.Dropout(0.2), nn.Linear(1280, num_classes))
@@ -242,10 +238,9 @@ def _make_divisible(v: float, divisor: int = 8) -> int:
     return new + divisor if new < 0.9 * v else new
 
 
-def _conv_bn_act(inp: int, oup: int, k: int, stride: int = 1, groups: int = 1, act=None) -> nn.Sequential:
-    """torchvision's Conv2dNormActivation with MobileNetV3's BatchNorm (eps 1e-3): keys 0, 1, 2."""
-    layers = [nn.Conv2d(inp, oup, k, stride, (k - 1) // 2, groups=groups, bias=False), nn.BatchNorm2d(oup, eps=0.001)]
-    return nn.Sequential(*layers, *([act(inplace=True)] if act else []))
+def _conv_bn_v3(inp: int, oup: int, k: int, stride: int = 1, groups: int = 1, act=None) -> nn.Sequential:
+    """MobileNetV3's Conv2dNormActivation (BatchNorm eps 1e-3, no activation by default)."""
+    return _conv_bn(inp, oup, k, stride, groups, act, eps=0.001)
 
 
 class SqueezeExcitationV3(SqueezeExcitation):
@@ -262,11 +257,11 @@ class InvertedResidualV3(nn.Module):
         super().__init__()
         act = nn.Hardswish if hs else nn.ReLU
         self.use_res = stride == 1 and inp == oup
-        layers = [_conv_bn_act(inp, hidden, 1, act=act)] if hidden != inp else []
-        layers.append(_conv_bn_act(hidden, hidden, k, stride, groups=hidden, act=act))
+        layers = [_conv_bn_v3(inp, hidden, 1, act=act)] if hidden != inp else []
+        layers.append(_conv_bn_v3(hidden, hidden, k, stride, groups=hidden, act=act))
         if se:
             layers.append(SqueezeExcitationV3(hidden, _make_divisible(hidden // 4, 8)))
-        layers.append(_conv_bn_act(hidden, oup, 1))
+        layers.append(_conv_bn_v3(hidden, oup, 1))
         self.block = nn.Sequential(*layers)
 
     def forward(self, x):
@@ -283,9 +278,9 @@ class MobileNetV3Large(nn.Module):
 
     def __init__(self, num_classes: int = 1000):
         super().__init__()
-        layers = [_conv_bn_act(3, 16, 3, 2, act=nn.Hardswish)]
+        layers = [_conv_bn_v3(3, 16, 3, 2, act=nn.Hardswish)]
         layers += [InvertedResidualV3(*cfg) for cfg in self.SETTING]
-        layers.append(_conv_bn_act(160, 960, 1, act=nn.Hardswish))
+        layers.append(_conv_bn_v3(160, 960, 1, act=nn.Hardswish))
         self.features = nn.Sequential(*layers)
         self.avgpool = nn.AdaptiveAvgPool2d(1)
         self.classifier = nn.Sequential(nn.Linear(960, 1280), nn.Hardswish(inplace=True), nn.Dropout(0.2),

@@ -95,6 +95,16 @@ def barrier(v: ir.Value) -> ir.Value:
 
 
 
+def user_op(use):
+    """The operation holding an OpOperand (an OpView or an Operation, as the bindings return it)."""
+    return use.owner.operation if hasattr(use.owner, "operation") else use.owner
+
+
+def users(op) -> list:
+    """The ops using any result of op, once per use."""
+    return [user_op(u) for r in op.results for u in r.uses]
+
+
 def is_transpose(op, perm: list[int]) -> bool:
     return (op is not None and op.name == "linalg.transpose"
             and list(ir.DenseI64ArrayAttr(op.attributes["permutation"])) == perm)

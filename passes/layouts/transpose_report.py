@@ -4,7 +4,7 @@ exists (--report)."""
 from __future__ import annotations
 
 from ..ir import ir, walk_ops
-from .builders import owner
+from .builders import owner, user_op
 
 _LOOK_THROUGH = ("flow.tensor.reshape", "flow.tensor.bitcast", "hal.tensor.import", "hal.tensor.barrier",
                  "util.optimization_barrier")
@@ -41,7 +41,7 @@ def _source(v: ir.Value):
 def _sinks(v: ir.Value) -> list:
     out = []
     for use in v.uses:
-        op = use.owner.operation if hasattr(use.owner, "operation") else use.owner
+        op = user_op(use)
         if op.name in _LOOK_THROUGH or op.name == "hal.tensor.export":
             for r in op.results:
                 out += _sinks(r)

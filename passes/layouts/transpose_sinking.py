@@ -6,7 +6,7 @@ from __future__ import annotations
 from iree.compiler.dialects import linalg as linalg_d, tensor as tensor_d
 
 from ..ir import ir, walk_ops
-from .builders import NCHW_TO_NHWC, NHWC_TO_NCHW, empty_like, is_transpose, owner, reshape, transpose
+from .builders import NCHW_TO_NHWC, NHWC_TO_NCHW, empty_like, is_transpose, owner, reshape, transpose, user_op, users
 
 
 def _elementwise_4d(op) -> bool:
@@ -114,11 +114,8 @@ _SPLIT_C = [[0], [1, 2], [3], [4]]
 
 
 def _only_user(op):
-    uses = list(op.results[0].uses)
-    if len(uses) != 1:
-        return None
-    u = uses[0].owner
-    return u.operation if hasattr(u, "operation") else u
+    found = users(op)
+    return found[0] if len(found) == 1 else None
 
 
 def _channel_shuffle(expand):
@@ -155,7 +152,7 @@ def sink_transposes(func) -> None:
         src = op.operands[0]
         users = []
         for use in op.results[0].uses:
-            user = use.owner.operation if hasattr(use.owner, "operation") else use.owner
+            user = user_op(use)
             if not any(user == u for u, _ in users):
                 users.append((user, use.operand_number))
         for user, operand_number in users:

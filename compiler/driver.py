@@ -25,6 +25,7 @@ from ..passes.schedule import Schedule
 from ..passes.tuning import TuningCacheError, default_cache_path, load_cache
 from ..passes.target import Target, device_targets_attr_text, get_target, iree_target_flags
 from ..passes.window import trim_windows
+from ..passes.channel_pad import pad_channels
 from .errors import ConvcError
 from .frontends import read_model
 from .iree_tools import iree_compile
@@ -294,7 +295,7 @@ def _compile_file(input_path: str, output_path: str, options: CompileOptions, pa
         ctx = ir.Context()
         with open(linalg_path) as f:
             module = channels_last(ir.Module.parse(f.read(), ctx), PassOptions(precision=options.precision))
-        module = trim_windows(module)
+        module = pad_channels(trim_windows(module), PassOptions(target=target.arch))
         gemm_sigs = one_by_one_signatures(module)
         cl_path = os.path.join(work, f"{stem}.convc-channels-last.mlir")
         with open(cl_path, "w") as f:

@@ -12,6 +12,7 @@ from .pad_dispatch import pads_to_copies
 from .plan import plan_schedule
 from .splice import splice_dispatches
 from .window import trim_windows
+from .channel_pad import pad_channels
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,7 @@ class PassOptions:
 PASSES: dict[str, Callable] = {
     "convc-channels-last": channels_last,      # input-phase IR (before IREE's flow)
     "convc-trim-window": trim_windows,         # input-phase IR, after convc-channels-last
+    "convc-pad-channels": pad_channels,        # input-phase IR, after convc-trim-window
     "convc-pad-copy": pads_to_copies,          # flow-phase IR from here on
     "convc-match-conv": match_conv,
     "convc-plan-schedule": plan_schedule,

@@ -21,7 +21,7 @@ from ..compiler.driver import CompileOptions, compile_file
 from ..compiler.errors import ConvcError
 from .bundle import git_commit, record_compile
 from .families import families_bundle
-from .layers import Layer, layer_mlir, load_suite, random_grouped_layers
+from .layers import Layer, layer_mlir, load_suite, random_grouped_layers, random_narrow_layers
 
 
 def select(layers: list[Layer], only: str | None) -> list[Layer]:
@@ -89,17 +89,19 @@ def compile_suite(layers: list[Layer], target: str, out: str, verbose: bool = Tr
 
 def parse_arguments(argv=None):
     p = argparse.ArgumentParser(prog="convc-suite", description=__doc__.splitlines()[0])
-    p.add_argument("action", choices=["mlir", "compile", "random-grouped", "families"],
+    p.add_argument("action", choices=["mlir", "compile", "random-grouped", "random-narrow", "families"],
                    help="mlir: write the models; compile: a bundle; random-grouped: write a suite JSON "
-                        "of randomized grouped/depthwise layers (--seed, --count) to --out; families: a "
+                        "of randomized grouped/depthwise layers (--seed, --count) to --out; random-narrow: "
+                        "the same of dense layers with few or odd output channels; families: a "
                         "bundle of one layer per kernel family and variant flag (for the sanitizers)")
-    p.add_argument("--out", required=True, help="bundle directory (mlir, compile) or suite JSON file (random-grouped) to write")
+    p.add_argument("--out", required=True,
+                   help="bundle directory (mlir, compile) or suite JSON file (random-grouped, random-narrow) to write")
     p.add_argument("--suite", help="suite JSON (default: the bundled copy of the project suite)")
     p.add_argument("--target", default="sm_90a", help="convc target (default sm_90a)")
     p.add_argument("--only", help="comma-separated layer names")
     p.add_argument("--ptx", action="store_true", help="keep each layer's PTX in the bundle")
-    p.add_argument("--seed", type=int, default=0, help="random-grouped: the seed")
-    p.add_argument("--count", type=int, default=40, help="random-grouped: how many layers")
+    p.add_argument("--seed", type=int, default=0, help="random-grouped, random-narrow: the seed")
+    p.add_argument("--count", type=int, default=40, help="random-grouped, random-narrow: how many layers")
     p.add_argument("--wide", action="store_true",
                    help="random-grouped: depthwise layers with windows of 7-9 columns (layers.random_grouped_layers)")
     p.add_argument("--tuning-cache", default="none",
@@ -115,6 +117,12 @@ def main(args) -> int:
                 json.dump({"about": f"convc-suite random-grouped --seed {args.seed} --count {args.count}"
                                     + (" --wide" if args.wide else ""),
                            "layers": [dataclasses.asdict(L) for L in layers]}, f, indent=1)
+            return 0
+        if args.action == "random-narrow":
+            with open(args.out, "w") as f:
+                json.dump({"about": f"convc-suite random-narrow --seed {args.seed} --count {args.count}",
+                           "layers": [dataclasses.asdict(L) for L in random_narrow_layers(args.seed, args.count)]},
+                          f, indent=1)
             return 0
         if args.action == "families":
             m = families_bundle(args.out, args.target, set(args.only.split(",")) if args.only else None)

@@ -51,6 +51,14 @@ def tile_counts_for(p: ConvProblem, block_m: int, block_n: int) -> tuple[int, in
     return cdiv(p.gemm_m, block_m), cdiv(p.F, block_n)
 
 
+def narrow_block_n(f: int) -> int:
+    """Channels per persistent-kernel tile where F <= 64: 32 when F fits in them (an RGB or
+    mask output, padded to 8 channels by convc-pad-channels, then computes 4x rather than 8x
+    its useful columns), else 64. 32 is the narrowest tile the TMA-store epilogue stages (one
+    64-byte swizzle panel of f16)."""
+    return 32 if f <= 32 else 64
+
+
 def tiles(p: ConvProblem, bm: int, bn: int) -> int:
     m, n = tile_counts_for(p, bm, bn)
     return m * n

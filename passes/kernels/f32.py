@@ -9,7 +9,7 @@ from ..lower.nvidia import tma_loader
 from ..problem import ConvProblem
 from ..schedule import Kernel, Schedule
 from ..target import Target
-from .common import tiles
+from .common import narrow_block_n, tiles
 from .portable import plan_portable
 from .registry import Declined
 from .sm90_ws import SM90_WS, WsTile
@@ -35,7 +35,7 @@ def _plan_tf32(p: ConvProblem, t: Target) -> Schedule | Declined:
     if tma_loader.k_tile_channels(p.C, p.R * p.S, p.dtype) is None:
         return Declined(f"C={p.C} is not a multiple of 16 (one 64-byte swizzled row of f32 per K step; "
                         f"a multiple of 4 with one filter tap)")
-    bn = 128 if p.F > 64 else 64
+    bn = 128 if p.F > 64 else narrow_block_n(p.F)
     big = tiles(p, 128, bn) >= t.num_sms
     kernel, bm = (Kernel.SM90_WS_COOPERATIVE, 128) if big else (Kernel.SM90_WS_PINGPONG, 64)
     s = SM90_WS.attempt(p, t, tile=WsTile(kernel, bm, bn))
@@ -65,7 +65,7 @@ def plan_dynamic_batch(p: ConvProblem, t: Target, precision: str = "tf32") -> Sc
 def _plan_persistent_dynamic(p: ConvProblem, t: Target) -> Schedule | Declined:
     if tma_loader.k_tile_channels(p.C, p.R * p.S, p.dtype) is None:
         return Declined(f"C={p.C} does not tile into 64- or 128-byte rows")
-    s = SM90_WS.attempt(p, t, tile=WsTile(Kernel.SM90_WS_PINGPONG, 64, 128 if p.F > 64 else 64))
+    s = SM90_WS.attempt(p, t, tile=WsTile(Kernel.SM90_WS_PINGPONG, 64, 128 if p.F > 64 else narrow_block_n(p.F)))
     if isinstance(s, Declined):
         return s
     tf32 = ", TF32 wgmma (f32 operands, f32 accumulation)" if p.dtype == "f32" else ""

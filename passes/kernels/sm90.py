@@ -14,7 +14,7 @@ from ..lower.nvidia import sm90_ws, tile_scheduler, tma_loader
 from ..problem import ConvProblem
 from ..schedule import Kernel, Schedule
 from ..target import Target
-from .common import cdiv, tile_counts_for, tiles
+from .common import cdiv, narrow_block_n, tile_counts_for, tiles
 from .portable import plan_portable
 from .registry import Declined
 from .sm90_gather import SM90_GATHER
@@ -90,18 +90,19 @@ class Rule:
 
 
 WIDE = lambda c: c.wide                                 # noqa: E731
+NARROW = lambda c: narrow_block_n(c.p.F)               # noqa: E731
 RESIDUAL = lambda c: c.p.reads_residual                 # noqa: E731
 
 ONE_WAVE_RESIDUAL = Rule("one wave with a residual", lambda c: c.one_wave_residual, COOPERATIVE, 128, 256)
 
 # The default tile of the persistent kernels: the first rule that holds.
 TILE_RULES = (
-    Rule("many waves, F <= 128", lambda c: c.many_waves and c.p.F <= 128, PINGPONG, 128, 64),
+    Rule("many waves, F <= 128", lambda c: c.many_waves and c.p.F <= 128, PINGPONG, 128, NARROW),
     Rule("many waves, 160-channel tiles", lambda c: c.many_waves and c.wide == 160, PINGPONG, 128, 160),
     Rule("many waves, F > 256", lambda c: c.many_waves and c.wide == 128 and c.p.F > 256, COOPERATIVE, 256, 128),
     Rule("many waves, 256-channel tiles", lambda c: c.many_waves and c.wide == 256 and not RESIDUAL(c), PINGPONG, 64, 256),
     Rule("many waves, otherwise", lambda c: c.many_waves, COOPERATIVE, 128, WIDE),
-    Rule("F <= 64", lambda c: c.p.F <= 64, PINGPONG, 128, 64),
+    Rule("F <= 64", lambda c: c.p.F <= 64, PINGPONG, 128, NARROW),
     Rule("single K step", lambda c: c.ktiles == 1 and c.p.F > 128 and not RESIDUAL(c), COOPERATIVE, 256, WIDE),
     ONE_WAVE_RESIDUAL,                  # swapped tiles staged in the ring first (_one_wave_ring)
     Rule("stream-K", lambda c: c.streamk_pays, STREAMK, 64, 128),

@@ -118,7 +118,8 @@ def _pad_conv(op) -> bool:
     res = op.results[0]
     res.set_type(new_init.type)
     with ir.InsertionPoint.after(op), op.location:
-        static, dynamic = _sizes(res, ir.RankedTensorType(res.type), ot.rank - 1, f)
+        # dynamic sizes from the new accumulator (tensor.dim of the result would be rewired to the slice)
+        static, dynamic = _sizes(new_init, ir.RankedTensorType(new_init.type), ot.rank - 1, f)
         sl = tensor_d.ExtractSliceOp(ot, res, [], dynamic, [], [0] * ot.rank, static, [1] * ot.rank)
     res.replace_all_uses_except(sl.result, sl.operation)
     _erase_if_dead(_owner(init))

@@ -3,7 +3,9 @@
 Grouped (not depthwise) f16/bf16 convs on NVIDIA targets with mma.sync (sm_90a, sm_100a) whose
 groups have at least MIN_GROUP_CHANNELS input channels and whose blocks of whole groups have
 16-byte channel vectors (grouped_mma_geometry.group_block). Near-depthwise groups and f32 stay
-on the direct kernel, which remains a tuning candidate everywhere.
+on the direct kernel, which remains a tuning candidate everywhere. Dense convs with at most
+NARROW_DENSE_F output channels are one group of all C (C <= 128): the sm_90a planner's
+default for F <= 8 (kernels/sm90.py NARROW_MMA_F), a tuning candidate up to NARROW_DENSE_F.
 """
 
 from __future__ import annotations
@@ -25,13 +27,14 @@ from .direct_grouped import direct_candidates, plan_grouped
 from .registry import Declined, KernelFamily, register
 
 TUNING_TILES = 3                # tile options offered to the tuner
+NARROW_DENSE_F = 32             # dense convs this narrow: one group of all C (see plan_narrow_dense)
 
 
 def supports(p: ConvProblem, t: Target) -> str | None:
     if t.backend != "nvidia":
         return f"{t.arch} has no mma.sync"
-    if not p.grouped:
-        return "not a grouped conv"
+    if not p.grouped and p.F > NARROW_DENSE_F:
+        return f"a dense conv with F={p.F} > {NARROW_DENSE_F}"
     if p.depthwise:
         return "depthwise conv (one input channel per group)"
     if p.dtype not in ("f16", "bf16"):
@@ -63,7 +66,7 @@ def _schedule(p: ConvProblem, t: Target, o: TileOption) -> Schedule:
                     threads=THREADS, config=GroupedMmaConfig(rows=g.bh, cols=g.bw, ctas_per_sm=o.ctas_per_sm),
                     stages=stages, grid=(gx, g.channel_blocks, 1), smem_bytes=g.filter_bytes + stages * g.patch_bytes,
                     reason=(f"grouped implicit GEMM on tensor cores (mma.sync m16n8k16, f32 accumulation): "
-                            f"{g.gb} groups ({g.bn} channels) per CTA, {g.bh}x{g.bw}-pixel tiles, "
+                            f"{g.gb} group{'s' if g.gb > 1 else ''} ({g.bn} channels) per CTA, {g.bh}x{g.bw}-pixel tiles, "
                             f"{stages} patch buffer{'s' if stages > 1 else ''}, {o.ctas_per_sm} CTA"
                             f"{'s' if o.ctas_per_sm > 1 else ''} per SM, block-diagonal filter staged once"
                             + (", batch read at run time" if p.dynamic_batch else "")))

@@ -15,6 +15,7 @@ from ..schedule import Kernel, Schedule
 from ..target import Target
 from ..tuning import knobs_of
 from .common import tiles
+from .grouped_mma import GROUPED_MMA, NARROW_DENSE_F
 from .registry import KernelFamily
 from .sm90 import COOPERATIVE, PINGPONG, STREAMK, fewer_columns_at_160, plan_sm90
 from .sm90_gather import SM90_GATHER
@@ -57,6 +58,9 @@ def candidate_grid(p: ConvProblem, t: Target) -> list[tuple[KernelFamily, dict]]
         for bm in swap_block_ms(p, t, bn, sm90_ws.swap_max_pixels(kernel, bn)):
             slots = (1, 2) if p.reads_residual and tiles(p, bm, bn) > t.num_sms else (1,)
             grid += [_ws(kernel, bm, bn, slots=n, swap=True) for n in slots]
+    if p.F <= NARROW_DENSE_F and not p.grouped:
+        # a narrow output: the dense conv as one group on the grouped tensor-core kernel
+        grid += [(GROUPED_MMA, {})]
     if fewer_columns_at_160(p):
         # 160-channel tiles (64 B epilogue panels) waste fewer columns, e.g. F = 320
         grid += [_ws(k, bm, 160) for k, bm in ((COOPERATIVE, 256), (COOPERATIVE, 128), (PINGPONG, 128), (PINGPONG, 64))]
@@ -72,7 +76,7 @@ def sm90_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
     if default.kernel == Kernel.SM90_ROWS_WGMMA:
         grid = [(SM90_GATHER, {"why_not_tma": "tuning candidate"})]
     elif default.kernel in (Kernel.SM90_GATHER_WGMMA, Kernel.PORTABLE_IGEMM):
-        grid = []
+        grid = [(GROUPED_MMA, {})] if p.F <= NARROW_DENSE_F and not p.grouped else []
     else:
         grid = candidate_grid(p, t)
     planned = [family.attempt(p, t, **config) for family, config in grid]

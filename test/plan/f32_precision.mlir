@@ -17,10 +17,11 @@
 // RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --precision fp32 %inputs/f32_conv.flow.mlir | FileCheck %s --check-prefix=FP32
 // FP32: reason = "portable implicit GEMM (f32 inputs, --precision fp32: exact f32 math)"
 
-// C = 64: ping-pong TF32 tiles of 32-channel K steps, and k8 TF32 wgmmas in the kernel.
+// C = 64: ping-pong TF32 tiles of 32-channel K steps, and k8 TF32 wgmmas in the kernel (F = 24:
+// 32-channel tiles, so n = 32).
 // RUN: sed -e 's/16xf32/64xf32/g' -e 's/, 16\]/, 64]/g' %inputs/f32_conv.flow.mlir | convc-opt --pass=convc-match-conv,convc-plan-schedule - | FileCheck %s --check-prefix=TF32
 // TF32: block_k = 32 : i64
 // TF32-SAME: kernel = "sm90_ws_pingpong"
 // TF32-SAME: reason = "warp-specialized persistent TMA + wgmma (ping-pong), TMA-store epilogue, TF32 wgmma (f32 operands, f32 accumulation)"
 // RUN: sed -e 's/16xf32/64xf32/g' -e 's/, 16\]/, 64]/g' %inputs/f32_conv.flow.mlir | convc-opt --pass=convc-match-conv,convc-plan-schedule,convc-lower-kernel - | FileCheck %s --check-prefix=MMA
-// MMA: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 8>, D[<f32>, {{.*}}], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]
+// MMA: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 32, k = 8>, D[<f32>, {{.*}}], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]

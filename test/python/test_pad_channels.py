@@ -1,0 +1,72 @@
+"""convc-pad-channels: convs whose F is not a multiple of 8 compute F rounded up with zero
+filters and slice the result back. The padded model must compute what the original does: the
+pass is applied as for sm_90a, the result compiled for llvm-cpu (convc's CPU kernel on the
+padded conv, IREE on the slice and epilogue) and run on random data against numpy's fp32
+reference, with a NaN-poisoned output."""
+
+import numpy as np
+import pytest
+
+from conftest import compile_layer, run_layer_cpu
+from convc.compiler.driver import CompileOptions, compile_file
+from convc.passes.channel_pad import pad_channels
+from convc.passes.ir import ir
+from convc.passes.registry import PassOptions
+from convc.tools.layers import Layer, layer_mlir
+
+CASES = [
+    Layer("rgb_out_f3", 2, 9, 8, 32, 3, 3, 3, (1, 1), (1, 1), (1, 1, 1, 1), "f16", "bias"),
+    Layer("f1_residual", 2, 9, 9, 16, 1, 3, 3, (1, 1), (1, 1), (1, 1, 1, 1), "f16", "bias_residual_relu"),
+    Layer("f13_bf16_s2", 3, 11, 13, 24, 13, 3, 5, (2, 1), (1, 2), (1, 0, 2, 3), "bf16", "bias_residual_relu"),
+    Layer("f5_f32_relu", 1, 10, 7, 16, 5, 5, 3, (1, 1), (1, 1), (2, 2, 1, 1), "f32", "bias_relu"),
+    Layer("f2_no_epilogue", 2, 12, 10, 8, 2, 7, 7, (1, 1), (1, 1), (3, 3, 3, 3), "f16", "none"),
+]
+
+
+def _padded_model(tmp_path, layer: Layer) -> str:
+    """The layer's model after convc-pad-channels as run for sm_90a."""
+    with ir.Context() as ctx:
+        module = ir.Module.parse(layer_mlir(layer, output_arg=True), ctx)
+        text = str(pad_channels(module, PassOptions(target="sm_90a")))
+    assert "tensor.insert_slice" in text and "tensor.extract_slice" in text
+    path = tmp_path / f"{layer.name}.padded.mlir"
+    path.write_text(text)
+    return str(path)
+
+
+@pytest.mark.parametrize("layer", CASES, ids=[c.name for c in CASES])
+def test_padded_conv_matches_reference(tmp_path, layer):
+    vmfb = tmp_path / f"{layer.name}.vmfb"
+    res = compile_file(_padded_model(tmp_path, layer), str(vmfb), CompileOptions(target="llvm-cpu"))
+    convs = [r for r in res.reports if r.problem is not None]
+    assert len(convs) == 1 and convs[0].path == "convc", [r.line() for r in res.reports]
+    assert convs[0].problem.F == -(-layer.F // 8) * 8
+    for seed in (0, 1):
+        got, ref = run_layer_cpu(vmfb, layer, seed)
+        assert got.shape == ref.shape and not np.isnan(got).any(), "unwritten (poisoned) or NaN outputs"
+        err = np.linalg.norm(got - ref) / np.linalg.norm(ref)
+        assert err <= (1e-2 if layer.out_dtype != "f32" else 1e-5), err
+
+
+def test_sm90a_runs_narrow_outputs_on_tensor_cores(tmp_path):
+    """F = 3 becomes an 8-channel conv on the grouped tensor-core kernel, F = 13 a 16-channel
+    one on 32-channel persistent tiles; a 1x1 F = 255 head is left alone (IREE would move the
+    slice back into its matmul)."""
+    _, res = compile_layer(tmp_path, CASES[0], target="sm_90a", tuning_cache="none")
+    (conv,) = [r for r in res.reports if r.problem is not None]
+    assert (conv.problem.F, conv.schedule.kernel) == (8, "grouped_mma"), conv.line()
+    layer = Layer("f13_3x3", 2, 16, 16, 64, 13, 3, 3, (1, 1), (1, 1), (1, 1, 1, 1), "f16", "bias_relu")
+    _, res = compile_layer(tmp_path, layer, target="sm_90a", tuning_cache="none")
+    (conv,) = [r for r in res.reports if r.problem is not None]
+    assert (conv.problem.F, conv.schedule.kernel, conv.schedule.block_n) == (16, "sm90_ws_pingpong", 32), conv.line()
+    head = Layer("head_1x1", 2, 20, 20, 256, 255, 1, 1, (1, 1), (1, 1), (0, 0, 0, 0), "f16", "bias")
+    _, res = compile_layer(tmp_path, head, target="sm_90a", tuning_cache="none")
+    (conv,) = [r for r in res.reports if r.problem is not None]
+    assert conv.problem.F == 255 and conv.path == "convc", conv.line()
+
+
+def test_other_targets_keep_f(tmp_path):
+    for target in ("llvm-cpu", "gfx942"):
+        with ir.Context() as ctx:
+            module = ir.Module.parse(layer_mlir(CASES[0], output_arg=True), ctx)
+            assert "tensor.insert_slice" not in str(pad_channels(module, PassOptions(target=target)))

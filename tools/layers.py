@@ -165,14 +165,14 @@ def _random_wide_layers(seed: int, count: int) -> list[Layer]:
 
 def random_narrow_layers(seed: int, count: int) -> list[Layer]:
     """Randomized dense layers with few or odd output channels (group "narrow_random"): F of
-    1-37, mostly not a multiple of 8 (what convc-pad-channels pads), C from 3 to 128,
+    1-37, mostly not a multiple of 8 (what convc-pad-channels pads), C from 3 to 256,
     rectangular windows of 1-7 taps, strides and dilations 1-2 per axis, asymmetric pads,
     batches 1-4, f16, bf16 and f32, every epilogue. The same seed gives the same layers."""
     rng = random.Random(seed)
     out = []
     while len(out) < count:
         F = rng.choice([1, 2, 3, 3, 4, 5, 6, 7, 9, 11, 12, 13, 17, 20, 21, 24, 27, 31, 32, 33, 37])
-        C = rng.choice([3, 4, 8, 16, 24, 32, 48, 64, 96, 128])
+        C = rng.choice([3, 4, 8, 16, 24, 32, 48, 64, 96, 128, 192, 256])
         R, S = rng.choice([1, 2, 3, 3, 5, 7]), rng.choice([1, 3, 3, 5, 7])
         stride = (rng.randint(1, 2), rng.randint(1, 2))
         dilation = (rng.randint(1, 2), rng.randint(1, 2))

@@ -32,6 +32,7 @@ from ...problem import ConvProblem
 THREADS = 256
 WARPS = THREADS // 32
 MAX_BN = 128                 # output channels per CTA (accumulator registers)
+MAX_DENSE_KB = 256           # input channels of a dense conv run as one group (patch rows)
 MAX_ACC = 48                 # f32 accumulators per thread (128 registers with two CTAs per SM)
 MAX_MT = 8                   # m16 fragments per warp
 BLOCK_BYTES = 256            # one 16(k) x 8(n) filter block: two 8x8 b16 matrices
@@ -53,10 +54,11 @@ def _divisors(n: int) -> list[int]:
 
 def group_block(p: ConvProblem) -> int:
     """Groups per CTA: the most (a divisor of G) whose input and output channels are whole
-    16-byte vectors and whose output channels fit MAX_BN."""
+    16-byte vectors and fit MAX_BN (a dense conv's input channels MAX_DENSE_KB)."""
     cg, fg = p.C // p.groups, p.F // p.groups
+    max_kb = MAX_DENSE_KB if p.groups == 1 else MAX_BN
     ok = [d for d in _divisors(p.groups) if (d * cg) % 8 == 0 and (d * fg) % 8 == 0
-          and d * fg <= MAX_BN and d * cg <= MAX_BN]
+          and d * fg <= MAX_BN and d * cg <= max_kb]
     if not ok:
         raise GroupedMmaUnsupported(f"no block of whole groups has a multiple of 8 input and output channels "
                                     f"with at most {MAX_BN} (C/G={cg}, F/G={fg}, G={p.groups})")

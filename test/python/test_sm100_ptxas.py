@@ -13,7 +13,7 @@ import pytest
 from convc.passes.plan import plan_schedule_for
 from convc.passes.kernels.sm100_ws import PAIR_GAIN, model_us, plan_sm100_ws
 from convc.passes.target import get_target
-from convc.tools.layers import load_suite
+from convc.tools.layers import Layer, load_suite
 from convc.tools.sm100_table import find_cuda_tool, layer_entry, ptxas_supports_sm100a, random_layers, roofline
 
 T = get_target("sm_100a")
@@ -71,7 +71,11 @@ def test_roofline_numbers():
     assert roofline(_layer("r50_l1_1x1_64_256"))["bound"] == "memory"
 
 
-CASES = SUITE + random_layers(6)
+# outputs of 3 and 13 channels: convc-pad-channels makes them 8- and 16-channel convs the
+# tcgen05 kernel takes (sm_100a is compile-only: these must be right by construction)
+NARROW = [Layer("narrow_rgb_out_f3", 1, 66, 66, 128, 3, 3, 3, (1, 1), (1, 1), (1, 1, 1, 1), "f16", "bias"),
+          Layer("narrow_f13_bf16", 2, 30, 30, 64, 13, 3, 3, (1, 1), (1, 1), (1, 1, 1, 1), "bf16", "bias_relu")]
+CASES = SUITE + random_layers(6) + NARROW
 
 
 @needs_ptxas

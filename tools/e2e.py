@@ -39,6 +39,11 @@ CASES = [
     Case("resnet50_b32", "resnet50", (32, 3, 224, 224)),
     Case("resnet50_b1", "resnet50", (1, 3, 224, 224)),
     Case("vae_decoder_b1", "vae_decoder", (1, 4, 64, 64)),
+    # its RGB output conv padded to 8 channels (convc-pad-channels): f32 on 32-channel TF32
+    # tiles, and a dynamic batch (persistent ping-pong 32-channel tiles) run at two batches
+    Case("vae_decoder_b1_f32", "vae_decoder", (1, 4, 64, 64), dtype="float32"),
+    Case("vae_decoder_dyn_b1", "vae_decoder", (1, 4, 64, 64), dynamic="vae_decoder_dyn"),
+    Case("vae_decoder_dyn_b2", "vae_decoder", (2, 4, 64, 64), dynamic="vae_decoder_dyn"),
     Case("resnet50_b32_f32", "resnet50", (32, 3, 224, 224), dtype="float32"),   # TF32, as cuDNN's default
     # one vmfb compiled with a dynamic batch, run at several batches
     Case("resnet50_dyn_b1", "resnet50", (1, 3, 224, 224), dynamic="resnet50_dyn"),

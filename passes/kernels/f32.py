@@ -10,6 +10,7 @@ from ..problem import ConvProblem
 from ..schedule import Kernel, Schedule
 from ..target import Target
 from .common import narrow_block_n, tiles
+from .grouped_mma import GROUPED_MMA, NARROW_MMA_F
 from .portable import plan_portable
 from .registry import Declined
 from .sm90_ws import SM90_WS, WsTile
@@ -49,9 +50,14 @@ def plan_dynamic_batch(p: ConvProblem, t: Target, precision: str = "tf32") -> Sc
     tensor maps take the batch at run time. On sm_90a the persistent warp-specialized kernel
     with one CTA per SM and plain tiles: ping-pong 64-row tiles (they balance small batches
     and stay close to the best on large ones); no clusters, swapped tiles, stream-K, direct
-    prologue loads or ring-staged epilogues, which size their work at compile time. Else the
-    portable kernel, with a grid computed from the batch."""
+    prologue loads or ring-staged epilogues, which size their work at compile time. Dense
+    f16/bf16 convs with F <= NARROW_MMA_F take the grouped tensor-core kernel as one group, as
+    static ones do. Else the portable kernel, with a grid computed from the batch."""
     why = None
+    if t.has_wgmma and p.F <= NARROW_MMA_F and not p.grouped:
+        s = GROUPED_MMA.attempt(p, t)          # a narrow output as one group (kernels/sm90.py)
+        if isinstance(s, Schedule):
+            return dataclasses.replace(s, reason=f"{s.reason} (F={p.F}: a dense conv as one group)")
     if t.has_wgmma and not (p.dtype == "f32" and precision == "fp32"):
         s = _plan_persistent_dynamic(p, t)
         if isinstance(s, Schedule):

@@ -5,7 +5,8 @@ groups have at least MIN_GROUP_CHANNELS input channels and whose blocks of whole
 16-byte channel vectors (grouped_mma_geometry.group_block). Near-depthwise groups and f32 stay
 on the direct kernel, which remains a tuning candidate everywhere. Dense convs with at most
 NARROW_DENSE_F output channels are one group of all C (C <= 128): the sm_90a planner's
-default for F <= 8 (kernels/sm90.py NARROW_MMA_F), a tuning candidate up to NARROW_DENSE_F.
+default for F <= NARROW_MMA_F (static and dynamic batches), a tuning candidate up to
+NARROW_DENSE_F.
 """
 
 from __future__ import annotations
@@ -27,7 +28,13 @@ from .direct_grouped import direct_candidates, plan_grouped
 from .registry import Declined, KernelFamily, register
 
 TUNING_TILES = 3                # tile options offered to the tuner
-NARROW_DENSE_F = 32             # dense convs this narrow: one group of all C (see plan_narrow_dense)
+NARROW_DENSE_F = 32             # dense convs this narrow may run as one group of all C (tuning)
+# Dense convs with at most this many output channels (an RGB or mask output padded to 8 by
+# convc-pad-channels) run on the grouped tensor-core kernel as one group: it stages each
+# tile's input patch once and reads every tap from it, where the im2col kernels move R*S
+# copies of the input through L2 for 8 useful columns (H200, narrow_f suite: SD VAE's output
+# conv 131 -> 72 us, 5x5 and 7x7 windows 1.4-1.8x faster; at F = 12-16 mixed, so not there).
+NARROW_MMA_F = 8
 
 
 def supports(p: ConvProblem, t: Target) -> str | None:

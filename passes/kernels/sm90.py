@@ -16,7 +16,7 @@ from ..schedule import Kernel, Schedule
 from ..target import Target
 from .common import cdiv, narrow_block_n, tile_counts_for, tiles
 from .portable import plan_portable
-from .grouped_mma import GROUPED_MMA
+from .grouped_mma import GROUPED_MMA, NARROW_MMA_F
 from .registry import Declined
 from .sm90_gather import SM90_GATHER
 from .sm90_rows import SM90_ROWS
@@ -116,12 +116,6 @@ def tile_rule(p: ConvProblem, t: Target) -> Rule:
     return next(r for r in TILE_RULES if r.when(c))
 
 
-# Dense convs with at most this many output channels (an RGB or mask output padded to 8 by
-# convc-pad-channels) run on the grouped tensor-core kernel as one group: it stages each
-# tile's input patch once and reads every tap from it, where the im2col kernels move R*S
-# copies of the input through L2 for 8 useful columns (H200, narrow_f suite: SD VAE's output
-# conv 131 -> 72 us, 5x5 and 7x7 windows 1.4-1.8x faster; at F = 12-16 mixed, so not there).
-NARROW_MMA_F = 8
 
 
 def plan_sm90(p: ConvProblem, t: Target) -> Schedule:

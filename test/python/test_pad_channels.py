@@ -70,3 +70,16 @@ def test_other_targets_keep_f(tmp_path):
         with ir.Context() as ctx:
             module = ir.Module.parse(layer_mlir(CASES[0], output_arg=True), ctx)
             assert "tensor.insert_slice" not in str(pad_channels(module, PassOptions(target=target)))
+
+
+def test_dynamic_batch_narrow_output_runs_as_one_group():
+    """A dynamic batch keeps the static rule for F <= 8 (f16/bf16): the grouped tensor-core
+    kernel with its grid sized for the SMs; f32 stays on the persistent TF32 kernel."""
+    import dataclasses
+    from convc.passes.plan import plan_schedule_for
+    from convc.passes.target import get_target
+    p = dataclasses.replace(CASES[0].expected_problem(), F=8, batch_constant=0)
+    s = plan_schedule_for(p, get_target("sm_90a"))
+    assert s.kernel == "grouped_mma" and "batch read at run time" in s.reason and "one group" in s.reason, s.reason
+    s = plan_schedule_for(dataclasses.replace(p, dtype="f32"), get_target("sm_90a"))
+    assert s.kernel == "sm90_ws_pingpong" and s.block_n == 32, s.reason

@@ -1,6 +1,6 @@
 """convc-pad-channels: a dense conv whose output channel count F is not a multiple of 8 (an RGB
-or mask output, F = 3 or 1; a detection head, F = 255) computes F rounded up to a multiple of 8
-with zero filters, and its result is sliced back to the first F channels.
+or mask output, F = 3 or 1; any odd F) computes F rounded up to a multiple of 8 with zero
+filters, and its result is sliced back to the first F channels.
 
 Why: convc's tensor-core kernels move output channels in 16-byte vectors (TMA filter boxes and
 TMA-store epilogues), so such convs fell to the portable kernel (the VAE decoder's 256 -> 3
@@ -15,7 +15,7 @@ a tensor.pad would be fused into the conv's dispatch, which convc's matcher decl
 accumulator keeps its form (a zero fill is re-made at the new width; anything else is inserted
 into a zero tensor the same way). NVIDIA targets only: the AMD kernels take any F, and llvm-cpu
 has no vector constraint. Grouped/depthwise convs are left alone (their own kernels), and so
-are 1x1 filters (see _one_tap: a detection head's F = 255 stays on the portable kernel).
+are 1x1 filters (see _one_tap).
 """
 
 from __future__ import annotations
@@ -24,17 +24,13 @@ from iree.compiler.dialects import linalg as linalg_d
 from iree.compiler.dialects import tensor as tensor_d
 
 from .ir import arith_d, ir, walk_ops
+from .layouts.builders import owner
 from .target import get_target
 
 VECTOR = 8              # output channels per 16-byte f16 vector
 
 # dense channels-last convs: the filter's F dimension (the output's is the last)
 FILTER_F_DIM = {"linalg.conv_2d_nhwc_fhwc": 0, "linalg.conv_2d_nhwc_hwcf": 3}
-
-
-def _owner(v: ir.Value):
-    o = v.owner
-    return None if isinstance(o, ir.Block) else (o.operation if hasattr(o, "operation") else o)
 
 
 def _sizes(v: ir.Value, t: ir.RankedTensorType, dim: int, new: int) -> tuple[list[int], list[ir.Value]]:
@@ -76,17 +72,18 @@ def _widen(v: ir.Value, dim: int, new: int) -> ir.Value:
 
 def _fill_of_empty(v: ir.Value):
     """The scalar of a linalg.fill of a tensor.empty producing v, or None."""
-    op = _owner(v)
+    op = owner(v)
     if op is None or op.name != "linalg.fill":
         return None
-    dest = _owner(op.operands[1])
+    dest = owner(op.operands[1])
     return op.operands[0] if dest is not None and dest.name == "tensor.empty" else None
 
 
-def _one_tap(op, wt: ir.RankedTensorType, fdim: int) -> bool:
+def _one_tap(wt: ir.RankedTensorType, fdim: int) -> bool:
     """A 1x1 filter: IREE writes the conv as a matmul and moves the result slice into it as a
     slice of the filter, so the padding would come back undone, as a GEMM whose F no longer
-    matches the model's 1x1 signatures (convc would not take it)."""
+    matches the model's 1x1 signatures (convc would not take it). Behind a barrier it stayed
+    padded but measured slower (bench/NOTES.md): a detection head's F = 255 stays as it is."""
     spatial = (1, 2) if fdim == 0 else (0, 1)
     return all(not wt.is_dynamic_dim(d) and wt.shape[d] == 1 for d in spatial)
 
@@ -107,7 +104,7 @@ def _pad_conv(op) -> bool:
     if f % VECTOR == 0:
         return False
     f8 = padded_width(f)
-    if _one_tap(op, wt, fdim):
+    if _one_tap(wt, fdim):
         return False
     with ir.InsertionPoint(op), op.location:
         scalar = _fill_of_empty(init)
@@ -122,14 +119,14 @@ def _pad_conv(op) -> bool:
         static, dynamic = _sizes(new_init, ir.RankedTensorType(new_init.type), ot.rank - 1, f)
         sl = tensor_d.ExtractSliceOp(ot, res, [], dynamic, [], [0] * ot.rank, static, [1] * ot.rank)
     res.replace_all_uses_except(sl.result, sl.operation)
-    _erase_if_dead(_owner(init))
+    _erase_if_dead(owner(init))
     return True
 
 
 def _erase_if_dead(op) -> None:
     """The old accumulator's fill (and its empty), once nothing reads them."""
     while op is not None and op.name in ("linalg.fill", "tensor.empty") and not list(op.results[0].uses):
-        nxt = _owner(op.operands[1]) if op.name == "linalg.fill" else None
+        nxt = owner(op.operands[1]) if op.name == "linalg.fill" else None
         op.erase()
         op = nxt
 

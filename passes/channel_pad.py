@@ -23,8 +23,8 @@ from __future__ import annotations
 from iree.compiler.dialects import linalg as linalg_d
 from iree.compiler.dialects import tensor as tensor_d
 
-from .ir import arith_d, ir, walk_ops
-from .layouts.builders import owner
+from .ir import ir, walk_ops
+from .layouts.builders import mixed_sizes, owner, zero
 from .target import get_target
 
 VECTOR = 8              # output channels per 16-byte f16 vector
@@ -33,41 +33,26 @@ VECTOR = 8              # output channels per 16-byte f16 vector
 FILTER_F_DIM = {"linalg.conv_2d_nhwc_fhwc": 0, "linalg.conv_2d_nhwc_hwcf": 3}
 
 
-def _sizes(v: ir.Value, t: ir.RankedTensorType, dim: int, new: int) -> tuple[list[int], list[ir.Value]]:
-    """v's shape with dimension `dim` set to `new`: static sizes (dynamic ones marked) and the
-    tensor.dim values of the dynamic ones."""
-    static, dynamic = [], []
-    for i in range(t.rank):
-        if i == dim:
-            static.append(new)
-        elif t.is_dynamic_dim(i):
-            static.append(ir.ShapedType.get_dynamic_size())
-            dynamic.append(tensor_d.dim(v, arith_d.constant(ir.IndexType.get(), i)))
-        else:
-            static.append(t.shape[i])
-    return static, dynamic
+def _split(sizes: list) -> tuple[list[int], list[ir.Value]]:
+    """Mixed sizes (ints and values) as slice ops take them: static sizes with dynamic ones
+    marked, and the dynamic values."""
+    dyn = ir.ShapedType.get_dynamic_size()
+    return ([s if isinstance(s, int) else dyn for s in sizes], [s for s in sizes if not isinstance(s, int)])
 
 
 def _zeros(v: ir.Value, dim: int, new: int, value: ir.Value | None = None) -> ir.Value:
     """A tensor shaped like v but `new` long along `dim`, filled with `value` (default zero)."""
-    t = ir.RankedTensorType(v.type)
-    static, dynamic = _sizes(v, t, dim, new)
-    dyn = iter(dynamic)
-    empty = tensor_d.EmptyOp([next(dyn) if s == ir.ShapedType.get_dynamic_size() else s for s in static],
-                             t.element_type).result
-    if value is None:
-        et = t.element_type
-        value = arith_d.constant(et, ir.FloatAttr.get(et, 0.0) if not isinstance(et, ir.IntegerType)
-                                 else ir.IntegerAttr.get(et, 0))
-    return linalg_d.fill(value, outs=[empty])
+    et = ir.RankedTensorType(v.type).element_type
+    empty = tensor_d.EmptyOp(mixed_sizes(v, {dim: new}), et).result
+    return linalg_d.fill(value if value is not None else zero(et), outs=[empty])
 
 
 def _widen(v: ir.Value, dim: int, new: int) -> ir.Value:
     """v inserted at offset 0 into a zero tensor `new` long along `dim`."""
-    t = ir.RankedTensorType(v.type)
+    rank = ir.RankedTensorType(v.type).rank
     dest = _zeros(v, dim, new)
-    static, dynamic = _sizes(v, t, -1, 0)
-    return tensor_d.InsertSliceOp(v, dest, [], dynamic, [], [0] * t.rank, static, [1] * t.rank).result
+    static, dynamic = _split(mixed_sizes(v))
+    return tensor_d.InsertSliceOp(v, dest, [], dynamic, [], [0] * rank, static, [1] * rank).result
 
 
 def _fill_of_empty(v: ir.Value):
@@ -116,7 +101,7 @@ def _pad_conv(op) -> bool:
     res.set_type(new_init.type)
     with ir.InsertionPoint.after(op), op.location:
         # dynamic sizes from the new accumulator (tensor.dim of the result would be rewired to the slice)
-        static, dynamic = _sizes(new_init, ir.RankedTensorType(new_init.type), ot.rank - 1, f)
+        static, dynamic = _split(mixed_sizes(new_init, {ot.rank - 1: f}))
         sl = tensor_d.ExtractSliceOp(ot, res, [], dynamic, [], [0] * ot.rank, static, [1] * ot.rank)
     res.replace_all_uses_except(sl.result, sl.operation)
     _erase_if_dead(owner(init))

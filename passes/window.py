@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .ir import ir, walk_ops
-from iree.compiler.dialects import arith as arith_d
+from .layouts.builders import zero
 from iree.compiler.dialects import tensor as tensor_d
 
 # channels-last convs: (input spatial dims, filter spatial dims)
@@ -197,22 +197,17 @@ def _trim(op) -> None:
                                         [], [], [], [0] * st.rank, [ax.size for ax in axes], [1] * st.rank).result
         if pad is not None or widen:
             value = ([o.operation for o in pad.regions[0].blocks[0].operations][0].operands[0] if pad is not None
-                     else _zero(st.element_type))
+                     else zero(st.element_type))
             v = _pad(v, [ax.low for ax in axes], [ax.high for ax in axes], value)
         if widen:
             it = types[2]
             op.operands[2] = _pad(init, [0] * it.rank, [1 if d in widen else 0 for d in range(it.rank)],
-                                  _zero(it.element_type))
+                                  zero(it.element_type))
     op.operands[0] = v
     if widen:
         _slice_result(op, list(types[2].shape))
     if pad is not None and not list(pad.results[0].uses):
         pad.erase()
-
-
-def _zero(t: ir.Type) -> ir.Value:
-    from_ = ir.FloatAttr.get(t, 0.0) if not isinstance(t, ir.IntegerType) else ir.IntegerAttr.get(t, 0)
-    return arith_d.constant(t, from_)
 
 
 def _pad(v: ir.Value, low: list[int], high: list[int], value: ir.Value) -> ir.Value:

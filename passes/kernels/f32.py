@@ -10,7 +10,7 @@ from ..problem import ConvProblem
 from ..schedule import Kernel, Schedule
 from ..target import Target
 from .common import narrow_block_n, tiles
-from .grouped_mma import GROUPED_MMA, NARROW_MMA_F
+from .grouped_mma import narrow_dense
 from .portable import plan_portable
 from .registry import Declined
 from .sm90_ws import SM90_WS, WsTile
@@ -51,13 +51,13 @@ def plan_dynamic_batch(p: ConvProblem, t: Target, precision: str = "tf32") -> Sc
     with one CTA per SM and plain tiles: ping-pong 64-row tiles (they balance small batches
     and stay close to the best on large ones); no clusters, swapped tiles, stream-K, direct
     prologue loads or ring-staged epilogues, which size their work at compile time. Dense
-    f16/bf16 convs with F <= NARROW_MMA_F take the grouped tensor-core kernel as one group, as
-    static ones do. Else the portable kernel, with a grid computed from the batch."""
+    f16/bf16 convs with F <= 8 take the grouped tensor-core kernel as one group, as static
+    ones do (grouped_mma.narrow_dense). Else the portable kernel, with a grid computed from
+    the batch."""
     why = None
-    if t.has_wgmma and p.F <= NARROW_MMA_F and not p.grouped:
-        s = GROUPED_MMA.attempt(p, t)          # a narrow output as one group (kernels/sm90.py)
-        if isinstance(s, Schedule):
-            return dataclasses.replace(s, reason=f"{s.reason} (F={p.F}: a dense conv as one group)")
+    narrow = narrow_dense(p, t) if t.has_wgmma else None
+    if narrow is not None:
+        return narrow
     if t.has_wgmma and not (p.dtype == "f32" and precision == "fp32"):
         s = _plan_persistent_dynamic(p, t)
         if isinstance(s, Schedule):

@@ -79,6 +79,18 @@ def _schedule(p: ConvProblem, t: Target, o: TileOption) -> Schedule:
                             + (", batch read at run time" if p.dynamic_batch else "")))
 
 
+def narrow_dense(p: ConvProblem, t: Target) -> Schedule | None:
+    """The grouped kernel's schedule for a dense conv with F <= NARROW_MMA_F (the sm_90a
+    planner's choice for static and dynamic batches), or None where it does not apply."""
+    if p.grouped or p.F > NARROW_MMA_F:
+        return None
+    got = GROUPED_MMA.attempt(p, t)
+    if isinstance(got, Declined):
+        return None
+    return dataclasses.replace(got, reason=f"{got.reason} (F={p.F}: a dense conv as one group, input "
+                                           f"patch staged once instead of im2col tiles per tap)")
+
+
 def plan_grouped_mma(p: ConvProblem, t: Target) -> Schedule:
     """The tensor-core grouped kernel's schedule; GroupedMmaUnsupported with the reason."""
     return _schedule(p, t, _options(p, t)[0])

@@ -16,7 +16,7 @@ from ..schedule import Kernel, Schedule
 from ..target import Target
 from .common import cdiv, narrow_block_n, tile_counts_for, tiles
 from .portable import plan_portable
-from .grouped_mma import GROUPED_MMA, NARROW_MMA_F
+from .grouped_mma import narrow_dense
 from .registry import Declined
 from .sm90_gather import SM90_GATHER
 from .sm90_rows import SM90_ROWS
@@ -119,18 +119,16 @@ def tile_rule(p: ConvProblem, t: Target) -> Rule:
 
 
 def plan_sm90(p: ConvProblem, t: Target) -> Schedule:
-    """sm_90a: dense convs with F <= NARROW_MMA_F on the grouped tensor-core kernel; the persistent warp-specialized kernels with the tile of TILE_RULES; then swapped
+    """sm_90a: dense convs with F <= 8 on the grouped tensor-core kernel (grouped_mma.narrow_dense); the persistent warp-specialized kernels with the tile of TILE_RULES; then swapped
     tiles (channels on the wgmma's M, _swapped_choice) replace it for filters with several
     taps and for 1x1 convs without a residual whose tiles leave SMs idle, and a one-wave
     residual layer takes swapped tiles staged in the ring where they fit (_one_wave_ring).
     C a multiple of 32 but not of 64 (e.g. 96) takes the persistent kernels with 32-channel K
     steps (64-byte swizzled rows); the non-persistent kernel needs 64. Convs the im2col TMA
     cannot read go to the row-slab kernel, else the thread-gathered one, else the portable."""
-    if p.F <= NARROW_MMA_F and not p.grouped:
-        got = GROUPED_MMA.attempt(p, t)
-        if isinstance(got, Schedule):
-            return dataclasses.replace(got, reason=f"{got.reason} (F={p.F}: a dense conv as one group, input "
-                                                   f"patch staged once instead of im2col tiles per tap)")
+    narrow = narrow_dense(p, t)
+    if narrow is not None:
+        return narrow
     tma = SM90_TMA.attempt(p, t)
     narrow = tma if isinstance(tma, Declined) and narrow_k_steps(p, t) else None
     if isinstance(tma, Declined) and narrow is None:

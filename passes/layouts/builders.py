@@ -15,16 +15,25 @@ def ints(attr) -> list[int]:
     return [int(x) for x in ir.DenseIntElementsAttr(attr)]
 
 
+def mixed_sizes(v: ir.Value, replace: dict[int, int] | None = None) -> list:
+    """v's sizes as tensor.empty takes them: ints, and tensor.dim values for dynamic ones;
+    `replace` sets some dimensions to static sizes instead."""
+    t = ir.RankedTensorType(v.type)
+    replace = replace or {}
+    return [replace[i] if i in replace else
+            tensor_d.dim(v, arith_d.constant(ir.IndexType.get(), i)) if t.is_dynamic_dim(i) else t.shape[i]
+            for i in range(t.rank)]
+
+
 def empty_like(v: ir.Value, perm: list[int]) -> ir.Value:
     """tensor.empty of v's type permuted by perm (dynamic sizes read with tensor.dim)."""
-    t = ir.RankedTensorType(v.type)
-    sizes = []
-    for p in perm:
-        if t.is_dynamic_dim(p):
-            sizes.append(tensor_d.dim(v, arith_d.constant(ir.IndexType.get(), p)))
-        else:
-            sizes.append(t.shape[p])
-    return tensor_d.EmptyOp(sizes, t.element_type).result
+    sizes = mixed_sizes(v)
+    return tensor_d.EmptyOp([sizes[p] for p in perm], ir.RankedTensorType(v.type).element_type).result
+
+
+def zero(t: ir.Type) -> ir.Value:
+    """A zero constant of element type t."""
+    return arith_d.constant(t, ir.IntegerAttr.get(t, 0) if isinstance(t, ir.IntegerType) else ir.FloatAttr.get(t, 0.0))
 
 
 def transpose(v: ir.Value, perm: list[int]) -> ir.Value:

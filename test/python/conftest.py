@@ -45,15 +45,20 @@ def run_layer_cpu(vmfb, layer: Layer, seed: int):
     return got, layer_reference_numpy(layer, inputs)
 
 
+def assert_outputs_right(vmfb, layer: Layer, seeds=(0,), f32_tol: float = 1e-4, context=None):
+    """Runs vmfb on fresh random inputs per seed: every output written (none poisoned or NaN),
+    rel. L2 within 1e-2 of the numpy fp32 reference (f32_tol for f32 outputs)."""
+    for seed in seeds:
+        got, ref = run_layer_cpu(vmfb, layer, seed)
+        assert got.shape == ref.shape and not np.isnan(got).any(), "unwritten (poisoned) or NaN outputs"
+        err = np.linalg.norm(got - ref) / max(np.linalg.norm(ref), 1e-30)
+        assert err <= (1e-2 if layer.out_dtype != "f32" else f32_tol), (err, context)
+
+
 def assert_right_on_cpu(tmp_path, layer: Layer, f32_tol: float = 1e-4, seed: int = 0):
-    """Compiles layer for llvm-cpu and runs it: no unwritten (poisoned) or NaN output, rel. L2
-    within 1e-2 of the numpy fp32 reference (f32_tol for f32 outputs). Returns the compile
-    result."""
+    """Compiles layer for llvm-cpu and runs it (assert_outputs_right). Returns the compile result."""
     vmfb, res = compile_layer(tmp_path, layer)
-    got, ref = run_layer_cpu(vmfb, layer, seed)
-    assert not np.isnan(got).any(), "unwritten (poisoned) or NaN outputs"
-    err = np.linalg.norm(got - ref) / max(np.linalg.norm(ref), 1e-30)
-    assert err <= (1e-2 if layer.out_dtype != "f32" else f32_tol), (err, [r.line() for r in res.reports])
+    assert_outputs_right(vmfb, layer, (seed,), f32_tol, [r.line() for r in res.reports])
     return res
 
 

@@ -8,7 +8,7 @@ that are not multiples of the vector width, bf16, and every epilogue.
 import numpy as np
 import pytest
 
-from conftest import compile_layer, run_layer_cpu
+from conftest import assert_outputs_right, compile_layer, run_layer_cpu
 from convc.tools.layers import Layer
 
 CASES = [
@@ -38,11 +38,7 @@ CASES = [
 def test_convc_matches_reference(tmp_path, layer):
     vmfb, res = compile_layer(tmp_path, layer)
     assert [r.path for r in res.reports] == ["convc"], [r.line() for r in res.reports]
-    for seed in (0, 1):                       # fresh inputs each run
-        got, ref = run_layer_cpu(vmfb, layer, seed)
-        assert not np.isnan(got).any(), "unwritten (poisoned) or NaN outputs"
-        err = np.linalg.norm(got - ref) / np.linalg.norm(ref)
-        assert err <= (1e-2 if layer.out_dtype != "f32" else 1e-5), err
+    assert_outputs_right(vmfb, layer, seeds=(0, 1), f32_tol=1e-5)     # fresh inputs each run
 
 
 def test_matched_problem_is_the_layer(tmp_path):

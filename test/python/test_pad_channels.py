@@ -4,10 +4,9 @@ pass is applied as for sm_90a, the result compiled for llvm-cpu (convc's CPU ker
 padded conv, IREE on the slice and epilogue) and run on random data against numpy's fp32
 reference, with a NaN-poisoned output."""
 
-import numpy as np
 import pytest
 
-from conftest import compile_layer, run_layer_cpu
+from conftest import assert_outputs_right, compile_layer
 from convc.compiler.driver import CompileOptions, compile_file
 from convc.passes.channel_pad import pad_channels
 from convc.passes.ir import ir
@@ -41,11 +40,7 @@ def test_padded_conv_matches_reference(tmp_path, layer):
     convs = [r for r in res.reports if r.problem is not None]
     assert len(convs) == 1 and convs[0].path == "convc", [r.line() for r in res.reports]
     assert convs[0].problem.F == -(-layer.F // 8) * 8
-    for seed in (0, 1):
-        got, ref = run_layer_cpu(vmfb, layer, seed)
-        assert got.shape == ref.shape and not np.isnan(got).any(), "unwritten (poisoned) or NaN outputs"
-        err = np.linalg.norm(got - ref) / np.linalg.norm(ref)
-        assert err <= (1e-2 if layer.out_dtype != "f32" else 1e-5), err
+    assert_outputs_right(vmfb, layer, seeds=(0, 1), f32_tol=1e-5)
 
 
 def test_sm90a_runs_narrow_outputs_on_tensor_cores(tmp_path):

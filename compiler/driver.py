@@ -30,6 +30,7 @@ from .errors import ConvcError
 from .frontends import read_model
 from .iree_tools import iree_compile
 from .precision import PRECISIONS
+from .structure import ProgramStructure, program_structure
 
 # Pads fuse into the conv's dispatch; transposes are placed by convc-channels-last, and IREE's
 # own propagation would fold them into contractions in layouts no kernel reads.
@@ -77,6 +78,7 @@ class CompileResult:
     transposes: list[tuple[str, str]] = field(default_factory=list)   # (dispatch, why)
     tuning_cache: str | None = None     # the cache file the planner read, if any
     notes: list[str] = field(default_factory=list)   # flow-phase decisions the driver made
+    structure: list[ProgramStructure] = field(default_factory=list)   # per exported async function
 
     def summary_lines(self) -> list[str]:
         convs = [r for r in self.reports if r.problem is not None or r.reason.startswith("conv")]
@@ -86,6 +88,7 @@ class CompileResult:
                      + (":" if self.transposes else ""))
         lines += [f"  {name}: {why}" for name, why in self.transposes]
         lines.append(f"tuning cache: {self.tuning_cache or 'none'}")
+        lines += [s.line() for s in self.structure]
         return lines + self.notes
 
     def timing_line(self) -> str:
@@ -350,6 +353,7 @@ def _compile_file(input_path: str, output_path: str, options: CompileOptions, pa
         result.timings["iree_backend"] = iree_compile(
             [spliced_path, "--compile-from=flow", *tflags, *dump_flags, *extra, "-o", output_path],
             "code generation")
+        result.structure = program_structure(output_path)
     except ConvcError as e:
         if "(repro: " in str(e) and not dump_dir and keep_repro:
             # the repro command names files in the work directory: keep them

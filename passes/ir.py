@@ -18,12 +18,13 @@ from iree.compiler.dialects import (
     nvvm as nvvm_d,
     rocdl as rocdl_d,
     scf as scf_d,
+    util as util_d,
     vector as vector_d,
 )
 
 __all__ = [
     "ir", "amdgpu_d", "arith_d", "flow_d", "func_d", "gpu_d", "hal_d", "llvm_d",
-    "math_d", "memref_d", "nvvm_d", "rocdl_d", "scf_d", "vector_d",
+    "math_d", "memref_d", "nvvm_d", "rocdl_d", "scf_d", "util_d", "vector_d",
     "parse_attr", "dict_attr", "attr_to_py", "walk_ops",
 ]
 

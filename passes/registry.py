@@ -13,6 +13,7 @@ from .plan import plan_schedule
 from .splice import splice_dispatches
 from .window import trim_windows
 from .channel_pad import pad_channels
+from .drop_barriers import drop_barriers
 
 
 @dataclass(frozen=True)
@@ -47,10 +48,12 @@ PASSES: dict[str, Callable] = {
     "convc-plan-schedule": plan_schedule,
     "convc-lower-kernel": lower_kernels,
     "convc-splice-dispatch": splice_dispatches,
+    "convc-drop-barriers": drop_barriers,      # last: the program handed to IREE's backend
 }
 
 # The driver's order; `--dump-dir` writes the module after each of these.
-PIPELINE = ["convc-pad-copy", "convc-match-conv", "convc-plan-schedule", "convc-lower-kernel", "convc-splice-dispatch"]
+PIPELINE = ["convc-pad-copy", "convc-match-conv", "convc-plan-schedule", "convc-lower-kernel", "convc-splice-dispatch",
+            "convc-drop-barriers"]
 
 
 class UnknownPassError(ValueError):

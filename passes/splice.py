@@ -3,15 +3,17 @@
 Each dispatch of a flow.executable tagged `convc.kernel` is rebuilt to call the
 `hal.executable.source` export instead, with one extra `tensor<Bxi8>` result: the per-call
 scratch buffer the kernel may use for TMA descriptors, and the constants the matcher hoisted
-out of the dispatch (`convc.constants`) as extra operands, each an `arith.constant` placed
-before the call. A dynamic batch keeps the dispatch's workload (the kernel's count region
+out of the dispatch (`convc.constants`) as extra operands, each an immutable `util.global`
+(one per distinct value) loaded before the call. A constant left in the host function would
+become a buffer IREE uploads on every call, and the command buffer that names it could not be
+recorded once; a global is uploaded at module load, as IREE does for the constants it hoists. A dynamic batch keeps the dispatch's workload (the kernel's count region
 reads it) and travels as an i32 operand (a push constant). The replaced flow.executables go
 away.
 """
 
 from __future__ import annotations
 
-from .ir import ir, arith_d, attr_to_py, flow_d, walk_ops
+from .ir import ir, arith_d, attr_to_py, flow_d, util_d, walk_ops
 from .attrs import CONSTANTS_ATTR, KERNEL_ATTR, SCHEDULE_ATTR
 from .schedule import Schedule
 
@@ -20,6 +22,29 @@ def _entry_executable(dispatch) -> str:
     ep = dispatch.attributes["entry_points"]
     ref = ir.SymbolRefAttr(ep[0]) if not isinstance(ep[0], ir.SymbolRefAttr) else ep[0]
     return str(ref).split("::")[0].lstrip("@")
+
+
+class _ConstantGlobals:
+    """One private immutable util.global per distinct constant, placed at the module's top."""
+
+    def __init__(self, module: ir.Module):
+        self.module = module
+        self.names: dict[str, str] = {}         # constant (as text) -> global name
+        self.taken = {ir.StringAttr(op.attributes["sym_name"]).value
+                      for op in walk_ops(module.operation, "util.global")}
+
+    def load(self, value: ir.Attribute) -> ir.Value:
+        key = f"{value}"
+        if key not in self.names:
+            i = len(self.names)
+            while f"__convc_constant_{i}" in self.taken:
+                i += 1
+            name = f"__convc_constant_{i}"
+            self.taken.add(name)
+            self.names[key] = name
+            with ir.InsertionPoint.at_block_begin(self.module.body):
+                util_d.GlobalOp(name, ir.TypeAttr.get(value.type), sym_visibility="private", initial_value=value)
+        return util_d.GlobalLoadOp(value.type, ir.FlatSymbolRefAttr.get(self.names[key]), is_immutable=True).result
 
 
 def splice_dispatches(module: ir.Module, options=None) -> ir.Module:
@@ -36,6 +61,7 @@ def splice_dispatches(module: ir.Module, options=None) -> ir.Module:
         if not kernels:
             return module
         i8 = ir.IntegerType.get_signless(8)
+        globals_ = _ConstantGlobals(module)
         for d in list(walk_ops(module.operation, "flow.dispatch")):
             exe_name = _entry_executable(d)
             if exe_name not in kernels:
@@ -49,7 +75,7 @@ def splice_dispatches(module: ir.Module, options=None) -> ir.Module:
                 # index operands (a dynamic batch) become i32 push constants
                 i32 = ir.IntegerType.get_signless(32)
                 args = [arith_d.index_castui(i32, a) if str(a.type) == "index" else a for a in args]
-                args += [arith_d.constant(c.type, c) for c in constants]
+                args += [globals_.load(c) for c in constants]
             arg_dims = ops[seg[0] + seg[1]: seg[0] + seg[1] + seg[2]]
             res_dims = ops[seg[0] + seg[1] + seg[2]:]
             entry = ir.ArrayAttr.get([ir.SymbolRefAttr.get([sym, sym])])

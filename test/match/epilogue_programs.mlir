@@ -16,10 +16,13 @@
 // BN-SAME: {args = [0, 1], attrs = {}, dtype = "f32", op = "arith.subf"}, {args = [4, 3], attrs = {}, dtype = "f32", op = "arith.mulf"}, {args = [2], attrs = {}, dtype = "f32", op = "arith.extf"}, {args = [5, 6], attrs = {}, dtype = "f32", op = "arith.mulf"}, {args = [], attrs = {value = "0.964486896 : f32"}, dtype = "f32", op = "arith.constant"}, {args = [7, 8], attrs = {}, dtype = "f32", op = "arith.addf"}, {args = [9], attrs = {}, dtype = "f16", op = "arith.truncf"}]}]
 // BN-SAME: num_operands = 5 : i64
 
-// The splice pass passes the hoisted constant as the dispatch's last operand.
+// The splice pass passes the hoisted constant as the dispatch's last operand, loaded from an
+// immutable global (uploaded once at module load, not on every call).
 // RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule,convc-lower-kernel,convc-splice-dispatch --target sm_90a %inputs/batchnorm_consts.flow.mlir | FileCheck %s --check-prefix=SPLICE
+// SPLICE: util.global private @[[G:__convc_constant_0]] = dense<[0.591394365, {{.*}}]> : tensor<24xf32>
 // SPLICE: hal.executable.source private @[[K:conv_n2h9w7c16_f24r3s3_st1x1_dl1x1_p1x1x1x1_f16_fx[0-9a-f]{8}]]
-// SPLICE: %[[C:.+]] = arith.constant dense<[0.591394365, {{.*}}]> : tensor<24xf32>
+// SPLICE-NOT: arith.constant dense<[0.591394365
+// SPLICE: %[[C:.+]] = util.global.load immutable @[[G]] : tensor<24xf32>
 // SPLICE-NEXT: flow.dispatch @[[K]]::@[[K]](%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[C]]) : (tensor<2x9x7x16xf16>, tensor<24x3x3x16xf16>, tensor<24xf32>, tensor<24xf16>, tensor<24xf32>) -> (tensor<2x9x7x24xf16>, tensor<128xi8>)
 
 // Leaky ReLU: cmpf keeps its predicate (ugt = 9), select reads the comparison.

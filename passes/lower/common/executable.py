@@ -19,6 +19,7 @@ from ...schedule import Schedule
 from .emit import float_type
 
 SCRATCH_BYTES = 128   # one 128-byte slot: enough for one CUtensorMap
+DESCRIPTOR_READ_ONLY, DESCRIPTOR_INDIRECT = 1, 2      # IREE's HAL DescriptorFlags bits
 
 
 @dataclass
@@ -65,8 +66,13 @@ def conv_bindings(p: ConvProblem, operand_shapes: list[list[int]], operand_dtype
 
 
 def _layout(bindings: list[Binding], constants: int = 0) -> ir.Attribute:
-    items = ", ".join("#hal.pipeline.binding<storage_buffer, ReadOnly>" if b.readonly
-                      else "#hal.pipeline.binding<storage_buffer>" for b in bindings)
+    """Every binding is `Indirect`, as IREE marks the bindings of its own executables that
+    carry activations: IREE then records the dispatch with binding-table slots, so the
+    inference's command buffer is recorded once at module load and replayed with the call's
+    buffers. Without the flag the dispatch names the per-call transient buffer directly and
+    IREE records the whole command buffer again on every call."""
+    items = ", ".join('#hal.pipeline.binding<storage_buffer, "ReadOnly|Indirect">' if b.readonly
+                      else "#hal.pipeline.binding<storage_buffer, Indirect>" for b in bindings)
     head = f"constants = {constants}, " if constants else ""
     return parse_attr(f"#hal.pipeline.layout<{head}bindings = [{items}]>")
 
@@ -121,7 +127,9 @@ def build_executable(ip: ir.InsertionPoint, sym: str, s: Schedule, machine,
                 dims = [arith_d.muli(operands.batch, arith_d.constant(index, b.per_batch))]
             else:
                 t = ir.MemRefType.get([b.elements], _elem_type(b.dtype))
-            flags = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 1) if b.readonly else None
+            flags = ir.IntegerAttr.get(ir.IntegerType.get_signless(32),
+                                       DESCRIPTOR_READ_ONLY | DESCRIPTOR_INDIRECT if b.readonly
+                                       else DESCRIPTOR_INDIRECT)
             m = hal_d.InterfaceBindingSubspanOp(t, layout, i, dims, byte_offset=c0, alignment=64,
                                                descriptor_flags=flags)
             operands.append(m.result)

@@ -1,0 +1,116 @@
+"""What the IREE runtime executes per inference: counted in a vmfb's VM bytecode.
+
+An exported async function (`NAME$async`) is the host program of one inference. Its calls into
+the HAL say how the runtime will run it: each `hal.device.queue.execute[.indirect]` is a queue
+submission, each `hal.fence.await` a host wait for the device, each `hal.device.queue.alloca` a
+transient allocation. A command buffer created in the function (or in a function it calls) is
+recorded on every call; one recorded at module load (IREE's memoization) is only replayed.
+
+Read with IREE's own `iree-dump-module --output=disassembly` (iree-base-runtime), so the
+counts are those of the bytecode the runtime loads, on any machine, GPU or not.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import asdict, dataclass
+
+from .errors import ConvcError
+
+_FUNC = re.compile(r"^vm\.func @(\S+?)\(([^)]*)\)", re.M)
+# a call into the module itself; the disassembler may give internal functions an exported
+# function's name (an outlined command-buffer recorder shows as `__init`), so arity tells them apart
+_CALL = re.compile(r"vm\.call(?:\.variadic)?(?:\.yieldable)? @module\.([\w.$-]+)\(([^)]*)\)")
+
+
+@dataclass(frozen=True)
+class ProgramStructure:
+    function: str
+    submissions: int        # hal.device.queue.execute / .execute.indirect
+    host_waits: int         # hal.fence.await
+    allocations: int        # hal.device.queue.alloca
+    dispatches_recorded_per_call: int   # hal.command_buffer.dispatch reached on every call
+
+    def line(self) -> str:
+        recorded = (f"; {self.dispatches_recorded_per_call} dispatches recorded per call"
+                    if self.dispatches_recorded_per_call else "; command buffer recorded once")
+        return (f"program {self.function}: {self.submissions} queue submission{'s' * (self.submissions != 1)}, "
+                f"{self.host_waits} host wait{'s' * (self.host_waits != 1)}, "
+                f"{self.allocations} transient allocation{'s' * (self.allocations != 1)} per inference{recorded}")
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def _dump_tool() -> str:
+    try:
+        import iree.runtime as rt
+        tool = os.path.join(os.path.dirname(rt.__file__), "..", "_runtime_libs", "iree-dump-module")
+        if os.path.exists(tool):
+            return tool
+    except ImportError:
+        pass
+    tool = shutil.which("iree-dump-module")
+    if tool is None:
+        raise ConvcError("iree-dump-module not found (it comes with iree-base-runtime)")
+    return tool
+
+
+def disassembly(vmfb: str) -> str:
+    proc = subprocess.run([_dump_tool(), "--output=disassembly", vmfb], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise ConvcError(f"iree-dump-module failed on {vmfb}: {(proc.stderr or proc.stdout).strip()[:200]}")
+    return proc.stdout
+
+
+def _arity(args: str) -> int:
+    return len([a for a in args.split(",") if a.strip()])
+
+
+def _functions(text: str) -> dict[tuple[str, int], str]:
+    """(function name, arity) -> its body text."""
+    starts = [((m.group(1), _arity(m.group(2))), m.start()) for m in _FUNC.finditer(text)]
+    out = {}
+    for i, (key, start) in enumerate(starts):
+        end = starts[i + 1][1] if i + 1 < len(starts) else len(text)
+        out[key] = text[start:end]
+    return out
+
+
+def _reached(funcs: dict, key: tuple[str, int]) -> list:
+    """key and the module's functions it calls, transitively."""
+    seen, todo = [], [key]
+    while todo:
+        f = todo.pop()
+        if f in seen or f not in funcs:
+            continue
+        seen.append(f)
+        todo += [(name, _arity(args)) for name, args in _CALL.findall(funcs[f])]
+    return seen
+
+
+def _count(body: str, op: str) -> int:
+    return len(re.findall(rf"vm\.call(?:\.variadic)?(?:\.yieldable)? @{re.escape(op)}[ (]", body))
+
+
+def program_structure(vmfb: str, function: str | None = None) -> list[ProgramStructure]:
+    """The counts for every exported async function (or the one named)."""
+    funcs = _functions(disassembly(vmfb))
+    keys = [k for k in funcs if (k[0] == function if function else k[0].endswith("$async"))]
+    if function and not keys:
+        raise ConvcError(f"{vmfb} has no function {function}")
+    out = []
+    for key in keys:
+        name = key[0]
+        bodies = [funcs[f] for f in _reached(funcs, key)]
+        own = funcs[key]
+        out.append(ProgramStructure(
+            function=name,
+            submissions=_count(own, "hal.device.queue.execute") + _count(own, "hal.device.queue.execute.indirect"),
+            host_waits=_count(own, "hal.fence.await"),
+            allocations=_count(own, "hal.device.queue.alloca"),
+            dispatches_recorded_per_call=sum(_count(b, "hal.command_buffer.dispatch") for b in bodies)))
+    return out

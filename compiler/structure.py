@@ -18,6 +18,8 @@ import shutil
 import subprocess
 from dataclasses import asdict, dataclass
 
+from iree.compiler.tools.binaries import find_tool
+
 from .errors import ConvcError
 
 _FUNC = re.compile(r"^vm\.func @(\S+?)\(([^)]*)\)", re.M)
@@ -113,4 +115,24 @@ def program_structure(vmfb: str, function: str | None = None) -> list[ProgramStr
             host_waits=_count(own, "hal.fence.await"),
             allocations=_count(own, "hal.device.queue.alloca"),
             dispatches_recorded_per_call=sum(_count(b, "hal.command_buffer.dispatch") for b in bodies)))
+    return out
+
+
+def stream_structure(mlir_path: str, flags: list[str] = ()) -> list[ProgramStructure]:
+    """Stock IREE's program for an input-phase model (no convc pass), read at its stream phase:
+    `stream.cmd.execute` (a submission), `stream.timepoint.await` (a host wait) and
+    `stream.resource.alloca` (a transient allocation) in each public async function. No code
+    generation runs, so any target's program can be read on any machine."""
+    proc = subprocess.run([find_tool("iree-compile"), mlir_path, "--compile-to=stream", *flags, "-o", "-"],
+                  capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise ConvcError(f"iree-compile --compile-to=stream failed on {mlir_path}: "
+                         f"{next((x for x in proc.stderr.splitlines() if 'error' in x), proc.stderr[:200])}")
+    text = proc.stdout
+    out = []
+    for m in re.finditer(r"^  util\.func public @(\S+?\$async)\(", text, re.M):
+        end = text.find("\n  }\n", m.start())
+        body = text[m.start(): end]
+        out.append(ProgramStructure(m.group(1), body.count("stream.cmd.execute"), body.count("stream.timepoint.await"),
+                                    body.count("stream.resource.alloca"), 0))
     return out

@@ -98,17 +98,39 @@ def _breakdown(f, args, wall_us: float, iters: int = 5) -> dict:
             "top_conv": [{"name": k[:90], "us": round(v, 1)} for k, v in convs]}
 
 
-def _torch_baselines(model, x, ref, iters, checks, times, row) -> None:
+TORCH_BASELINES = ("eager", "compile", "reduce-overhead")
+
+
+def _torch_kernels(fn, x, iters: int = 5) -> dict:
+    """Kernels per inference of a PyTorch callable (CUPTI): launches and summed device time."""
+    evs = [e for e in device_events(lambda i: fn(x), iters, 3)
+           if "HtoD" not in e.name and "DtoH" not in e.name and not e.name.startswith("[memory]")]
+    return {"kernels": len(evs) // iters, "kernel_us": round(sum(e.time_range.elapsed_us() for e in evs) / iters, 1)}
+
+
+def _torch_baselines(model, x, ref, iters, checks, times, row, which=TORCH_BASELINES) -> None:
+    """PyTorch eager, torch.compile's default mode and mode="reduce-overhead" (CUDA graphs:
+    the strongest easy inference setup), each checked against the fp32 reference; the
+    reduce-overhead one is also profiled (its kernel count and kernel time per inference)."""
     import torch
-    eager = lambda t: model(t)
-    checks["torch_eager"] = rel_l2(eager(x).float().cpu().numpy(), ref)
-    times["torch_eager_us"] = _time_torch(eager, x, iters)
-    try:
-        compiled = torch.compile(model)
-        checks["torch_compile"] = rel_l2(compiled(x).float().cpu().numpy(), ref)
-        times["torch_compile_us"] = _time_torch(compiled, x, iters)
-    except Exception as e:  # a failing baseline is reported, not fatal
-        row["torch_compile_error"] = str(e).splitlines()[0][:200]
+    if "eager" in which:
+        eager = lambda t: model(t)
+        checks["torch_eager"] = rel_l2(eager(x).float().cpu().numpy(), ref)
+        times["torch_eager_us"] = _time_torch(eager, x, iters)
+    for mode, key in (("default", "torch_compile"), ("reduce-overhead", "torch_compile_reduce_overhead")):
+        if (mode == "default" and "compile" not in which) or (mode != "default" and mode not in which):
+            continue
+        try:
+            torch._dynamo.reset()
+            compiled = torch.compile(model, mode=None if mode == "default" else mode)
+            for _ in range(3):          # reduce-overhead records its graph on a later call
+                compiled(x)
+            checks[key] = rel_l2(compiled(x).float().cpu().numpy(), ref)
+            times[f"{key}_us"] = _time_torch(compiled, x, iters)
+            if mode != "default":
+                row["torch_reduce_overhead_profile"] = _torch_kernels(compiled, x)
+        except Exception as e:  # a failing baseline is reported, not fatal
+            row[f"{key}_error"] = str(e).splitlines()[0][:200]
 
 
 def _benchmark_module(vmfb: str, params: dict, x_shape, dt: str = "f16", reps: int = 20) -> dict:
@@ -137,13 +159,14 @@ def _benchmark_module(vmfb: str, params: dict, x_shape, dt: str = "f16", reps: i
     return times or {"error": (out.stderr or out.stdout).strip().splitlines()[-1:]}
 
 
-def run_case(bundle: str, entry: dict, iters: int, baselines: bool = True,
+def run_case(bundle: str, entry: dict, iters: int, baselines=TORCH_BASELINES,
              variants: tuple = ("convc", "iree")) -> dict:
     import torch
     case = entry["case"]
     row = {"name": case["name"], "input_shape": case["input_shape"], "convs": entry["convs"],
            "convs_on_convc": entry["convs_on_convc"], "transposes": len(entry["transposes"]),
-           "runtime_transposes": sum(1 for t in entry["transposes"] if not t["why"].startswith("module init"))}
+           "runtime_transposes": sum(1 for t in entry["transposes"] if not t["why"].startswith("module init")),
+           "dispatches": entry.get("dispatches"), "structure": entry.get("structure")}
     model = _torch_model(case).cuda()
     rng = np.random.default_rng(case["seed"])
     dt, np_dt = _DT[case.get("dtype", "float16")]
@@ -162,7 +185,7 @@ def run_case(bundle: str, entry: dict, iters: int, baselines: bool = True,
     checks, times = {}, {}
     with torch.no_grad():
         if baselines:
-            _torch_baselines(model, x, ref, iters, checks, times, row)
+            _torch_baselines(model, x, ref, iters, checks, times, row, baselines)
     config = None
     for variant, key in (("convc", "convc_vmfb"), ("iree", "iree_vmfb")):
         if variant not in variants:
@@ -186,7 +209,7 @@ def run_case(bundle: str, entry: dict, iters: int, baselines: bool = True,
     row["rel_l2_vs_fp32"] = {k: float(v) for k, v in checks.items()}
     row["correct"] = {k: bool(v <= TOLERANCE) for k, v in checks.items()}
     row.update({k: round(v, 1) for k, v in times.items()})
-    for base in ("torch_compile_us", "torch_eager_us", "iree_us"):
+    for base in ("torch_compile_reduce_overhead_us", "torch_compile_us", "torch_eager_us", "iree_us"):
         if base in times and "convc_us" in times:
             row[f"convc_over_{base[:-3]}"] = round(times["convc_us"] / times[base], 3)
     return row
@@ -218,6 +241,8 @@ def main(argv=None) -> int:
     p.add_argument("--iters", type=int, default=20, help="inferences per timing round (default 20)")
     p.add_argument("--only", help="comma-separated case names")
     p.add_argument("--iree-only", action="store_true", help="time the IREE variants alone (no PyTorch baselines)")
+    p.add_argument("--baselines", default=",".join(TORCH_BASELINES),
+                   help=f"PyTorch baselines to time (default {','.join(TORCH_BASELINES)})")
     p.add_argument("--variants", default="convc,iree", help="IREE variants to run (convc, iree)")
     p.add_argument("--runtime-flags", default="", help="IREE runtime flags, e.g. --cuda_use_streams=true")
     args = p.parse_args(argv)
@@ -232,7 +257,8 @@ def main(argv=None) -> int:
     for entry in manifest["cases"]:
         if args.only and entry["case"]["name"] not in args.only.split(","):
             continue
-        row = run_case(args.bundle, entry, args.iters, baselines=not args.iree_only,
+        row = run_case(args.bundle, entry, args.iters,
+                       baselines=() if args.iree_only else tuple(args.baselines.split(",")),
                        variants=tuple(args.variants.split(",")))
         rows.append(row)
         print(json.dumps({k: v for k, v in row.items() if k != "convc_breakdown"}), flush=True)

@@ -70,7 +70,7 @@ CASES = [
 ]
 
 
-def prepare_case(case: Case, out: str, extra_flags: tuple = ()) -> dict:
+def prepare_case(case: Case, out: str, extra_flags: tuple = (), stock: bool = True) -> dict:
     import torch
     from ..compiler.pytorch import export_mlir
     from .e2e_models import MODELS, load_synthetic
@@ -99,11 +99,15 @@ def prepare_case(case: Case, out: str, extra_flags: tuple = ()) -> dict:
                  convs=len(convs), convs_on_convc=sum(r.path == "convc" for r in convs),
                  declined=[r.line() for r in convs if r.path != "convc"],
                  transposes=[{"dispatch": d, "why": w} for d, w in res.transposes],
-                 kernels={r.dispatch: r.schedule.describe() for r in convs if r.schedule})
+                 kernels={r.dispatch: r.schedule.describe() for r in convs if r.schedule},
+                 dispatches=len(res.reports),
+                 structure=[s.as_dict() for s in res.structure])
     if case.dynamic:
         entry["iree_error"] = "no stock IREE build of the dynamic-batch cases (the static ones have it)"
         with open(os.path.join(out, f"{case.dynamic}.json"), "w") as f:
             json.dump(entry, f)
+    elif not stock:
+        entry["iree_error"] = "stock IREE build skipped (--no-stock)"
     else:
         try:
             iree_compile([src, *STOCK_IREE_FLAGS, "-o", os.path.join(out, f"{case.name}.iree_sm80.vmfb")],
@@ -121,16 +125,20 @@ def main(argv=None) -> int:
     p.add_argument("--out", required=True, help="bundle directory to write")
     p.add_argument("--only", help="comma-separated case names (default: all)")
     p.add_argument("--iree-flag", action="append", default=[], help="extra iree-compile flag for the convc build")
+    p.add_argument("--no-stock", action="store_true", help="skip the stock IREE (sm_80) builds")
     args = p.parse_args(argv)
     cases = [c for c in CASES if not args.only or c.name in args.only.split(",")]
     os.makedirs(args.out, exist_ok=True)
     entries = []
     try:
         for case in cases:
-            entries.append(prepare_case(case, args.out, args.iree_flag))
+            entries.append(prepare_case(case, args.out, args.iree_flag, stock=not args.no_stock))
             e = entries[-1]
+            prog = "; ".join(f"{s['submissions']} submissions, {s['host_waits']} waits, {s['allocations']} allocations"
+                             for s in e["structure"])
             print(f"{case.name:16s} {e['convs_on_convc']}/{e['convs']} conv dispatches on convc, "
-                  f"{len(e['transposes'])} transposes, {e['compile_s']} s", flush=True)
+                  f"{e['dispatches']} dispatches, {len(e['transposes'])} transposes, {prog}, {e['compile_s']} s",
+                  flush=True)
     except (ConvcError, ImportError) as e:
         print(f"convc-e2e: error: {e}", file=sys.stderr)
         return 1

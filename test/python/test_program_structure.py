@@ -1,0 +1,77 @@
+"""What the IREE runtime executes per inference of a convc build (counted in the vmfb's VM
+bytecode, so no GPU is needed): the program stock IREE builds for the same model, with one
+command buffer recorded once at load. Nothing convc adds may split the host program: at most
+2 queue submissions, no host wait, transient allocations at most stock IREE's + 1 (stock IREE's
+program read at its stream phase from the same input, without convc's passes)."""
+
+import os
+
+import pytest
+
+from convc.compiler.driver import CompileOptions, compile_file
+from convc.compiler.structure import program_structure, stream_structure
+
+
+def _check(result, stock, recorded_once=True):
+    assert result.structure, "no exported async function found in the vmfb"
+    by_name = {s.function: s for s in stock}
+    for s in result.structure:
+        assert s.submissions <= 2, s.line()
+        assert s.host_waits == 0, s.line()
+        assert s.allocations <= by_name[s.function].allocations + 1, (s.line(), by_name[s.function])
+        if recorded_once:       # memoized: recorded at load (a dynamic batch is a per-call push constant)
+            assert s.dispatches_recorded_per_call == 0, s.line()
+    # the report shows the same counts the vmfb holds
+    assert program_structure(result.output) == result.structure
+    assert any(line.startswith("program ") for line in result.summary_lines())
+
+
+def test_onnx_light_resnet50(tmp_path):
+    pytest.importorskip("onnx")
+    from convc.tools.models import light_dir
+    model = os.path.join(light_dir(), "light_resnet50.onnx")
+    res = compile_file(model, str(tmp_path / "r50.vmfb"),
+                       CompileOptions(target="sm_90a", tuning_cache="none", dump_dir=str(tmp_path / "dump")))
+    assert sum(r.path == "convc" for r in res.reports) == 32
+    stock = stream_structure(str(tmp_path / "dump" / "light_resnet50.input.mlir"))
+    _check(res, stock)
+    (line,) = [x for x in res.summary_lines() if x.startswith("program ")]
+    assert line == ("program resnet50$async: 1 queue submission, 0 host waits, 2 transient allocations per "
+                    "inference; command buffer recorded once")
+
+
+def _torch_block(torch):
+    """Conv-BN-ReLU, a strided 1x1 shortcut, a grouped conv, max-pool, global pool and a
+    classifier: the ops around convs that convc-channels-last puts barriers beside."""
+    nn = torch.nn
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.c1 = nn.Conv2d(3, 32, 3, stride=2, padding=1, bias=False)
+            self.bn1 = nn.BatchNorm2d(32)
+            self.pool = nn.MaxPool2d(3, 2, 1)
+            self.c2 = nn.Conv2d(32, 64, 3, padding=1, groups=4, bias=False)
+            self.bn2 = nn.BatchNorm2d(64)
+            self.short = nn.Conv2d(32, 64, 1, bias=False)
+            self.fc = nn.Linear(64, 10)
+
+        def forward(self, x):
+            y = self.pool(torch.relu(self.bn1(self.c1(x))))
+            y = torch.relu(self.bn2(self.c2(y)) + self.short(y))
+            return self.fc(torch.flatten(nn.functional.adaptive_avg_pool2d(y, 1), 1))
+
+    torch.manual_seed(0)
+    return Block().eval()
+
+
+@pytest.mark.parametrize("dynamic", [False, True], ids=["static", "dynamic_batch"])
+def test_pytorch_block(tmp_path, dynamic):
+    torch = pytest.importorskip("torch")
+    from convc.compiler.pytorch import compile_module
+    res = compile_module(_torch_block(torch).half(), (torch.randn(2, 3, 32, 32).half(),),
+                         str(tmp_path / "block.vmfb"), dynamic_batch=dynamic, target="sm_90a",
+                         tuning_cache="none", dump_dir=str(tmp_path / "dump"))
+    assert sum(r.path == "convc" for r in res.reports) == 3
+    (src,) = [f for f in os.listdir(tmp_path / "dump") if f.endswith(".input.mlir")]
+    _check(res, stream_structure(str(tmp_path / "dump" / src)), recorded_once=not dynamic)

@@ -18,8 +18,6 @@ import shutil
 import subprocess
 from dataclasses import asdict, dataclass
 
-from iree.compiler.tools.binaries import find_tool
-
 from .errors import ConvcError
 
 _FUNC = re.compile(r"^vm\.func @(\S+?)\(([^)]*)\)", re.M)
@@ -123,6 +121,7 @@ def stream_structure(mlir_path: str, flags: list[str] = ()) -> list[ProgramStruc
     `stream.cmd.execute` (a submission), `stream.timepoint.await` (a host wait) and
     `stream.resource.alloca` (a transient allocation) in each public async function. No code
     generation runs, so any target's program can be read on any machine."""
+    from iree.compiler.tools.binaries import find_tool   # the compiler: absent where vmfbs only run
     proc = subprocess.run([find_tool("iree-compile"), mlir_path, "--compile-to=stream", *flags, "-o", "-"],
                   capture_output=True, text=True)
     if proc.returncode != 0:

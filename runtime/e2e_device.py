@@ -133,9 +133,11 @@ def _torch_baselines(model, x, ref, iters, checks, times, row, which=TORCH_BASEL
             row[f"{key}_error"] = str(e).splitlines()[0][:200]
 
 
-def _benchmark_module(vmfb: str, params: dict, x_shape, dt: str = "f16", reps: int = 20) -> dict:
+def _benchmark_module(vmfb: str, params: dict, x_shape, dt: str = "f16", reps: int = 20,
+                      flags: tuple = ()) -> dict:
     """The same invocation timed by IREE's C benchmark tool (no Python): the parameters are
-    written to an .irpa archive first. Separates Python call overhead from the runtime's."""
+    written to an .irpa archive first. Separates Python call overhead from the runtime's.
+    flags: IREE runtime flags (e.g. --cuda_use_streams=false)."""
     import re
     import subprocess
     import tempfile
@@ -149,7 +151,7 @@ def _benchmark_module(vmfb: str, params: dict, x_shape, dt: str = "f16", reps: i
         index.create_archive_file(irpa)
         cmd = [tool, f"--module={vmfb}", "--device=cuda", f"--parameters=model={irpa}", "--function=main",
                f"--input={'x'.join(map(str, x_shape))}x{dt}=0.5", f"--benchmark_repetitions={reps}",
-               "--benchmark_report_aggregates_only=true"]
+               "--benchmark_report_aggregates_only=true", *flags]
         out = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     times = {}
     for line in out.stdout.splitlines():

@@ -92,6 +92,7 @@ def _breakdown(f, args, wall_us: float, iters: int = 5) -> dict:
     return {"convc_conv_us": round(conv, 1), "other_dispatch_us": round(sum(other.values()), 1),
             "kernels_us": round(kernels, 1), "wall_us": round(wall_us, 1),
             "gaps_us": round(wall_us - kernels, 1),
+            "timeline": _timeline(evs, iters),
             "conv_launches": sum(1 for e in evs if e.name.startswith("conv_")) // iters,
             "other_launches": sum(1 for e in evs if not e.name.startswith("conv_")) // iters,
             "top_other": [{"name": k[:90], "us": round(v, 1)} for k, v in top],
@@ -101,11 +102,36 @@ def _breakdown(f, args, wall_us: float, iters: int = 5) -> dict:
 TORCH_BASELINES = ("eager", "compile", "reduce-overhead")
 
 
+def _timeline(evs: list, iters: int) -> dict:
+    """One inference's device timeline, from `iters` inferences' kernels in issue order: the
+    span from the first kernel's start to the last one's end, the idle time between kernels
+    inside it (medians over inferences), and the largest idle gaps of the median inference
+    with the kernel that followed each."""
+    evs = sorted(evs, key=lambda e: e.time_range.start)
+    k = len(evs) // iters if iters else 0
+    if not k or len(evs) % iters:
+        return {}
+    spans, idles, per = [], [], []
+    for j in range(iters):
+        run = evs[j * k:(j + 1) * k]
+        spans.append(run[-1].time_range.end - run[0].time_range.start)
+        gaps = [(max(0.0, b.time_range.start - a.time_range.end), b.name) for a, b in zip(run, run[1:])]
+        idles.append(sum(g for g, _ in gaps))
+        per.append(gaps)
+    mid = sorted(range(iters), key=lambda j: idles[j])[iters // 2]
+    top = sorted(per[mid], key=lambda g: -g[0])[:6]
+    gaps_sorted = sorted(g for g, _ in per[mid])
+    return {"span_us": round(statistics.median(spans), 1), "idle_us": round(statistics.median(idles), 1),
+            "median_gap_us": round(gaps_sorted[len(gaps_sorted) // 2], 2) if gaps_sorted else 0.0,
+            "largest_gaps": [{"before": n[:70], "us": round(g, 1)} for g, n in top]}
+
+
 def _torch_kernels(fn, x, iters: int = 5) -> dict:
     """Kernels per inference of a PyTorch callable (CUPTI): launches and summed device time."""
     evs = [e for e in device_events(lambda i: fn(x), iters, 3)
            if "HtoD" not in e.name and "DtoH" not in e.name and not e.name.startswith("[memory]")]
-    return {"kernels": len(evs) // iters, "kernel_us": round(sum(e.time_range.elapsed_us() for e in evs) / iters, 1)}
+    return {"kernels": len(evs) // iters, "kernel_us": round(sum(e.time_range.elapsed_us() for e in evs) / iters, 1),
+            "timeline": _timeline(evs, iters)}
 
 
 def _torch_baselines(model, x, ref, iters, checks, times, row, which=TORCH_BASELINES) -> None:

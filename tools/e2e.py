@@ -119,14 +119,49 @@ def prepare_case(case: Case, out: str, extra_flags: tuple = (), stock: bool = Tr
     return entry
 
 
+def table(result: dict) -> str:
+    """A markdown table of an e2e.json: per case, what one inference runs and costs on convc
+    (kernel launches, kernel time, the rest of the wall time, iree-benchmark-module's median)
+    against torch.compile mode="reduce-overhead" (CUDA graphs): its kernels, kernel time and
+    wall time."""
+    head = ("| case | convc launches | convc kernels (us) | convc gaps (us) | convc wall (us) | reduce-overhead "
+            "kernels | their time (us) | reduce-overhead wall (us) | convc / reduce-overhead | correct |\n"
+            "|---|---|---|---|---|---|---|---|---|---|")
+    rows = [head]
+    for r in result["cases"]:
+        b = r.get("convc_breakdown", {})
+        wall = r.get("convc_benchmark_module", {}).get("median_ms")
+        wall_us = wall * 1e3 if wall else r.get("convc_us")
+        ro = r.get("torch_compile_reduce_overhead_us")
+        prof = r.get("torch_reduce_overhead_profile", {})
+        launches = b.get("conv_launches", 0) + b.get("other_launches", 0)
+        gaps = wall_us - b["kernels_us"] if wall_us and "kernels_us" in b else None
+        fmt = lambda v, d=0: "-" if v is None else f"{v:.{d}f}"
+        rows.append(f"| {r['name']} | {launches or '-'} | {fmt(b.get('kernels_us'))} | {fmt(gaps)} | {fmt(wall_us)} | "
+                    f"{prof.get('kernels', '-')} | {fmt(prof.get('kernel_us'))} | {fmt(ro)} | "
+                    f"{fmt(wall_us / ro if wall_us and ro else None, 2)} | "
+                    f"{'yes' if r.get('correct', {}).get('convc') else 'NO'} |")
+    return "\n".join(rows)
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="convc-e2e", description=__doc__.splitlines()[0])
-    p.add_argument("action", choices=["prepare"], help="prepare: compile the end-to-end cases into a bundle for tools/device/e2e.sh")
-    p.add_argument("--out", required=True, help="bundle directory to write")
+    p.add_argument("action", choices=["prepare", "table"],
+                   help="prepare: compile the end-to-end cases into a bundle for tools/device/e2e.sh; "
+                        "table: print a markdown table of an e2e.json (--out names the file)")
+    p.add_argument("--out", required=True, help="bundle directory to write (table: the e2e.json to read)")
     p.add_argument("--only", help="comma-separated case names (default: all)")
     p.add_argument("--iree-flag", action="append", default=[], help="extra iree-compile flag for the convc build")
     p.add_argument("--no-stock", action="store_true", help="skip the stock IREE (sm_80) builds")
     args = p.parse_args(argv)
+    if args.action == "table":
+        try:
+            with open(args.out) as f:
+                print(table(json.load(f)))
+        except (OSError, ValueError, KeyError) as e:
+            print(f"convc-e2e: error: cannot read {args.out}: {e}", file=sys.stderr)
+            return 1
+        return 0
     cases = [c for c in CASES if not args.only or c.name in args.only.split(",")]
     os.makedirs(args.out, exist_ok=True)
     entries = []

@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass
 from ..compiler.driver import CompileOptions, compile_file
 from ..compiler.errors import ConvcError
 from ..compiler.iree_tools import iree_compile
+from ..compiler.structure import stream_structure
 from .bench import STOCK_IREE_FLAGS
 from .suite import git_commit
 
@@ -100,8 +101,9 @@ def prepare_case(case: Case, out: str, extra_flags: tuple = (), stock: bool = Tr
                  declined=[r.line() for r in convs if r.path != "convc"],
                  transposes=[{"dispatch": d, "why": w} for d, w in res.transposes],
                  kernels={r.dispatch: r.schedule.describe() for r in convs if r.schedule},
-                 dispatches=len(res.reports),
-                 structure=[s.as_dict() for s in res.structure])
+                 executables=len(res.reports),
+                 structure=[s.as_dict() for s in res.structure],
+                 stock_structure=[s.as_dict() for s in stream_structure(src, STOCK_IREE_FLAGS)])
     if case.dynamic:
         entry["iree_error"] = "no stock IREE build of the dynamic-batch cases (the static ones have it)"
         with open(os.path.join(out, f"{case.dynamic}.json"), "w") as f:
@@ -172,7 +174,7 @@ def main(argv=None) -> int:
             prog = "; ".join(f"{s['submissions']} submissions, {s['host_waits']} waits, {s['allocations']} allocations"
                              for s in e["structure"])
             print(f"{case.name:16s} {e['convs_on_convc']}/{e['convs']} conv dispatches on convc, "
-                  f"{e['dispatches']} dispatches, {len(e['transposes'])} transposes, {prog}, {e['compile_s']} s",
+                  f"{e['executables']} executables, {len(e['transposes'])} transposes, {prog}, {e['compile_s']} s",
                   flush=True)
     except (ConvcError, ImportError) as e:
         print(f"convc-e2e: error: {e}", file=sys.stderr)

@@ -17,11 +17,15 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 
 import numpy as np
 
-from ..compiler.driver import CompileOptions, compile_file
+from ..compiler.driver import CompileOptions, compile_file, prepare_input
 from ..compiler.errors import ConvcError
+from ..compiler.frontends import read_model
+from ..compiler.structure import stream_structure
+from ..passes.target import get_target
 from .suite import git_commit
 
 LIGHT_MODELS = ("resnet50", "densenet121", "inception_v1", "inception_v2", "squeezenet", "vgg19",
@@ -56,6 +60,15 @@ def model_io(path: str) -> tuple[np.ndarray, np.ndarray, str]:
     return x, numpy_helper.to_array(t), model.graph.name
 
 
+def _stock_structure(src: str, target: str):
+    """Stock IREE's program for the same model (no convc pass), read at its stream phase."""
+    with tempfile.TemporaryDirectory(prefix="convc-stock-") as tmp:
+        path = os.path.join(tmp, "model.mlir")
+        with open(path, "w") as f:
+            f.write(prepare_input(read_model(src, tmp), get_target(target)))
+        return stream_structure(path)
+
+
 def prepare(out: str, target: str, precision: str, only: list[str] | None) -> dict:
     os.makedirs(out, exist_ok=True)
     entries = []
@@ -78,10 +91,15 @@ def prepare(out: str, target: str, precision: str, only: list[str] | None) -> di
                      convs=len(convs), convs_on_convc=sum(r.path == "convc" for r in convs),
                      declined=[{"dispatch": r.dispatch, "reason": r.reason} for r in convs if r.path != "convc"],
                      kernels=sorted({r.schedule.kernel for r in convs if r.schedule}),
-                     transposes=[{"dispatch": d, "why": w} for d, w in res.transposes])
+                     transposes=[{"dispatch": d, "why": w} for d, w in res.transposes],
+                     structure=[s.as_dict() for s in res.structure],
+                     stock_structure=[s.as_dict() for s in _stock_structure(src, target)])
         entries.append(entry)
+        prog = "; ".join(f"{s.submissions} submissions, {s.host_waits} waits, {s.allocations} allocations "
+                         f"(stock IREE {k['submissions']}, {k['host_waits']}, {k['allocations']})"
+                         for s, k in zip(res.structure, entry["stock_structure"]))
         print(f"{name:14s} {entry['convs_on_convc']}/{entry['convs']} conv dispatches on convc, "
-              f"{len(res.transposes)} transposes, {entry['compile_s']} s", flush=True)
+              f"{len(res.transposes)} transposes, {prog}, {entry['compile_s']} s", flush=True)
     manifest = {"target": target, "precision": precision, "tolerance": TOLERANCE[precision],
                 "commit": git_commit(), "models": entries}
     with open(os.path.join(out, "manifest.json"), "w") as f:

@@ -131,14 +131,14 @@ def one_by_one_signatures(module: ir.Module) -> frozenset:
     return frozenset(sigs)
 
 
-def prepare_input(text: str, target: Target) -> str:
-    """Parses the model (reporting malformed input) and attaches the device target if IREE
-    does not know it (sm_90a, sm_100a)."""
+def prepare_input(text: str, target: Target, source: str = "-") -> str:
+    """Parses the model (reporting malformed input at its file's name) and attaches the device
+    target if IREE does not know it (sm_90a, sm_100a)."""
     ctx = ir.Context()
     try:
         module = ir.Module.parse(text, ctx)
-    except Exception as e:  # MLIRError: diagnostics with locations
-        raise ConvcError(f"malformed input: {_one_line(e)}") from None
+    except Exception as e:  # MLIRError: diagnostics with locations, named "-" by the parser
+        raise ConvcError(f"malformed input: {_one_line(e).replace(chr(34) + '-' + chr(34) + ':', source + ':')}") from None
     attr = device_targets_attr_text(target)
     if attr is not None:
         with ctx:
@@ -224,14 +224,21 @@ def _flow_rebuilds(module: ir.Module, gemm_sigs, extra: list[str]) -> tuple[list
 
 
 def _check_output(path: str) -> None:
-    """-o is checked before anything is compiled."""
+    """-o is checked before anything is compiled, by opening it for writing (os.access says
+    yes to root under read-only mounts and /proc); a file the check creates is removed again."""
     d = os.path.dirname(os.path.abspath(path))
     if os.path.isdir(path):
         raise ConvcError(f"output {path} is a directory")
     if not os.path.isdir(d):
         raise ConvcError(f"output directory {d} does not exist")
-    if not os.access(d, os.W_OK):
-        raise ConvcError(f"output directory {d} is not writable")
+    existed = os.path.exists(path)
+    try:
+        with open(path, "ab"):
+            pass
+    except OSError as e:
+        raise ConvcError(f"cannot write the output {path}: {e.strerror}") from None
+    if not existed:
+        os.remove(path)
 
 
 def _tuning_cache_path(option: str | None) -> str | None:
@@ -286,7 +293,8 @@ def _compile_file(input_path: str, output_path: str, options: CompileOptions, pa
     tmp = tempfile.mkdtemp(prefix="convc-")
     try:
         work = dump_dir or tmp
-        prepared = prepare_input(read_model(input_path, work), target)
+        prepared = prepare_input(read_model(input_path, work), target,
+                                 "<stdin>" if input_path == "-" else input_path)
         in_path = os.path.join(work, f"{stem}.input.mlir")
         with open(in_path, "w") as f:
             f.write(prepared)
@@ -358,6 +366,9 @@ def _compile_file(input_path: str, output_path: str, options: CompileOptions, pa
         if "(repro: " in str(e) and not dump_dir and keep_repro:
             # the repro command names files in the work directory: keep them
             raise ConvcError(f"{e}; its files are kept in {tmp}") from None
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    except BaseException:       # Ctrl-C, a bug: the work directory goes too
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     shutil.rmtree(tmp, ignore_errors=True)

@@ -1,7 +1,7 @@
 """Model front ends: what `convc` accepts besides MLIR text, turned into MLIR text.
 
 - `.onnx` files are imported with IREE's ONNX importer (`iree-import-onnx`, shipped with
-  iree-base-compiler; it needs the `onnx` package: `pip install convc[onnx]`). Old opsets are
+  iree-base-compiler; it needs the `onnx` package: `pip install -e '.[onnx]'` in the checkout). Old opsets are
   upgraded to ONNX_OPSET first: IREE's ONNX lowering handles some old forms only after the
   upgrade (e.g. opset-9 BatchNormalization).
 - PyTorch modules go through `convc.compiler.pytorch` (torch.export + IREE's FX importer).
@@ -39,21 +39,27 @@ def import_onnx(path: str, out_path: str) -> None:
         import onnx  # noqa: F401  (the importer needs it; say so before it fails)
     except ImportError:
         raise ConvcError("importing ONNX models needs the onnx package: "
-                         "python3 -m pip install 'convc[onnx]'") from None
+                         "python3 -m pip install onnx (or, in the convc checkout, python3 -m pip install -e '.[onnx]')") from None
     cmd = [sys.executable, "-m", "iree.compiler.tools.import_onnx", path,
            "--opset-version", str(ONNX_OPSET), "-o", out_path]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         lines = [x for x in proc.stderr.strip().splitlines() if x.strip()]
         last = lines[-1].strip() if lines else f"exit {proc.returncode}"
-        raise ConvcError(f"ONNX import failed: {last} (repro: {shlex.join(['iree-import-onnx'] + cmd[3:])})")
+        # the repro writes next to the user, not into convc's work directory (gone by then)
+        repro = ["iree-import-onnx", path, *cmd[4:-1], os.path.basename(out_path)]
+        raise ConvcError(f"ONNX import failed: {last} (repro: {shlex.join(repro)})")
 
 
 def read_model(path: str, tmp_dir: str) -> str:
     """MLIR text of the model at `path` (.mlir text, `-` for standard input, or .onnx
     imported into tmp_dir)."""
     if path == "-":
-        text = sys.stdin.read()
+        data = sys.stdin.buffer.read()
+        if _looks_binary(data) or data.startswith(b"ML\xefR"):
+            raise ConvcError("standard input is not MLIR text: an ONNX model (or MLIR bytecode) is read from a file "
+                             "(convc model.onnx -o out.vmfb)")
+        text = data.decode("utf-8", errors="replace")
         if not text.strip():
             raise ConvcError("standard input is empty: expected an MLIR module")
         return text

@@ -5,7 +5,7 @@
     result = compile_module(model, (x,), "model.vmfb", target="sm_90a")  # straight to a vmfb
 
 It uses `torch.export` and the FX importer that ships with iree-base-compiler
-(`iree.compiler.extras.fx_importer`), so it needs PyTorch (`pip install 'convc[torch]'`) but
+(`iree.compiler.extras.fx_importer`), so it needs PyTorch (`pip install -e '.[torch]'` in the checkout) but
 not iree-turbine. Parameters are frozen into the module as constants, as ONNX initializers
 are; IREE evaluates their layout changes at compile time. `dynamic_batch=True` exports the
 first dimension of every input as a symbolic size.
@@ -30,7 +30,7 @@ def _torch():
     try:
         import torch
     except ImportError:
-        raise ConvcError("the PyTorch route needs PyTorch: python3 -m pip install 'convc[torch]'") from None
+        raise ConvcError("the PyTorch route needs PyTorch: python3 -m pip install torch (or, in the convc checkout, python3 -m pip install -e '.[torch]')") from None
     return torch
 
 

@@ -60,10 +60,18 @@ def _dump_tool() -> str:
 
 
 def disassembly(vmfb: str) -> str:
-    proc = subprocess.run([_dump_tool(), "--output=disassembly", vmfb], capture_output=True, text=True)
+    """The VM functions of a vmfb as text (its read-only data, which holds the kernels' binaries
+    and any inlined weights as hex, is skipped as it streams by)."""
+    keep = []
+    with subprocess.Popen([_dump_tool(), "--output=disassembly", vmfb], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True) as proc:
+        for line in proc.stdout:
+            if not line.startswith("vm.rodata"):
+                keep.append(line)
+        err = proc.stderr.read()
     if proc.returncode != 0:
-        raise ConvcError(f"iree-dump-module failed on {vmfb}: {(proc.stderr or proc.stdout).strip()[:200]}")
-    return proc.stdout
+        raise ConvcError(f"iree-dump-module failed on {vmfb}: {err.strip()[:200]}")
+    return "".join(keep)
 
 
 def _arity(args: str) -> int:

@@ -51,6 +51,10 @@ PASSES: dict[str, Callable] = {
     "convc-drop-barriers": drop_barriers,      # last: the program handed to IREE's backend
 }
 
+# Passes on the model at IREE's `input` phase (linalg on tensors); every other pass works on
+# `flow`-phase IR, whose dispatches are flow.executable ops.
+INPUT_PHASE = ("convc-channels-last", "convc-trim-window", "convc-pad-channels")
+
 # The driver's order; `--dump-dir` writes the module after each of these.
 PIPELINE = ["convc-pad-copy", "convc-match-conv", "convc-plan-schedule", "convc-lower-kernel", "convc-splice-dispatch",
             "convc-drop-barriers"]

@@ -8,7 +8,8 @@ sets in turn, so no run finds its inputs in L2 from the run before; kernels are 
 CUPTI through torch.profiler, summed per iteration (IREE: all dispatches of the function,
 its pad copy included), and the median is reported. Whole-invocation wall time (host overhead
 included) is reported for convc and IREE too. Every timed output is checked against a
-PyTorch fp32 reference: a fast wrong kernel is a FAIL, not a number.
+PyTorch fp32 reference: a fast wrong kernel is a FAIL, not a number. PyTorch (the GPU machine
+has it) is imported where it is used, so the module and its --help load without it.
 """
 
 from __future__ import annotations
@@ -23,8 +24,6 @@ import sys
 import time
 
 import numpy as np
-import torch
-import torch.nn.functional as Fn
 
 from ..passes.kernel_configs import Sm90WsConfig
 from ..passes.schedule import Schedule
@@ -33,7 +32,7 @@ from .gpu_check import TOLERANCE, device_name
 from .module import LoadedModule
 from .reference import fhwc_filter, apply_epilogue, conv_nhwc_fhwc_torch, rel_l2
 
-_TORCH_DT = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32}
+_TORCH_DT = {"f16": "float16", "bf16": "bfloat16", "f32": "float32"}     # torch dtype names
 _BYTES = {"f16": 2, "bf16": 2, "f32": 4}
 
 
@@ -53,6 +52,7 @@ def wait_for(result) -> None:
 def device_events(fn, iters: int, warmup: int):
     """The device-side profiler events (CUPTI via torch.profiler) of `iters` calls fn(i), made
     after `warmup` untimed calls, with IREE's stream drained before and after."""
+    import torch
     from torch.profiler import ProfilerActivity, profile
     last = None
     for i in range(warmup):
@@ -96,6 +96,7 @@ def wall_time_us(fn, iters: int, warmup: int = 3):
 
 def ceilings():
     """Measured bf16 matmul TFLOP/s and device copy TB/s (read + write bytes)."""
+    import torch
     n = 8192
     a = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
     b = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
@@ -130,6 +131,7 @@ def copy_buffers(nbytes: int, rotate: int) -> None:
     layer runs, so every layer's copy reads and writes the same buffers (where buffers land moves
     a copy's time by 20-30%: EfficientNet's 36 MB take 13.5 us rotated in a fresh process, 16.1-
     16.4 in a bench run, once 32.2 with buffers allocated per layer; docs/benchmarking.md)."""
+    import torch
     n = max(nbytes // 4, 1)
     _COPY_BUFFERS[:] = [(torch.empty(n, device="cuda", dtype=torch.float16),
                          torch.empty(n, device="cuda", dtype=torch.float16)) for _ in range(rotate)]
@@ -166,6 +168,7 @@ def _iree_variant(vmfb, L, inputs_np, rotate):
 
 
 def _torch_inputs(L, inputs_np):
+    import torch
     ts = []
     for a, (_, t) in zip(inputs_np, L.input_shapes()):
         f = torch.from_numpy(np.ascontiguousarray(to_f32(a, t))).cuda()
@@ -202,6 +205,8 @@ def ptxas_resources(ptx_path: str) -> dict:
 
 
 def bench_layer(bundle, entry, iters, rotate, peak, bw, seed):
+    import torch
+    import torch.nn.functional as Fn
     L = _layer(entry["layer"])
     row = {"name": L.name, "group": L.group, "flops": L.flops,
            "floor_us": _floor_us(L, peak, bw)}
@@ -244,7 +249,7 @@ def bench_layer(bundle, entry, iters, rotate, peak, bw, seed):
     torch.backends.cudnn.benchmark = True
     torch.backends.cudnn.allow_tf32 = False
     torch.backends.cuda.matmul.allow_tf32 = False
-    dt = _TORCH_DT[L.dtype]
+    dt = getattr(torch, _TORCH_DT[L.dtype])
     pt, pl, pb, pr = L.pad
     sym = pt == pb and pl == pr
     xs, xs_pre, ws, bs, rs = [], [], [], [], []
@@ -319,6 +324,7 @@ def bench_layer(bundle, entry, iters, rotate, peak, bw, seed):
 
 
 def run(bundle, out_dir, iters, rotate, only=None):
+    import torch
     from .bench_report import plot, print_report
     with open(os.path.join(bundle, "manifest.json")) as f:
         manifest = json.load(f)

@@ -30,7 +30,7 @@ import time
 import numpy as np
 
 from .arrays import poison, random_input, storage_dtype, to_f32
-from .module import LoadedModule
+from .module import LoadedModule, ModuleError, require_driver
 from .reference import apply_epilogue, conv_nhwc_fhwc_numpy, conv_nhwc_fhwc_torch, rel_l2
 
 TOLERANCE = {"f16": 1e-2, "bf16": 1e-2, "f32": 1e-3}
@@ -309,6 +309,11 @@ def main(args) -> int:
                                               args.repeats, args.child_start, True, rows_out, shard), 1):
                 _print_row(r, position[r["index"]], total, t0, n)
         return 0
+    try:
+        require_driver(args.driver)
+    except ModuleError as e:
+        print(f"convc-gpu-check: error: {e}", file=sys.stderr)
+        return 2
     result = run_check(args.bundle, args.driver, args.reference, only, args.repeats, args.isolate, args.workers,
                        args.rows)
     print_table(result)

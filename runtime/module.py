@@ -10,6 +10,27 @@ _ELEM = {"f16": rt.HalElementType.FLOAT_16, "bf16": rt.HalElementType.BFLOAT_16,
          "f32": rt.HalElementType.FLOAT_32}
 
 
+class ModuleError(ValueError):
+    """A call the loaded module cannot serve (an unknown function, no single entry function)."""
+
+
+def user_functions(names) -> list[str]:
+    """A module's exported functions a user calls: not its initializer, not the `$async`
+    variants the ONNX and PyTorch imports export beside each function."""
+    return [n for n in names if not n.startswith("__") and not n.endswith("$async")]
+
+
+def require_driver(driver: str) -> None:
+    """Raises ModuleError, in one line, when this machine cannot create a device of `driver`
+    (a GPU tool run where there is no GPU), before any work is done."""
+    try:
+        rt.get_device(driver, cache=False)
+    except Exception as e:      # IREE raises ValueError / RuntimeError with its driver's diagnostics
+        first = next((x.strip() for x in str(e).splitlines() if x.strip()), type(e).__name__)
+        why = first.split("; ", 1)[-1].split(";")[0] if "UNAVAILABLE" in first else first
+        raise ModuleError(f"no {driver} device on this machine ({why})") from None
+
+
 class LoadedModule:
     """A vmfb loaded on one device ('local-task' for llvm-cpu, 'cuda', 'hip')."""
 
@@ -37,7 +58,22 @@ class LoadedModule:
         self.context.add_vm_module(self.vm_module)
         self.device = self.config.device
 
-    def function(self, name: str = "main"):
+    @property
+    def entry(self) -> str:
+        """The module's one user function (an ONNX model exports its graph's name, a PyTorch
+        or MLIR model its function's)."""
+        names = user_functions(self.vm_module.function_names)
+        if len(names) != 1:
+            raise ModuleError(f"the module exports {len(names)} functions ({', '.join(names) or 'none'}): "
+                              "name the one to run")
+        return names[0]
+
+    def function(self, name: str | None = None):
+        """The callable of exported function `name` (default: the module's one entry function)."""
+        name = name or self.entry
+        if name not in self.vm_module.function_names:
+            raise ModuleError(f"the module has no function {name!r} (it exports: "
+                              f"{', '.join(user_functions(self.vm_module.function_names))})")
         return self.context.modules.module[name]
 
     def to_device(self, a: np.ndarray, dtype: str):
@@ -47,21 +83,22 @@ class LoadedModule:
             memory_type=rt.MemoryType.DEVICE_LOCAL, allowed_usage=rt.BufferUsage.DEFAULT,
             device=self.device, buffer=np.ascontiguousarray(a), element_type=_ELEM[dtype])
 
-    def call(self, name: str, inputs: list[tuple[np.ndarray, str]], output: tuple[np.ndarray, str] | None = None):
-        """Runs `name`; inputs are (array, element type). With `output` (a poisoned array and
-        its element type), the result is written into that caller buffer (iree.abi.output)."""
+    def call(self, name: str | None, inputs: list[tuple[np.ndarray, str]],
+             output: tuple[np.ndarray, str] | None = None, all_results: bool = False):
+        """Runs `name` (None: the module's entry function); inputs are (array, element type).
+        With `output` (a poisoned array and its element type), the result is written into that
+        caller buffer (iree.abi.output). Returns the first result, or all as a list."""
         args = [self.to_device(a, t) for a, t in inputs]
         if output is not None:
             args.append(self.to_device(*output))
         res = self.function(name)(*args)
-        if isinstance(res, (list, tuple)):
-            res = res[0]
+        results = list(res) if isinstance(res, (list, tuple)) else [res]
         # copy: a mapped result can alias device memory that later calls reuse
-        host = np.array(res.to_host() if hasattr(res, "to_host") else np.asarray(res), copy=True)
-        if output is not None and host.dtype != output[0].dtype:
-            host = host.view(output[0].dtype)
-        return host
+        hosts = [np.array(r.to_host() if hasattr(r, "to_host") else np.asarray(r), copy=True) for r in results]
+        if output is not None and hosts[0].dtype != output[0].dtype:
+            hosts[0] = hosts[0].view(output[0].dtype)
+        return hosts if all_results else hosts[0]
 
 
-def run_vmfb(vmfb_path: str, inputs, output=None, name: str = "main", driver: str = "local-task"):
+def run_vmfb(vmfb_path: str, inputs, output=None, name: str | None = None, driver: str = "local-task"):
     return LoadedModule(vmfb_path, driver).call(name, inputs, output)

@@ -165,6 +165,11 @@ def main(argv=None) -> int:
             return 1
         return 0
     cases = [c for c in CASES if not args.only or c.name in args.only.split(",")]
+    unknown = [n for n in (args.only.split(",") if args.only else []) if n not in {c.name for c in CASES}]
+    if unknown:
+        print(f"convc-e2e: error: unknown case {', '.join(unknown)} (cases: {', '.join(c.name for c in CASES)})",
+              file=sys.stderr)
+        return 2
     os.makedirs(args.out, exist_ok=True)
     entries = []
     try:

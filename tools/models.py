@@ -39,7 +39,7 @@ def light_dir() -> str:
     try:
         import onnx
     except ImportError:
-        raise ConvcError("the ONNX models need the onnx package: python3 -m pip install 'convc[onnx]'") from None
+        raise ConvcError("the ONNX models need the onnx package: python3 -m pip install onnx (or, in the convc checkout, python3 -m pip install -e '.[onnx]')") from None
     return os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data", "light")
 
 
@@ -115,8 +115,14 @@ def main(argv=None) -> int:
     p.add_argument("--precision", default="tf32", choices=sorted(TOLERANCE), help="f32 conv precision")
     p.add_argument("--only", help="comma-separated model names (default: all light models)")
     args = p.parse_args(argv)
+    only = args.only.split(",") if args.only else None
+    unknown = [m for m in only or [] if m not in LIGHT_MODELS]
+    if unknown:
+        print(f"convc-models: error: unknown model {', '.join(unknown)} (the light models: {', '.join(LIGHT_MODELS)})",
+              file=sys.stderr)
+        return 2
     try:
-        prepare(args.out, args.target, args.precision, args.only.split(",") if args.only else None)
+        prepare(args.out, args.target, args.precision, only)
     except ConvcError as e:
         print(f"convc-models: error: {e}", file=sys.stderr)
         return 1

@@ -11,8 +11,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..passes.ir import ir
-from ..passes.registry import PASSES, PassOptions, get_pass, UnknownPassError
+from ..passes.ir import ir, walk_ops
+from ..passes.registry import INPUT_PHASE, PASSES, PassOptions, get_pass, UnknownPassError
 from ..passes.target import UnknownTargetError, get_target
 
 SPLIT = "// -----"
@@ -46,6 +46,12 @@ def parse_arguments(argv=None):
 def run_on_text(text: str, passes: list[str], options: PassOptions) -> str:
     ctx = ir.Context()
     module = ir.Module.parse(text, ctx)
+    flow_pass = next((p for p in passes if p not in INPUT_PHASE), None)
+    if (flow_pass and flow_pass == passes[0]
+            and not any(True for _ in walk_ops(module.operation, "flow.executable"))):
+        raise ValueError(f"{flow_pass} works on flow-phase IR (dispatches in flow.executable ops) and this input "
+                         "has none: compile the model to that phase first (iree-compile --compile-to=flow), or "
+                         f"run the input-phase passes ({', '.join(INPUT_PHASE)})")
     for name in passes:
         module = get_pass(name)(module, options)
     module.operation.verify()

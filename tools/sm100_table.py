@@ -267,7 +267,8 @@ def markdown(entries: list[dict], meta: dict) -> str:
 
 def parse_arguments(argv=None):
     p = argparse.ArgumentParser(prog="convc-sm100-table", description=__doc__.splitlines()[0])
-    p.add_argument("--out", default="results/sm100", help="directory for ptxas_table.json and ptxas_table.md (default results/sm100)")
+    p.add_argument("--out", required=True,
+                   help="directory for ptxas_table.json and ptxas_table.md (the committed table: results/sm100)")
     p.add_argument("--only", default=None, help="comma-separated suite layer names")
     p.add_argument("--random", type=int, default=8, help="seeded random shapes after the suite (default 8)")
     return p.parse_args(argv)

@@ -29,6 +29,7 @@ from ..passes.ir import ir, walk_ops
 from ..passes.plan import candidate_schedules, knobs_of
 from ..passes.target import get_target
 from ..passes.tuning import TuningCache, TuningCacheError, default_cache_path
+from ..runtime.module import ModuleError, require_driver
 from .bench import STOCK_IREE_FLAGS
 from .suite import git_commit, select, write_models
 from .layers import load_suite
@@ -196,6 +197,7 @@ def main(args) -> int:
                 print(f"bundle: {args.out} ({len(m['models'])} models, "
                       f"{sum(len(e['rounds']) for e in m['models'])} candidate builds)")
                 return 0
+            require_driver("cuda")          # before compiling anything: timing needs the GPU
             bundle = os.path.join(tmp, "bundle")
             prepare(models, bundle, args.target)
             from ..runtime.tune_device import tune_bundle
@@ -203,7 +205,7 @@ def main(args) -> int:
     except ImportError as e:
         print(f"convc-tune: error: timing needs a GPU runtime and PyTorch ({e})", file=sys.stderr)
         return 1
-    except (ConvcError, TuningCacheError, OSError, ValueError, KeyError) as e:
+    except (ConvcError, TuningCacheError, ModuleError, OSError, ValueError, KeyError) as e:
         print(f"convc-tune: error: {e}", file=sys.stderr)
         return 1
 

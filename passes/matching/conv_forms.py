@@ -78,6 +78,9 @@ def conv_geometry(op) -> Geometry:
     fil_d = [next(iter(t)) for t in fil]
     if any(iters[d] != "p" for d in out_d) or len(out_d) < 2:
         raise Decline("output is not indexed by parallel loops")
+    if sum(iters[d] == "r" for d in fil_d) > 3:       # the window's axes and the input channels
+        raise Decline(f"{sum(iters[d] == 'r' for d in fil_d) - 1}-D convolution: convc takes 2-D convs "
+                      "(1 or 2 window axes) only")
     f_dim, c_dim = fil_d[0], fil_d[-1]
     # F = 1: IREE folded the output channel away (filter [R, S, C], output [N, Ho, Wo])
     one_f = iters[f_dim] == "r" and f_dim not in out_d and c_dim != f_dim

@@ -4,11 +4,21 @@ from __future__ import annotations
 
 import argparse
 import sys
+from importlib.metadata import PackageNotFoundError, version
 
+from .. import __version__
 from ..passes.target import TARGETS, UnknownTargetError
 from .driver import CompileOptions, compile_file
 from .errors import ConvcError
 from .precision import PRECISIONS
+
+
+def _version() -> str:
+    try:
+        iree = version("iree-base-compiler")
+    except PackageNotFoundError:
+        iree = "unknown"
+    return f"convc {__version__} (iree-base-compiler {iree})"
 
 
 def parse_arguments(argv=None) -> argparse.Namespace:
@@ -20,6 +30,7 @@ def parse_arguments(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(
         prog="convc",
         description="Compile an MLIR model with IREE, replacing conv dispatches by convc kernels.")
+    p.add_argument("--version", action="version", version=_version())
     p.add_argument("input", help="model: MLIR text (linalg on tensors, or torch/ONNX-imported IR) or .onnx")
     p.add_argument("-o", "--output", required=True, help="output .vmfb")
     p.add_argument("--target", default="sm_90a",

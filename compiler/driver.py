@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from ..passes.ir import ir, attr_to_py, walk_ops
 from ..passes.layout import channels_last
+from ..passes.layouts.op_rewrites import is_nhwc_conv
 from ..passes.layouts.transpose_report import transpose_dispatches
 from ..passes.match import (PROBLEM_ATTR, DECLINE_ATTR, SEVERAL_RESULTS, executable_function, grouped_1x1_signature,
                             match_conv)
@@ -63,6 +64,7 @@ class DispatchReport:
     reason: str
     problem: ConvProblem | None = None
     schedule: Schedule | None = None
+    sites: int = 1             # flow.dispatch ops running this executable per inference
 
     def line(self) -> str:
         shape = self.problem.shape_str() if self.problem else "-"
@@ -79,14 +81,23 @@ class CompileResult:
     tuning_cache: str | None = None     # the cache file the planner read, if any
     notes: list[str] = field(default_factory=list)   # flow-phase decisions the driver made
     structure: list[ProgramStructure] = field(default_factory=list)   # per exported async function
+    model_convs: int | None = None      # conv ops in the model (after convc-channels-last)
 
     def summary_lines(self) -> list[str]:
+        """The counts a user checks a build by. IREE gives identical dispatches one executable,
+        so executables, dispatches per inference and the model's conv ops are all stated."""
         convs = [r for r in self.reports if r.problem is not None or r.reason.startswith("conv")]
-        on = sum(1 for r in convs if r.path == "convc")
-        lines = [f"{on} of {len(convs)} conv dispatches on convc"]
+        on = [r for r in convs if r.path == "convc"]
+        sites = sum(r.sites for r in convs)
+        model = f" (the model has {self.model_convs} conv ops)" if self.model_convs is not None else ""
+        lines = [f"{len(on)} of {len(convs)} conv executables on convc, running {sum(r.sites for r in on)} of "
+                 f"{sites} conv dispatches per inference{model}"]
+        counts: dict = {}
+        for name, why in self.transposes:
+            counts[(name, why)] = counts.get((name, why), 0) + 1
         lines.append(f"{len(self.transposes)} transpose dispatch{'es' if len(self.transposes) != 1 else ''} left"
                      + (":" if self.transposes else ""))
-        lines += [f"  {name}: {why}" for name, why in self.transposes]
+        lines += [f"  {name}{f' (x{n})' if n > 1 else ''}: {why}" for (name, why), n in counts.items()]
         lines.append(f"tuning cache: {self.tuning_cache or 'none'}")
         lines += [s.line() for s in self.structure]
         return lines + self.notes
@@ -94,7 +105,8 @@ class CompileResult:
     def timing_line(self) -> str:
         t = self.timings
         n = sum(1 for r in self.reports if r.path == "convc")
-        return (f"compile time: total {t.get('total', 0):.2f} s (iree flow {t.get('iree_flow', 0):.2f} s, "
+        imported = f"onnx import {t['import']:.2f} s, " if "import" in t else ""
+        return (f"compile time: total {t.get('total', 0):.2f} s ({imported}iree flow {t.get('iree_flow', 0):.2f} s, "
                 f"convc passes {t.get('passes', 0):.3f} s, iree backend {t.get('iree_backend', 0):.2f} s)"
                 + (f"; {t.get('total', 0) / n:.2f} s per convc dispatch" if n else ""))
 
@@ -146,9 +158,20 @@ def prepare_input(text: str, target: Target, source: str = "-") -> str:
     return str(module)
 
 
+def _dispatch_sites(module: ir.Module) -> dict[str, int]:
+    """flow.executable name -> the flow.dispatch ops that run it."""
+    sites: dict[str, int] = {}
+    for d in walk_ops(module.operation, "flow.dispatch"):
+        for ep in d.attributes["entry_points"]:
+            exe = str(ep).split("::")[0].lstrip("@")
+            sites[exe] = sites.get(exe, 0) + 1
+    return sites
+
+
 def collect_reports(module: ir.Module) -> list[DispatchReport]:
     """One entry per flow.executable, read off the match/plan attributes."""
     out = []
+    sites = _dispatch_sites(module)
     for exe in walk_ops(module.operation, "flow.executable"):
         name = ir.StringAttr(exe.attributes["sym_name"]).value
         prob = sched = None
@@ -169,6 +192,7 @@ def collect_reports(module: ir.Module) -> list[DispatchReport]:
                 if ops:
                     what = f"not a convolution ({', '.join(sorted(set(ops)))})"
             out.append(DispatchReport(name, "IREE", what))
+        out[-1].sites = sites.get(name, 0)
     return out
 
 
@@ -293,8 +317,11 @@ def _compile_file(input_path: str, output_path: str, options: CompileOptions, pa
     tmp = tempfile.mkdtemp(prefix="convc-")
     try:
         work = dump_dir or tmp
-        prepared = prepare_input(read_model(input_path, work), target,
-                                 "<stdin>" if input_path == "-" else input_path)
+        t0 = time.perf_counter()
+        text = read_model(input_path, work)
+        if input_path.lower().endswith(".onnx"):
+            result.timings["import"] = time.perf_counter() - t0
+        prepared = prepare_input(text, target, "<stdin>" if input_path == "-" else input_path)
         in_path = os.path.join(work, f"{stem}.input.mlir")
         with open(in_path, "w") as f:
             f.write(prepared)
@@ -307,6 +334,7 @@ def _compile_file(input_path: str, output_path: str, options: CompileOptions, pa
         with open(linalg_path) as f:
             module = channels_last(ir.Module.parse(f.read(), ctx), PassOptions(precision=options.precision))
         module = pad_channels(trim_windows(module), PassOptions(target=target.arch))
+        result.model_convs = sum(1 for op in walk_ops(module.operation) if is_nhwc_conv(op))
         gemm_sigs = one_by_one_signatures(module)
         cl_path = os.path.join(work, f"{stem}.convc-channels-last.mlir")
         with open(cl_path, "w") as f:

@@ -105,9 +105,13 @@ def _count(body: str, op: str) -> int:
 
 
 def program_structure(vmfb: str, function: str | None = None) -> list[ProgramStructure]:
-    """The counts for every exported async function (or the one named)."""
+    """The counts for every exported async function (plain MLIR models: every exported
+    function), or for the one named."""
     funcs = _functions(disassembly(vmfb))
-    keys = [k for k in funcs if (k[0] == function if function else k[0].endswith("$async"))]
+    if function:
+        keys = [k for k in funcs if k[0] == function]
+    else:       # the async functions of an import's ABI, else (plain MLIR) the exported functions
+        keys = [k for k in funcs if k[0].endswith("$async")] or [k for k in funcs if not k[0].startswith("__")]
     if function and not keys:
         raise ConvcError(f"{vmfb} has no function {function}")
     out = []

@@ -53,7 +53,7 @@ def test_unsupported_conv_falls_back_with_reason_and_no_fallback_errors(tmp_path
     r = run_cli("convc", str(src), "-o", str(tmp_path / "a.vmfb"), "--report", "--target", "llvm-cpu")
     assert r.returncode == 0, r.stderr
     assert ": IREE: conv not taken: padding value is not zero" in r.stdout
-    assert "0 of 1 conv dispatches on convc" in r.stdout
+    assert "0 of 1 conv executables on convc, running 0 of 1 conv dispatches per inference (the model has 1 conv ops)" in r.stdout
     assert "per convc dispatch" not in r.stdout                 # no convc dispatch, no per-dispatch time
     r = run_cli("convc", str(src), "-o", str(tmp_path / "b.vmfb"), "--no-fallback", "--target", "llvm-cpu")
     assert r.returncode != 0
@@ -123,7 +123,7 @@ def test_stdin_output_and_cache_edges(tmp_path):
         r = subprocess.run(["convc", "-", "-o", str(tmp_path / "s.vmfb"), "--report"], stdin=f,
                            capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
-    assert "3 of 3 conv dispatches on convc" in r.stdout and "tuning cache: none" in r.stdout
+    assert "3 of 3 conv executables on convc, running 3 of 3 conv dispatches per inference (the model has 3 conv ops)" in r.stdout and "tuning cache: none" in r.stdout
     for args, needle in ((["-o", str(tmp_path / "no" / "x.vmfb")], "output directory"),
                          (["-o", str(tmp_path)], "is a directory"),
                          (["-o", str(tmp_path / "x.vmfb"), "--tuning-cache", str(tmp_path / "nope.json")],

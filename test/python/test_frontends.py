@@ -105,7 +105,7 @@ def test_onnx_cli_and_binary_input_hint(tmp_path):
     onnx.save(_onnx_block(np.float16), str(path))
     r = run_cli("convc", str(path), "-o", str(tmp_path / "a.vmfb"), "--report", "--target", "llvm-cpu")
     assert r.returncode == 0, r.stderr
-    assert "2 of 2 conv dispatches on convc" in r.stdout, r.stdout
+    assert "2 of 2 conv executables on convc" in r.stdout, r.stdout
     wrong = tmp_path / "block.mlir"
     wrong.write_bytes(path.read_bytes())
     r = run_cli("convc", str(wrong), "-o", str(tmp_path / "b.vmfb"))

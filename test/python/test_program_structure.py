@@ -38,6 +38,22 @@ def test_onnx_light_resnet50(tmp_path):
     (line,) = [x for x in res.summary_lines() if x.startswith("program ")]
     assert line == ("program resnet50$async: 1 queue submission, 0 host waits, 2 transient allocations per "
                     "inference; command buffer recorded once")
+    # the counts a user checks: executables, dispatches per inference, the model's conv ops (53
+    # Conv nodes); the compile-time split names the ONNX import
+    assert res.summary_lines()[0] == ("32 of 32 conv executables on convc, running 53 of 53 conv dispatches per "
+                                      "inference (the model has 53 conv ops)")
+    assert "onnx import" in res.timing_line()
+
+
+def test_repeated_transposes_are_listed_once_with_a_count():
+    from convc.compiler.driver import CompileResult
+    r = CompileResult("x.vmfb", transposes=[("init_transpose_64x9", "module initialization"),
+                                             ("init_transpose_64x9", "module initialization"),
+                                             ("main_transpose_3x50176", "model input")])
+    lines = r.summary_lines()
+    assert "3 transpose dispatches left:" in lines
+    assert "  init_transpose_64x9 (x2): module initialization" in lines
+    assert "  main_transpose_3x50176: model input" in lines
 
 
 def _torch_block(torch):

@@ -1,6 +1,7 @@
 """convc-models: whole models, compiled here and checked on the GPU machine.
 
   convc-models prepare --out BUNDLE [--target sm_90a] [--precision tf32] [--only resnet50,...]
+                       [--random-weights SEED]
   tools/device/model_check.sh BUNDLE            # on the GPU machine
 
 `prepare` compiles the real networks the `onnx` wheel ships with their expected outputs
@@ -8,7 +9,11 @@
 AlexNet, ZFNet-512, ShuffleNet), each from its .onnx file through `convc`, and writes per
 model the vmfb, the input (ONNX's own backend-test input: arange(n)/n in the input's shape),
 the expected output (.npy) and, in manifest.json, which conv dispatches took convc and why
-the others did not. runtime/model_check.py runs them.
+the others did not. runtime/model_check.py runs them. The light models build their weights
+from single values (ConstantOfShape): their shipped outputs are a near-uniform softmax that a
+wrong channel order could still match. `--random-weights SEED` adds each model with random
+weights and a random input (`NAME_random`), its expected output from ONNX Runtime's CPU
+provider.
 """
 
 from __future__ import annotations
@@ -60,6 +65,69 @@ def model_io(path: str) -> tuple[np.ndarray, np.ndarray, str]:
     return x, numpy_helper.to_array(t), model.graph.name
 
 
+def randomized(path: str, out_path: str, seed: int = 0) -> None:
+    """The model at `path` with every float initializer redrawn at random (seeded), written to
+    out_path: the light models ship constant-like weights (their expected outputs are a near-
+    uniform softmax), which would hide a wrong channel order or window. Conv/Gemm weights are
+    scaled by 1/sqrt(fan-in) and BatchNorm scales and variances kept positive, so activations
+    stay in range through the whole network."""
+    import onnx
+    from onnx import numpy_helper
+    model = onnx.load(path)
+    # the light models build their weights with ConstantOfShape (one value repeated): those
+    # become initializers of that shape, redrawn below with the others
+    shapes = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    listed = {i.name for i in model.graph.input}     # old IR versions list initializers as inputs too
+    for node in [n for n in model.graph.node if n.op_type == "ConstantOfShape" and n.input[0] in shapes]:
+        value = next((numpy_helper.to_array(a.t) for a in node.attribute if a.name == "value"),
+                     np.zeros(1, np.float32))
+        a = np.full([int(d) for d in shapes[node.input[0]]], value.reshape(-1)[0], value.dtype)
+        model.graph.initializer.append(numpy_helper.from_array(a, node.output[0]))
+        if shapes.keys() & listed:
+            model.graph.input.append(onnx.helper.make_tensor_value_info(
+                node.output[0], onnx.helper.np_dtype_to_tensor_dtype(a.dtype), a.shape))
+        model.graph.node.remove(node)
+    used = {i for n in model.graph.node for i in n.input}
+    for init in [i for i in model.graph.initializer if i.name not in used]:
+        model.graph.initializer.remove(init)
+        for inp in [i for i in model.graph.input if i.name == init.name]:
+            model.graph.input.remove(inp)
+    role = {}
+    for node in model.graph.node:
+        for i, name in enumerate(node.input):
+            if node.op_type in ("Conv", "Gemm", "MatMul") and i == 1:
+                role[name] = "weight"
+            elif node.op_type == "BatchNormalization" and i in (1, 4):
+                role[name] = "positive"
+    rng = np.random.default_rng(seed)
+    for k, init in enumerate(model.graph.initializer):
+        a = numpy_helper.to_array(init)
+        if a.dtype not in (np.float32, np.float16) or a.size == 0:
+            continue
+        kind = role.get(init.name)
+        if kind == "weight":
+            fan_in = a.size // a.shape[0] if a.ndim > 1 else max(a.size, 1)
+            new = rng.standard_normal(a.shape) * np.sqrt(2.0 / fan_in)
+        elif kind == "positive":
+            new = rng.uniform(0.5, 1.5, a.shape)
+        else:
+            new = rng.standard_normal(a.shape) * 0.1
+        model.graph.initializer[k].CopyFrom(numpy_helper.from_array(new.astype(a.dtype), init.name))
+    onnx.save(model, out_path)
+
+
+def onnxruntime_output(path: str, x: np.ndarray) -> np.ndarray:
+    """The model's output on x through ONNX Runtime's CPU provider: a reference independent of
+    IREE and convc."""
+    try:
+        import onnxruntime as ort
+    except ImportError:
+        raise ConvcError("the random-weight check needs onnxruntime: python3 -m pip install onnxruntime") from None
+    session = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    (inp,) = [i.name for i in session.get_inputs()]
+    return session.run(None, {inp: x})[0]
+
+
 def _stock_structure(src: str, target: str):
     """Stock IREE's program for the same model (no convc pass), read at its stream phase."""
     with tempfile.TemporaryDirectory(prefix="convc-stock-") as tmp:
@@ -69,37 +137,53 @@ def _stock_structure(src: str, target: str):
         return stream_structure(path)
 
 
-def prepare(out: str, target: str, precision: str, only: list[str] | None) -> dict:
+def prepare_model(src: str, name: str, out: str, target: str, precision: str, x: np.ndarray,
+                  expected: np.ndarray, function: str, reference: str) -> dict:
+    """One bundle entry: the model compiled, its input and expected output saved."""
+    np.save(os.path.join(out, f"{name}.input.npy"), x)
+    np.save(os.path.join(out, f"{name}.expected.npy"), expected)
+    entry = {"name": name, "function": function, "input_shape": list(x.shape), "output_shape": list(expected.shape),
+             "reference": reference}
+    try:
+        res = compile_file(src, os.path.join(out, f"{name}.vmfb"),
+                           CompileOptions(target=target, precision=precision, tuning_cache="none"))
+    except ConvcError as e:
+        entry.update(ok=False, error=str(e))
+        print(f"{name:14s} compile failed: {e}", flush=True)
+        return entry
+    convs = [r for r in res.reports if r.problem is not None or r.reason.startswith("conv")]
+    entry.update(ok=True, compile_s=round(res.timings["total"], 2),
+                 convs=len(convs), convs_on_convc=sum(r.path == "convc" for r in convs),
+                 declined=[{"dispatch": r.dispatch, "reason": r.reason} for r in convs if r.path != "convc"],
+                 kernels=sorted({r.schedule.kernel for r in convs if r.schedule}),
+                 transposes=[{"dispatch": d, "why": w} for d, w in res.transposes],
+                 structure=[s.as_dict() for s in res.structure],
+                 stock_structure=[s.as_dict() for s in _stock_structure(src, target)])
+    prog = "; ".join(f"{s.submissions} submissions, {s.host_waits} waits, {s.allocations} allocations "
+                     f"(stock IREE {k['submissions']}, {k['host_waits']}, {k['allocations']})"
+                     for s, k in zip(res.structure, entry["stock_structure"]))
+    print(f"{name:14s} {entry['convs_on_convc']}/{entry['convs']} conv executables on convc, "
+          f"{len(res.transposes)} transposes, {prog}, {entry['compile_s']} s", flush=True)
+    return entry
+
+
+def prepare(out: str, target: str, precision: str, only: list[str] | None, random_seed: int | None = None) -> dict:
+    """Every light model with its shipped input and output; with random_seed, each also with
+    random weights and input, against ONNX Runtime's CPU result (`{name}_random`)."""
     os.makedirs(out, exist_ok=True)
     entries = []
     for name in only or LIGHT_MODELS:
         src = os.path.join(light_dir(), f"light_{name}.onnx")
         x, y, function = model_io(src)
-        np.save(os.path.join(out, f"{name}.input.npy"), x)
-        np.save(os.path.join(out, f"{name}.expected.npy"), y)
-        entry = {"name": name, "function": function, "input_shape": list(x.shape), "output_shape": list(y.shape)}
-        try:
-            res = compile_file(src, os.path.join(out, f"{name}.vmfb"),
-                               CompileOptions(target=target, precision=precision, tuning_cache="none"))
-        except ConvcError as e:
-            entry.update(ok=False, error=str(e))
-            entries.append(entry)
-            print(f"{name:14s} compile failed: {e}", flush=True)
-            continue
-        convs = [r for r in res.reports if r.problem is not None or r.reason.startswith("conv")]
-        entry.update(ok=True, compile_s=round(res.timings["total"], 2),
-                     convs=len(convs), convs_on_convc=sum(r.path == "convc" for r in convs),
-                     declined=[{"dispatch": r.dispatch, "reason": r.reason} for r in convs if r.path != "convc"],
-                     kernels=sorted({r.schedule.kernel for r in convs if r.schedule}),
-                     transposes=[{"dispatch": d, "why": w} for d, w in res.transposes],
-                     structure=[s.as_dict() for s in res.structure],
-                     stock_structure=[s.as_dict() for s in _stock_structure(src, target)])
-        entries.append(entry)
-        prog = "; ".join(f"{s.submissions} submissions, {s.host_waits} waits, {s.allocations} allocations "
-                         f"(stock IREE {k['submissions']}, {k['host_waits']}, {k['allocations']})"
-                         for s, k in zip(res.structure, entry["stock_structure"]))
-        print(f"{name:14s} {entry['convs_on_convc']}/{entry['convs']} conv dispatches on convc, "
-              f"{len(res.transposes)} transposes, {prog}, {entry['compile_s']} s", flush=True)
+        entries.append(prepare_model(src, name, out, target, precision, x, y, function, "shipped output"))
+        if random_seed is not None:
+            rsrc = os.path.join(out, f"{name}_random.onnx")
+            randomized(src, rsrc, random_seed)
+            xr = np.random.default_rng(random_seed).standard_normal(x.shape).astype(np.float32)
+            entries.append(prepare_model(rsrc, f"{name}_random", out, target, precision, xr,
+                                         onnxruntime_output(rsrc, xr), function,
+                                         f"onnxruntime CPU, random weights (seed {random_seed})"))
+            os.remove(rsrc)
     manifest = {"target": target, "precision": precision, "tolerance": TOLERANCE[precision],
                 "commit": git_commit(), "models": entries}
     with open(os.path.join(out, "manifest.json"), "w") as f:
@@ -114,6 +198,8 @@ def main(argv=None) -> int:
     p.add_argument("--target", default="sm_90a", help="convc target (default sm_90a)")
     p.add_argument("--precision", default="tf32", choices=sorted(TOLERANCE), help="f32 conv precision")
     p.add_argument("--only", help="comma-separated model names (default: all light models)")
+    p.add_argument("--random-weights", type=int, metavar="SEED",
+                   help="also each model with random weights and input, against ONNX Runtime's CPU result")
     args = p.parse_args(argv)
     only = args.only.split(",") if args.only else None
     unknown = [m for m in only or [] if m not in LIGHT_MODELS]
@@ -122,7 +208,7 @@ def main(argv=None) -> int:
               file=sys.stderr)
         return 2
     try:
-        prepare(args.out, args.target, args.precision, only)
+        prepare(args.out, args.target, args.precision, only, args.random_weights)
     except ConvcError as e:
         print(f"convc-models: error: {e}", file=sys.stderr)
         return 1

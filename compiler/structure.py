@@ -135,7 +135,7 @@ def stream_structure(mlir_path: str, flags: list[str] = ()) -> list[ProgramStruc
     generation runs, so any target's program can be read on any machine."""
     from iree.compiler.tools.binaries import find_tool   # the compiler: absent where vmfbs only run
     proc = subprocess.run([find_tool("iree-compile"), mlir_path, "--compile-to=stream", *flags, "-o", "-"],
-                  capture_output=True, text=True)
+                          capture_output=True, text=True)
     if proc.returncode != 0:
         raise ConvcError(f"iree-compile --compile-to=stream failed on {mlir_path}: "
                          f"{next((x for x in proc.stderr.splitlines() if 'error' in x), proc.stderr[:200])}")

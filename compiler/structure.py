@@ -4,7 +4,9 @@ An exported async function (`NAME$async`) is the host program of one inference. 
 the HAL say how the runtime will run it: each `hal.device.queue.execute[.indirect]` is a queue
 submission, each `hal.fence.await` a host wait for the device, each `hal.device.queue.alloca` a
 transient allocation. A command buffer created in the function (or in a function it calls) is
-recorded on every call; one recorded at module load (IREE's memoization) is only replayed.
+recorded on every call; one recorded at module load (IREE's memoization) is only replayed. A
+constant the function holds is a buffer imported (or allocated and copied) on every call
+(`hal.allocator.import`); constants in globals are uploaded once, at load.
 
 Read with IREE's own `iree-dump-module --output=disassembly` (iree-base-runtime), so the
 counts are those of the bytecode the runtime loads, on any machine, GPU or not.
@@ -33,10 +35,13 @@ class ProgramStructure:
     host_waits: int         # hal.fence.await
     allocations: int        # hal.device.queue.alloca
     dispatches_recorded_per_call: int   # hal.command_buffer.dispatch reached on every call
+    uploads: int = 0        # constant buffers materialized on every call (hal.allocator.import)
 
     def line(self) -> str:
         recorded = (f"; {self.dispatches_recorded_per_call} dispatches recorded per call"
                     if self.dispatches_recorded_per_call else "; command buffer recorded once")
+        if self.uploads:
+            recorded += f"; {self.uploads} constant buffer{'s' * (self.uploads != 1)} uploaded per call"
         return (f"program {self.function}: {self.submissions} queue submission{'s' * (self.submissions != 1)}, "
                 f"{self.host_waits} host wait{'s' * (self.host_waits != 1)}, "
                 f"{self.allocations} transient allocation{'s' * (self.allocations != 1)} per inference{recorded}")
@@ -124,7 +129,8 @@ def program_structure(vmfb: str, function: str | None = None) -> list[ProgramStr
             submissions=_count(own, "hal.device.queue.execute") + _count(own, "hal.device.queue.execute.indirect"),
             host_waits=_count(own, "hal.fence.await"),
             allocations=_count(own, "hal.device.queue.alloca"),
-            dispatches_recorded_per_call=sum(_count(b, "hal.command_buffer.dispatch") for b in bodies)))
+            dispatches_recorded_per_call=sum(_count(b, "hal.command_buffer.dispatch") for b in bodies),
+            uploads=_count(own, "hal.allocator.import")))
     return out
 
 

@@ -43,7 +43,10 @@ class _ConstantGlobals:
             self.taken.add(name)
             self.names[key] = name
             with ir.InsertionPoint.at_block_begin(self.module.body):
-                util_d.GlobalOp(name, ir.TypeAttr.get(value.type), sym_visibility="private", initial_value=value)
+                # never inlined: IREE folds a small constant global's loads back into constants,
+                # which its stream phase then uploads in the function on every call
+                util_d.GlobalOp(name, ir.TypeAttr.get(value.type), sym_visibility="private", initial_value=value,
+                                inlining_policy=ir.Attribute.parse("#util.inline.never"))
         return util_d.GlobalLoadOp(value.type, ir.FlatSymbolRefAttr.get(self.names[key]), is_immutable=True).result
 
 

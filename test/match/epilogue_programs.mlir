@@ -17,9 +17,9 @@
 // BN-SAME: num_operands = 5 : i64
 
 // The splice pass passes the hoisted constant as the dispatch's last operand, loaded from an
-// immutable global (uploaded once at module load, not on every call).
+// immutable global IREE never inlines (uploaded once at module load, not on every call).
 // RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule,convc-lower-kernel,convc-splice-dispatch --target sm_90a %inputs/batchnorm_consts.flow.mlir | FileCheck %s --check-prefix=SPLICE
-// SPLICE: util.global private @[[G:__convc_constant_0]] = dense<[0.591394365, {{.*}}]> : tensor<24xf32>
+// SPLICE: util.global private @[[G:__convc_constant_0]] <inlining_policy = #util.inline.never> = dense<[0.591394365, {{.*}}]> : tensor<24xf32>
 // SPLICE: hal.executable.source private @[[K:conv_n2h9w7c16_f24r3s3_st1x1_dl1x1_p1x1x1x1_f16_fx[0-9a-f]{8}]]
 // SPLICE-NOT: arith.constant dense<[0.591394365
 // SPLICE: %[[C:.+]] = util.global.load immutable @[[G]] : tensor<24xf32>

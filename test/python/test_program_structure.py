@@ -19,6 +19,7 @@ def _check(result, stock, recorded_once=True):
         assert s.submissions <= 2, s.line()
         assert s.host_waits == 0, s.line()
         assert s.allocations <= by_name[s.function].allocations + 1, (s.line(), by_name[s.function])
+        assert s.uploads == 0, s.line()         # constants live in globals, uploaded at load
         if recorded_once:       # memoized: recorded at load (a dynamic batch is a per-call push constant)
             assert s.dispatches_recorded_per_call == 0, s.line()
     # the report shows the same counts the vmfb holds

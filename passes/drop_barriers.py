@@ -41,7 +41,3 @@ def drop_barriers(module: ir.Module, options=None) -> ir.Module:
         barrier.erase()
     return module
 
-
-def host_barrier_count(module: ir.Module) -> int:
-    return sum(1 for _ in _host_barriers(module.operation))
-

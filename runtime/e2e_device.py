@@ -33,7 +33,6 @@ _DT = {"float16": ("f16", np.float16), "float32": ("f32", np.float32)}
 
 
 def _torch_model(case: dict):
-    import torch
     from ..tools.e2e_models import MODELS, load_synthetic
     if case["model"] in ("resnet50", "mobilenet_v2", "convnext_tiny", "resnext50_32x4d", "efficientnet_b0",
                          "mobilenet_v3_large"):

@@ -13,7 +13,6 @@ import time
 from dataclasses import dataclass, field
 
 from ..passes.ir import ir, attr_to_py, walk_ops
-from ..passes.layout import channels_last
 from ..passes.layouts.op_rewrites import is_nhwc_conv
 from ..passes.layouts.transpose_report import transpose_dispatches
 from ..passes.match import (PROBLEM_ATTR, DECLINE_ATTR, SEVERAL_RESULTS, executable_function, grouped_1x1_signature,
@@ -21,12 +20,10 @@ from ..passes.match import (PROBLEM_ATTR, DECLINE_ATTR, SEVERAL_RESULTS, executa
 from ..passes.pad_dispatch import pad_dispatches, uncopyable_pad_dispatches
 from ..passes.plan import SCHEDULE_ATTR
 from ..passes.problem import ConvProblem
-from ..passes.registry import PIPELINE, PassOptions, get_pass
+from ..passes.registry import INPUT_PHASE, PIPELINE, PassOptions, get_pass
 from ..passes.schedule import Schedule
 from ..passes.tuning import TuningCacheError, default_cache_path, load_cache
 from ..passes.target import Target, device_targets_attr_text, get_target, iree_target_flags
-from ..passes.window import trim_windows
-from ..passes.channel_pad import pad_channels
 from .errors import ConvcError
 from .frontends import read_model
 from .iree_tools import iree_compile
@@ -332,8 +329,9 @@ def _compile_file(input_path: str, output_path: str, options: CompileOptions, pa
         t0 = time.perf_counter()
         ctx = ir.Context()
         with open(linalg_path) as f:
-            module = channels_last(ir.Module.parse(f.read(), ctx), PassOptions(precision=options.precision))
-        module = pad_channels(trim_windows(module), PassOptions(target=target.arch))
+            module = ir.Module.parse(f.read(), ctx)
+        for name in INPUT_PHASE:           # the input-phase passes, in the registry's order
+            module = get_pass(name)(module, PassOptions(target=target.arch, precision=options.precision))
         result.model_convs = sum(1 for op in walk_ops(module.operation) if is_nhwc_conv(op))
         gemm_sigs = one_by_one_signatures(module)
         cl_path = os.path.join(work, f"{stem}.convc-channels-last.mlir")

@@ -51,8 +51,9 @@ PASSES: dict[str, Callable] = {
     "convc-drop-barriers": drop_barriers,      # last: the program handed to IREE's backend
 }
 
-# Passes on the model at IREE's `input` phase (linalg on tensors); every other pass works on
-# `flow`-phase IR, whose dispatches are flow.executable ops.
+# The driver's input-phase list: passes on the model at IREE's `input` phase (linalg on
+# tensors), in this order. Every other pass works on `flow`-phase IR, whose dispatches are
+# flow.executable ops.
 INPUT_PHASE = ("convc-channels-last", "convc-trim-window", "convc-pad-channels")
 
 # The driver's order; `--dump-dir` writes the module after each of these.

@@ -67,6 +67,25 @@ def run_cli(*args, check=False):
     return subprocess.run(list(args), capture_output=True, text=True, check=check)
 
 
+def assert_one_line_error(proc, *needles):
+    """A failed command that said why in one line of stderr holding every needle, no traceback."""
+    assert proc.returncode != 0
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    for n in needles:
+        assert n in lines[0], lines[0]
+
+
+def has_cuda_device() -> bool:
+    """Whether IREE can create a CUDA device here (CI: no)."""
+    from convc.runtime.module import ModuleError, require_driver
+    try:
+        require_driver("cuda")
+    except ModuleError:
+        return False
+    return True
+
+
 def grouped_conv_reference(p, x, w):
     """Grouped (and depthwise) conv in float64, independent of every kernel: x [N, H, W, C], w in
     the problem's filter layout ([F, R, S, C/G]; hwcf: [R, S, C/G, F]; hwf, depthwise: [R, S, C])."""

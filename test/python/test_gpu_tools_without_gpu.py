@@ -6,29 +6,20 @@ import time
 
 import pytest
 
-from conftest import REPO, run_cli
+from conftest import REPO, assert_one_line_error, has_cuda_device, run_cli
 
 
 @pytest.fixture(autouse=True)
 def _no_cuda():
-    import iree.runtime as rt
-    try:
-        rt.get_device("cuda", cache=False)
-    except Exception:
-        return
-    pytest.skip("this machine has a CUDA device")
-
-
-def _one_line(proc, tool):
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1, proc.stderr
-    assert lines[0].startswith(f"{tool}: error: no cuda device on this machine"), lines[0]
+    if has_cuda_device():
+        pytest.skip("this machine has a CUDA device")
 
 
 def test_gpu_check(tmp_path):
     proc = run_cli("convc-gpu-check", "--bundle", str(tmp_path))
     assert proc.returncode == 2
-    _one_line(proc, "convc-gpu-check")
+    assert_one_line_error(proc, "convc-gpu-check: error: no cuda device on this machine")
+    assert proc.stderr.startswith("convc-gpu-check: error:")
 
 
 def test_tune_run(tmp_path):
@@ -37,6 +28,7 @@ def test_tune_run(tmp_path):
     proc = run_cli("convc-tune", "run", "--suite", os.path.join(REPO, "tools", "data", "narrow_f.json"),
                    "--cache", str(cache))
     assert proc.returncode == 1
-    _one_line(proc, "convc-tune")
+    assert_one_line_error(proc, "convc-tune: error: no cuda device on this machine")
+    assert proc.stderr.startswith("convc-tune: error:")
     assert not cache.exists()
     assert time.perf_counter() - t0 < 30          # nothing was compiled

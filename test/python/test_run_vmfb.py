@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import pytest
 
-from conftest import REPO, run_cli
+from conftest import REPO, assert_one_line_error, has_cuda_device, run_cli
 from convc.compiler.driver import CompileOptions, compile_file
 from convc.runtime.module import LoadedModule, ModuleError
 
@@ -70,21 +70,14 @@ def test_invoke_errors_are_one_line(block, tmp_path):
              (["--input", "2x14xf64"], "bad --input"),
              (["--input", str(tmp_path / "missing.npy")], "missing.npy")]
     for extra, message in cases:
-        proc = _invoke(block, "--driver", "local-task", *extra)
-        assert proc.returncode != 0
-        lines = proc.stderr.strip().splitlines()
-        assert len(lines) == 1 and lines[0].startswith("invoke: error:") and message in lines[0], proc.stderr
+        assert_one_line_error(_invoke(block, "--driver", "local-task", *extra), "invoke: error:", message)
 
 
 def test_invoke_without_the_driver_is_one_line(block, tmp_path):
     """CUDA on a machine without a GPU (CI): a clear line, not a traceback."""
-    import iree.runtime as rt
-    try:
-        rt.get_device("cuda", cache=False)
+    if has_cuda_device():
         pytest.skip("this machine has a CUDA device")
-    except Exception:
-        pass
     _, paths = _args(tmp_path)
     proc = _invoke(block, "--driver", "cuda", *sum((["--input", p] for p in paths), []))
     assert proc.returncode == 1
-    assert len(proc.stderr.strip().splitlines()) == 1 and "invoke: error:" in proc.stderr, proc.stderr
+    assert_one_line_error(proc, "invoke: error:")

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from conftest import REPO, run_cli
+from conftest import REPO, assert_one_line_error, run_cli
 
 EXAMPLE = os.path.join(REPO, "examples", "resnet_bottleneck.mlir")
 
@@ -23,24 +23,16 @@ CONV3D = """func.func @main(%x: tensor<1x8x8x8x16xf16>, %w: tensor<3x3x3x16x32xf
 """
 
 
-def _one_line(proc, *needles):
-    assert proc.returncode != 0
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
-    for n in needles:
-        assert n in lines[0], lines[0]
-
-
 def test_unwritable_output_is_found_before_compiling(tmp_path):
     t0 = time.perf_counter()
     proc = run_cli("convc", EXAMPLE, "-o", "/proc/convc-test.vmfb")
-    _one_line(proc, "cannot write the output /proc/convc-test.vmfb")
+    assert_one_line_error(proc, "cannot write the output /proc/convc-test.vmfb")
     assert time.perf_counter() - t0 < 20
     # a writable one the check creates is gone again when the compile fails
     out = tmp_path / "never.vmfb"
     bad = tmp_path / "bad.mlir"
     bad.write_text("func.func @f( -> {\n")
-    _one_line(run_cli("convc", str(bad), "-o", str(out)), "malformed input")
+    assert_one_line_error(run_cli("convc", str(bad), "-o", str(out)), "malformed input")
     assert not out.exists()
 
 
@@ -63,15 +55,15 @@ def test_ctrl_c_leaves_no_work_folder(tmp_path):
 def test_input_messages(tmp_path):
     bad = tmp_path / "bad.mlir"
     bad.write_text("func.func @f( -> {\n")
-    _one_line(run_cli("convc", str(bad), "-o", str(tmp_path / "o.vmfb")), f"{bad}:1:14")
+    assert_one_line_error(run_cli("convc", str(bad), "-o", str(tmp_path / "o.vmfb")), f"{bad}:1:14")
     with open(bad) as f:
         proc = subprocess.run(["convc", "-", "-o", str(tmp_path / "o.vmfb")], stdin=f, capture_output=True, text=True)
-    _one_line(proc, "<stdin>:1:14")
+    assert_one_line_error(proc, "<stdin>:1:14")
     onnx_file = tmp_path / "m.onnx"
     onnx_file.write_bytes(b"\x08\x07\x12\x00\x3a\xff\xff\x01\x00" * 20)      # not a valid ONNX model either
     with open(onnx_file, "rb") as f:
         proc = subprocess.run(["convc", "-", "-o", str(tmp_path / "o.vmfb")], stdin=f, capture_output=True, text=True)
-    _one_line(proc, "standard input is not MLIR text", "convc model.onnx -o out.vmfb")
+    assert_one_line_error(proc, "standard input is not MLIR text", "convc model.onnx -o out.vmfb")
 
 
 def test_truncated_onnx_repro_names_no_deleted_folder(tmp_path):
@@ -81,7 +73,7 @@ def test_truncated_onnx_repro_names_no_deleted_folder(tmp_path):
     model = tmp_path / "trunc.onnx"
     model.write_bytes(data[:1000])
     proc = run_cli("convc", str(model), "-o", str(tmp_path / "o.vmfb"))
-    _one_line(proc, "ONNX import failed", f"repro: iree-import-onnx {model} --opset-version 17 -o trunc.onnx.mlir")
+    assert_one_line_error(proc, "ONNX import failed", f"repro: iree-import-onnx {model} --opset-version 17 -o trunc.onnx.mlir")
 
 
 def test_3d_conv_is_declined_as_3d(tmp_path):
@@ -93,11 +85,11 @@ def test_3d_conv_is_declined_as_3d(tmp_path):
 
 
 def test_tools_name_what_is_wrong(tmp_path):
-    _one_line(run_cli("convc-opt", "--pass=convc-match-conv", EXAMPLE),
+    assert_one_line_error(run_cli("convc-opt", "--pass=convc-match-conv", EXAMPLE),
               "convc-match-conv works on flow-phase IR", "iree-compile --compile-to=flow")
-    _one_line(run_cli("convc-models", "prepare", "--out", str(tmp_path / "m"), "--only", "resnet51"),
+    assert_one_line_error(run_cli("convc-models", "prepare", "--out", str(tmp_path / "m"), "--only", "resnet51"),
               "unknown model resnet51", "resnet50")
-    _one_line(run_cli("convc-e2e", "prepare", "--out", str(tmp_path / "e"), "--only", "nope"), "unknown case nope")
+    assert_one_line_error(run_cli("convc-e2e", "prepare", "--out", str(tmp_path / "e"), "--only", "nope"), "unknown case nope")
     assert not (tmp_path / "e").exists() and not (tmp_path / "m").exists()
     proc = run_cli("convc-sm100-table")          # its default used to overwrite committed results
     assert proc.returncode != 0 and "--out" in proc.stderr

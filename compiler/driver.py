@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from ..passes.ir import ir, attr_to_py, walk_ops
 from ..passes.layouts.op_rewrites import is_nhwc_conv
 from ..passes.layouts.transpose_report import transpose_dispatches
-from ..passes.match import (PROBLEM_ATTR, DECLINE_ATTR, SEVERAL_RESULTS, executable_function, grouped_1x1_signature,
+from ..passes.match import (PROBLEM_ATTR, DECLINE_ATTR, SEVERAL_RESULTS, executable_function, gemm_signature,
+                            grouped_1x1_signature, is_gemm_1x1,
                             match_conv)
 from ..passes.pad_dispatch import pad_dispatches, uncopyable_pad_dispatches
 from ..passes.plan import SCHEDULE_ATTR
@@ -62,9 +63,13 @@ class DispatchReport:
     problem: ConvProblem | None = None
     schedule: Schedule | None = None
     sites: int = 1             # flow.dispatch ops running this executable per inference
+    gemm: bool = False         # a Linear layer's GEMM (convc-linear-weights), not a conv
 
     def line(self) -> str:
         shape = self.problem.shape_str() if self.problem else "-"
+        if self.gemm:
+            p = self.problem
+            shape = f"Linear as GEMM M={'?' if p.dynamic_batch else p.gemm_m} K={p.C} F={p.F} {p.dtype}->{p.out_dtype}"
         kernel = f" [{self.schedule.describe()}]" if self.schedule else ""
         return f"{self.dispatch}: {shape}: {self.path}{kernel}: {self.reason}"
 
@@ -83,12 +88,17 @@ class CompileResult:
     def summary_lines(self) -> list[str]:
         """The counts a user checks a build by. IREE gives identical dispatches one executable,
         so executables, dispatches per inference and the model's conv ops are all stated."""
-        convs = [r for r in self.reports if r.problem is not None or r.reason.startswith("conv")]
+        convs = [r for r in self.reports if (r.problem is not None or r.reason.startswith("conv")) and not r.gemm]
         on = [r for r in convs if r.path == "convc"]
         sites = sum(r.sites for r in convs)
         model = f" (the model has {self.model_convs} conv ops)" if self.model_convs is not None else ""
         lines = [f"{len(on)} of {len(convs)} conv executables on convc, running {sum(r.sites for r in on)} of "
                  f"{sites} conv dispatches per inference{model}"]
+        gemms = [r for r in self.reports if r.gemm]
+        if gemms:
+            on_g = [r for r in gemms if r.path == "convc"]
+            lines.append(f"{len(on_g)} of {len(gemms)} Linear-layer GEMM executables on convc, running "
+                         f"{sum(r.sites for r in on_g)} of {sum(r.sites for r in gemms)} GEMM dispatches per inference")
         counts: dict = {}
         for name, why in self.transposes:
             counts[(name, why)] = counts.get((name, why), 0) + 1
@@ -165,8 +175,25 @@ def _dispatch_sites(module: ir.Module) -> dict[str, int]:
     return sites
 
 
-def collect_reports(module: ir.Module) -> list[DispatchReport]:
-    """One entry per flow.executable, read off the match/plan attributes."""
+def linear_signatures(module: ir.Module) -> frozenset:
+    """(M, K, F) of every Linear layer: the [F, K] contractions convc-linear-weights made (the
+    GEMM form of a 1x1 conv; a dynamic batch gives M = None)."""
+    return frozenset(gemm_signature(op) for op in walk_ops(module.operation, "linalg.generic")
+                     if is_gemm_1x1(op) and ir.ShapedType(op.operands[1].type).has_static_shape)
+
+
+def _is_linear(p: ConvProblem | None, linears: frozenset, convs: frozenset) -> bool:
+    """Whether a GEMM-form problem is a Linear layer's (its signature is no 1x1 conv's)."""
+    if p is None or not p.gemm_form:
+        return False
+    sig = (None if p.dynamic_batch else p.gemm_m, p.C, p.F)
+    return sig in linears and sig not in convs
+
+
+def collect_reports(module: ir.Module, linears: frozenset = frozenset(),
+                    convs: frozenset = frozenset()) -> list[DispatchReport]:
+    """One entry per flow.executable, read off the match/plan attributes; GEMM-form problems
+    whose signature is a Linear layer's (and no 1x1 conv's) are marked as GEMMs."""
     out = []
     sites = _dispatch_sites(module)
     for exe in walk_ops(module.operation, "flow.executable"):
@@ -190,14 +217,16 @@ def collect_reports(module: ir.Module) -> list[DispatchReport]:
                     what = f"not a convolution ({', '.join(sorted(set(ops)))})"
             out.append(DispatchReport(name, "IREE", what))
         out[-1].sites = sites.get(name, 0)
+        out[-1].gemm = _is_linear(prob, linears, convs)
     return out
 
 
-def run_passes(module: ir.Module, opts: PassOptions, dump=None) -> tuple[ir.Module, list[DispatchReport]]:
+def run_passes(module: ir.Module, opts: PassOptions, dump=None,
+               linears: frozenset = frozenset()) -> tuple[ir.Module, list[DispatchReport]]:
     reports: list[DispatchReport] = []
     for name in PIPELINE:
         if name == "convc-splice-dispatch":
-            reports = collect_reports(module)
+            reports = collect_reports(module, linears, (opts.gemm_signatures or frozenset()) - linears)
         module = get_pass(name)(module, opts)
         if dump:
             dump(name, module)
@@ -333,7 +362,9 @@ def _compile_file(input_path: str, output_path: str, options: CompileOptions, pa
         for name in INPUT_PHASE:           # the input-phase passes, in the registry's order
             module = get_pass(name)(module, PassOptions(target=target.arch, precision=options.precision))
         result.model_convs = sum(1 for op in walk_ops(module.operation) if is_nhwc_conv(op))
-        gemm_sigs = one_by_one_signatures(module)
+        linears = linear_signatures(module)
+        one_by_one = one_by_one_signatures(module)
+        gemm_sigs = one_by_one | linears
         cl_path = os.path.join(work, f"{stem}.convc-channels-last.mlir")
         with open(cl_path, "w") as f:
             f.write(str(module))
@@ -369,8 +400,7 @@ def _compile_file(input_path: str, output_path: str, options: CompileOptions, pa
                             tuning_device=options.tuning_device, candidate=options.candidate,
                             precision=options.precision)
         result.transposes = transpose_dispatches(module)
-        module, reports = run_passes(module, popts,
-                                     dump if dump_dir else None)
+        module, reports = run_passes(module, popts, dump if dump_dir else None, linears - one_by_one)
         result.reports = reports
         result.timings["passes"] = time.perf_counter() - t0 + t_layout
         declined = [r for r in reports if r.path == "IREE" and r.reason.startswith("conv")]

@@ -14,12 +14,13 @@ from .splice import splice_dispatches
 from .window import trim_windows
 from .channel_pad import pad_channels
 from .drop_barriers import drop_barriers
+from .linear_weights import linear_weights
 
 
 @dataclass(frozen=True)
 class PassOptions:
     """target: Target.arch the plan/lower passes build for.
-    gemm_signatures: (M, K, F) of the input model's 1x1 convs; GEMM-form dispatches are taken
+    gemm_signatures: (M, K, F) of the input model's 1x1 convs and Linear layers; GEMM-form dispatches are taken
     as convs only if listed. None (convc-opt's default) takes every GEMM-form dispatch.
     tuning_cache: tuning cache file (None: the default location; "none": no cache).
     tuning_device: read cache entries measured on this device (None: the most recent).
@@ -43,6 +44,7 @@ PASSES: dict[str, Callable] = {
     "convc-channels-last": channels_last,      # input-phase IR (before IREE's flow)
     "convc-trim-window": trim_windows,         # input-phase IR, after convc-channels-last
     "convc-pad-channels": pad_channels,        # input-phase IR, after convc-trim-window
+    "convc-linear-weights": linear_weights,    # input-phase IR, after convc-pad-channels
     "convc-pad-copy": pads_to_copies,          # flow-phase IR from here on
     "convc-match-conv": match_conv,
     "convc-plan-schedule": plan_schedule,
@@ -54,7 +56,7 @@ PASSES: dict[str, Callable] = {
 # The driver's input-phase list: passes on the model at IREE's `input` phase (linalg on
 # tensors), in this order. Every other pass works on `flow`-phase IR, whose dispatches are
 # flow.executable ops.
-INPUT_PHASE = ("convc-channels-last", "convc-trim-window", "convc-pad-channels")
+INPUT_PHASE = ("convc-channels-last", "convc-trim-window", "convc-pad-channels", "convc-linear-weights")
 
 # The driver's order; `--dump-dir` writes the module after each of these.
 PIPELINE = ["convc-pad-copy", "convc-match-conv", "convc-plan-schedule", "convc-lower-kernel", "convc-splice-dispatch",

@@ -95,12 +95,14 @@ def prepare_case(case: Case, out: str, extra_flags: tuple = (), stock: bool = Tr
     entry = {"case": asdict(case), "parameters": [p[0] for p in params]}
     res = compile_file(src, os.path.join(out, f"{name}.convc.vmfb"),
                        CompileOptions(target="sm_90a", tuning_cache="none", extra_flags=tuple(extra_flags)))
-    convs = [r for r in res.reports if r.problem is not None or r.reason.startswith("conv")]
+    convs = [r for r in res.reports if (r.problem is not None or r.reason.startswith("conv")) and not r.gemm]
+    gemms = [r for r in res.reports if r.gemm]
     entry.update(convc_vmfb=f"{name}.convc.vmfb", compile_s=round(res.timings["total"], 1),
                  convs=len(convs), convs_on_convc=sum(r.path == "convc" for r in convs),
+                 gemms=len(gemms), gemms_on_convc=sum(r.path == "convc" for r in gemms),
                  declined=[r.line() for r in convs if r.path != "convc"],
                  transposes=[{"dispatch": d, "why": w} for d, w in res.transposes],
-                 kernels={r.dispatch: r.schedule.describe() for r in convs if r.schedule},
+                 kernels={r.dispatch: r.schedule.describe() for r in convs + gemms if r.schedule},
                  executables=len(res.reports),
                  structure=[s.as_dict() for s in res.structure],
                  stock_structure=[s.as_dict() for s in stream_structure(src, STOCK_IREE_FLAGS)])

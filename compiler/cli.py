@@ -47,6 +47,10 @@ def parse_arguments(argv=None) -> argparse.Namespace:
     p.add_argument("--precision", choices=PRECISIONS, default="tf32",
                    help="f32 convs: tf32 (tensor cores, f32 accumulation; default) or fp32 (exact); "
                         "f16/bf16 demote the model (see docs/models.md, Precision)")
+    p.add_argument("--input-layout", choices=("nchw", "nhwc"), default="nchw",
+                   help="nhwc: the compiled function takes the model's 4-D inputs channels-last "
+                        "([N, H, W, C]: image decoders' HWC pixels, torch.channels_last tensors), so no "
+                        "transpose runs before the first conv (default nchw: as the model declares them)")
     p.epilog = "Arguments after `--` are passed to iree-compile unchanged."
     args = p.parse_args(argv)
     args.extra_flags = extra
@@ -57,7 +61,7 @@ def main(args: argparse.Namespace) -> int:
     opts = CompileOptions(target=args.target, dump_dir=args.dump_dir,
                           no_fallback=args.no_fallback, extra_flags=tuple(args.extra_flags),
                           tuning_cache=args.tuning_cache, tuning_device=args.tuning_device,
-                          precision=args.precision)
+                          precision=args.precision, input_layout=args.input_layout)
     try:
         result = compile_file(args.input, args.output, opts)
     except (ConvcError, UnknownTargetError) as e:

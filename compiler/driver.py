@@ -53,6 +53,7 @@ class CompileOptions:
     tuning_device: str | None = None
     candidate: int | None = None        # tuning rounds: force this candidate schedule
     precision: str = "tf32"             # f32 convs: tf32 | fp32; f16/bf16 demote the model
+    input_layout: str = "nchw"          # "nhwc": the model's 4-D inputs taken channels-last
 
 
 @dataclass
@@ -64,6 +65,13 @@ class DispatchReport:
     schedule: Schedule | None = None
     sites: int = 1             # flow.dispatch ops running this executable per inference
     gemm: bool = False         # a Linear layer's GEMM (convc-linear-weights), not a conv
+
+    @property
+    def is_conv(self) -> bool:
+        """A conv dispatch (taken or declined), not a Linear layer's GEMM or a pooling window."""
+        if self.gemm or (self.problem is not None and self.problem.pool):
+            return False
+        return self.problem is not None or self.reason.startswith("conv")
 
     def line(self) -> str:
         shape = self.problem.shape_str() if self.problem else "-"
@@ -88,17 +96,19 @@ class CompileResult:
     def summary_lines(self) -> list[str]:
         """The counts a user checks a build by. IREE gives identical dispatches one executable,
         so executables, dispatches per inference and the model's conv ops are all stated."""
-        convs = [r for r in self.reports if (r.problem is not None or r.reason.startswith("conv")) and not r.gemm]
+        convs = [r for r in self.reports if r.is_conv]
         on = [r for r in convs if r.path == "convc"]
         sites = sum(r.sites for r in convs)
         model = f" (the model has {self.model_convs} conv ops)" if self.model_convs is not None else ""
         lines = [f"{len(on)} of {len(convs)} conv executables on convc, running {sum(r.sites for r in on)} of "
                  f"{sites} conv dispatches per inference{model}"]
-        gemms = [r for r in self.reports if r.gemm]
-        if gemms:
-            on_g = [r for r in gemms if r.path == "convc"]
-            lines.append(f"{len(on_g)} of {len(gemms)} Linear-layer GEMM executables on convc, running "
-                         f"{sum(r.sites for r in on_g)} of {sum(r.sites for r in gemms)} GEMM dispatches per inference")
+        for what, rs in (("Linear-layer GEMM", [r for r in self.reports if r.gemm]),
+                         ("pooling", [r for r in self.reports if r.problem is not None and r.problem.pool])):
+            if rs:
+                on_r = [r for r in rs if r.path == "convc"]
+                lines.append(f"{len(on_r)} of {len(rs)} {what} executables on convc, running "
+                             f"{sum(r.sites for r in on_r)} of {sum(r.sites for r in rs)} {what.split()[-1]} "
+                             "dispatches per inference")
         counts: dict = {}
         for name, why in self.transposes:
             counts[(name, why)] = counts.get((name, why), 0) + 1
@@ -360,7 +370,8 @@ def _compile_file(input_path: str, output_path: str, options: CompileOptions, pa
         with open(linalg_path) as f:
             module = ir.Module.parse(f.read(), ctx)
         for name in INPUT_PHASE:           # the input-phase passes, in the registry's order
-            module = get_pass(name)(module, PassOptions(target=target.arch, precision=options.precision))
+            module = get_pass(name)(module, PassOptions(target=target.arch, precision=options.precision,
+                                                        input_layout=options.input_layout))
         result.model_convs = sum(1 for op in walk_ops(module.operation) if is_nhwc_conv(op))
         linears = linear_signatures(module)
         one_by_one = one_by_one_signatures(module)

@@ -24,7 +24,8 @@ from .matching.contractions import (gemm_signature, grouped_gemm_hwcf, grouped_g
 from .matching.conv_forms import NAMED_GROUPED, Geometry, check_conv_body, conv_geometry, is_conv
 from .matching.dispatch import Dispatch, trace_input
 from .matching.epilogue import chain_user, init_steps, interpret_elementwise
-from .matching.ir_reading import ROWS_HINT, Decline, element_dtype
+from .matching.ir_reading import ROWS_HINT, Decline, element_dtype, float_const, owner_op, static_shape
+from .matching.pool_forms import identity_value, is_pool, pool_geometry
 from .problem import ConvProblem, EpilogueStep, INPUT_DTYPES
 
 
@@ -50,7 +51,10 @@ def match_function(func, allowed_gemms=None) -> tuple[ConvProblem, list] | None:
     if grouped_gemms and not gemms:
         convs = grouped_gemms
     if not convs and not gemms:
-        return None
+        pools = [op for op in walk_ops(func) if is_pool(op)]
+        if len(pools) > 1:
+            raise Decline("dispatch holds several pooling windows")
+        return _match_pool(func, pools[0]) if pools else None
     if len(convs) + len(gemms) > 1:
         raise Decline("dispatch holds several convolutions")
     conv = (convs or gemms)[0]
@@ -100,19 +104,56 @@ def match_function(func, allowed_gemms=None) -> tuple[ConvProblem, list] | None:
             N, H = H, 1                       # dynamic rows: the batch is the row count
     if x_op.dtype not in INPUT_DTYPES or f_op.dtype != x_op.dtype:
         raise Decline(f"input/filter types {x_op.dtype}/{f_op.dtype} not supported (f16, bf16 or f32, both the same)")
+    return _problem(d, conv, conv.operands[2], dict(
+        N=N, H=H, W=W, C=C, F=F, R=R, S=S, stride=stride, dilation=dilation, pad=pad, dtype=x_op.dtype,
+        input=x_op.index, filter=f_op.index, groups=groups,
+        gemm_form=(not convs or conv in grouped_gemms) and W == 1 and (N == 1 or d.batch == ROWS_HINT),
+        filter_layout=g.filter_layout if g is not None else "fhwc"), g.out_channel_dims if g is not None else 1)
+
+
+def _match_pool(func, op) -> tuple[ConvProblem, list]:
+    """The ConvProblem of a pooling dispatch: a depthwise window without a filter."""
+    d = Dispatch(func)
+    if len(d.outputs) != 1:
+        raise Decline(SEVERAL_RESULTS)
+    kind, g = pool_geometry(op)
+    dtype = element_dtype(ir.ShapedType(op.operands[0].type).element_type)
+    x_op, pad, xs, stride = trace_input(d, op.operands[0], g, lambda v: identity_value(kind, v, dtype))
+    if x_op.dtype not in INPUT_DTYPES:
+        raise Decline(f"pooling input type {x_op.dtype} not supported (f16, bf16 or f32)")
+    size = lambda pos: xs[g.x_pos[pos]] if g.x_pos[pos] is not None else 1
+    ws = static_shape(op.operands[1].type)
+    R = ws[g.f_pos["r"]] if g.f_pos["r"] is not None else 1
+    S = ws[g.f_pos["s"]] if g.f_pos["s"] is not None else 1
+    C = size("g")
+    init = owner_op(op.operands[2])
+    fill = float_const(init.operands[0]) if init is not None and init.name == "linalg.fill" else None
+    if not identity_value(kind, fill, element_dtype(ir.ShapedType(op.results[0].type).element_type)):
+        raise Decline(f"{kind}-pool does not start from its identity (it reads an earlier result)")
+    return _problem(d, op, None, dict(
+        N=size("n"), H=size("h") - pad[0] - pad[2], W=size("w") - pad[1] - pad[3], C=C, F=C, R=R, S=S,
+        stride=stride, dilation=g.dilation, pad=pad, dtype=x_op.dtype, input=x_op.index, filter=-1, groups=C,
+        filter_layout="hwf", pool=kind), 1)
+
+
+def _problem(d: Dispatch, conv, init, fields: dict, out_channel_dims: int) -> tuple[ConvProblem, list]:
+    """The problem of a conv (or pooling window) whose fields are read: its result type, the
+    elementwise chain to the store as epilogue steps (after the accumulator's own, from
+    `init`, None for a pool's identity), the output shape checked against the problem."""
     conv_t = element_dtype(ir.ShapedType(conv.results[0].type).element_type)
     # A 16-bit conv result (a model demoted to f16 by --precision f16 accumulates in f16) is
     # computed with f32 accumulation and rounded to its type before the epilogue: the same
     # values, with a more accurate sum.
-    if conv_t != "f32" and conv_t != x_op.dtype:
-        raise Decline(f"accumulation in {conv_t} for {x_op.dtype} inputs (f32, or the input type, required)")
+    if conv_t != "f32" and conv_t != fields["dtype"]:
+        raise Decline(f"accumulation in {conv_t} for {fields['dtype']} inputs (f32, or the input type, required)")
     acc_t = "f32"
 
     # walk the elementwise chain to the store
     steps: list[EpilogueStep] = [] if conv_t == acc_t else [EpilogueStep("cast", conv_t)]
-    steps += init_steps(conv.operands[2], conv_t)
+    if init is not None:
+        steps += init_steps(init, conv_t)
     cur_t = conv_t
-    d.out_channel_dims = g.out_channel_dims if g is not None else 1
+    d.out_channel_dims = out_channel_dims
     v = conv.results[0]
     while True:
         user, idxs = chain_user(v)
@@ -127,14 +168,10 @@ def match_function(func, allowed_gemms=None) -> tuple[ConvProblem, list] | None:
         v = user.results[0]
     out_shape = d.shape(v.type)
     try:
-        prob = ConvProblem(N=N, H=H, W=W, C=C, F=F, R=R, S=S, stride=stride, dilation=dilation,
-                           pad=pad, dtype=x_op.dtype, acc_dtype=acc_t, out_dtype=cur_t,
-                           epilogue=tuple(steps), input=x_op.index, filter=f_op.index,
+        prob = ConvProblem(**fields, acc_dtype=acc_t, out_dtype=cur_t, epilogue=tuple(steps),
                            num_operands=d.num_operands + len(d.hoisted),
-                           gemm_form=(not convs or conv in grouped_gemms) and W == 1 and (N == 1 or d.batch == ROWS_HINT),
                            batch_constant=-1 if d.batch is None else d.batch_word,
-                           num_constants=d.num_constants, groups=groups,
-                           filter_layout=g.filter_layout if g is not None else "fhwc")
+                           num_constants=d.num_constants)
     except ValueError as e:
         raise Decline(str(e)) from None
     n_out = 1

@@ -155,9 +155,10 @@ class ConvProblem:
     num_constants: int = 0      # push-constant words the dispatch passes
     groups: int = 1             # channel groups (C for a depthwise conv)
     filter_layout: str = "fhwc"  # "fhwc": [F, R, S, C/G]; "hwcf": [R, S, C/G, F]; "hwf": [R, S, F] (depthwise)
+    pool: str = ""              # "max" / "sum": a pooling window (no filter operand, filter = -1)
 
-    # group fields are written only for grouped problems, so dense ones keep their encoding
-    _GROUP_DEFAULTS = {"groups": 1, "filter_layout": "fhwc"}
+    # group and pool fields are written only where set, so convs keep their encoding
+    _GROUP_DEFAULTS = {"groups": 1, "filter_layout": "fhwc", "pool": ""}
 
     @property
     def dynamic_batch(self) -> bool:
@@ -177,6 +178,10 @@ class ConvProblem:
             raise ValueError(f"filter layout {self.filter_layout!r} needs one input channel per group")
         if self.filter_layout == "hwcf" and not self.grouped:
             raise ValueError("the hwcf filter layout is for grouped convs")
+        if self.pool not in ("", "max", "sum"):
+            raise ValueError(f"unknown pooling {self.pool!r} (max or sum)")
+        if self.pool and not (self.C == self.F == self.groups and self.filter_layout == "hwf" and self.filter < 0):
+            raise ValueError("a pooling window is per channel (groups = C = F, no filter operand)")
         object.__setattr__(self, "stride", tuple(self.stride))
         # a one-tap axis has no dilation (IREE drops it with the window): canonical form
         object.__setattr__(self, "dilation", (self.dilation[0] if self.R > 1 else 1,
@@ -241,12 +246,18 @@ class ConvProblem:
         p = "x".join(map(str, self.pad))
         epi = "_".join(s.describe() for s in self.epilogue) or "none"
         n = "D" if self.dynamic_batch else self.N
-        g = f"_g{self.groups}{self.filter_layout}" if self.grouped else ""
-        return (f"conv_n{n}h{self.H}w{self.W}c{self.C}_f{self.F}r{self.R}s{self.S}{g}"
+        g = f"_g{self.groups}{self.filter_layout}" if self.grouped and not self.pool else ""
+        kind = f"pool{self.pool}" if self.pool else "conv"
+        return (f"{kind}_n{n}h{self.H}w{self.W}c{self.C}_f{self.F}r{self.R}s{self.S}{g}"
                 f"_st{self.stride[0]}x{self.stride[1]}_dl{self.dilation[0]}x{self.dilation[1]}"
                 f"_p{p}_{self.dtype}_{epi}")
 
     def shape_str(self) -> str:
+        if self.pool:
+            n = f"N=? (planned for {self.N})" if self.dynamic_batch else f"N={self.N}"
+            return (f"{self.pool}-pool {n} H={self.H} W={self.W} C={self.C} window={self.R}x{self.S} "
+                    f"stride={self.stride[0]}x{self.stride[1]} dil={self.dilation[0]}x{self.dilation[1]} "
+                    f"pad={list(self.pad)} {self.dtype}->{self.out_dtype}")
         if self.grouped:
             kind = "depthwise" if self.depthwise else f"groups={self.groups}"
             return (f"N={self.N} H={self.H} W={self.W} C={self.C} F={self.F} R={self.R} S={self.S} {kind} "

@@ -15,6 +15,7 @@ from .window import trim_windows
 from .channel_pad import pad_channels
 from .drop_barriers import drop_barriers
 from .linear_weights import linear_weights
+from .input_layout import input_layout
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,8 @@ class PassOptions:
     candidate_settings: force the first candidate schedule with these settings, "field=value,..."
     of Schedule or kernel config fields (e.g. "kernel=sm90_ws_pingpong,block_m=64,swap_ab=false"; lit tests).
     precision: how f32 convs compute: "tf32" (tensor cores, f32 accumulation; the default),
-    "fp32" (exact f32 math); "f16"/"bf16" models were demoted before convc saw them."""
+    "fp32" (exact f32 math); "f16"/"bf16" models were demoted before convc saw them.
+    input_layout: "nchw" (the model's own), or "nhwc": its 4-D inputs taken channels-last."""
 
     target: str = "sm_90a"
     gemm_signatures: frozenset | None = None
@@ -38,9 +40,11 @@ class PassOptions:
     candidate: int | None = None
     candidate_settings: str | None = None
     precision: str = "tf32"
+    input_layout: str = "nchw"
 
 
 PASSES: dict[str, Callable] = {
+    "convc-input-layout": input_layout,        # input-phase IR, first (a no-op unless input_layout="nhwc")
     "convc-channels-last": channels_last,      # input-phase IR (before IREE's flow)
     "convc-trim-window": trim_windows,         # input-phase IR, after convc-channels-last
     "convc-pad-channels": pad_channels,        # input-phase IR, after convc-trim-window
@@ -56,7 +60,7 @@ PASSES: dict[str, Callable] = {
 # The driver's input-phase list: passes on the model at IREE's `input` phase (linalg on
 # tensors), in this order. Every other pass works on `flow`-phase IR, whose dispatches are
 # flow.executable ops.
-INPUT_PHASE = ("convc-channels-last", "convc-trim-window", "convc-pad-channels", "convc-linear-weights")
+INPUT_PHASE = ("convc-input-layout", "convc-channels-last", "convc-trim-window", "convc-pad-channels", "convc-linear-weights")
 
 # The driver's order; `--dump-dir` writes the module after each of these.
 PIPELINE = ["convc-pad-copy", "convc-match-conv", "convc-plan-schedule", "convc-lower-kernel", "convc-splice-dispatch",

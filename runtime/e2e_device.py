@@ -83,22 +83,26 @@ def _breakdown(f, args, wall_us: float, iters: int = 5) -> dict:
     by_name: dict = {}
     for e in evs:
         by_name[e.name] = by_name.get(e.name, 0.0) + e.time_range.elapsed_us() / iters
-    conv = sum(v for k, v in by_name.items() if k.startswith("conv_"))
-    other = {k: v for k, v in by_name.items() if not k.startswith("conv_")}
+    conv = sum(v for k, v in by_name.items() if k.startswith(CONVC_KERNELS))
+    other = {k: v for k, v in by_name.items() if not k.startswith(CONVC_KERNELS)}
     top = sorted(other.items(), key=lambda kv: -kv[1])[:8]
-    convs = sorted(((k, v) for k, v in by_name.items() if k.startswith("conv_")), key=lambda kv: -kv[1])[:8]
+    convs = sorted(((k, v) for k, v in by_name.items() if k.startswith(CONVC_KERNELS)), key=lambda kv: -kv[1])[:8]
     kernels = conv + sum(other.values())
     return {"convc_conv_us": round(conv, 1), "other_dispatch_us": round(sum(other.values()), 1),
             "kernels_us": round(kernels, 1), "wall_us": round(wall_us, 1),
             "gaps_us": round(wall_us - kernels, 1),
             "timeline": _timeline(evs, iters),
-            "conv_launches": sum(1 for e in evs if e.name.startswith("conv_")) // iters,
-            "other_launches": sum(1 for e in evs if not e.name.startswith("conv_")) // iters,
+            "conv_launches": sum(1 for e in evs if e.name.startswith(CONVC_KERNELS)) // iters,
+            "other_launches": sum(1 for e in evs if not e.name.startswith(CONVC_KERNELS)) // iters,
             "top_other": [{"name": k[:90], "us": round(v, 1)} for k, v in top],
             "top_conv": [{"name": k[:90], "us": round(v, 1)} for k, v in convs]}
 
 
 TORCH_BASELINES = ("eager", "compile", "reduce-overhead")
+
+# kernel-name prefixes of convc's kernels (passes/problem.py ConvProblem.name): convs and GEMMs,
+# pooling windows
+CONVC_KERNELS = ("conv_", "poolmax_", "poolsum_")
 
 
 def _timeline(evs: list, iters: int) -> dict:
@@ -224,14 +228,19 @@ def run_case(bundle: str, entry: dict, iters: int, baselines=TORCH_BASELINES,
         try:
             lm = LoadedModule(os.path.join(bundle, entry[key]), "cuda", config=config, parameters=params)
             config = lm.config
-            out = lm.call("main", [(x_np, dt)])
+            # a channels-last build takes the image as [N, H, W, C], as PyTorch's channels_last
+            # input is laid out (converted here, outside the timing, as PyTorch's is)
+            nhwc = variant == "convc" and entry.get("convc_input_layout") == "nhwc"
+            xv = np.ascontiguousarray(x_np.transpose(0, 2, 3, 1)) if nhwc else x_np
+            out = lm.call("main", [(xv, dt)])
             checks[variant] = rel_l2(out.astype(np.float32), ref)
-            f, args = lm.function("main"), [lm.to_device(x_np, dt)]
+            f, args = lm.function("main"), [lm.to_device(xv, dt)]
             times[f"{variant}_us"] = _time_iree(f, args, iters)
             if variant == "convc":
                 row["convc_breakdown"] = _breakdown(f, args, times["convc_us"])
                 row["convc_benchmark_module"] = _benchmark_module(os.path.join(bundle, entry[key]), params,
-                                                                  case["input_shape"], dt)
+                                                                  xv.shape, dt)
+                row["convc_input_layout"] = entry.get("convc_input_layout", "nchw")
         except Exception as e:
             row[f"{variant}_error"] = f"{type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"
     row["rel_l2_vs_fp32"] = {k: float(v) for k, v in checks.items()}

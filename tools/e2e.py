@@ -34,11 +34,16 @@ class Case:
     dtype: str = "float16"
     seed: int = 0
     dynamic: str = ""           # a dynamic-batch build shared by the cases naming it ("": static)
+    # how convc's build takes the image: "nhwc" (channels-last, as the PyTorch baselines get theirs:
+    # torch.channels_last) or "nchw" (the model's declared layout; a transpose runs first)
+    input_layout: str = "nhwc"
 
 
 CASES = [
     Case("resnet50_b32", "resnet50", (32, 3, 224, 224)),
     Case("resnet50_b1", "resnet50", (1, 3, 224, 224)),
+    # the image as the model declares it (NCHW): convc transposes it first (IREE's dispatch)
+    Case("resnet50_b32_nchw", "resnet50", (32, 3, 224, 224), input_layout="nchw"),
     Case("vae_decoder_b1", "vae_decoder", (1, 4, 64, 64)),
     # its RGB output conv padded to 8 channels (convc-pad-channels): f32 on 32-channel TF32
     # tiles, and a dynamic batch (persistent ping-pong 32-channel tiles) run at two batches
@@ -94,15 +99,18 @@ def prepare_case(case: Case, out: str, extra_flags: tuple = (), stock: bool = Tr
         f.write(text)
     entry = {"case": asdict(case), "parameters": [p[0] for p in params]}
     res = compile_file(src, os.path.join(out, f"{name}.convc.vmfb"),
-                       CompileOptions(target="sm_90a", tuning_cache="none", extra_flags=tuple(extra_flags)))
-    convs = [r for r in res.reports if (r.problem is not None or r.reason.startswith("conv")) and not r.gemm]
+                       CompileOptions(target="sm_90a", tuning_cache="none", extra_flags=tuple(extra_flags),
+                                      input_layout=case.input_layout))
+    convs = [r for r in res.reports if r.is_conv]
     gemms = [r for r in res.reports if r.gemm]
-    entry.update(convc_vmfb=f"{name}.convc.vmfb", compile_s=round(res.timings["total"], 1),
+    pools = [r for r in res.reports if r.problem is not None and r.problem.pool]
+    entry.update(convc_vmfb=f"{name}.convc.vmfb", convc_input_layout=case.input_layout, compile_s=round(res.timings["total"], 1),
                  convs=len(convs), convs_on_convc=sum(r.path == "convc" for r in convs),
                  gemms=len(gemms), gemms_on_convc=sum(r.path == "convc" for r in gemms),
+                 pools=len(pools), pools_on_convc=sum(r.path == "convc" for r in pools),
                  declined=[r.line() for r in convs if r.path != "convc"],
                  transposes=[{"dispatch": d, "why": w} for d, w in res.transposes],
-                 kernels={r.dispatch: r.schedule.describe() for r in convs + gemms if r.schedule},
+                 kernels={r.dispatch: r.schedule.describe() for r in convs + gemms + pools if r.schedule},
                  executables=len(res.reports),
                  structure=[s.as_dict() for s in res.structure],
                  stock_structure=[s.as_dict() for s in stream_structure(src, STOCK_IREE_FLAGS)])

@@ -39,6 +39,8 @@ def parse_arguments(argv=None):
                         "kernel=sm90_ws_pingpong,block_m=64,swap_ab=false")
     p.add_argument("--precision", default="tf32", choices=["tf32", "fp32", "f16", "bf16"],
                    help="how f32 convs compute (convc --precision)")
+    p.add_argument("--input-layout", default="nchw", choices=["nchw", "nhwc"],
+                   help="how the model's 4-D inputs are taken (convc --input-layout)")
     p.add_argument("-o", "--output", default="-", help="output file (default: standard output)")
     return p.parse_args(argv)
 
@@ -73,7 +75,7 @@ def main(args) -> int:
     for chunk in chunks:
         try:
             outs.append(run_on_text(chunk, passes, PassOptions(target=args.target, tuning_cache=args.tuning_cache,
-                                                                 precision=args.precision, **_candidate(args.candidate))))
+                                                                 precision=args.precision, input_layout=args.input_layout, **_candidate(args.candidate))))
         except Exception as e:  # a malformed case is reported and the others still run
             msg = str(e).strip().splitlines()
             print(f"convc-opt: error: {msg[0] if msg else type(e).__name__}", file=sys.stderr)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from ..kernel_configs import DirectGroupedConfig
@@ -20,6 +21,8 @@ GROUPED_CHANNELS = 4
 
 
 def supports(p: ConvProblem, t: Target) -> str | None:
+    if p.pool and p.C < 2:
+        return "a pooling window over one channel"
     return None if p.grouped else "not a grouped or depthwise conv"
 
 
@@ -192,20 +195,25 @@ def plan_grouped(p: ConvProblem, t: Target, shape: ItemShape | None = None) -> S
         raise PlanError("too many workgroups")
     kind = ("depthwise" + (f" (multiplier {p.F // p.C})" if p.F != p.C else "") if p.depthwise
             else f"{p.groups} groups of {p.C // p.groups} channels")
+    if p.pool:
+        kind = f"{p.pool}-pool"
     what = f"{pw} pixels x {v} channels" if pw > 1 else f"{v} output channels"
     what = f"{out_rows} rows x {what}" if out_rows > 1 else what
+    head = "pooling window on the direct kernel" if p.pool else "direct grouped conv"
     return Schedule(kernel=Kernel.DIRECT_GROUPED, target=t.arch, block_m=block, block_n=v, block_k=vc,
                     threads=threads, stages=stages, grid=grid, smem_bytes=smem,
                     config=DirectGroupedConfig(pixels=pw, accumulate=accumulate,
                                                ctas_per_sm=shape.min_ctas if t.backend == "nvidia" else 0,
                                                unrolled=unrolled, rows=out_rows, padding=padding,
                                                row_groups=groups),
-                    reason=f"direct grouped conv: {kind}, {what} per thread, "
+                    reason=f"{head}: {kind}, {what} per thread, "
                            + ("filter rows summed in packed f16, f32 across rows" if accumulate == "f16_rows"
+                              else f"max in {p.dtype if t.backend != 'cpu' else 'f32'}" if p.pool == "max"
                               else "f32 accumulation")
                            + (f", {stages} filter rows in flight" if stages > 1 else "")
-                           + (", filter rows unrolled" if unrolled else "")
-                           + (", padding rows loaded and zero-selected" if padding == "select" else "")
+                           + ((", window rows unrolled" if p.pool else ", filter rows unrolled") if unrolled else "")
+                           + ((f", padding taps loaded as {'-inf' if p.pool == 'max' else 'zero'}" if p.pool
+                               else ", padding rows loaded and zero-selected") if padding == "select" else "")
                            + (f", filter rows split over {groups} threads per item (partial sums in workgroup "
                               "memory)" if groups > 1 else "")
                            + (", batch read at run time" if p.dynamic_batch else ""))
@@ -255,6 +263,18 @@ def direct_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
         g = min(groups or MAX_ROW_GROUPS, p.R)
         out.append(plan_grouped(p, t, ItemShape(pw, items * g, 1, acc, 0, False, 1, "branch", vb, g)))
     return list(dict.fromkeys(out))
+
+
+def plan_pool(p: ConvProblem, t: Target) -> Schedule:
+    """Pooling windows (max or sum): the depthwise item of the rule table (depthwise_shape: a
+    pool moves the bytes of a depthwise conv of its window, without the filter's), with the
+    window's rows always unrolled (the pool emitter's one form) and its padding taps selecting
+    the combine's identity."""
+    shape = dataclasses.replace(depthwise_shape(p, t), rows_in_flight=1, row_groups=1, unrolled=True,
+                                accumulate="f32")
+    if t.backend != "nvidia":
+        shape = dataclasses.replace(shape, padding="select")
+    return plan_grouped(p, t, shape)
 
 
 DIRECT_GROUPED = register(KernelFamily("direct_grouped", (Kernel.DIRECT_GROUPED,), supports, plan_grouped, direct_candidates))

@@ -113,9 +113,9 @@ class Dispatch:
 
 
 
-def trace_input(d: Dispatch, v: ir.Value, g: Geometry):
+def trace_input(d: Dispatch, v: ir.Value, g: Geometry, pad_ok=lambda value: value == 0.0):
     """Returns (operand, pad, shape, stride) for the conv input, looking through a zero
-    tensor.pad: shape is the (padded) input the conv reads, stride its strides. Where IREE
+    tensor.pad (a pool's: its combine's identity, `pad_ok`): shape is the (padded) input the conv reads, stride its strides. Where IREE
     reads a view of the operand (a one-tap axis strided by the load, or rows past the last
     window cut off), the conv is taken on the whole operand: such an axis takes the load's
     stride, and the cut rows are ones no window reaches."""
@@ -131,8 +131,8 @@ def trace_input(d: Dispatch, v: ir.Value, g: Geometry):
             raise Decline("padding of the batch or channel dimension")
         body = [o.operation for o in op.regions[0].blocks[0].operations]
         yv = body[-1].operands[0]
-        if float_const(yv) != 0.0:
-            raise Decline("padding value is not zero")
+        if not pad_ok(float_const(yv)):
+            raise Decline("padding value is not zero" if pad_ok(0.0) else "padding value is not the pool's identity")
         hp, wp = g.x_pos["h"], g.x_pos["w"]
         pad = (low[hp], low[wp], high[hp], high[wp])
         return d.operand_of(op.operands[0]), pad, d.shape(v.type), g.stride

@@ -76,7 +76,7 @@ def test_onnx_block_matches_the_onnx_reference(tmp_path, precision):
     path = tmp_path / "block.onnx"
     onnx.save(model, str(path))
     vmfb, res = _compile(tmp_path, path, precision=precision)
-    convs = [r for r in res.reports if r.problem is not None or r.reason.startswith("conv")]
+    convs = [r for r in res.reports if r.is_conv]
     assert len(convs) == 2 and all(r.path == "convc" for r in convs), [r.line() for r in res.reports]
     # channels-last inside: the model's input and output are the only layout changes
     assert all(why.startswith(("model input", "model output")) for _, why in res.transposes), res.transposes
@@ -215,7 +215,7 @@ def test_lrn_block_convs_take_convc(tmp_path):
     onnx.save(_onnx_lrn_block(), str(src))
     out = tmp_path / "lrn.vmfb"
     res = compile_file(str(src), str(out), CompileOptions(target="sm_90a"))
-    convs = [r for r in res.reports if r.problem is not None or r.reason.startswith("conv")]
+    convs = [r for r in res.reports if r.is_conv]
     assert len(convs) == 2 and all(r.path == "convc" for r in convs), [r.line() for r in res.reports]
     assert any("fuse-multi-use=false" in n for n in res.notes), res.summary_lines()
 
@@ -263,7 +263,7 @@ def test_dynamic_batch_runs_any_n_on_convc(tmp_path):
                               torch.nn.MaxPool2d(2), torch.nn.Conv2d(32, 8, 3, padding=1, stride=2)).eval()
     out = tmp_path / "dyn.vmfb"
     res = compile_module(net, (torch.randn(2, 16, 8, 8),), str(out), dynamic_batch=True, target="llvm-cpu")
-    convs = [r for r in res.reports if r.problem is not None or r.reason.startswith("conv")]
+    convs = [r for r in res.reports if r.is_conv]
     assert len(convs) == 3 and all(r.path == "convc" for r in convs), [r.line() for r in res.reports]
     assert all(r.problem.dynamic_batch and "batch read at run time" in r.reason for r in convs)
     assert convs[0].problem.pad == (1, 1, 1, 1)              # the pad stays fused
@@ -291,7 +291,7 @@ def test_int8_conv_is_declined_by_its_type(tmp_path):
     src = tmp_path / "i8.mlir"
     src.write_text(I8_CONV)
     out, res = _compile(tmp_path, src)
-    convs = [r for r in res.reports if r.problem is not None or r.reason.startswith("conv")]
+    convs = [r for r in res.reports if r.is_conv]
     assert [r.path for r in convs] == ["IREE"] and "i8 convolution: the input type is not supported" in convs[0].reason
     rng = np.random.default_rng(0)
     x = rng.integers(-8, 8, (1, 8, 8, 16)).astype(np.int8)

@@ -27,7 +27,7 @@ def _rel_err(got, ref):
 
 
 def _conv_reports(res):
-    return [r for r in res.reports if r.problem is not None or r.reason.startswith("conv")]
+    return [r for r in res.reports if r.is_conv]
 
 
 def _onnx_grouped(shape, F, R, S, group, strides=(1, 1), dilations=(1, 1), pads=(0, 0, 0, 0), relu=False, seed=0):

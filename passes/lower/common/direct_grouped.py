@@ -16,6 +16,10 @@ the epilogue is the shared one, so every fused chain works here too.
   over G threads, their partial sums meeting in workgroup memory after one barrier.
 - depthwise, multiplier M = F/C: one pixel per item; output channel f reads input channel f // M
   (per-lane loads).
+- pooling windows (max or sum; ConvProblem.pool): the depthwise item with its rows unrolled,
+  no filter: per tap the window's combine (max in the input type, exact; sums in f32) instead of
+  the FMA; taps in the padding, and the accumulators, start at the combine's identity (-inf for
+  max, zero for sum).
 - grouped with an [R, S, C/G, F] filter (convc-channels-last's form): like depthwise, per filter
   row and input channel the input columns (one value each, broadcast over the V lanes) and S
   filter vectors; channel-fastest items read neighbouring filter vectors.
@@ -34,7 +38,7 @@ from ...ir import ir, arith_d, hal_d, llvm_d, math_d, vector_d
 from ...problem import ConvProblem, DTYPE_BYTES
 from ...kernel_configs import DirectGroupedConfig
 from ...schedule import Schedule
-from .emit import Emitter, vec_type, zeros, convert
+from .emit import Emitter, splat, vec_type, zeros, convert
 from .epilogue import store_row_masked
 
 
@@ -75,6 +79,18 @@ def row_fmas(p: ConvProblem, pixels: int, V: int, accumulate: str, xs: dict, tap
     for i in range(pixels):
         for sx in range(p.S):
             out[i] = math_d.fma(xs[i * p.stride[1] + sx * p.dilation[1]], taps[sx], out[i])
+    return out
+
+
+def row_pool(p: ConvProblem, pixels: int, xs: dict, accs: list) -> list:
+    """One window row of a pool: each output's S taps combined into its accumulator, in the
+    accumulator's type (DirectGrouped._acc_type)."""
+    out = list(accs)
+    for i in range(pixels):
+        for sx in range(p.S):
+            x = xs[i * p.stride[1] + sx * p.dilation[1]]
+            x = convert(x, out[i].type)
+            out[i] = arith_d.maximumf(out[i], x) if p.pool == "max" else arith_d.addf(out[i], x)
     return out
 
 
@@ -156,7 +172,7 @@ class DirectGrouped:
         zero outside the image, in f32 (widen) or the input type (h_ok as _column)."""
         p = self.p
         ok, addr = self._column(h_ok, rowbase, w0, q, channel)
-        v = arith_d.select(ok, self._load(x, addr, width), zeros(vec_type(width, p.dtype)))
+        v = arith_d.select(ok, self._load(x, addr, width), self._identity(vec_type(width, p.dtype)))
         return convert(v, vec_type(width, "f32")) if widen else v
 
     def _row(self, r, n, h0):
@@ -170,8 +186,20 @@ class DirectGrouped:
         h = e.add(h0, off)
         return e.all_of(e.cmp("sge", h, 0), e.cmp("slt", h, p.H)), e.mul(e.add(e.mul(n, p.H), h), p.W)
 
+    def _identity(self, t: ir.Type) -> ir.Value:
+        """What a tap in the padding adds: zero, or -inf for a max-pool."""
+        return splat(t, float("-inf")) if self.p.pool == "max" else zeros(t)
+
+    def _acc_type(self) -> ir.Type:
+        """An item's accumulator vector: f32, or the input type for a max-pool on GPUs (exact;
+        packed 16-bit max instructions). On llvm-cpu a max-pool also takes f32: IREE 3.13's
+        f16 expansion there breaks on vector maximumf (as in epilogue.py)."""
+        native = self.p.pool == "max" and self.m.backend != "cpu"
+        return vec_type(self.V, self.p.dtype if native else "f32")
+
     def _store(self, memrefs, row, wo0, f0, accs) -> None:
         p, e = self.p, self.e
+        accs = [convert(a, vec_type(self.V, "f32")) for a in accs]
         for i, acc in enumerate(accs):
             with e.if_(e.cmp("slt", e.add(wo0, i), p.Wo)):
                 store_row_masked(e, p, memrefs, acc, self.V, e.add(e.mul(row, p.Wo), e.add(wo0, i)), f0)
@@ -189,12 +217,14 @@ class DirectGrouped:
         if self.s.stages > 1:
             return self._depthwise_staged(memrefs, seg, f0)
         p, e, V, P, T = self.p, self.e, self.V, self.P, self.T
-        x, wgt = memrefs[p.input], memrefs[p.filter]
+        if p.pool and not self.config.unrolled:
+            raise ValueError("a pooling window takes the unrolled item (plan_pool)")
+        x, wgt = memrefs[p.input], None if p.pool else memrefs[p.filter]
         row, wo0, n, h0, w0 = self._segment(seg)
-        f32v = vec_type(V, "f32")
+        f32v = self._acc_type()
 
         def taps(r):
-            return self._taps(wgt, r, f0)
+            return None if p.pool else self._taps(wgt, r, f0)
 
         def columns(rowbase, h_ok=None):
             return self._row_columns(x, h_ok, rowbase, w0, f0)
@@ -205,7 +235,7 @@ class DirectGrouped:
                 set_r(self._filter_row(x, wgt, r, n, h0, w0, f0, accs))
             return self._store(memrefs, row, wo0, f0, loop.results)
 
-        accs = [[zeros(f32v)] * P for _ in range(T)]
+        accs = [[self._identity(f32v)] * P for _ in range(T)]
         sh, dh = p.stride[0], p.dilation[0]
         for i in range((T - 1) * sh + (p.R - 1) * dh + 1):      # input rows from h0
             users = [(t, (i - t * sh) // dh) for t in range(T)
@@ -234,6 +264,8 @@ class DirectGrouped:
                 self._store(memrefs, e.add(row, t), wo0, f0, accs[t])
 
     def _row_fmas(self, xs: dict, taps: list, accs: list) -> list:
+        if self.p.pool:
+            return row_pool(self.p, self.P, xs, accs)
         return row_fmas(self.p, self.P, self.V, self.config.accumulate, xs, taps, accs)
 
     def _taps(self, wgt, r, f0) -> list:

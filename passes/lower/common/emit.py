@@ -147,7 +147,12 @@ def vec_type(n: int, dtype: str) -> ir.VectorType:
 
 
 def zeros(t: ir.Type) -> ir.Value:
-    return arith_d.constant(t, ir.DenseElementsAttr.get_splat(t, ir.FloatAttr.get(ir.VectorType(t).element_type, 0.0)))
+    return splat(t, 0.0)
+
+
+def splat(t: ir.Type, value: float) -> ir.Value:
+    """A float vector constant of type t with every lane `value`."""
+    return arith_d.constant(t, ir.DenseElementsAttr.get_splat(t, ir.FloatAttr.get(ir.VectorType(t).element_type, value)))
 
 
 def convert(v: ir.Value, to: ir.Type) -> ir.Value:

@@ -1,0 +1,98 @@
+"""Pooling windows on convc's direct kernel (passes/matching/pool_forms.py, ConvProblem.pool).
+
+ONNX models conv -> pool -> 1x1 conv (the pool between convs, so it is channels-last like the
+pools of real CNNs), compiled for llvm-cpu (the same matcher, planner and emitter as the GPU
+targets) and run through the IREE runtime on random data, against ONNX's reference evaluator:
+max-pools with and without padding, strided and dilated, and average pools (a sum-pool whose
+division by the window is an epilogue; divided by the in-image count, IREE keeps it), in f32 and f16. The pool
+dispatch must be convc's.
+"""
+
+import numpy as np
+import pytest
+
+from convc.compiler.driver import CompileOptions, compile_file
+from convc.runtime.module import LoadedModule
+
+onnx = pytest.importorskip("onnx")
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+from onnx.reference import ReferenceEvaluator  # noqa: E402
+
+POOLS = [
+    ("MaxPool", dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]), "max"),
+    ("MaxPool", dict(kernel_shape=[2, 2], strides=[2, 2]), "max"),
+    ("MaxPool", dict(kernel_shape=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1], dilations=[2, 2]), "max"),
+    ("AveragePool", dict(kernel_shape=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1], count_include_pad=1), "sum"),
+    # divided by the in-image tap count, which IREE's import computes from the iteration index:
+    # the pool stays with IREE (a correct fallback)
+    ("AveragePool", dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1], count_include_pad=0), None),
+    ("AveragePool", dict(kernel_shape=[2, 2], strides=[2, 2]), "sum"),
+]
+
+
+def _model(op, kw, dtype):
+    t = TensorProto.FLOAT if dtype == np.float32 else TensorProto.FLOAT16
+    rng = np.random.default_rng(1)
+    w = numpy_helper.from_array((rng.standard_normal((16, 8, 3, 3)) * 0.3).astype(dtype), "w")
+    w2 = numpy_helper.from_array((rng.standard_normal((16, 16, 1, 1)) * 0.3).astype(dtype), "w2")
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+             helper.make_node(op, ["c"], ["p"], **kw),
+             helper.make_node("Conv", ["p", "w2"], ["y"])]
+    g = helper.make_graph(nodes, "pool", [helper.make_tensor_value_info("x", t, [2, 8, 13, 11])],
+                          [helper.make_tensor_value_info("y", t, None)], [w, w2])
+    return onnx.shape_inference.infer_shapes(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]))
+
+
+@pytest.mark.parametrize("dtype,tol", [(np.float32, 1e-5), (np.float16, 2e-3)], ids=["f32", "f16"])
+@pytest.mark.parametrize("op,kw,kind", POOLS, ids=[f"{o}-{'x'.join(map(str, k['kernel_shape']))}-s{k['strides'][0]}"
+                                                     f"{'-pad' if 'pads' in k else ''}{'-dil' if 'dilations' in k else ''}"
+                                                     f"{'-incl' if k.get('count_include_pad') else ''}"
+                                                     for o, k, _ in POOLS])
+def test_pool_on_convc_matches_the_onnx_reference(tmp_path, op, kw, kind, dtype, tol):
+    model = _model(op, kw, dtype)
+    src, out = tmp_path / "pool.onnx", tmp_path / "pool.vmfb"
+    onnx.save(model, str(src))
+    res = compile_file(str(src), str(out), CompileOptions(target="llvm-cpu"))
+    pools = [r for r in res.reports if r.problem is not None and r.problem.pool]
+    if kind is None:
+        assert not pools and any("linalg.index" in r.reason for r in res.reports), [r.line() for r in res.reports]
+    else:
+        assert len(pools) == 1 and pools[0].path == "convc", [r.line() for r in res.reports]
+        assert pools[0].problem.pool == kind and f"{kind}-pool N=2" in pools[0].line()
+        assert pools[0].schedule.kernel == "direct_grouped"
+    x = np.random.default_rng(0).standard_normal((2, 8, 13, 11)).astype(dtype)
+    ref = ReferenceEvaluator(model).run(None, {"x": x})[0].astype(np.float64)
+    got = LoadedModule(str(out), "local-task").call(None, [(x, "f32" if dtype == np.float32 else "f16")])
+    assert got.shape == ref.shape
+    err = np.linalg.norm(got.astype(np.float64) - ref) / np.linalg.norm(ref)
+    assert err < tol, err
+
+
+PTXAS = None
+try:
+    from convc.tools.sm100_table import find_cuda_tool
+    PTXAS = find_cuda_tool("ptxas")
+except Exception:       # no CUDA toolkit here: the ptxas checks skip
+    PTXAS = None
+
+
+@pytest.mark.skipif(PTXAS is None, reason="ptxas not installed (pip install nvidia-cuda-nvcc)")
+@pytest.mark.parametrize("arch", ["sm_90a", "sm_100a"])
+def test_pool_kernels_pass_ptxas(tmp_path, arch):
+    """The GPU form (max in packed f16, sums in f32) assembles for Hopper and Blackwell."""
+    import glob
+    import subprocess
+    for i, (op, kw, kind) in enumerate(p for p in POOLS if p[2]):
+        src = tmp_path / f"p{i}.onnx"
+        onnx.save(_model(op, kw, np.float16), str(src))
+        dump = tmp_path / f"dump{i}"
+        res = compile_file(str(src), str(tmp_path / f"p{i}.vmfb"),
+                           CompileOptions(target=arch, dump_dir=str(dump), tuning_cache="none"))
+        (pool,) = [r for r in res.reports if r.problem is not None and r.problem.pool]
+        assert pool.path == "convc"
+        ptx = [f for f in glob.glob(str(dump / "binaries" / "*.ptx")) if "pool" in open(f).read()]
+        assert ptx, "no PTX holds the pool kernel"
+        for f in ptx:
+            r = subprocess.run([PTXAS, f"-arch={arch}", f, "-o", str(tmp_path / "out.cubin")],
+                               capture_output=True, text=True)
+            assert r.returncode == 0, r.stderr

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from ..passes.ir import ir, attr_to_py, walk_ops
 from ..passes.layouts.op_rewrites import is_nhwc_conv
 from ..passes.layouts.transpose_report import transpose_dispatches
-from ..passes.match import (PROBLEM_ATTR, DECLINE_ATTR, SEVERAL_RESULTS, executable_function, gemm_signature,
+from ..passes.match import (PROBLEM_ATTR, DECLINE_ATTR, POOL_DECLINE, SEVERAL_RESULTS, executable_function, gemm_signature,
                             grouped_1x1_signature, is_gemm_1x1,
                             match_conv)
 from ..passes.pad_dispatch import pad_dispatches, uncopyable_pad_dispatches
@@ -214,7 +214,9 @@ def collect_reports(module: ir.Module, linears: frozenset = frozenset(),
         if SCHEDULE_ATTR in exe.attributes:
             sched = Schedule.from_dict(attr_to_py(exe.attributes[SCHEDULE_ATTR]))
         if DECLINE_ATTR in exe.attributes:
-            reason = "conv not taken: " + ir.StringAttr(exe.attributes[DECLINE_ATTR]).value
+            why = ir.StringAttr(exe.attributes[DECLINE_ATTR]).value
+            reason = ("pool not taken: " + why[len(POOL_DECLINE):] if why.startswith(POOL_DECLINE)
+                      else "conv not taken: " + why)
             out.append(DispatchReport(name, "IREE", reason, prob))
         elif sched is not None:
             out.append(DispatchReport(name, "convc", sched.reason, prob, sched))

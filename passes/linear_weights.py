@@ -14,7 +14,7 @@ Before IREE's flow phase, every static 2-D `linalg.matmul` whose right operand i
 linalg.generic over the [F, K] weight: a transposed weight is read untransposed, a [K, F] one
 through a transpose IREE evaluates at load. The driver then lists its (M, K, F) with the 1x1
 convs' GEMM signatures (convc-match-conv takes those and leaves other matmuls to IREE).
-Matmuls of two activations (attention) and dynamic K or F are left alone.
+Matmuls of two activations (attention), splat weights and dynamic K or F are left alone.
 """
 
 from __future__ import annotations
@@ -34,7 +34,12 @@ def _weight_source(v: ir.Value) -> bool:
         op = owner(op.operands[0])
     if op is not None and op.name == "linalg.generic" and len(op.operands) == 2:
         op = owner(op.operands[0])        # an elementwise cast of the weight (f32 -> f16 demotion)
-    return op is not None and op.name in ("util.global.load", "arith.constant")
+    if op is not None and op.name == "arith.constant":
+        # a splat weight (stripped test models) IREE folds into the contraction's body, leaving a
+        # reduction its GPU codegen cannot distribute: it stays a matmul, with IREE
+        a = op.attributes["value"]
+        return not (isinstance(a, ir.DenseElementsAttr) and a.is_splat)
+    return op is not None and op.name == "util.global.load"
 
 
 def _filter_of(b: ir.Value) -> ir.Value | None:

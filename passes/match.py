@@ -29,6 +29,9 @@ from .matching.pool_forms import identity_value, is_pool, pool_geometry
 from .problem import ConvProblem, EpilogueStep, INPUT_DTYPES
 
 
+# the start of a pooling window's decline reason (reports tell it from a conv's)
+POOL_DECLINE = "pooling window: "
+
 # IREE's multi-use fusion puts a conv's epilogue and a value computed from it into one dispatch
 # (LRN squares the relu it also divides): the driver then builds the flow phase without it
 SEVERAL_RESULTS = "dispatch has several results"
@@ -54,7 +57,12 @@ def match_function(func, allowed_gemms=None) -> tuple[ConvProblem, list] | None:
         pools = [op for op in walk_ops(func) if is_pool(op)]
         if len(pools) > 1:
             raise Decline("dispatch holds several pooling windows")
-        return _match_pool(func, pools[0]) if pools else None
+        if not pools:
+            return None
+        try:
+            return _match_pool(func, pools[0])
+        except Decline as e:
+            raise Decline(f"{POOL_DECLINE}{e}") from None
     if len(convs) + len(gemms) > 1:
         raise Decline("dispatch holds several convolutions")
     conv = (convs or gemms)[0]

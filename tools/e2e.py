@@ -188,7 +188,9 @@ def main(argv=None) -> int:
             e = entries[-1]
             prog = "; ".join(f"{s['submissions']} submissions, {s['host_waits']} waits, {s['allocations']} allocations"
                              for s in e["structure"])
-            print(f"{case.name:16s} {e['convs_on_convc']}/{e['convs']} conv dispatches on convc, "
+            more = "".join(f", {e[k + '_on_convc']}/{e[k]} {what}" for k, what in (("gemms", "Linear GEMMs"),
+                                                                                 ("pools", "pools")) if e.get(k))
+            print(f"{case.name:16s} {e['convs_on_convc']}/{e['convs']} conv executables on convc{more}, "
                   f"{e['executables']} executables, {len(e['transposes'])} transposes, {prog}, {e['compile_s']} s",
                   flush=True)
     except (ConvcError, ImportError) as e:

@@ -33,7 +33,9 @@ def test_onnx_light_resnet50(tmp_path):
     model = os.path.join(light_dir(), "light_resnet50.onnx")
     res = compile_file(model, str(tmp_path / "r50.vmfb"),
                        CompileOptions(target="sm_90a", tuning_cache="none", dump_dir=str(tmp_path / "dump")))
-    assert sum(r.path == "convc" for r in res.reports) == 32
+    assert sum(r.path == "convc" for r in res.reports if r.is_conv) == 32
+    # its max-pool on convc's direct kernel (the Gemm's weight is a splat here: IREE keeps it)
+    assert [r.path for r in res.reports if r.problem is not None and r.problem.pool] == ["convc"]
     stock = stream_structure(str(tmp_path / "dump" / "light_resnet50.input.mlir"))
     _check(res, stock)
     (line,) = [x for x in res.summary_lines() if x.startswith("program ")]
@@ -89,6 +91,9 @@ def test_pytorch_block(tmp_path, dynamic):
     res = compile_module(_torch_block(torch).half(), (torch.randn(2, 3, 32, 32).half(),),
                          str(tmp_path / "block.vmfb"), dynamic_batch=dynamic, target="sm_90a",
                          tuning_cache="none", dump_dir=str(tmp_path / "dump"))
-    assert sum(r.path == "convc" for r in res.reports) == 3
+    assert sum(r.path == "convc" for r in res.reports if r.is_conv) == 3
+    # the max-pool and the classifier on convc's kernels too
+    assert [r.path for r in res.reports if r.problem is not None and r.problem.pool] == ["convc"]
+    assert [r.path for r in res.reports if r.gemm] == ["convc"]
     (src,) = [f for f in os.listdir(tmp_path / "dump") if f.endswith(".input.mlir")]
     _check(res, stream_structure(str(tmp_path / "dump" / src)), recorded_once=not dynamic)

@@ -29,6 +29,7 @@ from .amd.igemm_mfma import emit_amd_lds_mfma
 from .amd.machine import AmdMachine
 from .cpu.machine import CpuMachine
 from .nvidia.machine import NvidiaMachine
+from .common.program_math import target_machine
 
 
 EMITTERS = {"portable_igemm": emit_portable_igemm, "sm90_tma_wgmma": emit_sm90_tma_wgmma,
@@ -88,8 +89,9 @@ def lower_kernels(module: ir.Module, options=None) -> ir.Module:
                 # a persistent kernel's grid is fixed; the portable and direct ones' follow the batch
                 batch_grid = (portable_batch_grid(p, s) if s.kernel == "portable_igemm" else
                               direct_grouped_batch_grid(p, s) if s.kernel == "direct_grouped" else None)
-                build_executable(ir.InsertionPoint(exe), sym, s, machine, bindings,
-                                 lambda memrefs: emitter(p, s, machine, memrefs), p, batch_grid)
+                with target_machine(machine):
+                    build_executable(ir.InsertionPoint(exe), sym, s, machine, bindings,
+                                     lambda memrefs: emitter(p, s, machine, memrefs), p, batch_grid)
                 made[sym] = key
             exe.attributes[KERNEL_ATTR] = ir.FlatSymbolRefAttr.get(sym)
     return module

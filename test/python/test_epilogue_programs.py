@@ -276,3 +276,34 @@ def test_every_sm90a_candidate_lowers_program_epilogues(tmp_path, name):
         assert "hal.executable.source" in out
         kernels.add(re.search(r'kernel = "(\w+)"', sched).group(1) + (" swapped" if "swap_ab = true" in sched else ""))
     assert len(kernels) >= 4, kernels
+
+
+@pytest.mark.parametrize("name,fast", [("gelu_erf", True), ("silu", True), ("hardswish", True),
+                                       ("sigmoid_f32_out", False)])
+def test_program_math_forms_on_sm90a(tmp_path, name, fast):
+    """program_math.py: a 16-bit program's exp, erf and divisions take the hardware forms
+    (ex2.approx, rcp.approx, a multiplication for a constant divisor), no IEEE division and no
+    exp polynomial; an f32 program keeps IREE's exact expansions."""
+    case = next(c for c in CASES if c.name == name)
+    _compile(tmp_path, case, GPU_SHAPE, "sm_90a", dump_dir=str(tmp_path / "d"))
+    ptx = "".join(open(f).read() for f in glob.glob(os.path.join(tmp_path, "d", "binaries", "*.ptx")))
+    kernel = ptx[ptx.index(".entry conv_"):]
+    assert ("div.rn.f32" in kernel or "rcp.rn.f32" in kernel) != fast
+    assert ("ex2.approx" in kernel) == (fast and name != "hardswish")
+    if name == "hardswish":                    # x * relu6(x + 3) / 6: the division is a multiply
+        assert "rcp.approx" not in kernel
+
+
+def test_program_constant_folding():
+    from convc.passes.ir import ir
+    from convc.passes.lower.common.program_math import constants_of, fold_constants
+    from convc.passes.problem import EpilogueOp
+    with ir.Context(), ir.Location.unknown():
+        prog = (EpilogueOp("arith.constant", "f16", (), (("value", "2.000000e+00 : f16"),)),
+                EpilogueOp("math.sqrt", "f16", (2,)),
+                EpilogueOp("arith.divf", "f16", (0, 3)),
+                EpilogueOp("math.erf", "f16", (4,)))
+        out = fold_constants(prog, 2)
+        assert out[1].op == "arith.constant" and out[2:] == prog[2:]
+        # sqrt(2) rounded as f16 math rounds it
+        assert constants_of(out, 2)[3] == float(np.sqrt(np.float16(2.0)))

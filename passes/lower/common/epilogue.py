@@ -12,6 +12,7 @@ from ...ir import ir, arith_d, vector_d
 from ...problem import ConvProblem, DTYPE_BYTES, EpilogueStep
 from .emit import Emitter, convert, vec_type, zeros
 from .executable import gemm_rows
+from .program_math import constants_of, emit_fast, fast_math, fold_constants
 
 
 def _align(width: int, dtype: str, aligned: bool) -> int:
@@ -90,14 +91,23 @@ def apply_steps(p: ConvProblem, acc: ir.Value, operands: list, width: int) -> ir
 
 def run_program(step: EpilogueStep, val: ir.Value, loads: list, width: int) -> ir.Value:
     """Re-creates a program step's ops, by name and with their attributes, elementwise on
-    vector<width> values: val is the step's input, loads its operand slices."""
+    vector<width> values: val is the step's input, loads its operand slices. Constant
+    subexpressions are folded first and some math takes a cheaper form (program_math.py)."""
     vals = [val] + list(loads)
-    for ins in step.program:
+    first = len(vals)
+    program = fold_constants(step.program, first)
+    consts = constants_of(program, first)
+    fast = fast_math(step.dtype)
+    for ins in program:
         t = ir.VectorType.get([width], ir.IntegerType.get_signless(1)) if ins.dtype == "i1" else vec_type(width, ins.dtype)
         attrs = {name: ir.Attribute.parse(text) for name, text in ins.attrs}
         args = [vals[a] for a in ins.args]
         if ins.op == "arith.constant":
             attrs["value"] = ir.DenseElementsAttr.get_splat(t, attrs["value"])
+        cheaper = emit_fast(ins, args, t, consts, fast)
+        if cheaper is not None:
+            vals.append(cheaper)
+            continue
         if ins.op == "arith.maximumf" and ins.dtype == "f16":
             # IREE 3.13's llvm-cpu f16 expansion breaks on vector maximumf (it builds a scalar
             # extf): take it in f32, which is exact

@@ -31,6 +31,12 @@ class Machine:
     def thread_id(self, e) -> ir.Value:
         raise NotImplementedError
 
+    def exp2_approx(self, x: ir.Value) -> ir.Value | None:
+        """2^x of an f32 vector by the target's approximate instruction (a few f32 ulp), or
+        None where it has none exposed here (program_math then uses math.exp2, which IREE
+        expands into a polynomial)."""
+        return None
+
     def barrier(self) -> None:
         raise NotImplementedError
 

@@ -1,6 +1,6 @@
 """NVIDIA (sm_90a / sm_100a) hooks for the shared emitters: 32-lane warps, nvvm lowering."""
 
-from ...ir import arith_d, ir, parse_attr
+from ...ir import arith_d, ir, llvm_d, parse_attr, vector_d
 from ...problem import DTYPE_BYTES
 from ..common.machine import GpuMachine
 from .primitives import I64, address_of, index_to
@@ -19,6 +19,17 @@ def _byte_address(memref, index) -> ir.Value:
 class NvidiaMachine(GpuMachine):
     backend = "nvidia"
     async_copies = True
+
+    def exp2_approx(self, x):
+        """ex2.approx.ftz.f32 per lane (IREE's lowering refuses llvm.intr.exp2 and expands
+        math.exp2 into a polynomial)."""
+        vt = ir.VectorType(x.type)
+        out = x
+        for i in range(vt.shape[0]):
+            lane = vector_d.extract(x, [], [i])
+            y = llvm_d.InlineAsmOp(ir.F32Type.get(), [lane], "ex2.approx.ftz.f32 $0, $1;", "=f,f").result
+            out = vector_d.insert(y, out, [], [i])
+        return out
 
     def async_copy_16(self, dst, dst_index, src, src_index, valid):
         """cp.async.cg (16 bytes, L2 only; src-size 0 zero-fills)."""

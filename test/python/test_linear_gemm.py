@@ -119,3 +119,39 @@ def test_pytorch_convnext_block(tmp_path):
         ref = model(x).numpy()
     got = LoadedModule(str(out), "local-task").call(None, [(x.numpy(), "f32")])
     assert _rel_err(got, ref) < 1e-4
+
+
+def test_pytorch_dynamic_batch_pool_and_classifier(tmp_path):
+    """One build with a dynamic batch: the max-pool (direct kernel) and the classifier (GEMM
+    with runtime rows) on convc, right at two batches."""
+    torch = pytest.importorskip("torch")
+    from convc.compiler.pytorch import export_mlir
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.c = torch.nn.Conv2d(3, 16, 3, padding=1)
+            self.pool = torch.nn.MaxPool2d(3, 2, 1)
+            self.c2 = torch.nn.Conv2d(16, 32, 1)
+            self.fc = torch.nn.Linear(32, 10)
+
+        def forward(self, x):
+            y = self.c2(self.pool(torch.relu(self.c(x))))
+            return self.fc(torch.flatten(torch.nn.functional.adaptive_avg_pool2d(y, 1), 1))
+
+    torch.manual_seed(1)
+    model = Net().eval()
+    src = tmp_path / "net.mlir"
+    src.write_text(export_mlir(model, (torch.randn(2, 3, 12, 12),), dynamic_batch=True))
+    out = tmp_path / "net.vmfb"
+    res = compile_file(str(src), str(out), CompileOptions(target="llvm-cpu", precision="fp32"))
+    assert [r.path for r in res.reports if r.gemm] == ["convc"], [r.line() for r in res.reports]
+    assert [r.path for r in res.reports if r.problem is not None and r.problem.pool] == ["convc"]
+    m = LoadedModule(str(out), "local-task")
+    for batch in (1, 3):
+        x = torch.randn(batch, 3, 12, 12)
+        with torch.no_grad():
+            ref = model(x).numpy()
+        got = m.call(None, [(x.numpy(), "f32")])
+        assert got.shape == (batch, 10)
+        assert _rel_err(got, ref) < 1e-4

@@ -34,12 +34,28 @@ util.func public @classifier(%x: tensor<4x64xf16>) -> tensor<4x10xf32> {
 
 // A [K, F] weight (an ONNX MatMul initializer): transposed to [F, K] (evaluated at load).
 // CHECK-LABEL: util.func public @kf_weight
-// CHECK: %[[T:.*]] = linalg.transpose ins(%{{.*}} : tensor<32x16xf32>) outs(%{{.*}} : tensor<16x32xf32>) permutation = [1, 0]
-// CHECK: linalg.generic {{.*}} ins(%arg0, %[[T]] : tensor<8x32xf32>, tensor<16x32xf32>)
+// CHECK: %[[T:.*]] = linalg.transpose ins(%{{.*}} : tensor<4x3xf32>) outs(%{{.*}} : tensor<3x4xf32>) permutation = [1, 0]
+// CHECK: linalg.generic {{.*}} ins(%arg0, %[[T]] : tensor<8x4xf32>, tensor<3x4xf32>)
 // CHECK-NOT: arith.extf
 // CHECK: arith.mulf
 // CHECK-NOT: linalg.matmul
-util.func public @kf_weight(%x: tensor<8x32xf32>) -> tensor<8x16xf32> {
+util.func public @kf_weight(%x: tensor<8x4xf32>) -> tensor<8x3xf32> {
+  %w = arith.constant dense<[[0.5, 1.0, -1.0], [2.0, 0.25, 3.0], [-0.5, 1.5, 0.75], [1.0, -2.0, 0.5]]> : tensor<4x3xf32>
+  %zero = arith.constant 0.0 : f32
+  %acc0 = tensor.empty() : tensor<8x3xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%acc0 : tensor<8x3xf32>) -> tensor<8x3xf32>
+  %y = linalg.matmul ins(%x, %w : tensor<8x4xf32>, tensor<4x3xf32>) outs(%acc : tensor<8x3xf32>) -> tensor<8x3xf32>
+  util.return %y : tensor<8x3xf32>
+}
+
+// -----
+
+// A splat weight (stripped test models): IREE would fold it into the contraction's body and
+// fail to distribute the reduction left; it stays a matmul.
+// CHECK-LABEL: util.func public @splat_weight
+// CHECK: linalg.matmul
+// CHECK-NOT: linalg.generic
+util.func public @splat_weight(%x: tensor<8x32xf32>) -> tensor<8x16xf32> {
   %w = arith.constant dense<0.5> : tensor<32x16xf32>
   %zero = arith.constant 0.0 : f32
   %acc0 = tensor.empty() : tensor<8x16xf32>

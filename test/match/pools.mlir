@@ -25,3 +25,10 @@
 // AVG-SAME: pool = "sum", stride = [2, 2]
 // AVG-SAME: kernel = "direct_grouped"
 // AVG-SAME: sum-pool
+
+// A max-pool over a zero-padded input (the zeros can win the max): not the pool's identity,
+// so IREE keeps it, with the reason.
+// RUN: convc-opt --pass=convc-match-conv %inputs/maxpool_zero_pad_f16.flow.mlir | FileCheck %s --check-prefix=ZERO
+// ZERO-LABEL: flow.executable private @p$async_dispatch_2
+// ZERO-SAME: convc.decline = "pooling window: padding value is not the pool's identity"
+// ZERO-NOT: convc.problem

@@ -98,3 +98,14 @@ def test_pool_kernels_pass_ptxas(tmp_path, arch):
             r = subprocess.run([PTXAS, f"-arch={arch}", f, "-o", str(tmp_path / "out.cubin")],
                                capture_output=True, text=True)
             assert r.returncode == 0, r.stderr
+
+
+def test_identity_rule():
+    """What counts as a pool's padding/accumulator identity: -inf or the lowest finite value
+    of the type for max (importers write either), zero for sum; anything else is declined."""
+    from convc.passes.matching.pool_forms import identity_value
+    assert identity_value("max", float("-inf"), "f16") and identity_value("max", -65504.0, "f16")
+    assert identity_value("max", -3.4028234663852886e38, "f32")
+    assert not identity_value("max", 0.0, "f16") and not identity_value("max", -100.0, "f32")
+    assert identity_value("sum", 0.0, "f32") and not identity_value("sum", 1.0, "f32")
+    assert not identity_value("max", None, "f16")

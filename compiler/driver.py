@@ -67,9 +67,14 @@ class DispatchReport:
     gemm: bool = False         # a Linear layer's GEMM (convc-linear-weights), not a conv
 
     @property
+    def is_pool(self) -> bool:
+        """A pooling window convc matched (taken, or declined by the planner)."""
+        return self.problem is not None and bool(self.problem.pool)
+
+    @property
     def is_conv(self) -> bool:
         """A conv dispatch (taken or declined), not a Linear layer's GEMM or a pooling window."""
-        if self.gemm or (self.problem is not None and self.problem.pool):
+        if self.gemm or self.is_pool:
             return False
         return self.problem is not None or self.reason.startswith("conv")
 
@@ -93,21 +98,35 @@ class CompileResult:
     structure: list[ProgramStructure] = field(default_factory=list)   # per exported async function
     model_convs: int | None = None      # conv ops in the model (after convc-channels-last)
 
+    def by_kind(self) -> dict[str, list[DispatchReport]]:
+        """The reports of convs, Linear-layer GEMMs and pooling windows (other dispatches are
+        IREE's alone)."""
+        return {"convs": [r for r in self.reports if r.is_conv], "gemms": [r for r in self.reports if r.gemm],
+                "pools": [r for r in self.reports if r.is_pool]}
+
+    def counts(self) -> dict[str, int]:
+        """Executables of each kind and how many of them convc took ("convs", "convs_on_convc", ...)."""
+        out = {}
+        for kind, rs in self.by_kind().items():
+            out[kind] = len(rs)
+            out[f"{kind}_on_convc"] = sum(r.path == "convc" for r in rs)
+        return out
+
     def summary_lines(self) -> list[str]:
         """The counts a user checks a build by. IREE gives identical dispatches one executable,
         so executables, dispatches per inference and the model's conv ops are all stated."""
-        convs = [r for r in self.reports if r.is_conv]
+        kinds = self.by_kind()
+        convs = kinds["convs"]
         on = [r for r in convs if r.path == "convc"]
         sites = sum(r.sites for r in convs)
         model = f" (the model has {self.model_convs} conv ops)" if self.model_convs is not None else ""
         lines = [f"{len(on)} of {len(convs)} conv executables on convc, running {sum(r.sites for r in on)} of "
                  f"{sites} conv dispatches per inference{model}"]
-        for what, rs in (("Linear-layer GEMM", [r for r in self.reports if r.gemm]),
-                         ("pooling", [r for r in self.reports if r.problem is not None and r.problem.pool])):
+        for what, unit, rs in (("Linear-layer GEMM", "GEMM", kinds["gemms"]), ("pooling", "pooling", kinds["pools"])):
             if rs:
                 on_r = [r for r in rs if r.path == "convc"]
                 lines.append(f"{len(on_r)} of {len(rs)} {what} executables on convc, running "
-                             f"{sum(r.sites for r in on_r)} of {sum(r.sites for r in rs)} {what.split()[-1]} "
+                             f"{sum(r.sites for r in on_r)} of {sum(r.sites for r in rs)} {unit} "
                              "dispatches per inference")
         counts: dict = {}
         for name, why in self.transposes:
@@ -192,18 +211,15 @@ def linear_signatures(module: ir.Module) -> frozenset:
                      if is_gemm_1x1(op) and ir.ShapedType(op.operands[1].type).has_static_shape)
 
 
-def _is_linear(p: ConvProblem | None, linears: frozenset, convs: frozenset) -> bool:
-    """Whether a GEMM-form problem is a Linear layer's (its signature is no 1x1 conv's)."""
-    if p is None or not p.gemm_form:
-        return False
-    sig = (None if p.dynamic_batch else p.gemm_m, p.C, p.F)
-    return sig in linears and sig not in convs
+def _is_linear(p: ConvProblem | None, linears: frozenset) -> bool:
+    """Whether a GEMM-form problem has a Linear layer's signature."""
+    return p is not None and p.gemm_form and (None if p.dynamic_batch else p.gemm_m, p.C, p.F) in linears
 
 
-def collect_reports(module: ir.Module, linears: frozenset = frozenset(),
-                    convs: frozenset = frozenset()) -> list[DispatchReport]:
+def collect_reports(module: ir.Module, linears: frozenset = frozenset()) -> list[DispatchReport]:
     """One entry per flow.executable, read off the match/plan attributes; GEMM-form problems
-    whose signature is a Linear layer's (and no 1x1 conv's) are marked as GEMMs."""
+    with a signature in `linears` (Linear layers that share none with a 1x1 conv) are marked
+    as GEMMs."""
     out = []
     sites = _dispatch_sites(module)
     for exe in walk_ops(module.operation, "flow.executable"):
@@ -229,16 +245,17 @@ def collect_reports(module: ir.Module, linears: frozenset = frozenset(),
                     what = f"not a convolution ({', '.join(sorted(set(ops)))})"
             out.append(DispatchReport(name, "IREE", what))
         out[-1].sites = sites.get(name, 0)
-        out[-1].gemm = _is_linear(prob, linears, convs)
+        out[-1].gemm = _is_linear(prob, linears)
     return out
 
 
 def run_passes(module: ir.Module, opts: PassOptions, dump=None,
                linears: frozenset = frozenset()) -> tuple[ir.Module, list[DispatchReport]]:
+    """The flow-phase pipeline; reports are read before splicing (`linears`: collect_reports)."""
     reports: list[DispatchReport] = []
     for name in PIPELINE:
         if name == "convc-splice-dispatch":
-            reports = collect_reports(module, linears, (opts.gemm_signatures or frozenset()) - linears)
+            reports = collect_reports(module, linears)
         module = get_pass(name)(module, opts)
         if dump:
             dump(name, module)
@@ -375,8 +392,8 @@ def _compile_file(input_path: str, output_path: str, options: CompileOptions, pa
             module = get_pass(name)(module, PassOptions(target=target.arch, precision=options.precision,
                                                         input_layout=options.input_layout))
         result.model_convs = sum(1 for op in walk_ops(module.operation) if is_nhwc_conv(op))
-        linears = linear_signatures(module)
         one_by_one = one_by_one_signatures(module)
+        linears = linear_signatures(module) - one_by_one     # a shared signature counts as a conv
         gemm_sigs = one_by_one | linears
         cl_path = os.path.join(work, f"{stem}.convc-channels-last.mlir")
         with open(cl_path, "w") as f:
@@ -413,7 +430,7 @@ def _compile_file(input_path: str, output_path: str, options: CompileOptions, pa
                             tuning_device=options.tuning_device, candidate=options.candidate,
                             precision=options.precision)
         result.transposes = transpose_dispatches(module)
-        module, reports = run_passes(module, popts, dump if dump_dir else None, linears - one_by_one)
+        module, reports = run_passes(module, popts, dump if dump_dir else None, linears)
         result.reports = reports
         result.timings["passes"] = time.perf_counter() - t0 + t_layout
         declined = [r for r in reports if r.path == "IREE" and r.reason.startswith("conv")]

@@ -43,13 +43,12 @@ def _weight_source(v: ir.Value) -> bool:
 
 
 def _filter_of(b: ir.Value) -> ir.Value | None:
-    """The [F, K] weight a matmul's right operand [K, F] comes from, built here if need be."""
-    src = owner(b)
-    if is_transpose(src, [1, 0]):
-        return src.operands[0]
+    """The [F, K] weight a matmul's right operand [K, F] comes from (a transposed weight read
+    untransposed, else transposed here); None when the operand is not a weight."""
     if not _weight_source(b):
         return None
-    return transpose(b, [1, 0])
+    src = owner(b)
+    return src.operands[0] if is_transpose(src, [1, 0]) else transpose(b, [1, 0])
 
 
 def _contraction(a: ir.Value, w: ir.Value, init: ir.Value) -> ir.Value:
@@ -70,12 +69,20 @@ def _contraction(a: ir.Value, w: ir.Value, init: ir.Value) -> ir.Value:
     return gen.results[0]
 
 
+def _plain_maps(op) -> bool:
+    """A matmul without maps of its own (transposed or broadcast operands): its maps, if
+    printed, are the default (m, k), (k, n), (m, n)."""
+    if "indexing_maps" not in op.attributes:
+        return True
+    d = ir.AffineExpr.get_dim
+    default = [ir.AffineMap.get(3, 0, [d(i), d(j)]) for i, j in ((0, 2), (2, 1), (0, 1))]
+    return [str(ir.AffineMapAttr(x).value) for x in op.attributes["indexing_maps"]] == [str(m) for m in default]
+
+
 def _rewrite(op) -> bool:
     a, b, init = op.operands[0], op.operands[1], op.operands[2]
-    if "indexing_maps" in op.attributes and [str(ir.AffineMapAttr(x).value) for x in op.attributes["indexing_maps"]] \
-            != [str(ir.AffineMap.get(3, 0, [ir.AffineExpr.get_dim(i), ir.AffineExpr.get_dim(j)]))
-                for i, j in ((0, 2), (2, 1), (0, 1))]:
-        return False            # a matmul with its own maps (transposed or broadcast operands)
+    if not _plain_maps(op):
+        return False
     ts = [v.type for v in (a, b, init)]
     if not all(isinstance(t, ir.RankedTensorType) for t in ts):
         return False

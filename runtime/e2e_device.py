@@ -76,6 +76,11 @@ def _time_iree(f, args, iters: int, rounds: int = 5) -> float:
     return statistics.median(per)
 
 
+# kernel-name prefixes of convc's kernels (passes/problem.py ConvProblem.name): convs and GEMMs,
+# pooling windows
+CONVC_KERNELS = ("conv_", "poolmax_", "poolsum_")
+
+
 def _breakdown(f, args, wall_us: float, iters: int = 5) -> dict:
     """Per-inference kernel time of the convc variant by kind, and what the kernels leave."""
     evs = [e for e in device_events(lambda i: f(*args), iters, 2)
@@ -99,10 +104,6 @@ def _breakdown(f, args, wall_us: float, iters: int = 5) -> dict:
 
 
 TORCH_BASELINES = ("eager", "compile", "reduce-overhead")
-
-# kernel-name prefixes of convc's kernels (passes/problem.py ConvProblem.name): convs and GEMMs,
-# pooling windows
-CONVC_KERNELS = ("conv_", "poolmax_", "poolsum_")
 
 
 def _timeline(evs: list, iters: int) -> dict:

@@ -101,16 +101,13 @@ def prepare_case(case: Case, out: str, extra_flags: tuple = (), stock: bool = Tr
     res = compile_file(src, os.path.join(out, f"{name}.convc.vmfb"),
                        CompileOptions(target="sm_90a", tuning_cache="none", extra_flags=tuple(extra_flags),
                                       input_layout=case.input_layout))
-    convs = [r for r in res.reports if r.is_conv]
-    gemms = [r for r in res.reports if r.gemm]
-    pools = [r for r in res.reports if r.problem is not None and r.problem.pool]
+    kinds = res.by_kind()
+    convs = kinds["convs"]
     entry.update(convc_vmfb=f"{name}.convc.vmfb", convc_input_layout=case.input_layout, compile_s=round(res.timings["total"], 1),
-                 convs=len(convs), convs_on_convc=sum(r.path == "convc" for r in convs),
-                 gemms=len(gemms), gemms_on_convc=sum(r.path == "convc" for r in gemms),
-                 pools=len(pools), pools_on_convc=sum(r.path == "convc" for r in pools),
+                 **res.counts(),
                  declined=[r.line() for r in convs if r.path != "convc"],
                  transposes=[{"dispatch": d, "why": w} for d, w in res.transposes],
-                 kernels={r.dispatch: r.schedule.describe() for r in convs + gemms + pools if r.schedule},
+                 kernels={r.dispatch: r.schedule.describe() for rs in kinds.values() for r in rs if r.schedule},
                  executables=len(res.reports),
                  structure=[s.as_dict() for s in res.structure],
                  stock_structure=[s.as_dict() for s in stream_structure(src, STOCK_IREE_FLAGS)])

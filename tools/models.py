@@ -151,13 +151,10 @@ def prepare_model(src: str, name: str, out: str, target: str, precision: str, x:
         entry.update(ok=False, error=str(e))
         print(f"{name:14s} compile failed: {e}", flush=True)
         return entry
-    convs = [r for r in res.reports if r.is_conv]
-    gemms = [r for r in res.reports if r.gemm]
-    pools = [r for r in res.reports if r.problem is not None and r.problem.pool]
+    kinds = res.by_kind()
+    convs = kinds["convs"]
     entry.update(ok=True, compile_s=round(res.timings["total"], 2),
-                 convs=len(convs), convs_on_convc=sum(r.path == "convc" for r in convs),
-                 gemms=len(gemms), gemms_on_convc=sum(r.path == "convc" for r in gemms),
-                 pools=len(pools), pools_on_convc=sum(r.path == "convc" for r in pools),
+                 **res.counts(),
                  declined=[{"dispatch": r.dispatch, "reason": r.reason} for r in convs if r.path != "convc"],
                  kernels=sorted({r.schedule.kernel for r in convs if r.schedule}),
                  transposes=[{"dispatch": d, "why": w} for d, w in res.transposes],

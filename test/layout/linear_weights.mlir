@@ -77,3 +77,20 @@ util.func public @activations(%x: tensor<8x32xf32>, %y: tensor<32x16xf32>) -> te
   %r = linalg.matmul ins(%x, %y : tensor<8x32xf32>, tensor<32x16xf32>) outs(%acc : tensor<8x16xf32>) -> tensor<8x16xf32>
   util.return %r : tensor<8x16xf32>
 }
+
+// -----
+
+// An activation seen through a transpose (x @ y^T) is no weight either: left to IREE.
+// CHECK-LABEL: util.func public @transposed_activation
+// CHECK: linalg.transpose
+// CHECK: linalg.matmul
+// CHECK-NOT: linalg.generic
+util.func public @transposed_activation(%x: tensor<8x32xf32>, %y: tensor<16x32xf32>) -> tensor<8x16xf32> {
+  %e = tensor.empty() : tensor<32x16xf32>
+  %t = linalg.transpose ins(%y : tensor<16x32xf32>) outs(%e : tensor<32x16xf32>) permutation = [1, 0]
+  %zero = arith.constant 0.0 : f32
+  %acc0 = tensor.empty() : tensor<8x16xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%acc0 : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %r = linalg.matmul ins(%x, %t : tensor<8x32xf32>, tensor<32x16xf32>) outs(%acc : tensor<8x16xf32>) -> tensor<8x16xf32>
+  util.return %r : tensor<8x16xf32>
+}

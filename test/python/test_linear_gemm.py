@@ -146,7 +146,7 @@ def test_pytorch_dynamic_batch_pool_and_classifier(tmp_path):
     out = tmp_path / "net.vmfb"
     res = compile_file(str(src), str(out), CompileOptions(target="llvm-cpu", precision="fp32"))
     assert [r.path for r in res.reports if r.gemm] == ["convc"], [r.line() for r in res.reports]
-    assert [r.path for r in res.reports if r.problem is not None and r.problem.pool] == ["convc"]
+    assert [r.path for r in res.reports if r.is_pool] == ["convc"]
     m = LoadedModule(str(out), "local-task")
     for batch in (1, 3):
         x = torch.randn(batch, 3, 12, 12)

@@ -53,7 +53,7 @@ def test_pool_on_convc_matches_the_onnx_reference(tmp_path, op, kw, kind, dtype,
     src, out = tmp_path / "pool.onnx", tmp_path / "pool.vmfb"
     onnx.save(model, str(src))
     res = compile_file(str(src), str(out), CompileOptions(target="llvm-cpu"))
-    pools = [r for r in res.reports if r.problem is not None and r.problem.pool]
+    pools = [r for r in res.reports if r.is_pool]
     if kind is None:
         assert not pools and any(r.reason.startswith("pool not taken:") and "linalg.index" in r.reason
                                  for r in res.reports), [r.line() for r in res.reports]
@@ -90,7 +90,7 @@ def test_pool_kernels_pass_ptxas(tmp_path, arch):
         dump = tmp_path / f"dump{i}"
         res = compile_file(str(src), str(tmp_path / f"p{i}.vmfb"),
                            CompileOptions(target=arch, dump_dir=str(dump), tuning_cache="none"))
-        (pool,) = [r for r in res.reports if r.problem is not None and r.problem.pool]
+        (pool,) = [r for r in res.reports if r.is_pool]
         assert pool.path == "convc"
         ptx = [f for f in glob.glob(str(dump / "binaries" / "*.ptx")) if "pool" in open(f).read()]
         assert ptx, "no PTX holds the pool kernel"

@@ -35,7 +35,7 @@ def test_onnx_light_resnet50(tmp_path):
                        CompileOptions(target="sm_90a", tuning_cache="none", dump_dir=str(tmp_path / "dump")))
     assert sum(r.path == "convc" for r in res.reports if r.is_conv) == 32
     # its max-pool on convc's direct kernel (the Gemm's weight is a splat here: IREE keeps it)
-    assert [r.path for r in res.reports if r.problem is not None and r.problem.pool] == ["convc"]
+    assert [r.path for r in res.reports if r.is_pool] == ["convc"]
     stock = stream_structure(str(tmp_path / "dump" / "light_resnet50.input.mlir"))
     _check(res, stock)
     (line,) = [x for x in res.summary_lines() if x.startswith("program ")]
@@ -93,7 +93,7 @@ def test_pytorch_block(tmp_path, dynamic):
                          tuning_cache="none", dump_dir=str(tmp_path / "dump"))
     assert sum(r.path == "convc" for r in res.reports if r.is_conv) == 3
     # the max-pool and the classifier on convc's kernels too
-    assert [r.path for r in res.reports if r.problem is not None and r.problem.pool] == ["convc"]
+    assert [r.path for r in res.reports if r.is_pool] == ["convc"]
     assert [r.path for r in res.reports if r.gemm] == ["convc"]
     (src,) = [f for f in os.listdir(tmp_path / "dump") if f.endswith(".input.mlir")]
     _check(res, stream_structure(str(tmp_path / "dump" / src)), recorded_once=not dynamic)

@@ -12,7 +12,7 @@ from ...ir import ir, arith_d, vector_d
 from ...problem import ConvProblem, DTYPE_BYTES, EpilogueStep
 from .emit import Emitter, convert, vec_type, zeros
 from .executable import gemm_rows
-from .program_math import constants_of, emit_fast, fast_math, fold_constants
+from .program_math import emit_fast, fast_math, fold_constants
 
 
 def _align(width: int, dtype: str, aligned: bool) -> int:
@@ -95,8 +95,7 @@ def run_program(step: EpilogueStep, val: ir.Value, loads: list, width: int) -> i
     subexpressions are folded first and some math takes a cheaper form (program_math.py)."""
     vals = [val] + list(loads)
     first = len(vals)
-    program = fold_constants(step.program, first)
-    consts = constants_of(program, first)
+    program, consts = fold_constants(step.program, first)
     fast = fast_math(step.dtype)
     for ins in program:
         t = ir.VectorType.get([width], ir.IntegerType.get_signless(1)) if ins.dtype == "i1" else vec_type(width, ins.dtype)

@@ -30,7 +30,7 @@ import numpy as np
 
 from ...ir import ir, arith_d, math_d
 from ...problem import EpilogueOp
-from .emit import convert
+from .emit import convert, float_type, splat
 
 _NP = {"f16": np.float16, "f32": np.float32}
 _FOLD = {
@@ -50,15 +50,14 @@ def _const_value(ins: EpilogueOp) -> float | None:
 
 
 def _const(dtype: str, value: float) -> EpilogueOp:
-    text = str(ir.FloatAttr.get({"f16": ir.F16Type.get, "f32": ir.F32Type.get, "bf16": ir.BF16Type.get}[dtype](),
-                                float(value)))
+    text = str(ir.FloatAttr.get(float_type(dtype), float(value)))
     return EpilogueOp("arith.constant", dtype, (), (("value", text),))
 
 
-def fold_constants(program: tuple[EpilogueOp, ...], first: int) -> tuple[EpilogueOp, ...]:
+def fold_constants(program: tuple[EpilogueOp, ...], first: int) -> tuple[tuple[EpilogueOp, ...], dict[int, float]]:
     """The program with every op whose operands are all constants replaced by its value, as
     an arith.constant of the same type (value numbering unchanged; `first` is the number of
-    the program's first result: 1 + its loads)."""
+    the program's first result: 1 + its loads), and the values of its constants by number."""
     consts: dict[int, float] = {}
     out = []
     for i, ins in enumerate(program):
@@ -74,21 +73,12 @@ def fold_constants(program: tuple[EpilogueOp, ...], first: int) -> tuple[Epilogu
         if v is not None:
             consts[first + i] = v
         out.append(ins)
-    return tuple(out)
-
-
-def constants_of(program: tuple[EpilogueOp, ...], first: int) -> dict[int, float]:
-    return {first + i: v for i, ins in enumerate(program) if (v := _const_value(ins)) is not None}
+    return tuple(out), consts
 
 
 def fast_math(result_dtype: str) -> bool:
     """Whether a program's result is coarse enough for the approximate forms."""
     return result_dtype in ("f16", "bf16")
-
-
-def _splat(t: ir.Type, value: float) -> ir.Value:
-    return arith_d.constant(t, ir.DenseElementsAttr.get_splat(t, ir.FloatAttr.get(ir.VectorType(t).element_type,
-                                                                                  value)))
 
 
 def _afn() -> ir.Attribute:
@@ -111,26 +101,26 @@ def target_machine(machine):
 
 def exp_fast(x: ir.Value) -> ir.Value:
     """exp(x) of an f32 vector as the target's approximate exp2 of x * log2(e)."""
-    y = arith_d.mulf(x, _splat(x.type, math.log2(math.e)))
+    y = arith_d.mulf(x, splat(x.type, math.log2(math.e)))
     m = _MACHINE.get()
     got = m.exp2_approx(y) if m is not None else None
     return got if got is not None else math_d.exp2(y, fastmath=_afn())
 
 
 def recip_fast(x: ir.Value) -> ir.Value:
-    return arith_d.divf(_splat(x.type, 1.0), x, fastmath=_afn())
+    return arith_d.divf(splat(x.type, 1.0), x, fastmath=_afn())
 
 
 def erf_fast(x: ir.Value) -> ir.Value:
     """erf of an f32 vector (A&S 7.1.26, odd: the sign of x restored at the end)."""
     ax = math_d.absf(x)
-    t = recip_fast(arith_d.addf(arith_d.mulf(ax, _splat(x.type, _AS_P)), _splat(x.type, 1.0)))
-    poly = _splat(x.type, _AS_A[-1])
+    t = recip_fast(arith_d.addf(arith_d.mulf(ax, splat(x.type, _AS_P)), splat(x.type, 1.0)))
+    poly = splat(x.type, _AS_A[-1])
     for a in reversed(_AS_A[:-1]):
-        poly = math_d.fma(poly, t, _splat(x.type, a))
+        poly = math_d.fma(poly, t, splat(x.type, a))
     poly = arith_d.mulf(poly, t)
     e = exp_fast(arith_d.negf(arith_d.mulf(ax, ax)))
-    r = arith_d.subf(_splat(x.type, 1.0), arith_d.mulf(poly, e))
+    r = arith_d.subf(splat(x.type, 1.0), arith_d.mulf(poly, e))
     return math_d.copysign(r, x)
 
 
@@ -147,7 +137,7 @@ def emit_fast(ins: EpilogueOp, args: list, t: ir.Type, consts: dict[int, float],
         if c is not None and c != 0.0:
             exact = math.frexp(abs(c))[0] == 0.5          # a power of two
             if exact or fast:
-                return in_f32(lambda a: arith_d.mulf(a, _splat(f32, float(np.float32(1.0) / np.float32(c)))), args[0])
+                return in_f32(lambda a: arith_d.mulf(a, splat(f32, float(np.float32(1.0) / np.float32(c)))), args[0])
         if fast:
             return in_f32(lambda a, b: arith_d.divf(a, b, fastmath=_afn()), *args)
         return None

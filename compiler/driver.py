@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from ..passes.ir import ir, attr_to_py, walk_ops
 from ..passes.layouts.op_rewrites import is_nhwc_conv
 from ..passes.layouts.transpose_report import transpose_dispatches
-from ..passes.match import (PROBLEM_ATTR, DECLINE_ATTR, POOL_DECLINE, SEVERAL_RESULTS, executable_function, gemm_signature,
-                            grouped_1x1_signature, is_gemm_1x1,
+from ..passes.match import (PROBLEM_ATTR, DECLINE_ATTR, MAP_DECLINE, POOL_DECLINE, SEVERAL_RESULTS,
+                            executable_function, gemm_signature, grouped_1x1_signature, is_gemm_1x1,
                             match_conv)
 from ..passes.pad_dispatch import pad_dispatches, uncopyable_pad_dispatches
 from ..passes.plan import SCHEDULE_ATTR
@@ -69,12 +69,18 @@ class DispatchReport:
     @property
     def is_pool(self) -> bool:
         """A pooling window convc matched (taken, or declined by the planner)."""
-        return self.problem is not None and bool(self.problem.pool)
+        return self.problem is not None and bool(self.problem.pool) and not self.problem.is_map
+
+    @property
+    def is_map(self) -> bool:
+        """An elementwise map convc matched (taken, or declined by the planner)."""
+        return self.problem is not None and self.problem.is_map
 
     @property
     def is_conv(self) -> bool:
-        """A conv dispatch (taken or declined), not a Linear layer's GEMM or a pooling window."""
-        if self.gemm or self.is_pool:
+        """A conv dispatch (taken or declined), not a Linear layer's GEMM, a pooling window or
+        an elementwise map."""
+        if self.gemm or self.is_pool or self.is_map:
             return False
         return self.problem is not None or self.reason.startswith("conv")
 
@@ -99,10 +105,10 @@ class CompileResult:
     model_convs: int | None = None      # conv ops in the model (after convc-channels-last)
 
     def by_kind(self) -> dict[str, list[DispatchReport]]:
-        """The reports of convs, Linear-layer GEMMs and pooling windows (other dispatches are
-        IREE's alone)."""
+        """The reports of convs, Linear-layer GEMMs, pooling windows and elementwise maps (other
+        dispatches are IREE's alone)."""
         return {"convs": [r for r in self.reports if r.is_conv], "gemms": [r for r in self.reports if r.gemm],
-                "pools": [r for r in self.reports if r.is_pool]}
+                "pools": [r for r in self.reports if r.is_pool], "maps": [r for r in self.reports if r.is_map]}
 
     def counts(self) -> dict[str, int]:
         """Executables of each kind and how many of them convc took ("convs", "convs_on_convc", ...)."""
@@ -122,7 +128,8 @@ class CompileResult:
         model = f" (the model has {self.model_convs} conv ops)" if self.model_convs is not None else ""
         lines = [f"{len(on)} of {len(convs)} conv executables on convc, running {sum(r.sites for r in on)} of "
                  f"{sites} conv dispatches per inference{model}"]
-        for what, unit, rs in (("Linear-layer GEMM", "GEMM", kinds["gemms"]), ("pooling", "pooling", kinds["pools"])):
+        for what, unit, rs in (("Linear-layer GEMM", "GEMM", kinds["gemms"]), ("pooling", "pooling", kinds["pools"]),
+                               ("elementwise map", "map", kinds["maps"])):
             if rs:
                 on_r = [r for r in rs if r.path == "convc"]
                 lines.append(f"{len(on_r)} of {len(rs)} {what} executables on convc, running "
@@ -232,6 +239,7 @@ def collect_reports(module: ir.Module, linears: frozenset = frozenset()) -> list
         if DECLINE_ATTR in exe.attributes:
             why = ir.StringAttr(exe.attributes[DECLINE_ATTR]).value
             reason = ("pool not taken: " + why[len(POOL_DECLINE):] if why.startswith(POOL_DECLINE)
+                      else "map not taken: " + why[len(MAP_DECLINE):] if why.startswith(MAP_DECLINE)
                       else "conv not taken: " + why)
             out.append(DispatchReport(name, "IREE", reason, prob))
         elif sched is not None:

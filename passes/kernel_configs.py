@@ -102,6 +102,28 @@ class LdsMfmaConfig(KernelConfig):
 
 
 @dataclass(frozen=True)
+class GlobalPoolConfig(KernelConfig):
+    """global_pool: a workgroup reduces one image's `vectors` channel vectors (block_n channels
+    each) over all pixels; its threads are vectors x (threads / vectors) pixel lanes, each lane
+    taking every lanes-th pixel with `unroll` loads in flight; the lanes' partial sums meet in
+    workgroup memory (a tree of halvings)."""
+
+    vectors: int
+    unroll: int = 4
+
+    def check(self, s) -> None:
+        lanes = s.threads // self.vectors if self.vectors else 0
+        if self.vectors < 1 or s.threads % self.vectors or lanes & (lanes - 1):
+            raise ValueError(f"{self.vectors} channel vectors do not split {s.threads} threads into "
+                             "a power of two of pixel lanes")
+        if self.unroll < 1:
+            raise ValueError(f"{self.unroll} loads in flight")
+
+    def describe(self) -> str:
+        return f" vectors={self.vectors} unroll={self.unroll}"
+
+
+@dataclass(frozen=True)
 class DirectGroupedConfig(KernelConfig):
     """direct_grouped: an item is `pixels` outputs along W of block_n channels (block_k input
     channels per vector). Depthwise (multiplier 1) only: `accumulate` "f16_rows" sums each

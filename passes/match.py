@@ -25,12 +25,15 @@ from .matching.conv_forms import NAMED_GROUPED, Geometry, check_conv_body, conv_
 from .matching.dispatch import Dispatch, trace_input
 from .matching.epilogue import chain_user, init_steps, interpret_elementwise
 from .matching.ir_reading import ROWS_HINT, Decline, element_dtype, float_const, owner_op, static_shape
-from .matching.pool_forms import identity_value, is_pool, pool_geometry
+from .matching.map_forms import map_root
+from .matching.pool_forms import global_reduction_dims, identity_value, is_pool, pool_geometry
 from .problem import ConvProblem, EpilogueStep, INPUT_DTYPES
 
 
-# the start of a pooling window's decline reason (reports tell it from a conv's)
+# the start of a pooling window's and an elementwise map's decline reasons (reports tell them
+# from a conv's)
 POOL_DECLINE = "pooling window: "
+MAP_DECLINE = "elementwise map: "
 
 # IREE's multi-use fusion puts a conv's epilogue and a value computed from it into one dispatch
 # (LRN squares the relu it also divides): the driver then builds the flow phase without it
@@ -54,13 +57,19 @@ def match_function(func, allowed_gemms=None) -> tuple[ConvProblem, list] | None:
     if grouped_gemms and not gemms:
         convs = grouped_gemms
     if not convs and not gemms:
-        pools = [op for op in walk_ops(func) if is_pool(op)]
+        pools = [op for op in walk_ops(func) if is_pool(op) or global_reduction_dims(op)]
         if len(pools) > 1:
-            raise Decline("dispatch holds several pooling windows")
+            raise Decline(f"{POOL_DECLINE}dispatch holds several pooling windows")
         if not pools:
-            return None
+            root = map_root(func)
+            if root is None:
+                return None
+            try:
+                return _match_map(func, *root)
+            except Decline as e:
+                raise Decline(f"{MAP_DECLINE}{e}") from None
         try:
-            return _match_pool(func, pools[0])
+            return (_match_global_pool if global_reduction_dims(pools[0]) else _match_pool)(func, pools[0])
         except Decline as e:
             raise Decline(f"{POOL_DECLINE}{e}") from None
     if len(convs) + len(gemms) > 1:
@@ -134,14 +143,60 @@ def _match_pool(func, op) -> tuple[ConvProblem, list]:
     R = ws[g.f_pos["r"]] if g.f_pos["r"] is not None else 1
     S = ws[g.f_pos["s"]] if g.f_pos["s"] is not None else 1
     C = size("g")
-    init = owner_op(op.operands[2])
-    fill = float_const(init.operands[0]) if init is not None and init.name == "linalg.fill" else None
-    if not identity_value(kind, fill, element_dtype(ir.ShapedType(op.results[0].type).element_type)):
-        raise Decline(f"{kind}-pool does not start from its identity (it reads an earlier result)")
+    _starts_at_identity(op, kind)
     return _problem(d, op, None, dict(
         N=size("n"), H=size("h") - pad[0] - pad[2], W=size("w") - pad[1] - pad[3], C=C, F=C, R=R, S=S,
         stride=stride, dilation=g.dilation, pad=pad, dtype=x_op.dtype, input=x_op.index, filter=-1, groups=C,
         filter_layout="hwf", pool=kind), 1)
+
+
+def _starts_at_identity(op, kind: str) -> None:
+    """Declines a pool whose accumulator is not its combine's identity."""
+    init = owner_op(op.operands[-1])
+    fill = float_const(init.operands[0]) if init is not None and init.name == "linalg.fill" else None
+    if not identity_value(kind, fill, element_dtype(ir.ShapedType(op.results[0].type).element_type)):
+        raise Decline(f"{kind}-pool does not start from its identity (it reads an earlier result)")
+
+
+def _match_global_pool(func, op) -> tuple[ConvProblem, list]:
+    """The ConvProblem of a global pool (pool_forms.global_reduction_dims): the window is the
+    whole [H, W] image (IREE's collapsed [N, H*W, C]: H*W rows of one pixel)."""
+    d = Dispatch(func)
+    if len(d.outputs) != 1:
+        raise Decline(SEVERAL_RESULTS)
+    kind, rank = global_reduction_dims(op)
+    x_op = d.operand_of(op.operands[0])
+    if x_op.dtype not in INPUT_DTYPES:
+        raise Decline(f"pooling input type {x_op.dtype} not supported (f16, bf16 or f32)")
+    _starts_at_identity(op, kind)
+    shape = d.shape(op.operands[0].type)
+    H, W = shape[1], shape[2] if rank == 4 else 1
+    C = shape[-1]
+    return _problem(d, op, None, dict(
+        N=shape[0], H=H, W=W, C=C, F=C, R=H, S=W, dtype=x_op.dtype, input=x_op.index, filter=-1, groups=C,
+        filter_layout="hwf", pool=kind), 1)
+
+
+def _match_map(func, gen, x_index: int) -> tuple[ConvProblem, list]:
+    """The ConvProblem of an elementwise map (map_forms.py): the identity window over the
+    activation it reads at `x_index`, its body the epilogue."""
+    d = Dispatch(func)
+    if len(d.outputs) != 1:
+        raise Decline(SEVERAL_RESULTS)
+    ins = list(gen.operands)[:-1]
+    x = ins[x_index]
+    x_op = d.operand_of(x)
+    shape = d.shape(gen.results[0].type)
+    pixels = 1
+    for s in shape[1:-1]:
+        pixels *= s
+    d.image_operands = True
+    steps = [] if x_op.dtype == "f32" else [EpilogueStep("cast", x_op.dtype)]
+    more, cur_t = interpret_elementwise(d, gen, [i for i, v in enumerate(ins) if v == x], x_op.dtype)
+    C = shape[-1]
+    return _chain_problem(d, gen.results[0], dict(
+        N=shape[0], H=1, W=pixels, C=C, F=C, R=1, S=1, dtype=x_op.dtype, input=x_op.index, filter=-1,
+        groups=C, filter_layout="hwf", pool="sum"), steps + more, cur_t, "f32")
 
 
 def _problem(d: Dispatch, conv, init, fields: dict, out_channel_dims: int) -> tuple[ConvProblem, list]:
@@ -156,13 +211,17 @@ def _problem(d: Dispatch, conv, init, fields: dict, out_channel_dims: int) -> tu
         raise Decline(f"accumulation in {conv_t} for {fields['dtype']} inputs (f32, or the input type, required)")
     acc_t = "f32"
 
-    # walk the elementwise chain to the store
     steps: list[EpilogueStep] = [] if conv_t == acc_t else [EpilogueStep("cast", conv_t)]
     if init is not None:
         steps += init_steps(init, conv_t)
-    cur_t = conv_t
     d.out_channel_dims = out_channel_dims
-    v = conv.results[0]
+    return _chain_problem(d, conv.results[0], fields, steps, conv_t, acc_t)
+
+
+def _chain_problem(d: Dispatch, v: ir.Value, fields: dict, steps: list, cur_t: str,
+                   acc_t: str) -> tuple[ConvProblem, list]:
+    """The problem whose value `v` (of type cur_t, after `steps`) is followed by the
+    elementwise chain to the store."""
     while True:
         user, idxs = chain_user(v)
         if user.name == "iree_tensor_ext.dispatch.tensor.store":

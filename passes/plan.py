@@ -15,6 +15,7 @@ from .ir import ir, attr_to_py, dict_attr, walk_ops
 from .kernels.amd_lds_mfma import plan_amd
 from .kernels.common import PlanError
 from .kernels.direct_grouped import plan_pool
+from .kernels.global_pool import plan_global_pool
 from .kernels.grouped_mma import grouped_candidates, plan_grouped_choice
 from .kernels.f32 import plan_dynamic_batch, plan_f32
 from .kernels.portable import plan_portable
@@ -39,6 +40,7 @@ class Route:
 
 # The first route that holds plans the conv (precision: how f32 convs compute).
 ROUTES = (
+    Route(lambda p, t: p.is_global_pool, lambda p, t, precision: plan_global_pool(p, t)),
     Route(lambda p, t: bool(p.pool), lambda p, t, precision: plan_pool(p, t)),
     Route(lambda p, t: p.grouped, lambda p, t, precision: plan_grouped_choice(p, t), grouped_candidates),
     Route(lambda p, t: p.dynamic_batch, plan_dynamic_batch),

@@ -14,19 +14,22 @@ from dataclasses import dataclass, field
 # Element types convc kernels accept as conv inputs, and byte sizes of all types we touch.
 INPUT_DTYPES = ("f16", "bf16", "f32")
 DTYPE_BYTES = {"f16": 2, "bf16": 2, "f32": 4}
+# how an epilogue operand is indexed (OperandLoad)
+BROADCASTS = ("channel", "full", "image")
 
 
 @dataclass(frozen=True)
 class OperandLoad:
     """A tensor the epilogue reads at each output element: kernel operand `operand`, indexed by
-    output channel ("channel") or shaped like the output ("full"), stored as `dtype`."""
+    output channel ("channel"), shaped like the output ("full"), or by image and channel
+    ("image": [N, F], a squeeze-excitation scale; elementwise maps only), stored as `dtype`."""
 
     operand: int
     broadcast: str
     dtype: str
 
     def __post_init__(self):
-        if self.operand < 0 or self.broadcast not in ("channel", "full"):
+        if self.operand < 0 or self.broadcast not in BROADCASTS:
             raise ValueError("an epilogue operand needs an index and a broadcast kind")
         if self.dtype not in DTYPE_BYTES:
             raise ValueError(f"unsupported epilogue dtype {self.dtype!r}")
@@ -60,7 +63,8 @@ class EpilogueStep:
     `dtype`, replaces the value. The first four keep the encoding (and problem names) that
     existing kernels and tuning caches were built with; "program" takes everything else.
     operand: dispatch operand index of the tensor read by add/mul.
-    broadcast: "channel" (indexed by output channel only) or "full" (shaped like the output).
+    broadcast: "channel" (indexed by output channel only), "full" (shaped like the output) or
+    "image" (by image and channel).
     dtype: element type of that operand in memory, or the target type of a cast.
     """
 
@@ -74,7 +78,7 @@ class EpilogueStep:
     def __post_init__(self):
         if self.op not in ("add", "mul", "max0", "cast", "program"):
             raise ValueError(f"unknown epilogue op {self.op!r}")
-        if self.op in ("add", "mul") and (self.operand < 0 or self.broadcast not in ("channel", "full")):
+        if self.op in ("add", "mul") and (self.operand < 0 or self.broadcast not in BROADCASTS):
             raise ValueError(f"epilogue {self.op} needs an operand and a broadcast kind")
         if (self.op == "program") != bool(self.program) or (self.loads and self.op != "program"):
             raise ValueError("only a program step has (and needs) a program and loads")
@@ -96,7 +100,7 @@ class EpilogueStep:
             return self.dtype
         if self.op == "program":     # a short digest keeps names valid symbols of bounded length
             return "fx" + hashlib.sha1(repr(self.to_dict()).encode()).hexdigest()[:8]
-        what = "bias" if self.broadcast == "channel" else "residual"
+        what = {"channel": "bias", "full": "residual", "image": "scale"}[self.broadcast]
         return f"{self.op}_{what}"
 
     def to_dict(self) -> dict:
@@ -188,6 +192,8 @@ class ConvProblem:
                                               self.dilation[1] if self.S > 1 else 1))
         object.__setattr__(self, "pad", tuple(self.pad))
         object.__setattr__(self, "epilogue", tuple(self.epilogue))
+        if any(ld.broadcast == "image" for st in self.epilogue for ld in st.operand_loads) and not self.is_map:
+            raise ValueError("a per-image epilogue operand is read by elementwise maps only")
 
     # Derived sizes of the implicit GEMM: M = N*Ho*Wo, N = F, K = R*S*C (channels fastest).
     @property
@@ -212,6 +218,21 @@ class ConvProblem:
     def gemm_k(self) -> int:
         """The reduction length of one output: R*S*C/G."""
         return self.R * self.S * self.C // self.groups
+
+    @property
+    def is_map(self) -> bool:
+        """An elementwise map over an NHWC activation: a sum over a 1x1 window at stride 1 is the
+        identity, so the whole computation is the epilogue (IREE's elementwise dispatches
+        between convs: squeeze-excitation scales, broadcast adds)."""
+        return (self.pool == "sum" and self.R == self.S == 1 and self.stride == (1, 1)
+                and self.pad == (0, 0, 0, 0))
+
+    @property
+    def is_global_pool(self) -> bool:
+        """A pooling window covering the whole image (global average/max pooling): one output
+        pixel per image and channel."""
+        return (bool(self.pool) and self.R == self.H and self.S == self.W and self.pad == (0, 0, 0, 0)
+                and self.Ho == self.Wo == 1 and (self.R > 1 or self.S > 1))
 
     @property
     def grouped(self) -> bool:
@@ -247,12 +268,18 @@ class ConvProblem:
         epi = "_".join(s.describe() for s in self.epilogue) or "none"
         n = "D" if self.dynamic_batch else self.N
         g = f"_g{self.groups}{self.filter_layout}" if self.grouped and not self.pool else ""
-        kind = f"pool{self.pool}" if self.pool else "conv"
+        kind = "map" if self.is_map else f"pool{self.pool}" if self.pool else "conv"
         return (f"{kind}_n{n}h{self.H}w{self.W}c{self.C}_f{self.F}r{self.R}s{self.S}{g}"
                 f"_st{self.stride[0]}x{self.stride[1]}_dl{self.dilation[0]}x{self.dilation[1]}"
                 f"_p{p}_{self.dtype}_{epi}")
 
     def shape_str(self) -> str:
+        if self.is_map:
+            n = f"N=? (planned for {self.N})" if self.dynamic_batch else f"N={self.N}"
+            return f"elementwise map {n} pixels={self.H * self.W} C={self.C} {self.dtype}->{self.out_dtype}"
+        if self.is_global_pool:
+            n = f"N=? (planned for {self.N})" if self.dynamic_batch else f"N={self.N}"
+            return f"global {self.pool}-pool {n} H={self.H} W={self.W} C={self.C} {self.dtype}->{self.out_dtype}"
         if self.pool:
             n = f"N=? (planned for {self.N})" if self.dynamic_batch else f"N={self.N}"
             return (f"{self.pool}-pool {n} H={self.H} W={self.W} C={self.C} window={self.R}x{self.S} "

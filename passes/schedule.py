@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TypeVar
 
-from .kernel_configs import (DepthwiseMmaConfig, DepthwiseStripsConfig, DepthwiseTmaConfig, DirectGroupedConfig, GatherConfig, GroupedMmaConfig, KernelConfig, LdsMfmaConfig,
+from .kernel_configs import (DepthwiseMmaConfig, DepthwiseStripsConfig, DepthwiseTmaConfig, DirectGroupedConfig, GatherConfig, GlobalPoolConfig, GroupedMmaConfig, KernelConfig, LdsMfmaConfig,
                              PortableConfig, RowSlabConfig, Sm90WsConfig, Sm100WsConfig, TmaWgmmaConfig)
 from .target import get_target
 
@@ -36,6 +36,7 @@ class Kernel(str, Enum):
     DEPTHWISE_TMA = "depthwise_tma"
     DEPTHWISE_MMA = "depthwise_mma"
     DEPTHWISE_STRIPS = "depthwise_strips"
+    GLOBAL_POOL = "global_pool"
 
     def __str__(self) -> str:
         return self.value
@@ -76,6 +77,7 @@ CONFIG_TYPES: dict[Kernel, type[KernelConfig]] = {
     Kernel.DEPTHWISE_TMA: DepthwiseTmaConfig,
     Kernel.DEPTHWISE_MMA: DepthwiseMmaConfig,
     Kernel.DEPTHWISE_STRIPS: DepthwiseStripsConfig,
+    Kernel.GLOBAL_POOL: GlobalPoolConfig,
 }
 
 C = TypeVar("C", bound=KernelConfig)

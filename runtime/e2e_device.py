@@ -77,8 +77,8 @@ def _time_iree(f, args, iters: int, rounds: int = 5) -> float:
 
 
 # kernel-name prefixes of convc's kernels (passes/problem.py ConvProblem.name): convs and GEMMs,
-# pooling windows
-CONVC_KERNELS = ("conv_", "poolmax_", "poolsum_")
+# pooling windows, elementwise maps
+CONVC_KERNELS = ("conv_", "poolmax_", "poolsum_", "map_")
 
 
 def _breakdown(f, args, wall_us: float, iters: int = 5) -> dict:

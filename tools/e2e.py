@@ -186,7 +186,7 @@ def main(argv=None) -> int:
             prog = "; ".join(f"{s['submissions']} submissions, {s['host_waits']} waits, {s['allocations']} allocations"
                              for s in e["structure"])
             more = "".join(f", {e[k + '_on_convc']}/{e[k]} {what}" for k, what in (("gemms", "Linear GEMMs"),
-                                                                                 ("pools", "pools")) if e.get(k))
+                                                                                 ("pools", "pools"), ("maps", "maps")) if e.get(k))
             print(f"{case.name:16s} {e['convs_on_convc']}/{e['convs']} conv executables on convc{more}, "
                   f"{e['executables']} executables, {len(e['transposes'])} transposes, {prog}, {e['compile_s']} s",
                   flush=True)

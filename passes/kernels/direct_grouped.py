@@ -199,14 +199,17 @@ def plan_grouped(p: ConvProblem, t: Target, shape: ItemShape | None = None) -> S
         kind = f"{p.pool}-pool"
     what = f"{pw} pixels x {v} channels" if pw > 1 else f"{v} output channels"
     what = f"{out_rows} rows x {what}" if out_rows > 1 else what
-    head = "pooling window on the direct kernel" if p.pool else "direct grouped conv"
+    head = ("elementwise map on the direct kernel (a 1x1 sum window: its epilogue is the map)" if p.is_map
+            else "pooling window on the direct kernel" if p.pool else "direct grouped conv")
     return Schedule(kernel=Kernel.DIRECT_GROUPED, target=t.arch, block_m=block, block_n=v, block_k=vc,
                     threads=threads, stages=stages, grid=grid, smem_bytes=smem,
                     config=DirectGroupedConfig(pixels=pw, accumulate=accumulate,
                                                ctas_per_sm=shape.min_ctas if t.backend == "nvidia" else 0,
                                                unrolled=unrolled, rows=out_rows, padding=padding,
                                                row_groups=groups),
-                    reason=f"{head}: {kind}, {what} per thread, "
+                    reason=f"{head}: {what} per thread" + (", batch read at run time" if p.dynamic_batch else "")
+                    if p.is_map else
+                    f"{head}: {kind}, {what} per thread, "
                            + ("filter rows summed in packed f16, f32 across rows" if accumulate == "f16_rows"
                               else f"max in {p.dtype if t.backend != 'cpu' else 'f32'}" if p.pool == "max"
                               else "f32 accumulation")

@@ -15,6 +15,7 @@ from ..schedule import Schedule
 from ..target import get_target
 from .common.executable import build_executable, conv_bindings
 from .common.direct_grouped import direct_grouped_batch_grid, emit_direct_grouped
+from .common.global_pool import emit_global_pool, global_pool_batch_grid
 from .common.igemm import emit_portable_igemm, portable_batch_grid
 from .nvidia.depthwise_mma import emit_depthwise_mma
 from .nvidia.depthwise_strips import emit_depthwise_strips
@@ -37,7 +38,8 @@ EMITTERS = {"portable_igemm": emit_portable_igemm, "sm90_tma_wgmma": emit_sm90_t
             "sm90_ws_pingpong": emit_sm90_ws, "sm90_ws_streamk": emit_sm90_ws, "sm90_rows_wgmma": emit_sm90_rows,
             "sm100_ws": emit_sm100_ws, "amd_lds_mfma": emit_amd_lds_mfma, "direct_grouped": emit_direct_grouped,
              "grouped_mma": emit_grouped_mma, "depthwise_tma": emit_depthwise_tma,
-             "depthwise_mma": emit_depthwise_mma, "depthwise_strips": emit_depthwise_strips}
+             "depthwise_mma": emit_depthwise_mma, "depthwise_strips": emit_depthwise_strips,
+             "global_pool": emit_global_pool}
 
 
 MACHINES = {"nvidia": NvidiaMachine, "amd": AmdMachine}
@@ -88,7 +90,8 @@ def lower_kernels(module: ir.Module, options=None) -> ir.Module:
                 emitter = EMITTERS[s.kernel]
                 # a persistent kernel's grid is fixed; the portable and direct ones' follow the batch
                 batch_grid = (portable_batch_grid(p, s) if s.kernel == "portable_igemm" else
-                              direct_grouped_batch_grid(p, s) if s.kernel == "direct_grouped" else None)
+                              direct_grouped_batch_grid(p, s) if s.kernel == "direct_grouped" else
+                              global_pool_batch_grid(p, s) if s.kernel == "global_pool" else None)
                 with target_machine(machine):
                     build_executable(ir.InsertionPoint(exe), sym, s, machine, bindings,
                                      lambda memrefs: emitter(p, s, machine, memrefs), p, batch_grid)

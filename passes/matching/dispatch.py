@@ -38,6 +38,8 @@ class Dispatch:
         if index_args:
             self._find_batch(index_args)
         self.hoisted: list = []        # (value, elements attribute) of constants made kernel operands
+        self.out_channel_dims = 1      # trailing output dims that index channels (grouped GEMMs: 2)
+        self.image_operands = False    # epilogue operands may be [N, C] (elementwise maps)
 
     def _find_batch(self, index_args) -> None:
         if len(index_args) > 1:

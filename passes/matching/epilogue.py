@@ -52,8 +52,9 @@ def interpret_elementwise(d: Dispatch, gen, chain_args: list[int], cur_type: str
                 raise Decline("epilogue reads the conv result transposed or broadcast")
             sources.append("chain")
             continue
-        k = getattr(d, "out_channel_dims", 1)
-        bcast = "full" if res == ident else "channel" if res == [{rank - k + i: 1} for i in range(k)] else None
+        k = d.out_channel_dims
+        bcast = ("full" if res == ident else "channel" if res == [{rank - k + i: 1} for i in range(k)]
+                 else "image" if d.image_operands and rank >= 3 and res == [{0: 1}, {rank - 1: 1}] else None)
         src = d.epilogue_source(v)
         if isinstance(src, ir.Attribute):          # a splat: the same scalar at every element
             sources.append(src)

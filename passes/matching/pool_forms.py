@@ -74,6 +74,32 @@ def is_pool(op) -> bool:
     return len(win) == 2 and all(len(t) == 1 and next(iter(t)) in red for t in win)
 
 
+def global_reduction_dims(op) -> tuple[str, int] | None:
+    """(combine, rank of the input) of a global pool as IREE forms it: a generic reducing a
+    channels-last [N, H*W, C] or [N, H, W, C] input over its pixel axes into [N, C] (no window
+    operand: the window is the whole image), None for anything else."""
+    if op.name != "linalg.generic" or len(op.results) != 1 or len(op.operands) != 2:
+        return None
+    kind = _combine(op)
+    if kind is None:
+        return None
+    iters = ["r" if "reduction" in str(a) else "p" for a in op.attributes["iterator_types"]]
+    maps = [ir.AffineMapAttr(a).value for a in op.attributes["indexing_maps"]]
+    try:
+        inp, out = ([linear_terms(e) for e in m.results] for m in maps)
+    except Decline:
+        return None
+    single = lambda t: len(t) == 1 and list(t.values())[0] == 1 and -1 not in t
+    if len(inp) not in (3, 4) or len(out) != 2 or not all(single(t) for t in inp + out):
+        return None
+    dims = [next(iter(t)) for t in inp]
+    if [next(iter(t)) for t in out] != [dims[0], dims[-1]] or iters[dims[0]] != "p" or iters[dims[-1]] != "p":
+        return None
+    if sorted(dims[1:-1]) != sorted(i for i, k in enumerate(iters) if k == "r"):
+        return None
+    return kind, len(inp)
+
+
 def pool_geometry(op) -> tuple[str, Geometry]:
     """(combine, Geometry) of a pool: the input as a depthwise conv's (the channel dim in the
     group position), the window operand's [kh, kw] as the filter's [R, S] (f_pos), no filter

@@ -26,8 +26,10 @@ def load_operands(e: Emitter, p: ConvProblem, memrefs: list, width: int, m: ir.V
     Split from apply_and_store so a kernel can issue many rows' loads before the first use
     (m and f must then be in bounds: clamp them and mask only the store)."""
     out_index = e.add(e.mul(m, p.F), f)
-    return [vector_d.load(vec_type(width, ld.dtype), memrefs[ld.operand],
-                          [f if ld.broadcast == "channel" else out_index],
+    index = {"channel": f, "full": out_index}
+    if any(ld.broadcast == "image" for ld in p.operand_loads):
+        index["image"] = e.add(e.mul(e.div(m, p.Ho * p.Wo), p.F), f)     # [N, F]: row m's image
+    return [vector_d.load(vec_type(width, ld.dtype), memrefs[ld.operand], [index[ld.broadcast]],
                           alignment=_align(width, ld.dtype, aligned))
             for ld in p.operand_loads]
 

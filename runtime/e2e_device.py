@@ -82,12 +82,15 @@ CONVC_KERNELS = ("conv_", "poolmax_", "poolsum_", "map_")
 
 
 def _breakdown(f, args, wall_us: float, iters: int = 5) -> dict:
-    """Per-inference kernel time of the convc variant by kind, and what the kernels leave."""
+    """Per-inference kernel time of the convc variant by kind, and what the kernels leave; every
+    kernel's time and launches per inference (`kernels`, slowest first)."""
     evs = [e for e in device_events(lambda i: f(*args), iters, 2)
            if "HtoD" not in e.name and "DtoH" not in e.name and not e.name.startswith("[memory]")]
     by_name: dict = {}
+    launches: dict = {}
     for e in evs:
         by_name[e.name] = by_name.get(e.name, 0.0) + e.time_range.elapsed_us() / iters
+        launches[e.name] = launches.get(e.name, 0) + 1
     conv = sum(v for k, v in by_name.items() if k.startswith(CONVC_KERNELS))
     other = {k: v for k, v in by_name.items() if not k.startswith(CONVC_KERNELS)}
     top = sorted(other.items(), key=lambda kv: -kv[1])[:8]
@@ -100,7 +103,9 @@ def _breakdown(f, args, wall_us: float, iters: int = 5) -> dict:
             "conv_launches": sum(1 for e in evs if e.name.startswith(CONVC_KERNELS)) // iters,
             "other_launches": sum(1 for e in evs if not e.name.startswith(CONVC_KERNELS)) // iters,
             "top_other": [{"name": k[:90], "us": round(v, 1)} for k, v in top],
-            "top_conv": [{"name": k[:90], "us": round(v, 1)} for k, v in convs]}
+            "top_conv": [{"name": k[:90], "us": round(v, 1)} for k, v in convs],
+            "kernels": [{"name": k[:90], "us": round(v, 1), "launches": launches[k] // iters}
+                        for k, v in sorted(by_name.items(), key=lambda kv: -kv[1])]}
 
 
 TORCH_BASELINES = ("eager", "compile", "reduce-overhead")

@@ -1,0 +1,118 @@
+"""Squeeze-excitation on convc kernels: the global pool (passes/kernels/global_pool.py) and the
+scale as an elementwise map (passes/matching/map_forms.py, ConvProblem.is_map).
+
+ONNX models conv -> squeeze-excitation (GlobalAveragePool or GlobalMaxPool -> 1x1 conv + bias -> relu
+-> 1x1 conv + bias -> sigmoid or hard-sigmoid -> Mul with the conv's output) -> 1x1 conv, at
+batch 2 (IREE's [N, H*W, C] reductions and [N, C] scale operands) and batch 1 (IREE drops the
+unit batch: [H*W, C]), compiled for llvm-cpu (the same matcher, planner and emitters as the GPU
+targets) and run through the IREE runtime on random data against ONNX's reference evaluator
+(every output finite). The pool must run on the global-pool kernel and the scale as a map.
+"""
+
+import numpy as np
+import pytest
+
+from convc.compiler.driver import CompileOptions, compile_file
+from convc.runtime.module import LoadedModule
+
+onnx = pytest.importorskip("onnx")
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+from onnx.reference import ReferenceEvaluator  # noqa: E402
+
+SHAPE = (8, 13, 11)
+
+
+def _model(batch: int, dtype, gate: str = "Sigmoid", squeeze: str = "GlobalAveragePool"):
+    t = TensorProto.FLOAT if dtype == np.float32 else TensorProto.FLOAT16
+    rng = np.random.default_rng(1)
+
+    def w(name, shape):
+        return numpy_helper.from_array((rng.standard_normal(shape) * 0.3).astype(dtype), name)
+
+    inits = [w("w", (16, 8, 3, 3)), w("w1", (8, 16, 1, 1)), w("b1", (8,)), w("w2", (16, 8, 1, 1)), w("b2", (16,)),
+             w("w3", (16, 16, 1, 1))]
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]), helper.make_node(squeeze, ["c"], ["g"]),
+             helper.make_node("Conv", ["g", "w1", "b1"], ["h"]),
+             helper.make_node("Relu", ["h"], ["hr"]),
+             helper.make_node("Conv", ["hr", "w2", "b2"], ["s0"]),
+             helper.make_node(gate, ["s0"], ["s"]),
+             helper.make_node("Mul", ["c", "s"], ["m"]),
+             helper.make_node("Conv", ["m", "w3"], ["y"])]
+    g = helper.make_graph(nodes, "se", [helper.make_tensor_value_info("x", t, [batch, *SHAPE])],
+                          [helper.make_tensor_value_info("y", t, None)], inits)
+    return onnx.shape_inference.infer_shapes(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]))
+
+
+CASES = [(2, "Sigmoid", "GlobalAveragePool"), (1, "Sigmoid", "GlobalAveragePool"),
+         (2, "HardSigmoid", "GlobalAveragePool"), (2, "Sigmoid", "GlobalMaxPool")]
+
+
+@pytest.mark.parametrize("dtype,tol", [(np.float32, 1e-5), (np.float16, 2e-3)], ids=["f32", "f16"])
+@pytest.mark.parametrize("batch,gate,squeeze", CASES, ids=[f"b{b}-{g}-{s}" for b, g, s in CASES])
+def test_squeeze_excitation_on_convc_matches_the_onnx_reference(tmp_path, batch, gate, squeeze, dtype, tol):
+    model = _model(batch, dtype, gate, squeeze)
+    src, out = tmp_path / "se.onnx", tmp_path / "se.vmfb"
+    onnx.save(model, str(src))
+    res = compile_file(str(src), str(out), CompileOptions(target="llvm-cpu"))
+    kinds = res.by_kind()
+    lines = [r.line() for r in res.reports]
+    (pool,) = kinds["pools"]
+    assert pool.path == "convc" and pool.schedule.kernel == "global_pool", lines
+    assert pool.problem.is_global_pool and pool.problem.pool == ("max" if squeeze == "GlobalMaxPool" else "sum")
+    (scale,) = kinds["maps"]
+    assert scale.path == "convc" and scale.problem.is_map and "elementwise map" in scale.line(), lines
+    if batch > 1:       # the excitation is read per image and channel
+        assert any(ld.broadcast == "image" for ld in scale.problem.operand_loads)
+    x = np.random.default_rng(0).standard_normal((batch, *SHAPE)).astype(dtype)
+    ref = ReferenceEvaluator(model).run(None, {"x": x})[0].astype(np.float64)
+    got = LoadedModule(str(out), "local-task").call(None, [(x, "f32" if dtype == np.float32 else "f16")])
+    assert got.shape == ref.shape and np.isfinite(got).all()
+    err = np.linalg.norm(got.astype(np.float64) - ref) / np.linalg.norm(ref)
+    assert err < tol, err
+
+
+def test_global_pool_plan_fills_the_gpu():
+    """Wide channel chunks while the grid keeps two workgroups per SM, narrower ones (never
+    below a 32-byte sector per pixel) below that, 1024-thread workgroups where the grid is
+    smaller than the GPU."""
+    from convc.passes.kernels.global_pool import plan_global_pool
+    from convc.passes.problem import ConvProblem
+    from convc.passes.target import get_target
+
+    def plan(N, P, C):
+        p = ConvProblem(N=N, H=P, W=1, C=C, F=C, R=P, S=1, groups=C, filter=-1, filter_layout="hwf", pool="sum",
+                        dtype="f16", out_dtype="f16")
+        return plan_global_pool(p, get_target("sm_90a"))
+    s = plan(32, 49, 1152)
+    assert s.config.vectors == 8 and s.threads == 256 and s.grid == (32 * 18, 1, 1)
+    s = plan(32, 3136, 144)
+    assert s.config.vectors == 2 and s.grid == (32 * 9, 1, 1)
+    s = plan(32, 12544, 32)
+    assert s.config.vectors == 2 and s.threads == 1024 and s.grid == (64, 1, 1)
+
+
+PTXAS = None
+try:
+    from convc.tools.sm100_table import find_cuda_tool
+    PTXAS = find_cuda_tool("ptxas")
+except Exception:       # no CUDA toolkit here: the ptxas checks skip
+    PTXAS = None
+
+
+@pytest.mark.skipif(PTXAS is None, reason="ptxas not installed (pip install nvidia-cuda-nvcc)")
+@pytest.mark.parametrize("arch", ["sm_90a", "sm_100a"])
+def test_squeeze_excitation_kernels_pass_ptxas(tmp_path, arch):
+    import glob
+    import subprocess
+    src = tmp_path / "se.onnx"
+    onnx.save(_model(2, np.float16), str(src))
+    dump = tmp_path / "dump"
+    res = compile_file(str(src), str(tmp_path / "se.vmfb"), CompileOptions(target=arch, dump_dir=str(dump),
+                                                                           tuning_cache="none"))
+    kinds = res.by_kind()
+    assert [r.path for r in kinds["pools"] + kinds["maps"]] == ["convc", "convc"]
+    ptx = [f for f in glob.glob(str(dump / "binaries" / "*.ptx")) if "poolsum_" in open(f).read() or "map_" in open(f).read()]
+    assert len(ptx) >= 1, "no PTX holds the pool or map kernels"
+    for f in ptx:
+        r = subprocess.run([PTXAS, f"-arch={arch}", f, "-o", str(tmp_path / "out.cubin")], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr

@@ -102,6 +102,23 @@ class LdsMfmaConfig(KernelConfig):
 
 
 @dataclass(frozen=True)
+class SkinnyGemmConfig(KernelConfig):
+    """skinny_gemm: a subgroup computes `rows` output rows x `channels` output channels, its
+    lanes splitting K into block_k-element vectors (lane l takes vectors l, l + lanes, ...),
+    f32 partial dot products summed across the lanes by shuffles."""
+
+    rows: int
+    channels: int
+
+    def check(self, s) -> None:
+        if self.rows < 1 or self.channels < 1 or self.rows * self.channels > 16:
+            raise ValueError(f"{self.rows} x {self.channels} outputs per subgroup (at most 16 accumulators)")
+
+    def describe(self) -> str:
+        return f" rows={self.rows} channels={self.channels}"
+
+
+@dataclass(frozen=True)
 class GlobalPoolConfig(KernelConfig):
     """global_pool: a workgroup reduces one image's `vectors` channel vectors (block_n channels
     each) over all pixels; its threads are vectors x (threads / vectors) pixel lanes, each lane

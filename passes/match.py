@@ -164,13 +164,15 @@ def _match_global_pool(func, op) -> tuple[ConvProblem, list]:
     d = Dispatch(func)
     if len(d.outputs) != 1:
         raise Decline(SEVERAL_RESULTS)
-    kind, rank = global_reduction_dims(op)
+    kind, rank, batch = global_reduction_dims(op)
     x_op = d.operand_of(op.operands[0])
     if x_op.dtype not in INPUT_DTYPES:
         raise Decline(f"pooling input type {x_op.dtype} not supported (f16, bf16 or f32)")
     _starts_at_identity(op, kind)
     shape = d.shape(op.operands[0].type)
-    H, W = shape[1], shape[2] if rank == 4 else 1
+    if not batch:
+        shape = [1, *shape]
+    H, W = shape[1], shape[2] if len(shape) == 4 else 1
     C = shape[-1]
     return _problem(d, op, None, dict(
         N=shape[0], H=H, W=W, C=C, F=C, R=H, S=W, dtype=x_op.dtype, input=x_op.index, filter=-1, groups=C,
@@ -187,6 +189,8 @@ def _match_map(func, gen, x_index: int) -> tuple[ConvProblem, list]:
     x = ins[x_index]
     x_op = d.operand_of(x)
     shape = d.shape(gen.results[0].type)
+    if len(shape) == 2 and d.batch is None:
+        shape = [1, *shape]                 # [pixels, C]: batch 1, whose unit axis IREE dropped
     pixels = 1
     for s in shape[1:-1]:
         pixels *= s

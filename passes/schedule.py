@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TypeVar
 
-from .kernel_configs import (DepthwiseMmaConfig, DepthwiseStripsConfig, DepthwiseTmaConfig, DirectGroupedConfig, GatherConfig, GlobalPoolConfig, GroupedMmaConfig, KernelConfig, LdsMfmaConfig,
+from .kernel_configs import (DepthwiseMmaConfig, DepthwiseStripsConfig, DepthwiseTmaConfig, DirectGroupedConfig, GatherConfig, GlobalPoolConfig, SkinnyGemmConfig, GroupedMmaConfig, KernelConfig, LdsMfmaConfig,
                              PortableConfig, RowSlabConfig, Sm90WsConfig, Sm100WsConfig, TmaWgmmaConfig)
 from .target import get_target
 
@@ -37,6 +37,7 @@ class Kernel(str, Enum):
     DEPTHWISE_MMA = "depthwise_mma"
     DEPTHWISE_STRIPS = "depthwise_strips"
     GLOBAL_POOL = "global_pool"
+    SKINNY_GEMM = "skinny_gemm"
 
     def __str__(self) -> str:
         return self.value
@@ -78,6 +79,7 @@ CONFIG_TYPES: dict[Kernel, type[KernelConfig]] = {
     Kernel.DEPTHWISE_MMA: DepthwiseMmaConfig,
     Kernel.DEPTHWISE_STRIPS: DepthwiseStripsConfig,
     Kernel.GLOBAL_POOL: GlobalPoolConfig,
+    Kernel.SKINNY_GEMM: SkinnyGemmConfig,
 }
 
 C = TypeVar("C", bound=KernelConfig)

@@ -19,8 +19,9 @@ from ..ir import ir
 from ..problem import INPUT_DTYPES
 from .ir_reading import Decline, linear_terms, owner_op
 
-# ranks of the activations maps are taken over: [N, P, C] (IREE collapses H and W) and [N, H, W, C]
-MAP_RANKS = (3, 4)
+# ranks of the activations maps are taken over: [N, P, C] (IREE collapses H and W), [N, H, W, C],
+# and [P, C] (batch 1: IREE drops the unit batch; or a dynamic number of rows)
+MAP_RANKS = (2, 3, 4)
 
 
 def _identity(m, rank: int) -> bool:
@@ -32,7 +33,7 @@ def _identity(m, rank: int) -> bool:
 
 def map_root(func):
     """(generic, index of its activation operand) of a map dispatch, or None: the function's one
-    linalg op is an all-parallel generic with one result written in loop order, of rank 3 or 4,
+    linalg op is an all-parallel generic with one result written in loop order, of rank 2 to 4,
     reading an operand loaded whole from a dispatch input in loop order."""
     ops = [o.operation for o in func.regions[0].blocks[0].operations]
     linalg = [o for o in ops if o.name.startswith("linalg.")]

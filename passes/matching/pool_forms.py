@@ -74,9 +74,10 @@ def is_pool(op) -> bool:
     return len(win) == 2 and all(len(t) == 1 and next(iter(t)) in red for t in win)
 
 
-def global_reduction_dims(op) -> tuple[str, int] | None:
-    """(combine, rank of the input) of a global pool as IREE forms it: a generic reducing a
-    channels-last [N, H*W, C] or [N, H, W, C] input over its pixel axes into [N, C] (no window
+def global_reduction_dims(op) -> tuple[str, int, bool] | None:
+    """(combine, rank of the input, whether it has a batch axis) of a global pool as IREE forms
+    it: a generic reducing a channels-last [N, H*W, C] or [N, H, W, C] input over its pixel axes
+    into [N, C] ([H*W, C] into [C] at batch 1, where IREE drops the unit batch; no window
     operand: the window is the whole image), None for anything else."""
     if op.name != "linalg.generic" or len(op.results) != 1 or len(op.operands) != 2:
         return None
@@ -90,14 +91,16 @@ def global_reduction_dims(op) -> tuple[str, int] | None:
     except Decline:
         return None
     single = lambda t: len(t) == 1 and list(t.values())[0] == 1 and -1 not in t
-    if len(inp) not in (3, 4) or len(out) != 2 or not all(single(t) for t in inp + out):
+    batch = len(out) == 2
+    if len(inp) not in ((3, 4) if batch else (2, 3)) or len(out) not in (1, 2) or not all(single(t) for t in inp + out):
         return None
     dims = [next(iter(t)) for t in inp]
-    if [next(iter(t)) for t in out] != [dims[0], dims[-1]] or iters[dims[0]] != "p" or iters[dims[-1]] != "p":
+    kept = [dims[0], dims[-1]] if batch else [dims[-1]]
+    if [next(iter(t)) for t in out] != kept or any(iters[d] != "p" for d in kept):
         return None
-    if sorted(dims[1:-1]) != sorted(i for i, k in enumerate(iters) if k == "r"):
+    if sorted(dims[1 if batch else 0:-1]) != sorted(i for i, k in enumerate(iters) if k == "r"):
         return None
-    return kind, len(inp)
+    return kind, len(inp), batch
 
 
 def pool_geometry(op) -> tuple[str, Geometry]:

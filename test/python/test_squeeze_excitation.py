@@ -1,5 +1,6 @@
-"""Squeeze-excitation on convc kernels: the global pool (passes/kernels/global_pool.py) and the
-scale as an elementwise map (passes/matching/map_forms.py, ConvProblem.is_map).
+"""Squeeze-excitation on convc kernels: the global pool (passes/kernels/global_pool.py), the
+excitation FCs on the skinny GEMM kernel (passes/kernels/skinny_gemm.py) and the scale as an
+elementwise map (passes/matching/map_forms.py, ConvProblem.is_map).
 
 ONNX models conv -> squeeze-excitation (GlobalAveragePool or GlobalMaxPool -> 1x1 conv + bias -> relu
 -> 1x1 conv + bias -> sigmoid or hard-sigmoid -> Mul with the conv's output) -> 1x1 conv, at
@@ -22,15 +23,15 @@ from onnx.reference import ReferenceEvaluator  # noqa: E402
 SHAPE = (8, 13, 11)
 
 
-def _model(batch: int, dtype, gate: str = "Sigmoid", squeeze: str = "GlobalAveragePool"):
+def _model(batch: int, dtype, gate: str = "Sigmoid", squeeze: str = "GlobalAveragePool", width: int = 8):
     t = TensorProto.FLOAT if dtype == np.float32 else TensorProto.FLOAT16
     rng = np.random.default_rng(1)
 
     def w(name, shape):
         return numpy_helper.from_array((rng.standard_normal(shape) * 0.3).astype(dtype), name)
 
-    inits = [w("w", (16, 8, 3, 3)), w("w1", (8, 16, 1, 1)), w("b1", (8,)), w("w2", (16, 8, 1, 1)), w("b2", (16,)),
-             w("w3", (16, 16, 1, 1))]
+    inits = [w("w", (16, 8, 3, 3)), w("w1", (width, 16, 1, 1)), w("b1", (width,)), w("w2", (16, width, 1, 1)),
+             w("b2", (16,)), w("w3", (16, 16, 1, 1))]
     nodes = [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]), helper.make_node(squeeze, ["c"], ["g"]),
              helper.make_node("Conv", ["g", "w1", "b1"], ["h"]),
              helper.make_node("Relu", ["h"], ["hr"]),
@@ -43,14 +44,17 @@ def _model(batch: int, dtype, gate: str = "Sigmoid", squeeze: str = "GlobalAvera
     return onnx.shape_inference.infer_shapes(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]))
 
 
-CASES = [(2, "Sigmoid", "GlobalAveragePool"), (1, "Sigmoid", "GlobalAveragePool"),
-         (2, "HardSigmoid", "GlobalAveragePool"), (2, "Sigmoid", "GlobalMaxPool")]
+# (batch, gate, squeeze, squeeze width): the excitation FCs are GEMMs of `batch` rows on the skinny
+# kernel; a width of 6 leaves a partial block of 4 channels and 2-element K vectors in the second
+CASES = [(2, "Sigmoid", "GlobalAveragePool", 8), (1, "Sigmoid", "GlobalAveragePool", 8),
+         (2, "HardSigmoid", "GlobalAveragePool", 8), (2, "Sigmoid", "GlobalMaxPool", 8),
+         (3, "Sigmoid", "GlobalAveragePool", 6)]
 
 
 @pytest.mark.parametrize("dtype,tol", [(np.float32, 1e-5), (np.float16, 2e-3)], ids=["f32", "f16"])
-@pytest.mark.parametrize("batch,gate,squeeze", CASES, ids=[f"b{b}-{g}-{s}" for b, g, s in CASES])
-def test_squeeze_excitation_on_convc_matches_the_onnx_reference(tmp_path, batch, gate, squeeze, dtype, tol):
-    model = _model(batch, dtype, gate, squeeze)
+@pytest.mark.parametrize("batch,gate,squeeze,width", CASES, ids=[f"b{b}-{g}-{s}-w{w}" for b, g, s, w in CASES])
+def test_squeeze_excitation_on_convc_matches_the_onnx_reference(tmp_path, batch, gate, squeeze, width, dtype, tol):
+    model = _model(batch, dtype, gate, squeeze, width)
     src, out = tmp_path / "se.onnx", tmp_path / "se.vmfb"
     onnx.save(model, str(src))
     res = compile_file(str(src), str(out), CompileOptions(target="llvm-cpu"))
@@ -61,8 +65,10 @@ def test_squeeze_excitation_on_convc_matches_the_onnx_reference(tmp_path, batch,
     assert pool.problem.is_global_pool and pool.problem.pool == ("max" if squeeze == "GlobalMaxPool" else "sum")
     (scale,) = kinds["maps"]
     assert scale.path == "convc" and scale.problem.is_map and "elementwise map" in scale.line(), lines
-    if batch > 1:       # the excitation is read per image and channel
+    if batch > 1:       # the excitation is read per image and channel; its FCs are skinny GEMMs
         assert any(ld.broadcast == "image" for ld in scale.problem.operand_loads)
+        fcs = [r for r in kinds["convs"] if r.problem.gemm_m == batch]
+        assert len(fcs) == 2 and all(r.schedule.kernel == "skinny_gemm" for r in fcs), lines
     x = np.random.default_rng(0).standard_normal((batch, *SHAPE)).astype(dtype)
     ref = ReferenceEvaluator(model).run(None, {"x": x})[0].astype(np.float64)
     got = LoadedModule(str(out), "local-task").call(None, [(x, "f32" if dtype == np.float32 else "f16")])
@@ -111,8 +117,9 @@ def test_squeeze_excitation_kernels_pass_ptxas(tmp_path, arch):
                                                                            tuning_cache="none"))
     kinds = res.by_kind()
     assert [r.path for r in kinds["pools"] + kinds["maps"]] == ["convc", "convc"]
-    ptx = [f for f in glob.glob(str(dump / "binaries" / "*.ptx")) if "poolsum_" in open(f).read() or "map_" in open(f).read()]
-    assert len(ptx) >= 1, "no PTX holds the pool or map kernels"
+    assert sum(r.schedule.kernel == "skinny_gemm" for r in kinds["convs"]) == 2
+    ptx = glob.glob(str(dump / "binaries" / "*.ptx"))
+    assert any("poolsum_" in open(f).read() for f in ptx) and any("map_" in open(f).read() for f in ptx)
     for f in ptx:
         r = subprocess.run([PTXAS, f"-arch={arch}", f, "-o", str(tmp_path / "out.cubin")], capture_output=True, text=True)
         assert r.returncode == 0, r.stderr

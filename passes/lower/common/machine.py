@@ -8,7 +8,7 @@ occupancy bounds) are the Machine's too.
 
 from __future__ import annotations
 
-from ...ir import ir, gpu_d, memref_d, parse_attr
+from ...ir import ir, arith_d, gpu_d, memref_d, parse_attr
 from ...schedule import Schedule
 from .emit import float_type
 
@@ -39,6 +39,21 @@ class Machine:
 
     def barrier(self) -> None:
         raise NotImplementedError
+
+    def subgroup_sum(self, x: ir.Value, lanes: int) -> ir.Value:
+        """The f32 scalar x summed over `lanes` consecutive lanes (a power of two), in every
+        one of them; one lane: x."""
+        if lanes == 1:
+            return x
+        i32 = ir.IntegerType.get_signless(32)
+        width = arith_d.constant(i32, lanes)
+        xor = ir.Attribute.parse("#gpu<shuffle_mode<xor>>")
+        step = 1
+        while step < lanes:
+            other = gpu_d.ShuffleOp(x, arith_d.constant(i32, step), width, xor).results[0]
+            x = arith_d.addf(x, other)
+            step *= 2
+        return x
 
     def alloc_workgroup(self, shape: list[int], dtype: str, alignment: int = 16) -> ir.Value:
         raise NotImplementedError

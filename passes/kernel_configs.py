@@ -102,6 +102,21 @@ class LdsMfmaConfig(KernelConfig):
 
 
 @dataclass(frozen=True)
+class RowMapConfig(KernelConfig):
+    """row_map: `lanes` consecutive lanes of a subgroup hold one output row's channel vectors
+    (block_n channels each; lane l takes vectors l, l + lanes, ...); block_m rows per workgroup."""
+
+    lanes: int
+
+    def check(self, s) -> None:
+        if self.lanes < 1 or self.lanes & (self.lanes - 1) or s.threads % self.lanes:
+            raise ValueError(f"{self.lanes} lanes per row (a power of two dividing the workgroup)")
+
+    def describe(self) -> str:
+        return f" lanes={self.lanes}"
+
+
+@dataclass(frozen=True)
 class SkinnyGemmConfig(KernelConfig):
     """skinny_gemm: a subgroup computes `rows` output rows x `channels` output channels, its
     lanes splitting K into block_k-element vectors (lane l takes vectors l, l + lanes, ...),

@@ -23,11 +23,11 @@ from .matching.contractions import (gemm_signature, grouped_gemm_hwcf, grouped_g
                                     is_grouped_gemm_1x1, match_gemm_1x1)
 from .matching.conv_forms import NAMED_GROUPED, Geometry, check_conv_body, conv_geometry, is_conv
 from .matching.dispatch import Dispatch, trace_input
-from .matching.epilogue import chain_user, init_steps, interpret_elementwise
+from .matching.epilogue import chain_user, init_steps, interpret_elementwise, row_program
 from .matching.ir_reading import ROWS_HINT, Decline, element_dtype, float_const, owner_op, static_shape
-from .matching.map_forms import map_root
+from .matching.map_forms import map_root, row_reduction
 from .matching.pool_forms import global_reduction_dims, identity_value, is_pool, pool_geometry
-from .problem import ConvProblem, EpilogueStep, INPUT_DTYPES
+from .problem import ConvProblem, EpilogueStep, INPUT_DTYPES, OperandLoad
 
 
 # the start of a pooling window's and an elementwise map's decline reasons (reports tell them
@@ -179,15 +179,23 @@ def _match_global_pool(func, op) -> tuple[ConvProblem, list]:
         filter_layout="hwf", pool=kind), 1)
 
 
-def _match_map(func, gen, x_index: int) -> tuple[ConvProblem, list]:
+def _match_map(func, gen, x_index: int, row) -> tuple[ConvProblem, list]:
     """The ConvProblem of an elementwise map (map_forms.py): the identity window over the
-    activation it reads at `x_index`, its body the epilogue."""
+    activation it reads at `x_index`, its body the epilogue; `row`: a reduction of each row's
+    channels the body reads (a LayerNorm's), or None."""
     d = Dispatch(func)
     if len(d.outputs) != 1:
         raise Decline(SEVERAL_RESULTS)
     ins = list(gen.operands)[:-1]
     x = ins[x_index]
     x_op = d.operand_of(x)
+    rows = {}
+    if row is not None:
+        combine = row_reduction(row)
+        _starts_at_identity(row, combine)
+        d.row_values = [(row.results[0], OperandLoad(x_op.index, "row",
+                                                     element_dtype(ir.ShapedType(row.results[0].type).element_type)))]
+        rows = dict(row_reduce=row_program(row), row_combine=combine)
     shape = d.shape(gen.results[0].type)
     if len(shape) == 2 and d.batch is None:
         shape = [1, *shape]                 # [pixels, C]: batch 1, whose unit axis IREE dropped
@@ -200,7 +208,7 @@ def _match_map(func, gen, x_index: int) -> tuple[ConvProblem, list]:
     C = shape[-1]
     return _chain_problem(d, gen.results[0], dict(
         N=shape[0], H=1, W=pixels, C=C, F=C, R=1, S=1, dtype=x_op.dtype, input=x_op.index, filter=-1,
-        groups=C, filter_layout="hwf", pool="sum"), steps + more, cur_t, "f32")
+        groups=C, filter_layout="hwf", pool="sum", **rows), steps + more, cur_t, "f32")
 
 
 def _problem(d: Dispatch, conv, init, fields: dict, out_channel_dims: int) -> tuple[ConvProblem, list]:

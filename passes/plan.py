@@ -16,6 +16,7 @@ from .kernels.amd_lds_mfma import plan_amd
 from .kernels.common import PlanError
 from .kernels.direct_grouped import plan_pool
 from .kernels.global_pool import plan_global_pool
+from .kernels.row_map import plan_row_map
 from .kernels.skinny_gemm import plan_skinny, supports as skinny_supports
 from .kernels.grouped_mma import grouped_candidates, plan_grouped_choice
 from .kernels.f32 import plan_dynamic_batch, plan_f32
@@ -42,6 +43,7 @@ class Route:
 # The first route that holds plans the conv (precision: how f32 convs compute).
 ROUTES = (
     Route(lambda p, t: p.is_global_pool, lambda p, t, precision: plan_global_pool(p, t)),
+    Route(lambda p, t: bool(p.row_combine), lambda p, t, precision: plan_row_map(p, t)),
     Route(lambda p, t: bool(p.pool), lambda p, t, precision: plan_pool(p, t)),
     Route(lambda p, t: skinny_supports(p, t) is None, lambda p, t, precision: plan_skinny(p, t)),
     Route(lambda p, t: p.grouped, lambda p, t, precision: plan_grouped_choice(p, t), grouped_candidates),

@@ -15,14 +15,16 @@ from dataclasses import dataclass, field
 INPUT_DTYPES = ("f16", "bf16", "f32")
 DTYPE_BYTES = {"f16": 2, "bf16": 2, "f32": 4}
 # how an epilogue operand is indexed (OperandLoad)
-BROADCASTS = ("channel", "full", "image")
+BROADCASTS = ("channel", "full", "image", "row")
 
 
 @dataclass(frozen=True)
 class OperandLoad:
     """A tensor the epilogue reads at each output element: kernel operand `operand`, indexed by
-    output channel ("channel"), shaped like the output ("full"), or by image and channel
-    ("image": [N, F], a squeeze-excitation scale; elementwise maps only), stored as `dtype`."""
+    output channel ("channel"), shaped like the output ("full"), by image and channel
+    ("image": [N, F], a squeeze-excitation scale; elementwise maps only), or the output row's
+    reduction over its channels ("row": computed by the kernel from operand `operand`, see
+    ConvProblem.row_reduce; maps only), stored as `dtype`."""
 
     operand: int
     broadcast: str
@@ -160,9 +162,15 @@ class ConvProblem:
     groups: int = 1             # channel groups (C for a depthwise conv)
     filter_layout: str = "fhwc"  # "fhwc": [F, R, S, C/G]; "hwcf": [R, S, C/G, F]; "hwf": [R, S, F] (depthwise)
     pool: str = ""              # "max" / "sum": a pooling window (no filter operand, filter = -1)
+    # a map's reduction over each output row's channels (a LayerNorm's mean and variance), read
+    # by its "row" epilogue loads: `row_combine` ("sum" / "max") of the program `row_reduce`
+    # (EpilogueOps over value 0, the input element, in its type; none: the element itself)
+    # over the row's channels
+    row_reduce: tuple[EpilogueOp, ...] = ()
+    row_combine: str = ""
 
-    # group and pool fields are written only where set, so convs keep their encoding
-    _GROUP_DEFAULTS = {"groups": 1, "filter_layout": "fhwc", "pool": ""}
+    # group, pool and row fields are written only where set, so convs keep their encoding
+    _GROUP_DEFAULTS = {"groups": 1, "filter_layout": "fhwc", "pool": "", "row_reduce": [], "row_combine": ""}
 
     @property
     def dynamic_batch(self) -> bool:
@@ -192,8 +200,13 @@ class ConvProblem:
                                               self.dilation[1] if self.S > 1 else 1))
         object.__setattr__(self, "pad", tuple(self.pad))
         object.__setattr__(self, "epilogue", tuple(self.epilogue))
-        if any(ld.broadcast == "image" for st in self.epilogue for ld in st.operand_loads) and not self.is_map:
-            raise ValueError("a per-image epilogue operand is read by elementwise maps only")
+        object.__setattr__(self, "row_reduce", tuple(self.row_reduce))
+        loads = {ld.broadcast for st in self.epilogue for ld in st.operand_loads}
+        if loads & {"image", "row"} and not self.is_map:
+            raise ValueError("per-image and per-row epilogue operands are read by elementwise maps only")
+        if ("row" in loads) != bool(self.row_combine) or (self.row_reduce and not self.row_combine) \
+                or self.row_combine not in ("", "sum", "max"):
+            raise ValueError("a row reduction needs its combine and a row load")
 
     # Derived sizes of the implicit GEMM: M = N*Ho*Wo, N = F, K = R*S*C (channels fastest).
     @property
@@ -269,6 +282,9 @@ class ConvProblem:
         n = "D" if self.dynamic_batch else self.N
         g = f"_g{self.groups}{self.filter_layout}" if self.grouped and not self.pool else ""
         kind = "map" if self.is_map else f"pool{self.pool}" if self.pool else "conv"
+        if self.row_combine:
+            row = repr([self.row_combine] + [x.to_dict() for x in self.row_reduce])
+            kind = f"rowmap{hashlib.sha1(row.encode()).hexdigest()[:8]}"
         return (f"{kind}_n{n}h{self.H}w{self.W}c{self.C}_f{self.F}r{self.R}s{self.S}{g}"
                 f"_st{self.stride[0]}x{self.stride[1]}_dl{self.dilation[0]}x{self.dilation[1]}"
                 f"_p{p}_{self.dtype}_{epi}")
@@ -306,6 +322,7 @@ class ConvProblem:
     def to_dict(self) -> dict:
         d = dataclasses.asdict(self)
         d["epilogue"] = [s.to_dict() for s in self.epilogue]
+        d["row_reduce"] = [x.to_dict() for x in self.row_reduce]
         for k, v in self._GROUP_DEFAULTS.items():
             if d[k] == v:
                 del d[k]
@@ -315,6 +332,7 @@ class ConvProblem:
     def from_dict(cls, d: dict) -> "ConvProblem":
         d = dict(d)
         d["epilogue"] = tuple(EpilogueStep.from_dict(s) for s in d.get("epilogue", []))
+        d["row_reduce"] = tuple(EpilogueOp.from_dict(x) for x in d.get("row_reduce", []))
         for k in ("stride", "dilation", "pad"):
             d[k] = tuple(d[k])
         return cls(**d)

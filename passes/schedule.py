@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TypeVar
 
-from .kernel_configs import (DepthwiseMmaConfig, DepthwiseStripsConfig, DepthwiseTmaConfig, DirectGroupedConfig, GatherConfig, GlobalPoolConfig, SkinnyGemmConfig, GroupedMmaConfig, KernelConfig, LdsMfmaConfig,
+from .kernel_configs import (DepthwiseMmaConfig, DepthwiseStripsConfig, DepthwiseTmaConfig, DirectGroupedConfig, GatherConfig, GlobalPoolConfig, RowMapConfig, SkinnyGemmConfig, GroupedMmaConfig, KernelConfig, LdsMfmaConfig,
                              PortableConfig, RowSlabConfig, Sm90WsConfig, Sm100WsConfig, TmaWgmmaConfig)
 from .target import get_target
 
@@ -38,6 +38,7 @@ class Kernel(str, Enum):
     DEPTHWISE_STRIPS = "depthwise_strips"
     GLOBAL_POOL = "global_pool"
     SKINNY_GEMM = "skinny_gemm"
+    ROW_MAP = "row_map"
 
     def __str__(self) -> str:
         return self.value
@@ -80,6 +81,7 @@ CONFIG_TYPES: dict[Kernel, type[KernelConfig]] = {
     Kernel.DEPTHWISE_STRIPS: DepthwiseStripsConfig,
     Kernel.GLOBAL_POOL: GlobalPoolConfig,
     Kernel.SKINNY_GEMM: SkinnyGemmConfig,
+    Kernel.ROW_MAP: RowMapConfig,
 }
 
 C = TypeVar("C", bound=KernelConfig)

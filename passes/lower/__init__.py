@@ -16,6 +16,7 @@ from ..target import get_target
 from .common.executable import build_executable, conv_bindings
 from .common.direct_grouped import direct_grouped_batch_grid, emit_direct_grouped
 from .common.global_pool import emit_global_pool, global_pool_batch_grid
+from .common.row_map import emit_row_map
 from .common.skinny_gemm import emit_skinny_gemm
 from .common.igemm import emit_portable_igemm, portable_batch_grid
 from .nvidia.depthwise_mma import emit_depthwise_mma
@@ -40,7 +41,8 @@ EMITTERS = {"portable_igemm": emit_portable_igemm, "sm90_tma_wgmma": emit_sm90_t
             "sm100_ws": emit_sm100_ws, "amd_lds_mfma": emit_amd_lds_mfma, "direct_grouped": emit_direct_grouped,
              "grouped_mma": emit_grouped_mma, "depthwise_tma": emit_depthwise_tma,
              "depthwise_mma": emit_depthwise_mma, "depthwise_strips": emit_depthwise_strips,
-             "global_pool": emit_global_pool, "skinny_gemm": emit_skinny_gemm}
+             "global_pool": emit_global_pool, "skinny_gemm": emit_skinny_gemm,
+             "row_map": emit_row_map}
 
 
 MACHINES = {"nvidia": NvidiaMachine, "amd": AmdMachine}

@@ -40,6 +40,7 @@ class Dispatch:
         self.hoisted: list = []        # (value, elements attribute) of constants made kernel operands
         self.out_channel_dims = 1      # trailing output dims that index channels (grouped GEMMs: 2)
         self.image_operands = False    # epilogue operands may be [N, C] (elementwise maps)
+        self.row_values: list = []     # (value, OperandLoad): a map's row reduction, read per row
 
     def _find_batch(self, index_args) -> None:
         if len(index_args) > 1:

@@ -52,6 +52,12 @@ def interpret_elementwise(d: Dispatch, gen, chain_args: list[int], cur_type: str
                 raise Decline("epilogue reads the conv result transposed or broadcast")
             sources.append("chain")
             continue
+        row = next((ld for val, ld in d.row_values if val == v), None)
+        if row is not None:
+            if res != [{i: 1} for i in range(rank - 1)]:
+                raise Decline("a row reduction is read other than per output row")
+            sources.append(row)
+            continue
         k = d.out_channel_dims
         bcast = ("full" if res == ident else "channel" if res == [{rank - k + i: 1} for i in range(k)]
                  else "image" if d.image_operands and rank >= 3 and res == [{0: 1}, {rank - 1: 1}] else None)
@@ -238,3 +244,45 @@ def chain_user(v: ir.Value):
         raise Decline("an intermediate result has several users")
     return uses[0][0], [i for _, i in uses]
 
+
+
+def row_program(op) -> tuple[EpilogueOp, ...]:
+    """The per-element value a row reduction (map_forms.row_reduction) combines: its body's
+    ops from the input element (value 0) to the combine's other operand, as EpilogueOps;
+    none when it combines the element itself."""
+    block = op.regions[0].blocks[0]
+    x, acc = block.arguments[0], block.arguments[1]
+    ops = [o.operation for o in block.operations]
+    comb = owner_op(ops[-1].operands[0])
+    others = [v for v in comb.operands if v != acc]
+    if len(others) != 1:
+        raise Decline("row reduction combines its accumulator with itself")
+    nodes: list = [None]
+    refs = {x: 0}
+    for o in ops[:-1]:
+        if o == comb:
+            continue
+        _check_program_op(o)
+        for v in o.operands:
+            if v not in refs:
+                if v == acc:
+                    raise Decline("row reduction reads its accumulator outside the combine")
+                attr = _outside_constant(v, acc, o.name)
+                nodes.append(EpilogueOp("arith.constant", element_dtype(attr.type), (), (("value", str(attr)),)))
+                refs[v] = len(nodes) - 1
+        nodes.append(EpilogueOp(o.name, str(o.results[0].type), tuple(refs[v] for v in o.operands), _op_attrs(o)))
+        refs[o.results[0]] = len(nodes) - 1
+    if others[0] not in refs:
+        raise Decline("row reduction combines a value it does not compute from the element")
+    result = refs[others[0]]
+    if result == 0:
+        return ()
+    live, todo = set(), [result]
+    while todo:
+        n = todo.pop()
+        if n not in live:
+            live.add(n)
+            todo += list(nodes[n].args) if n else []
+    keep = sorted(live - {0})
+    new = {0: 0, **{n: i + 1 for i, n in enumerate(keep)}}
+    return tuple(dataclasses.replace(nodes[n], args=tuple(new[a] for a in nodes[n].args)) for n in keep)

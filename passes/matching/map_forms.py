@@ -18,6 +18,7 @@ from __future__ import annotations
 from ..ir import ir
 from ..problem import INPUT_DTYPES
 from .ir_reading import Decline, linear_terms, owner_op
+from .pool_forms import COMBINES
 
 # ranks of the activations maps are taken over: [N, P, C] (IREE collapses H and W), [N, H, W, C],
 # and [P, C] (batch 1: IREE drops the unit batch; or a dynamic number of rows)
@@ -31,15 +32,46 @@ def _identity(m, rank: int) -> bool:
         return False
 
 
+def row_reduction(op) -> str | None:
+    """The combine ("sum" / "max") of a generic reducing its one input's last axis into the
+    leading ones, read in loop order (a LayerNorm's mean and variance), else None."""
+    if op.name != "linalg.generic" or len(op.results) != 1 or len(op.operands) != 2:
+        return None
+    iters = ["r" if "reduction" in str(a) else "p" for a in op.attributes["iterator_types"]]
+    rank = len(iters)
+    if rank < 2 or iters != ["p"] * (rank - 1) + ["r"]:
+        return None
+    maps = [ir.AffineMapAttr(a).value for a in op.attributes["indexing_maps"]]
+    try:
+        out = [linear_terms(e) for e in maps[1].results]
+    except Decline:
+        return None
+    if not _identity(maps[0], rank) or out != [{i: 1} for i in range(rank - 1)]:
+        return None
+    block = op.regions[0].blocks[0]
+    ops = [o.operation for o in block.operations]
+    comb = owner_op(ops[-1].operands[0]) if ops[-1].operands else None
+    if comb is None or comb.name not in COMBINES or block.arguments[1] not in list(comb.operands):
+        return None
+    return COMBINES[comb.name]
+
+
 def map_root(func):
-    """(generic, index of its activation operand) of a map dispatch, or None: the function's one
-    linalg op is an all-parallel generic with one result written in loop order, of rank 2 to 4,
-    reading an operand loaded whole from a dispatch input in loop order."""
+    """(generic, index of its activation operand, its row reduction or None) of a map
+    dispatch, or None: the function's last linalg op is an all-parallel generic with one
+    result written in loop order, of rank 2 to 4, reading an operand loaded whole from a
+    dispatch input in loop order; before it at most a row reduction (row_reduction) of that
+    same operand into a fill."""
     ops = [o.operation for o in func.regions[0].blocks[0].operations]
     linalg = [o for o in ops if o.name.startswith("linalg.")]
-    if len(linalg) != 1 or linalg[0].name != "linalg.generic":
+    if not linalg or linalg[-1].name != "linalg.generic":
         return None
-    gen = linalg[0]
+    gen = linalg[-1]
+    row = None
+    if len(linalg) == 3 and linalg[0].name == "linalg.fill" and row_reduction(linalg[1]):
+        row = linalg[1]
+    elif len(linalg) != 1:
+        return None
     if len(gen.results) != 1 or any("parallel" not in str(a) for a in gen.attributes["iterator_types"]):
         return None
     maps = [ir.AffineMapAttr(a).value for a in gen.attributes["indexing_maps"]]
@@ -51,5 +83,7 @@ def map_root(func):
         src = owner_op(v)
         if (_identity(maps[i], rank) and src is not None and src.name == "iree_tensor_ext.dispatch.tensor.load"
                 and str(ir.ShapedType(v.type).element_type) in INPUT_DTYPES):
-            return gen, i
+            if row is not None and (row.operands[0] != v or ir.ShapedType(row.operands[0].type).rank != rank):
+                return None
+            return gen, i, row
     return None

@@ -20,8 +20,10 @@ def _align(width: int, dtype: str, aligned: bool) -> int:
 
 
 def load_operands(e: Emitter, p: ConvProblem, memrefs: list, width: int, m: ir.Value, f: ir.Value,
-                  aligned: bool) -> list:
-    """The operand slices the epilogue of (m, f .. f+width-1) reads, in p.operand_loads order.
+                  aligned: bool, row: ir.Value | None = None) -> list:
+    """The operand slices the epilogue of (m, f .. f+width-1) reads, in p.operand_loads order;
+    `row`: row m's reduction (ConvProblem.row_reduce, a scalar the kernel computed), which "row"
+    loads broadcast.
 
     Split from apply_and_store so a kernel can issue many rows' loads before the first use
     (m and f must then be in bounds: clamp them and mask only the store)."""
@@ -29,27 +31,29 @@ def load_operands(e: Emitter, p: ConvProblem, memrefs: list, width: int, m: ir.V
     index = {"channel": f, "full": out_index}
     if any(ld.broadcast == "image" for ld in p.operand_loads):
         index["image"] = e.add(e.mul(e.div(m, p.Ho * p.Wo), p.F), f)     # [N, F]: row m's image
-    return [vector_d.load(vec_type(width, ld.dtype), memrefs[ld.operand], [index[ld.broadcast]],
+    return [vector_d.broadcast(vec_type(width, ld.dtype), row) if ld.broadcast == "row" else
+            vector_d.load(vec_type(width, ld.dtype), memrefs[ld.operand], [index[ld.broadcast]],
                           alignment=_align(width, ld.dtype, aligned))
             for ld in p.operand_loads]
 
 
 def apply_and_store(e: Emitter, p: ConvProblem, memrefs: list, acc: ir.Value, width: int,
-                    m: ir.Value, f: ir.Value, aligned: bool, operands: list | None = None) -> None:
+                    m: ir.Value, f: ir.Value, aligned: bool, operands: list | None = None,
+                    row: ir.Value | None = None) -> None:
     """acc: vector<width x f32> for output row m, channels f .. f+width-1 (all in bounds).
 
     aligned: f is a multiple of `width` and F is too, so slices may use wide alignment.
-    operands: slices from load_operands (loaded here when omitted).
+    operands: slices from load_operands (loaded here when omitted); row: as load_operands.
     """
     if operands is None:
-        operands = load_operands(e, p, memrefs, width, m, f, aligned)
+        operands = load_operands(e, p, memrefs, width, m, f, aligned, row)
     out_index = e.add(e.mul(m, p.F), f)
     vector_d.store(apply_steps(p, acc, operands, width), memrefs[p.num_operands], [out_index],
                    alignment=_align(width, p.out_dtype, aligned))
 
 
 def store_row_masked(e: Emitter, p: ConvProblem, memrefs: list, acc: ir.Value, width: int,
-                     m: ir.Value, f: ir.Value) -> None:
+                     m: ir.Value, f: ir.Value, row: ir.Value | None = None) -> None:
     """Epilogue of `width` accumulators for output row m, channels f .. f+width-1, any of which
     may lie past the output (rows past M and channels past F are skipped). One vector access
     when F is a multiple of width (then f is too, and the group is all in or all out), else
@@ -57,13 +61,13 @@ def store_row_masked(e: Emitter, p: ConvProblem, memrefs: list, acc: ir.Value, w
     with e.if_(e.cmp("slt", m, gemm_rows(e, p, memrefs))):
         if p.F % width == 0:
             with e.if_(e.cmp("slt", f, p.F)):
-                apply_and_store(e, p, memrefs, acc, width, m, f, aligned=True)
+                apply_and_store(e, p, memrefs, acc, width, m, f, aligned=True, row=row)
             return
         for c in range(width):
             fc = e.add(f, c)
             with e.if_(e.cmp("slt", fc, p.F)):
                 one = vector_d.extract_strided_slice(vec_type(1, "f32"), acc, [c], [1], [1])
-                apply_and_store(e, p, memrefs, one, 1, m, fc, aligned=False)
+                apply_and_store(e, p, memrefs, one, 1, m, fc, aligned=False, row=row)
 
 
 def apply_steps(p: ConvProblem, acc: ir.Value, operands: list, width: int) -> ir.Value:

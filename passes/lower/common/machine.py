@@ -40,9 +40,9 @@ class Machine:
     def barrier(self) -> None:
         raise NotImplementedError
 
-    def subgroup_sum(self, x: ir.Value, lanes: int) -> ir.Value:
-        """The f32 scalar x summed over `lanes` consecutive lanes (a power of two), in every
-        one of them; one lane: x."""
+    def subgroup_reduce(self, x: ir.Value, lanes: int, combine: str = "sum") -> ir.Value:
+        """The f32 scalar x summed ("sum") or maximised ("max") over `lanes` consecutive lanes
+        (a power of two, aligned), in every one of them; one lane: x."""
         if lanes == 1:
             return x
         i32 = ir.IntegerType.get_signless(32)
@@ -51,7 +51,7 @@ class Machine:
         step = 1
         while step < lanes:
             other = gpu_d.ShuffleOp(x, arith_d.constant(i32, step), width, xor).results[0]
-            x = arith_d.addf(x, other)
+            x = arith_d.addf(x, other) if combine == "sum" else arith_d.maximumf(x, other)
             step *= 2
         return x
 

@@ -16,7 +16,7 @@ from ..target import get_target
 from .common.executable import build_executable, conv_bindings
 from .common.direct_grouped import direct_grouped_batch_grid, emit_direct_grouped
 from .common.global_pool import emit_global_pool, global_pool_batch_grid
-from .common.row_map import emit_row_map
+from .common.row_map import emit_row_map, row_map_batch_grid
 from .common.skinny_gemm import emit_skinny_gemm
 from .common.igemm import emit_portable_igemm, portable_batch_grid
 from .nvidia.depthwise_mma import emit_depthwise_mma
@@ -94,7 +94,8 @@ def lower_kernels(module: ir.Module, options=None) -> ir.Module:
                 # a persistent kernel's grid is fixed; the portable and direct ones' follow the batch
                 batch_grid = (portable_batch_grid(p, s) if s.kernel == "portable_igemm" else
                               direct_grouped_batch_grid(p, s) if s.kernel == "direct_grouped" else
-                              global_pool_batch_grid(p, s) if s.kernel == "global_pool" else None)
+                              global_pool_batch_grid(p, s) if s.kernel == "global_pool" else
+                              row_map_batch_grid(p, s) if s.kernel == "row_map" else None)
                 with target_machine(machine):
                     build_executable(ir.InsertionPoint(exe), sym, s, machine, bindings,
                                      lambda memrefs: emitter(p, s, machine, memrefs), p, batch_grid)

@@ -64,3 +64,11 @@ def emit_row_map(p: ConvProblem, s: Schedule, machine, memrefs: list) -> None:
         else:
             with e.if_(ok):
                 store_row_masked(e, p, memrefs, convert(v, f32v), V, row, f, row=value)
+
+
+def row_map_batch_grid(p: ConvProblem, s: Schedule):
+    """The grid for a runtime batch: one workgroup per block_m rows."""
+    def grid(batch):
+        e = Emitter()
+        return [e.div(e.add(e.mul(batch, p.Ho * p.Wo), s.block_m - 1), s.block_m), e.c(1), e.c(1)]
+    return grid

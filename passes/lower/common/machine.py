@@ -40,13 +40,15 @@ class Machine:
     def barrier(self) -> None:
         raise NotImplementedError
 
-    def subgroup_reduce(self, x: ir.Value, lanes: int, combine: str = "sum") -> ir.Value:
+    def subgroup_reduce(self, x: ir.Value, lanes: int, subgroup: int, combine: str = "sum") -> ir.Value:
         """The f32 scalar x summed ("sum") or maximised ("max") over `lanes` consecutive lanes
-        (a power of two, aligned), in every one of them; one lane: x."""
+        (a power of two, aligned), in every one of them; one lane: x. The shuffles span the
+        whole subgroup (gpu.shuffle's width is the count of lanes that get a defined result,
+        not a segment size); xor offsets below `lanes` stay within each aligned group."""
         if lanes == 1:
             return x
         i32 = ir.IntegerType.get_signless(32)
-        width = arith_d.constant(i32, lanes)
+        width = arith_d.constant(i32, subgroup)
         xor = ir.Attribute.parse("#gpu<shuffle_mode<xor>>")
         step = 1
         while step < lanes:

@@ -56,7 +56,7 @@ def emit_row_map(p: ConvProblem, s: Schedule, machine, memrefs: list) -> None:
         part = vector_d.reduction(ir.F32Type.get(), kind, c)
         total = part if total is None else (arith_d.addf(total, part) if p.row_combine == "sum"
                                             else arith_d.maximumf(total, part))
-    total = machine.subgroup_reduce(total, lanes, p.row_combine)
+    total = machine.subgroup_reduce(total, lanes, s.subgroup_size, p.row_combine)
     value = convert(total, float_type(row_load.dtype))
     for ok, f, v in held:
         if ok is None:

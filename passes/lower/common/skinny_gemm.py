@@ -49,7 +49,7 @@ def emit_skinny_gemm(p: ConvProblem, s: Schedule, machine, memrefs: list) -> Non
             b = [load(memrefs[p.filter], w, k) for w in ws]
             done([math_d.fma(a[i], b[j], accs[i * channels + j]) for i in range(rows) for j in range(channels)])
         sums = [vector_d.reduction(ir.F32Type.get(), vector_d.CombiningKind.ADD, acc) for acc in loop.results]
-        sums = [machine.subgroup_reduce(x, lanes) for x in sums]
+        sums = [machine.subgroup_reduce(x, lanes, s.subgroup_size) for x in sums]
         one = vec_type(1, "f32")
         for i in range(rows):
             for j in range(channels):

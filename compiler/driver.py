@@ -282,10 +282,12 @@ def _flow_rebuilds(module: ir.Module, gemm_sigs, extra: list[str]) -> tuple[list
         if DECLINE_ATTR not in exe.attributes:
             continue
         name = ir.StringAttr(exe.attributes["sym_name"]).value
-        if ir.StringAttr(exe.attributes[DECLINE_ATTR]).value == SEVERAL_RESULTS:
+        why = ir.StringAttr(exe.attributes[DECLINE_ATTR]).value
+        if why == SEVERAL_RESULTS:
             several.append(name)
         func = executable_function(exe)
-        if func is not None and "?x" in str(func.attributes["function_type"]):
+        # a declined map holds no conv and no pad: it leaves IREE's pad fusion alone
+        if func is not None and "?x" in str(func.attributes["function_type"]) and not why.startswith(MAP_DECLINE):
             dynamic.append(name)
     add, drop, notes = [], [], []
     if several and not any("fuse-multi-use" in x for x in extra):

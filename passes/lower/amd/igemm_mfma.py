@@ -20,7 +20,7 @@ from ...ir import ir, hal_d, scf_d
 from ...problem import ConvProblem
 from ...schedule import Schedule
 from ...target import get_target
-from ..common.emit import Emitter, float_type, vec_type, zeros
+from ..common.emit import cdiv, float_type, vec_type, zeros, Emitter
 from ..common.epilogue import store_row_masked
 from ..common.int_ops import IrOps
 from .im2col_addressing import lds_read_offset
@@ -29,10 +29,6 @@ from .primitives import (buffer_view, keep_rolled, lds_barrier, lds_read, mfma_1
                          s_barrier, wait_vmcnt)
 
 MFMA_M = MFMA_N = 16
-
-
-def _cdiv(a, b):
-    return -(-a // b)
 
 
 class AmdLdsMfma:
@@ -45,7 +41,7 @@ class AmdLdsMfma:
 
     def emit(self, memrefs: list) -> None:
         p, s, e = self.p, self.s, self.e
-        n_tiles = _cdiv(p.F, s.block_n)
+        n_tiles = cdiv(p.F, s.block_n)
         pid = hal_d.InterfaceWorkgroupIDOp(0).result
         m0 = e.mul(e.div(pid, n_tiles), s.block_m)
         n0 = e.mul(e.rem(pid, n_tiles), s.block_n)

@@ -38,17 +38,13 @@ from ...ir import ir, arith_d, hal_d, llvm_d, math_d, vector_d
 from ...problem import ConvProblem, DTYPE_BYTES
 from ...kernel_configs import DirectGroupedConfig
 from ...schedule import Schedule
-from .emit import Emitter, splat, vec_type, zeros, convert
+from .emit import cdiv, convert, splat, vec_type, zeros, Emitter
 from .epilogue import store_row_masked
-
-
-def _cdiv(a, b):
-    return -(-a // b)
 
 
 def segments_per_image(p: ConvProblem, c: DirectGroupedConfig) -> int:
     """Items per image and channel vector: output rows by c.rows, columns by c.pixels."""
-    return _cdiv(p.Ho, c.rows) * _cdiv(p.Wo, c.pixels)
+    return cdiv(p.Ho, c.rows) * cdiv(p.Wo, c.pixels)
 
 
 def channel_fastest(p: ConvProblem, s: Schedule) -> bool:
@@ -146,7 +142,7 @@ class DirectGrouped:
         """(row = n*Ho + ho, wo0, n, h0, w0) of segment `seg` (P outputs from wo0 along W, of
         output rows ho .. ho + T - 1)."""
         p, e = self.p, self.e
-        nseg, nrows = _cdiv(p.Wo, self.P), _cdiv(p.Ho, self.T)
+        nseg, nrows = cdiv(p.Wo, self.P), cdiv(p.Ho, self.T)
         band = e.div(seg, nseg)
         wo0 = e.mul(e.rem(seg, nseg), self.P)
         n, ho = e.div(band, nrows), e.mul(e.rem(band, nrows), self.T)

@@ -138,6 +138,11 @@ class _ForCtx:
         return list(self.op.results)
 
 
+def cdiv(a: int, b: int) -> int:
+    """Ceiling division of non-negative Python ints (sizes and counts known at compile time)."""
+    return -(-a // b)
+
+
 def float_type(dtype: str) -> ir.Type:
     return {"f16": ir.F16Type.get, "bf16": ir.BF16Type.get, "f32": ir.F32Type.get}[dtype]()
 

@@ -11,16 +11,12 @@ the chunk through the shared epilogue (the mean's division is an epilogue step).
 
 from __future__ import annotations
 
-from ...ir import ir, arith_d, hal_d, vector_d
+from ...ir import arith_d, hal_d, vector_d
 from ...kernel_configs import GlobalPoolConfig
 from ...problem import ConvProblem, DTYPE_BYTES
 from ...schedule import Schedule
-from .emit import Emitter, convert, splat, vec_type, zeros
+from .emit import cdiv, convert, splat, vec_type, zeros, Emitter
 from .epilogue import store_row_masked
-
-
-def _cdiv(a, b):
-    return -(-a // b)
 
 
 class GlobalPool:
@@ -32,7 +28,7 @@ class GlobalPool:
         self.vectors = config.vectors            # channel vectors per workgroup
         self.lanes = s.threads // config.vectors
         self.unroll = config.unroll
-        self.chunks = _cdiv(_cdiv(p.C, self.V), self.vectors)
+        self.chunks = cdiv(cdiv(p.C, self.V), self.vectors)
 
     def _combine(self, acc, x):
         return arith_d.maximumf(acc, x) if self.p.pool == "max" else arith_d.addf(acc, x)
@@ -53,7 +49,7 @@ class GlobalPool:
         image = e.mul(e.mul(n, pixels), p.C)
         x = memrefs[p.input]
         step = self.lanes * self.unroll
-        loop = e.for_(0, _cdiv(pixels, step), 1, [self._identity(f32v)])
+        loop = e.for_(0, cdiv(pixels, step), 1, [self._identity(f32v)])
         with loop as (k, (acc,), done):
             loaded = []
             for u in range(self.unroll):

@@ -14,13 +14,9 @@ from ...ir import ir, arith_d, hal_d, memref_d, vector_d
 from ...problem import ConvProblem, DTYPE_BYTES
 from ...kernel_configs import PortableConfig
 from ...schedule import Schedule
-from .emit import Emitter, vec_type, zeros, convert
+from .emit import cdiv, convert, vec_type, zeros, Emitter
 from .epilogue import store_row_masked
 from .executable import gemm_rows
-
-
-def _cdiv(a, b):
-    return -(-a // b)
 
 
 class PortableIgemm:
@@ -97,7 +93,7 @@ class PortableIgemm:
     def _distribute(self, count, tid, body):
         """Runs body(idx) for idx in [0, count), spread over the workgroup's threads."""
         e, T = self.e, self.s.threads
-        trips = _cdiv(count, T)
+        trips = cdiv(count, T)
         with e.for_(0, trips) as (j, _, _y):
             idx = e.add(tid, e.mul(j, T))
             if count % T:
@@ -111,7 +107,7 @@ class PortableIgemm:
         p, s, e, mach = self.p, self.s, self.e, self.m
         x, wgt = memrefs[p.input], memrefs[p.filter]
         self.rows = gemm_rows(e, p, memrefs)
-        n_tiles = _cdiv(p.F, s.block_n)
+        n_tiles = cdiv(p.F, s.block_n)
         pid = hal_d.InterfaceWorkgroupIDOp(0).result
         m0 = e.mul(e.div(pid, n_tiles), s.block_m)
         n0 = e.mul(e.rem(pid, n_tiles), s.block_n)
@@ -124,7 +120,7 @@ class PortableIgemm:
         f32 = ir.F32Type.get()
         acc_t = ir.VectorType.get([self.cfg.thread_m, self.cfg.thread_n], f32)
         acc0 = zeros(acc_t)
-        ktiles = _cdiv(p.gemm_k, s.block_k)
+        ktiles = cdiv(p.gemm_k, s.block_k)
         loop = e.for_(0, ktiles, 1, [acc0])
         with loop as (kt, (acc,), set_k):
             k0 = e.mul(kt, s.block_k)
@@ -159,5 +155,5 @@ def portable_batch_grid(p: ConvProblem, s: Schedule):
     def grid(batch):
         e = Emitter()
         m_tiles = e.div(e.add(e.mul(batch, p.Ho * p.Wo), s.block_m - 1), s.block_m)
-        return [e.mul(m_tiles, _cdiv(p.F, s.block_n)), e.c(1), e.c(1)]
+        return [e.mul(m_tiles, cdiv(p.F, s.block_n)), e.c(1), e.c(1)]
     return grid

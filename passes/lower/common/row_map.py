@@ -16,26 +16,22 @@ from ...ir import ir, arith_d, hal_d, vector_d
 from ...kernel_configs import RowMapConfig
 from ...problem import ConvProblem, DTYPE_BYTES, EpilogueStep
 from ...schedule import Schedule
-from .emit import Emitter, convert, float_type, splat, vec_type
+from .emit import cdiv, convert, float_type, splat, vec_type, Emitter
 from .epilogue import run_program, store_row_masked
 from .executable import gemm_rows
-
-
-def _cdiv(a, b):
-    return -(-a // b)
 
 
 def emit_row_map(p: ConvProblem, s: Schedule, machine, memrefs: list) -> None:
     e = Emitter()
     lanes, V = s.config_as(RowMapConfig).lanes, s.block_n
-    vectors = _cdiv(p.C, V)
+    vectors = cdiv(p.C, V)
     f32v = vec_type(V, "f32")
     pid = hal_d.InterfaceWorkgroupIDOp(0).result
     tid = machine.thread_id(e)
     row, lane = e.add(e.mul(pid, s.block_m), e.div(tid, lanes)), e.rem(tid, lanes)
     safe = e.select(e.cmp("slt", row, gemm_rows(e, p, memrefs)), row, 0)
     held = []
-    for j in range(_cdiv(vectors, lanes)):
+    for j in range(cdiv(vectors, lanes)):
         f = e.mul(e.add(lane, j * lanes), V)
         ok = None if vectors % lanes == 0 else e.cmp("slt", f, p.C)
         addr = e.add(e.mul(safe, p.C), f)

@@ -11,16 +11,12 @@ channel and are not stored.
 
 from __future__ import annotations
 
-from ...ir import ir, arith_d, hal_d, math_d, vector_d
+from ...ir import ir, hal_d, math_d, vector_d
 from ...kernel_configs import SkinnyGemmConfig
 from ...problem import ConvProblem, DTYPE_BYTES
 from ...schedule import Schedule
-from .emit import Emitter, convert, vec_type, zeros
+from .emit import cdiv, convert, vec_type, zeros, Emitter
 from .epilogue import store_row_masked
-
-
-def _cdiv(a, b):
-    return -(-a // b)
 
 
 def emit_skinny_gemm(p: ConvProblem, s: Schedule, machine, memrefs: list) -> None:
@@ -29,13 +25,13 @@ def emit_skinny_gemm(p: ConvProblem, s: Schedule, machine, memrefs: list) -> Non
     rows, channels, V = config.rows, config.channels, s.block_k
     lanes = min(s.threads, s.subgroup_size)
     M, K, F = p.gemm_m, p.C, p.F
-    mblocks = _cdiv(M, rows)
+    mblocks = cdiv(M, rows)
     pid = hal_d.InterfaceWorkgroupIDOp(0).result
     tid = machine.thread_id(e)
     group = e.add(e.mul(pid, s.threads // lanes), e.div(tid, lanes))
     lane = e.rem(tid, lanes)
     f32v = vec_type(V, "f32")
-    with e.if_(e.cmp("slt", group, mblocks * _cdiv(F, channels))):
+    with e.if_(e.cmp("slt", group, mblocks * cdiv(F, channels))):
         m0, f0 = e.mul(e.rem(group, mblocks), rows), e.mul(e.div(group, mblocks), channels)
         clamp = lambda i, n: e.select(e.cmp("slt", i, n), i, n - 1)
         xs = [e.mul(clamp(e.add(m0, i), M), K) for i in range(rows)]

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from ...problem import ConvProblem, DTYPE_BYTES
 from . import tensormap as tm
 from .depthwise_tile import window_box_error, window_map_args
+from ..common.emit import cdiv
 
 VEC = 8                        # channels per 16-byte vector (f16/bf16)
 RAW_ALIGN = 128                # a TMA destination's alignment
@@ -51,17 +52,13 @@ class DepthwiseMmaUnsupported(ValueError):
     pass
 
 
-def _cdiv(a: int, b: int) -> int:
-    return -(-a // b)
-
-
 def _round_up(a: int, b: int) -> int:
-    return _cdiv(a, b) * b
+    return cdiv(a, b) * b
 
 
 def _odd_multiple(n: int, unit: int) -> int:
     """The smallest odd multiple of unit >= n."""
-    k = _cdiv(n, unit)
+    k = cdiv(n, unit)
     return (k + 1 - k % 2) * unit
 
 
@@ -230,11 +227,11 @@ class DepthwiseMmaGeometry:
 
     @property
     def tiles_h(self) -> int:
-        return _cdiv(self.Ho, self.rows)
+        return cdiv(self.Ho, self.rows)
 
     @property
     def tiles_w(self) -> int:
-        return _cdiv(self.Wo, self.cols)
+        return cdiv(self.Wo, self.cols)
 
     @property
     def tiles_per_image(self) -> int:
@@ -242,7 +239,7 @@ class DepthwiseMmaGeometry:
 
     @property
     def channel_blocks(self) -> int:
-        return _cdiv(self.C, self.channels)
+        return cdiv(self.C, self.channels)
 
     @property
     def matrices(self) -> int:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from ...problem import ConvProblem, DTYPE_BYTES
 from . import tensormap as tm
 from .tma_loader import _TM_ELEM
+from ..common.emit import cdiv
 
 BOX_DIM = 256                  # the TMA box-dimension limit
 SLOT_ALIGN = 128               # a TMA destination's alignment (no swizzle: 16 suffices)
@@ -30,10 +31,6 @@ SLOT_ALIGN = 128               # a TMA destination's alignment (no swizzle: 16 s
 
 class DepthwiseTileUnsupported(ValueError):
     pass
-
-
-def _cdiv(a: int, b: int) -> int:
-    return -(-a // b)
 
 
 @dataclass(frozen=True)
@@ -68,7 +65,7 @@ class DepthwiseTile:
 
     def threads(self, cap: int) -> int:
         """Threads per CTA: every item, up to `cap` (then each thread takes several)."""
-        return min(_cdiv(self.items, 32) * 32, cap)
+        return min(cdiv(self.items, 32) * 32, cap)
 
     @property
     def box_bytes(self) -> int:
@@ -77,7 +74,7 @@ class DepthwiseTile:
     @property
     def taps_offset(self) -> int:
         """Bytes from a slot's start to its taps ([R*S][channels])."""
-        return _cdiv(self.box_bytes, SLOT_ALIGN) * SLOT_ALIGN
+        return cdiv(self.box_bytes, SLOT_ALIGN) * SLOT_ALIGN
 
     @property
     def taps_bytes(self) -> int:
@@ -86,7 +83,7 @@ class DepthwiseTile:
     @property
     def slot_bytes(self) -> int:
         """The window, then the taps."""
-        return self.taps_offset + _cdiv(self.taps_bytes, SLOT_ALIGN) * SLOT_ALIGN
+        return self.taps_offset + cdiv(self.taps_bytes, SLOT_ALIGN) * SLOT_ALIGN
 
     @property
     def tiles(self) -> int:
@@ -134,7 +131,7 @@ def depthwise_tile(p: ConvProblem, channels: int, rows: int, cols: int, pixels: 
     if p.R * p.S > BOX_DIM:
         raise DepthwiseTileUnsupported(f"{p.R}x{p.S} taps exceed the TMA limit of {BOX_DIM} per box dimension")
     g = DepthwiseTile(channels, rows, cols, pixels, vec, in_rows, in_cols, eb,
-                      _cdiv(p.Ho, rows), _cdiv(p.Wo, cols), _cdiv(p.C, channels), p.N, p.R * p.S)
+                      cdiv(p.Ho, rows), cdiv(p.Wo, cols), cdiv(p.C, channels), p.N, p.R * p.S)
     tm.encode_tiled(input_map_args(p, g))          # TensorMapError where the driver would refuse
     tm.encode_tiled(filter_map_args(p, g))
     return g

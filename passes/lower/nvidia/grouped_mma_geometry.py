@@ -28,6 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...problem import ConvProblem
+from ..common.emit import cdiv
 
 THREADS = 256
 WARPS = THREADS // 32
@@ -42,10 +43,6 @@ SMEM_RESERVE = 1024          # the driver's per-CTA shared memory
 
 class GroupedMmaUnsupported(ValueError):
     pass
-
-
-def _cdiv(a: int, b: int) -> int:
-    return -(-a // b)
 
 
 def _divisors(n: int) -> list[int]:
@@ -111,7 +108,7 @@ class Geometry:
     @property
     def k16(self) -> int:
         """16-channel chunks of the block's input channels."""
-        return _cdiv(self.kb, 16)
+        return cdiv(self.kb, 16)
 
     @property
     def kp(self) -> int:
@@ -121,7 +118,7 @@ class Geometry:
     def chunk_range(self, j: int) -> tuple[int, int]:
         """[first, last) 16-channel chunks that n8 column j's groups read."""
         g_lo, g_hi = (8 * j) // self.fg, (8 * j + 7) // self.fg
-        return (g_lo * self.cg) // 16, _cdiv((g_hi + 1) * self.cg, 16)
+        return (g_lo * self.cg) // 16, cdiv((g_hi + 1) * self.cg, 16)
 
     def chunks(self, j: int) -> range:
         return range(*self.chunk_range(j))
@@ -178,7 +175,7 @@ class Geometry:
     @property
     def mt(self) -> int:
         """m16 fragments per warp."""
-        return _cdiv(self.pixels, 16 * self.wm)
+        return cdiv(self.pixels, 16 * self.wm)
 
     @property
     def block_m(self) -> int:
@@ -193,11 +190,11 @@ class Geometry:
     # ------------------------------------------------------------------ tiles
     @property
     def tiles_h(self) -> int:
-        return _cdiv(self.p.Ho, self.bh)
+        return cdiv(self.p.Ho, self.bh)
 
     @property
     def tiles_w(self) -> int:
-        return _cdiv(self.p.Wo, self.bw)
+        return cdiv(self.p.Wo, self.bw)
 
     @property
     def tiles_per_image(self) -> int:
@@ -376,7 +373,7 @@ def tile_options(p: ConvProblem, smem_per_block: int, smem_per_sm: int, num_sms:
     memory allows. Two CTAs cap a thread at 128 registers (MAX_ACC accumulators), one at 255
     (twice as many). Cost: the busiest CTA slot's tiles x the pixels a tile computes (fragment
     padding included) plus those it stages (halo); ties go to taller tiles, then two buffers."""
-    bw = p.Wo if p.Wo <= 64 else _cdiv(p.Wo, _cdiv(p.Wo, 64))
+    bw = p.Wo if p.Wo <= 64 else cdiv(p.Wo, cdiv(p.Wo, 64))
     out = []
     for bh in range(1, p.Ho + 1):
         g = Geometry(p, bh, bw)
@@ -390,7 +387,7 @@ def tile_options(p: ConvProblem, smem_per_block: int, smem_per_sm: int, num_sms:
             if g.mt * g.ntw * 4 > MAX_ACC * (3 - per_sm):
                 continue
             tiles = p.N * g.tiles_per_image * g.channel_blocks
-            cost = _cdiv(tiles, per_sm * num_sms) * (g.block_m + g.ph * g.pw)
+            cost = cdiv(tiles, per_sm * num_sms) * (g.block_m + g.ph * g.pw)
             out.append(TileOption(g, stages, per_sm, cost))
     if not out:
         raise GroupedMmaUnsupported("one output row's patch and filter do not fit shared memory "

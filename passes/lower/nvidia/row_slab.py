@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...problem import ConvProblem, DTYPE_BYTES
+from ..common.emit import cdiv
 
 BOX_DIM = 256                 # the TMA box-dimension limit
 SLAB_SLACK = 1.25             # widest group whose slab pitch is within this of the smallest
@@ -40,10 +41,6 @@ BLOCK_N = 64                  # output channels per tile (one 128-byte swizzle r
 
 class RowSlabUnsupported(ValueError):
     pass
-
-
-def _cdiv(a: int, b: int) -> int:
-    return -(-a // b)
 
 
 @dataclass(frozen=True)
@@ -79,7 +76,7 @@ class RowSlab:
     @property
     def ktiles(self) -> int:
         """64-wide K tiles of the shared-memory filter (128B-swizzled rows)."""
-        return _cdiv(self.kp, 64)
+        return cdiv(self.kp, 64)
 
     @property
     def slab_bytes(self) -> int:
@@ -118,9 +115,9 @@ def row_slab(p: ConvProblem) -> RowSlab:
     x0 = -p.pad[1] * p.C
     d = x0 % CHUNK                              # 8 elements = 16 bytes
     lead = d % 2
-    sc2 = _cdiv(lead + sc, CHUNK) * CHUNK
-    kp = _cdiv(p.R * sc2, 16) * 16
-    subs = _cdiv(p.Wo, 64)
+    sc2 = cdiv(lead + sc, CHUNK) * CHUNK
+    kp = cdiv(p.R * sc2, 16) * 16
+    subs = cdiv(p.Wo, 64)
     if (4 * kp // 16 + 32) * subs > 180:
         raise RowSlabUnsupported(f"K={kp} needs {(4 * kp // 16 + 32) * subs} fragment registers")
     row_step = p.stride[1] * p.C
@@ -132,7 +129,7 @@ def row_slab(p: ConvProblem) -> RowSlab:
             continue
         xs = (x0 // group) * group
         shift = (x0 - xs) - lead                # x0 - xs = d (mod 8): even, like before
-        groups = _cdiv(row_step * (p.Wo - 1) + sc2 + shift, group)
+        groups = cdiv(row_step * (p.Wo - 1) + sc2 + shift, group)
         if groups <= BOX_DIM:
             fits.append((groups * group, group, xs, shift))
     if not fits:

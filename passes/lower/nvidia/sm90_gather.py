@@ -17,7 +17,7 @@ from ...ir import ir, arith_d, hal_d, memref_d, parse_attr, vector_d
 from ...problem import ConvProblem
 from ...kernel_configs import GatherConfig
 from ...schedule import Schedule
-from ..common.emit import float_type, vec_type, zeros
+from ..common.emit import cdiv, float_type, vec_type, zeros
 from .primitives import address_of, async_proxy_fence, i64, wgmma_wait, zero_accumulator
 from .smem import BLOCK_ALIGN
 from .sm90_igemm import ROW_BYTES, WARPGROUP, Sm90TmaWgmma, tile_row_floats, warpgroup_grid
@@ -28,10 +28,6 @@ CHUNK = 8                     # elements per 16-byte swizzle chunk
 
 def gather_smem_bytes(s: Schedule) -> int:
     return max((s.block_m + s.block_n) * ROW_BYTES, s.block_m * tile_row_floats(s) * 4)
-
-
-def _cdiv(a, b):
-    return -(-a // b)
 
 
 class Sm90GatherWgmma(Sm90TmaWgmma):
@@ -48,7 +44,7 @@ class Sm90GatherWgmma(Sm90TmaWgmma):
         jobs = rows * (K_TILE // CHUNK)
         dt = float_type(p.dtype)
         dst = self.tiles[tile]
-        for j in range(_cdiv(jobs, s.threads)):
+        for j in range(cdiv(jobs, s.threads)):
             job = e.add(tid, j * s.threads)
             row = e.div(job, K_TILE // CHUNK)
             chunk = e.rem(job, K_TILE // CHUNK)
@@ -80,7 +76,7 @@ class Sm90GatherWgmma(Sm90TmaWgmma):
     def emit(self, memrefs) -> None:
         p, s, e = self.p, self.s, self.e
         x, w = memrefs[p.input], memrefs[p.filter]
-        n_tiles = _cdiv(p.F, s.block_n)
+        n_tiles = cdiv(p.F, s.block_n)
         pid = hal_d.InterfaceWorkgroupIDOp(0).result
         m0 = e.mul(e.div(pid, n_tiles), s.block_m)
         n0 = e.mul(e.rem(pid, n_tiles), s.block_n)
@@ -101,7 +97,7 @@ class Sm90GatherWgmma(Sm90TmaWgmma):
         act = _ActivationSource(e, p, x)
         filt = _FilterSource(e, p, w)
 
-        ktiles = _cdiv(p.gemm_k, K_TILE)
+        ktiles = cdiv(p.gemm_k, K_TILE)
         loop = e.for_(0, ktiles, 1, [zero_accumulator(wg_cols)])
         with loop as (kt, (acc,), set_acc):
             k0 = e.mul(kt, K_TILE)

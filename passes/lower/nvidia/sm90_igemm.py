@@ -20,7 +20,7 @@ from ...ir import ir, arith_d, hal_d, llvm_d, memref_d, parse_attr, vector_d
 from ...problem import ConvProblem
 from ...kernel_configs import TmaWgmmaConfig
 from ...schedule import Schedule
-from ..common.emit import Emitter, vec_type
+from ..common.emit import cdiv, vec_type, Emitter
 from ..common.epilogue import apply_and_store, load_operands
 from .primitives import (I64, address_of, cluster_sync, index_to, i64, load_remote_shared,
                          mbarrier_init_fence, smem_matrix_descriptor, wgmma_commit,
@@ -54,10 +54,6 @@ def smem_layout(s: Schedule) -> IgemmLayout:
     return IgemmLayout(a, b, full, empty, carve.top)
 
 
-def _cdiv(a, b):
-    return -(-a // b)
-
-
 class Sm90TmaWgmma:
     def __init__(self, p: ConvProblem, s: Schedule, machine):
         self.p, self.s, self.m = p, s, machine
@@ -73,7 +69,7 @@ class Sm90TmaWgmma:
         p, s, e = self.p, self.s, self.e
         lay = smem_layout(s)
         x, w, scratch = memrefs[p.input], memrefs[p.filter], memrefs[-1]
-        n_tiles = _cdiv(p.F, s.block_n)
+        n_tiles = cdiv(p.F, s.block_n)
         pid = hal_d.InterfaceWorkgroupIDOp(0).result
         # split-K: the `split_k` CTAs of a cluster share one output tile, each a K slice
         tile = e.div(pid, self.split_k)

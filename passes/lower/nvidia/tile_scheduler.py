@@ -20,15 +20,12 @@ from __future__ import annotations
 from ...problem import ConvProblem
 from ...kernel_configs import PersistentConfig
 from ...schedule import Schedule
-
-
-def _cdiv(a: int, b: int) -> int:
-    return -(-a // b)
+from ..common.emit import cdiv
 
 
 def tile_counts(p: ConvProblem, s: Schedule) -> tuple[int, int]:
     """(M tiles, N tiles) of the output."""
-    return _cdiv(p.gemm_m, s.block_m), _cdiv(p.F, s.block_n)
+    return cdiv(p.gemm_m, s.block_m), cdiv(p.F, s.block_n)
 
 
 class PersistentTiles:
@@ -40,11 +37,11 @@ class PersistentTiles:
         self.e, self.s = e, s
         c = s.config_as(PersistentConfig)
         self.cluster_m, self.raster = c.cluster_m, c.raster
-        self.n_tiles = _cdiv(p.F, s.block_n)
+        self.n_tiles = cdiv(p.F, s.block_n)
         self.dynamic = rows is not None
         if not self.dynamic:
             m_tiles, _ = tile_counts(p, s)
-            self.m_tiles = _cdiv(m_tiles, c.cluster_m)        # cluster tiles along M
+            self.m_tiles = cdiv(m_tiles, c.cluster_m)        # cluster tiles along M
             self.count = self.m_tiles * self.n_tiles
         else:
             rows_per_cluster_tile = s.block_m * c.cluster_m
@@ -89,7 +86,7 @@ def origin_model(p: ConvProblem, s: Schedule, t: int, rank: int = 0) -> tuple[in
     check it covers every tile exactly once)."""
     c = s.config_as(PersistentConfig)
     m_tiles, n_tiles = tile_counts(p, s)
-    m_tiles = _cdiv(m_tiles, c.cluster_m)
+    m_tiles = cdiv(m_tiles, c.cluster_m)
     g = min(c.raster, m_tiles)
     group, r = divmod(t, g * n_tiles)
     rows = min(g, m_tiles - group * g)

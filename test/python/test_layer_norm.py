@@ -19,7 +19,7 @@ from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 from onnx.reference import ReferenceEvaluator  # noqa: E402
 
 
-def _model(C: int, dtype):
+def _model(C: int, dtype, hw: tuple = (13, 11)):
     t = TensorProto.FLOAT if dtype == np.float32 else TensorProto.FLOAT16
     rng = np.random.default_rng(1)
 
@@ -31,7 +31,7 @@ def _model(C: int, dtype):
              helper.make_node("LayerNormalization", ["ct", "g", "b"], ["n"], axis=-1, epsilon=1e-6),
              helper.make_node("Transpose", ["n"], ["nt"], perm=[0, 3, 1, 2]),
              helper.make_node("Conv", ["nt", "w3"], ["y"])]
-    g = helper.make_graph(nodes, "ln", [helper.make_tensor_value_info("x", t, [2, 8, 13, 11])],
+    g = helper.make_graph(nodes, "ln", [helper.make_tensor_value_info("x", t, [2, 8, *hw])],
                           [helper.make_tensor_value_info("y", t, None)],
                           [w("w", (C, 8, 3, 3)), w("g", (C,), 1.0), w("b", (C,)), w("w3", (16, C, 1, 1))])
     return onnx.shape_inference.infer_shapes(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]))
@@ -52,6 +52,25 @@ def test_layer_norm_on_the_row_kernel_matches_the_onnx_reference(tmp_path, C):
     got = LoadedModule(str(out), "local-task").call(None, [(x, "f32")])
     assert got.shape == ref.shape and np.isfinite(got).all()
     assert np.linalg.norm(got - ref) / np.linalg.norm(ref) < 1e-5
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_random_layer_norm_widths(tmp_path, seed):
+    """Random channel counts (2-299: vectors of 1-4 f32 elements) and images: right on the row
+    kernel."""
+    rng = np.random.default_rng(200 + seed)
+    C, H, W = int(rng.integers(2, 300)), int(rng.integers(1, 12)), int(rng.integers(1, 12))
+    model = _model(C, np.float32, (H, W))
+    src, out = tmp_path / "ln.onnx", tmp_path / "ln.vmfb"
+    onnx.save(model, str(src))
+    res = compile_file(str(src), str(out), CompileOptions(target="llvm-cpu"))
+    assert sum(r.schedule is not None and r.schedule.kernel == "row_map" for r in res.reports) == 2, \
+        [r.line() for r in res.reports]
+    x = rng.standard_normal((2, 8, H, W)).astype(np.float32)
+    ref = ReferenceEvaluator(model).run(None, {"x": x})[0].astype(np.float64)
+    got = LoadedModule(str(out), "local-task").call(None, [(x, "f32")])
+    assert got.shape == ref.shape and np.isfinite(got).all()
+    assert np.linalg.norm(got - ref) / np.linalg.norm(ref) < 1e-5, (C, H, W)
 
 
 def test_row_lanes_rule():

@@ -23,15 +23,17 @@ from onnx.reference import ReferenceEvaluator  # noqa: E402
 SHAPE = (8, 13, 11)
 
 
-def _model(batch: int, dtype, gate: str = "Sigmoid", squeeze: str = "GlobalAveragePool", width: int = 8):
+def _model(batch: int, dtype, gate: str = "Sigmoid", squeeze: str = "GlobalAveragePool", width: int = 8,
+           channels: int = 16, hw: tuple = SHAPE[1:]):
     t = TensorProto.FLOAT if dtype == np.float32 else TensorProto.FLOAT16
     rng = np.random.default_rng(1)
 
     def w(name, shape):
         return numpy_helper.from_array((rng.standard_normal(shape) * 0.3).astype(dtype), name)
 
-    inits = [w("w", (16, 8, 3, 3)), w("w1", (width, 16, 1, 1)), w("b1", (width,)), w("w2", (16, width, 1, 1)),
-             w("b2", (16,)), w("w3", (16, 16, 1, 1))]
+    C = channels
+    inits = [w("w", (C, 8, 3, 3)), w("w1", (width, C, 1, 1)), w("b1", (width,)), w("w2", (C, width, 1, 1)),
+             w("b2", (C,)), w("w3", (16, C, 1, 1))]
     nodes = [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]), helper.make_node(squeeze, ["c"], ["g"]),
              helper.make_node("Conv", ["g", "w1", "b1"], ["h"]),
              helper.make_node("Relu", ["h"], ["hr"]),
@@ -39,7 +41,7 @@ def _model(batch: int, dtype, gate: str = "Sigmoid", squeeze: str = "GlobalAvera
              helper.make_node(gate, ["s0"], ["s"]),
              helper.make_node("Mul", ["c", "s"], ["m"]),
              helper.make_node("Conv", ["m", "w3"], ["y"])]
-    g = helper.make_graph(nodes, "se", [helper.make_tensor_value_info("x", t, [batch, *SHAPE])],
+    g = helper.make_graph(nodes, "se", [helper.make_tensor_value_info("x", t, [batch, SHAPE[0], *hw])],
                           [helper.make_tensor_value_info("y", t, None)], inits)
     return onnx.shape_inference.infer_shapes(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]))
 
@@ -75,6 +77,27 @@ def test_squeeze_excitation_on_convc_matches_the_onnx_reference(tmp_path, batch,
     assert got.shape == ref.shape and np.isfinite(got).all()
     err = np.linalg.norm(got.astype(np.float64) - ref) / np.linalg.norm(ref)
     assert err < tol, err
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_squeeze_excitation_shapes(tmp_path, seed):
+    """Random batch (1-4), channels (2-99: vectors of 1-8 elements, partial chunks), image
+    (1-19 x 1-19) and squeeze width (1-39), f32 or f16: right wherever convc takes the pool,
+    FCs and scale."""
+    rng = np.random.default_rng(100 + seed)
+    batch, C, H, W, width = (int(rng.integers(lo, hi)) for lo, hi in ((1, 5), (2, 100), (2, 20), (2, 20), (1, 40)))
+    dtype, tol = ((np.float32, 1e-5), (np.float16, 3e-3))[seed % 2]
+    model = _model(batch, dtype, width=width, channels=C, hw=(H, W))
+    src, out = tmp_path / "se.onnx", tmp_path / "se.vmfb"
+    onnx.save(model, str(src))
+    res = compile_file(str(src), str(out), CompileOptions(target="llvm-cpu"))
+    kinds = res.by_kind()
+    assert [r.path for r in kinds["pools"] + kinds["maps"]] == ["convc", "convc"], [r.line() for r in res.reports]
+    x = rng.standard_normal((batch, SHAPE[0], H, W)).astype(dtype)
+    ref = ReferenceEvaluator(model).run(None, {"x": x})[0].astype(np.float64)
+    got = LoadedModule(str(out), "local-task").call(None, [(x, "f32" if dtype == np.float32 else "f16")])
+    assert got.shape == ref.shape and np.isfinite(got).all()
+    assert np.linalg.norm(got.astype(np.float64) - ref) / np.linalg.norm(ref) < tol, (batch, C, H, W, width)
 
 
 def test_global_pool_plan_fills_the_gpu():

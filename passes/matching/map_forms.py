@@ -11,6 +11,11 @@ per channel ("channel") or per image and channel ("image"), and float constants.
 The activation is the first operand the generic reads unbroadcast from a dispatch input, in a
 type convc kernels read; a dispatch without one (a transpose, a broadcast of a smaller tensor)
 is not a map and stays IREE's without a decline.
+
+Before the generic a dispatch may reduce that same activation over each row's channels into a
+fill (a channels-last LayerNorm's mean, or the mean square of the centred values, which IREE
+keeps in the dispatch of the map that reads it): the map then reads the reduction per row
+("row"; ConvProblem.row_reduce), and the row kernel computes it from the registers it holds.
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ from convc.passes.lower.common.igemm import PortableIgemm
 from convc.passes.lower.nvidia.machine import NvidiaMachine
 from convc.passes.lower.nvidia.sm90_ws import Sm90WarpSpecialized
 from convc.passes.lower.nvidia.tile_scheduler import origin_model
+from convc.passes.problem import ConvProblem, EpilogueOp, EpilogueStep, OperandLoad
 from convc.passes.plan import candidate_schedules, candidate_with, choose_schedule, knobs_of, plan_schedule_for
 from convc.passes.registry import PassOptions
 from convc.passes.schedule import CONFIG_TYPES, Kernel, Schedule, WarpRole
@@ -49,12 +50,24 @@ PLANNED = {
 }
 
 
+def _between_convs() -> list[ConvProblem]:
+    """A global pool, a squeeze-excitation FC (a GEMM of 32 rows) and a LayerNorm half (a map
+    reading a row reduction): the families of the work between convs."""
+    pool = dict(groups=64, filter=-1, filter_layout="hwf", pool="sum", dtype="f16", out_dtype="f16")
+    norm = EpilogueStep("program", "f16", loads=(OperandLoad(0, "row", "f16"),),
+                        program=(EpilogueOp("arith.subf", "f16", (0, 1)),))
+    return [ConvProblem(N=2, H=49, W=1, C=64, F=64, R=49, S=1, **pool),
+            ConvProblem(N=1, H=32, W=1, C=672, F=28, R=1, S=1, gemm_form=True, dtype="f16", out_dtype="f16"),
+            ConvProblem(N=1, H=1, W=100, C=64, F=64, R=1, S=1, **pool, row_combine="sum",
+                        epilogue=(EpilogueStep("cast", "f16"), norm))]
+
+
 def _every_family() -> list[Schedule]:
     """Defaults and tuning candidates over the suites on every target: every kernel family."""
     out = []
     for arch in ("sm_90a", "sm_100a", "gfx942", "gfx950", "llvm-cpu"):
         t = get_target(arch)
-        for p in list(SUITE.values()) + list(GROUPED.values()):
+        for p in list(SUITE.values()) + list(GROUPED.values()) + _between_convs():
             out += candidate_schedules(p, t)
     return out
 

@@ -119,6 +119,10 @@ class EpilogueStep:
         return cls(**d)
 
 
+# how ConvProblem.name begins for each kind of problem: what a timeline tells convc's kernels by
+KERNEL_NAME_PREFIXES = ("conv_", "poolmax_", "poolsum_", "map_", "rowmap")
+
+
 @dataclass(frozen=True)
 class ConvProblem:
     """A 2-D NHWC x FHWC -> NHWF convolution with fused zero padding and epilogue.

@@ -24,6 +24,7 @@ import time
 
 import numpy as np
 
+from ..passes.problem import KERNEL_NAME_PREFIXES
 from .bench_device import device_events, wait_for
 from .module import LoadedModule
 from .reference import rel_l2
@@ -76,9 +77,8 @@ def _time_iree(f, args, iters: int, rounds: int = 5) -> float:
     return statistics.median(per)
 
 
-# kernel-name prefixes of convc's kernels (passes/problem.py ConvProblem.name): convs and GEMMs,
-# pooling windows, elementwise maps
-CONVC_KERNELS = ("conv_", "poolmax_", "poolsum_", "map_")
+# convc's kernels, by the names ConvProblem.name gives them
+CONVC_KERNELS = KERNEL_NAME_PREFIXES
 
 
 def _breakdown(f, args, wall_us: float, iters: int = 5) -> dict:

@@ -80,6 +80,13 @@ def test_every_kernel_family_is_planned_with_its_config_type():
     assert all(type(s.config) is CONFIG_TYPES[s.kernel] for s in ALL)
 
 
+def test_every_problem_kind_is_named_as_convc_kernel():
+    """Timelines (convc-e2e) tell convc's kernels from IREE's by these name prefixes."""
+    from convc.passes.problem import KERNEL_NAME_PREFIXES
+    for p in list(SUITE.values())[:3] + list(GROUPED.values())[:3] + _between_convs():
+        assert p.name.startswith(KERNEL_NAME_PREFIXES), p.name
+
+
 def test_schedules_round_trip_through_the_attribute_and_json():
     with ir.Context():
         for s in ALL:

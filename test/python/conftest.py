@@ -11,6 +11,9 @@ from convc.runtime.arrays import poison, random_input, storage_dtype, to_f32
 from convc.runtime.module import LoadedModule
 from convc.runtime.reference import layer_reference_numpy
 from convc.tools.layers import Layer, layer_mlir
+from convc.tools.sm100_table import find_cuda_tool
+
+PTXAS = find_cuda_tool("ptxas")     # None without a CUDA toolkit: ptxas tests skip
 
 os.environ["CONVC_TUNING_CACHE"] = "none"     # hermetic planning: no tuning cache unless named
 
@@ -105,3 +108,12 @@ def grouped_conv_reference(p, x, w):
             for gi in range(p.groups):
                 out[..., gi * fg:(gi + 1) * fg] += win[..., gi * cg:(gi + 1) * cg] @ w[gi * fg:(gi + 1) * fg, ry, sx, :].T
     return out
+
+
+def assert_ptxas(tmp_path, ptx_files, arch: str) -> None:
+    """Every PTX file assembles with ptxas for `arch` (callers skip where PTXAS is None)."""
+    assert ptx_files, "no PTX to assemble"
+    for f in ptx_files:
+        r = subprocess.run([PTXAS, f"-arch={arch}", str(f), "-o", str(tmp_path / "out.cubin")],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr

@@ -11,6 +11,8 @@ vectors split evenly over a row's lanes and ones that do not; the sm_90a build t
 import numpy as np
 import pytest
 
+from conftest import PTXAS, assert_ptxas
+
 from convc.compiler.driver import CompileOptions, compile_file
 from convc.runtime.module import LoadedModule
 
@@ -89,19 +91,12 @@ def test_row_lanes_rule():
     assert [lanes(c) for c in (96, 192, 384, 768, 144, 40)] == [4, 8, 16, 32, 4, 1]
 
 
-PTXAS = None
-try:
-    from convc.tools.sm100_table import find_cuda_tool
-    PTXAS = find_cuda_tool("ptxas")
-except Exception:       # no CUDA toolkit here: the ptxas checks skip
-    PTXAS = None
 
 
 @pytest.mark.skipif(PTXAS is None, reason="ptxas not installed (pip install nvidia-cuda-nvcc)")
 @pytest.mark.parametrize("C", [96, 144])
 def test_row_kernel_passes_ptxas(tmp_path, C):
     import glob
-    import subprocess
     src = tmp_path / "ln.onnx"
     onnx.save(_model(C, np.float32), str(src))
     dump = tmp_path / "dump"
@@ -110,6 +105,4 @@ def test_row_kernel_passes_ptxas(tmp_path, C):
     assert sum(r.schedule is not None and r.schedule.kernel == "row_map" for r in res.reports) == 2
     ptx = [f for f in glob.glob(str(dump / "binaries" / "*.ptx")) if "rowmap" in open(f).read()]
     assert ptx
-    for f in ptx:
-        r = subprocess.run([PTXAS, "-arch=sm_90a", f, "-o", str(tmp_path / "out.cubin")], capture_output=True, text=True)
-        assert r.returncode == 0, r.stderr
+    assert_ptxas(tmp_path, ptx, "sm_90a")

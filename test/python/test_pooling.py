@@ -11,6 +11,8 @@ dispatch must be convc's.
 import numpy as np
 import pytest
 
+from conftest import PTXAS, assert_ptxas
+
 from convc.compiler.driver import CompileOptions, compile_file
 from convc.runtime.module import LoadedModule
 
@@ -70,12 +72,6 @@ def test_pool_on_convc_matches_the_onnx_reference(tmp_path, op, kw, kind, dtype,
     assert err < tol, err
 
 
-PTXAS = None
-try:
-    from convc.tools.sm100_table import find_cuda_tool
-    PTXAS = find_cuda_tool("ptxas")
-except Exception:       # no CUDA toolkit here: the ptxas checks skip
-    PTXAS = None
 
 
 @pytest.mark.skipif(PTXAS is None, reason="ptxas not installed (pip install nvidia-cuda-nvcc)")
@@ -83,7 +79,6 @@ except Exception:       # no CUDA toolkit here: the ptxas checks skip
 def test_pool_kernels_pass_ptxas(tmp_path, arch):
     """The GPU form (max in packed f16, sums in f32) assembles for Hopper and Blackwell."""
     import glob
-    import subprocess
     for i, (op, kw, kind) in enumerate(p for p in POOLS if p[2]):
         src = tmp_path / f"p{i}.onnx"
         onnx.save(_model(op, kw, np.float16), str(src))
@@ -94,10 +89,7 @@ def test_pool_kernels_pass_ptxas(tmp_path, arch):
         assert pool.path == "convc"
         ptx = [f for f in glob.glob(str(dump / "binaries" / "*.ptx")) if "pool" in open(f).read()]
         assert ptx, "no PTX holds the pool kernel"
-        for f in ptx:
-            r = subprocess.run([PTXAS, f"-arch={arch}", f, "-o", str(tmp_path / "out.cubin")],
-                               capture_output=True, text=True)
-            assert r.returncode == 0, r.stderr
+        assert_ptxas(tmp_path, ptx, arch)
 
 
 def test_identity_rule():

@@ -13,6 +13,8 @@ targets) and run through the IREE runtime on random data against ONNX's referenc
 import numpy as np
 import pytest
 
+from conftest import PTXAS, assert_ptxas
+
 from convc.compiler.driver import CompileOptions, compile_file
 from convc.runtime.module import LoadedModule
 
@@ -120,19 +122,12 @@ def test_global_pool_plan_fills_the_gpu():
     assert s.config.vectors == 2 and s.threads == 1024 and s.grid == (64, 1, 1)
 
 
-PTXAS = None
-try:
-    from convc.tools.sm100_table import find_cuda_tool
-    PTXAS = find_cuda_tool("ptxas")
-except Exception:       # no CUDA toolkit here: the ptxas checks skip
-    PTXAS = None
 
 
 @pytest.mark.skipif(PTXAS is None, reason="ptxas not installed (pip install nvidia-cuda-nvcc)")
 @pytest.mark.parametrize("arch", ["sm_90a", "sm_100a"])
 def test_squeeze_excitation_kernels_pass_ptxas(tmp_path, arch):
     import glob
-    import subprocess
     src = tmp_path / "se.onnx"
     onnx.save(_model(2, np.float16), str(src))
     dump = tmp_path / "dump"
@@ -143,6 +138,4 @@ def test_squeeze_excitation_kernels_pass_ptxas(tmp_path, arch):
     assert sum(r.schedule.kernel == "skinny_gemm" for r in kinds["convs"]) == 2
     ptx = glob.glob(str(dump / "binaries" / "*.ptx"))
     assert any("poolsum_" in open(f).read() for f in ptx) and any("map_" in open(f).read() for f in ptx)
-    for f in ptx:
-        r = subprocess.run([PTXAS, f"-arch={arch}", f, "-o", str(tmp_path / "out.cubin")], capture_output=True, text=True)
-        assert r.returncode == 0, r.stderr
+    assert_ptxas(tmp_path, ptx, arch)

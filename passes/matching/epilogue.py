@@ -10,6 +10,7 @@ from ..ir import ir
 from ..problem import EpilogueOp, EpilogueStep, OperandLoad, DTYPE_BYTES
 from .dispatch import Dispatch
 from .ir_reading import Decline, element_dtype, float_const, linear_terms, owner_op
+from .pool_forms import combine_op
 
 
 def init_steps(v: ir.Value, conv_t: str) -> list[EpilogueStep]:
@@ -253,7 +254,7 @@ def row_program(op) -> tuple[EpilogueOp, ...]:
     block = op.regions[0].blocks[0]
     x, acc = block.arguments[0], block.arguments[1]
     ops = [o.operation for o in block.operations]
-    comb = owner_op(ops[-1].operands[0])
+    comb = combine_op(op)
     others = [v for v in comb.operands if v != acc]
     if len(others) != 1:
         raise Decline("row reduction combines its accumulator with itself")

@@ -23,7 +23,7 @@ from __future__ import annotations
 from ..ir import ir
 from ..problem import INPUT_DTYPES
 from .ir_reading import Decline, linear_terms, owner_op
-from .pool_forms import COMBINES
+from .pool_forms import COMBINES, combine_op
 
 # ranks of the activations maps are taken over: [N, P, C] (IREE collapses H and W), [N, H, W, C],
 # and [P, C] (batch 1: IREE drops the unit batch; or a dynamic number of rows)
@@ -53,12 +53,8 @@ def row_reduction(op) -> str | None:
         return None
     if not _identity(maps[0], rank) or out != [{i: 1} for i in range(rank - 1)]:
         return None
-    block = op.regions[0].blocks[0]
-    ops = [o.operation for o in block.operations]
-    comb = owner_op(ops[-1].operands[0]) if ops[-1].operands else None
-    if comb is None or comb.name not in COMBINES or block.arguments[1] not in list(comb.operands):
-        return None
-    return COMBINES[comb.name]
+    comb = combine_op(op)
+    return COMBINES[comb.name] if comb is not None else None
 
 
 def map_root(func):

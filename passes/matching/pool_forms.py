@@ -18,7 +18,7 @@ import math
 
 from ..ir import ir
 from .conv_forms import Geometry, _window_roles
-from .ir_reading import Decline, linear_terms
+from .ir_reading import Decline, linear_terms, owner_op
 
 # the named pools, as their generic maps (loops n, oh, ow, c, kh, kw)
 NAMED_POOLS = {
@@ -38,22 +38,30 @@ def _named_maps(op):
     return ["p", "p", "p", "p", "r", "r"], maps
 
 
+def combine_op(op):
+    """The op of a reduction's body that combines into the accumulator (its last block
+    argument) the value it yields: a COMBINES op with the accumulator as an operand; None if
+    the body yields anything else."""
+    block = op.regions[0].blocks[0]
+    ops = [o.operation for o in block.operations]
+    comb = owner_op(ops[-1].operands[0]) if ops[-1].operands else None
+    acc = block.arguments[len(block.arguments) - 1]
+    if comb is None or comb.name not in COMBINES or acc not in list(comb.operands):
+        return None
+    return comb
+
+
 def _combine(op) -> str | None:
-    """"max" / "sum" for a body that combines the accumulator with the input (extensions
+    """"max" / "sum" for a body that only combines the accumulator with the input (extensions
     allowed), None for anything else."""
     if op.name in NAMED_POOLS:
         return NAMED_POOLS[op.name]
-    block = op.regions[0].blocks[0]
-    ops = [o.operation for o in block.operations]
-    names = [o.name for o in ops]
-    kinds = [COMBINES[n] for n in names if n in COMBINES]
-    if len(kinds) != 1 or any(n not in (*COMBINES, "arith.extf", "linalg.yield") for n in names):
+    names = [o.operation.name for o in op.regions[0].blocks[0].operations]
+    comb = combine_op(op)
+    if comb is None or sum(n in COMBINES for n in names) != 1 \
+            or any(n not in (*COMBINES, "arith.extf", "linalg.yield") for n in names):
         return None
-    comb = next(o for o in ops if o.name in COMBINES)
-    acc = block.arguments[len(block.arguments) - 1]
-    if acc not in list(comb.operands) or ops[-1].operands[0] != comb.results[0]:
-        return None
-    return kinds[0]
+    return COMBINES[comb.name]
 
 
 def is_pool(op) -> bool:

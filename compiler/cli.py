@@ -51,6 +51,10 @@ def parse_arguments(argv=None) -> argparse.Namespace:
                    help="nhwc: the compiled function takes the model's 4-D inputs channels-last "
                         "([N, H, W, C]: image decoders' HWC pixels, torch.channels_last tensors), so no "
                         "transpose runs before the first conv (default nchw: as the model declares them)")
+    p.add_argument("--record-once", choices=("auto", "on", "off"), default="auto",
+                   help="record each inference's command buffer once against fixed device buffers, so "
+                        "that IREE's CUDA runtime replays it as one CUDA graph with --cuda_use_streams=false "
+                        "(default auto: on for CUDA targets)")
     p.epilog = "Arguments after `--` are passed to iree-compile unchanged."
     args = p.parse_args(argv)
     args.extra_flags = extra
@@ -61,7 +65,8 @@ def main(args: argparse.Namespace) -> int:
     opts = CompileOptions(target=args.target, dump_dir=args.dump_dir,
                           no_fallback=args.no_fallback, extra_flags=tuple(args.extra_flags),
                           tuning_cache=args.tuning_cache, tuning_device=args.tuning_device,
-                          precision=args.precision, input_layout=args.input_layout)
+                          precision=args.precision, input_layout=args.input_layout,
+                          record_once=args.record_once)
     try:
         result = compile_file(args.input, args.output, opts)
     except (ConvcError, UnknownTargetError) as e:

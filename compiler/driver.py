@@ -20,8 +20,9 @@ from ..passes.match import (PROBLEM_ATTR, DECLINE_ATTR, MAP_DECLINE, POOL_DECLIN
                             match_conv)
 from ..passes.pad_dispatch import pad_dispatches, uncopyable_pad_dispatches
 from ..passes.plan import SCHEDULE_ATTR
+from ..passes.record_once import recordable_functions
 from ..passes.problem import ConvProblem
-from ..passes.registry import INPUT_PHASE, PIPELINE, PassOptions, get_pass
+from ..passes.registry import HAL_PHASE, INPUT_PHASE, PIPELINE, PassOptions, get_pass
 from ..passes.schedule import Schedule
 from ..passes.tuning import TuningCacheError, default_cache_path, load_cache
 from ..passes.target import Target, device_targets_attr_text, get_target, iree_target_flags
@@ -54,6 +55,7 @@ class CompileOptions:
     candidate: int | None = None        # tuning rounds: force this candidate schedule
     precision: str = "tf32"             # f32 convs: tf32 | fp32; f16/bf16 demote the model
     input_layout: str = "nchw"          # "nhwc": the model's 4-D inputs taken channels-last
+    record_once: str = "auto"           # convc-record-once: "auto" (CUDA targets), "on", "off"
 
 
 @dataclass
@@ -341,6 +343,19 @@ def _tuning_cache_path(option: str | None) -> str | None:
     return path if path and os.path.isfile(path) else None
 
 
+RECORD_ONCE = ("auto", "on", "off")
+
+
+def _records_once(options: CompileOptions, target) -> bool:
+    """Whether convc-record-once runs: by default on CUDA targets, whose HAL replays a command
+    buffer without a binding table as one CUDA graph (with --cuda_use_streams=false)."""
+    if options.record_once not in RECORD_ONCE:
+        raise ConvcError(f"unknown --record-once value {options.record_once!r} (one of {', '.join(RECORD_ONCE)})")
+    if options.record_once == "auto":
+        return target.arch.startswith("sm_")
+    return options.record_once == "on"
+
+
 def compile_file(input_path: str, output_path: str, options: CompileOptions) -> CompileResult:
     """model -> input phase -> convc-channels-last -> flow -> convc passes -> vmfb.
 
@@ -454,9 +469,28 @@ def _compile_file(input_path: str, output_path: str, options: CompileOptions, pa
         if dump_dir:
             dump_flags = [f"--iree-hal-dump-executable-binaries-to={os.path.join(dump_dir, 'binaries')}",
                           f"--iree-hal-dump-executable-intermediates-to={os.path.join(dump_dir, 'intermediates')}"]
-        result.timings["iree_backend"] = iree_compile(
-            [spliced_path, "--compile-from=flow", *tflags, *dump_flags, *extra, "-o", output_path],
-            "code generation")
+        if _records_once(options, target):
+            hal_path = os.path.join(work, f"{stem}.hal.mlir")
+            result.timings["iree_backend"] = iree_compile(
+                [spliced_path, "--compile-from=flow", "--compile-to=hal", *tflags, *dump_flags, *extra,
+                 "-o", hal_path], "code generation")
+            t0 = time.perf_counter()
+            with open(hal_path) as f:
+                module = ir.Module.parse(f.read(), ctx)
+            result.notes += [f"{fn}: command buffer not recorded against fixed buffers: {why}"
+                             for fn, why in recordable_functions(module).items() if why]
+            for name in HAL_PHASE:
+                module = get_pass(name)(module, popts)
+            ro_path = os.path.join(work, f"{stem}.convc-record-once.mlir")
+            with open(ro_path, "w") as f:
+                f.write(str(module))
+            result.timings["passes"] += time.perf_counter() - t0
+            result.timings["iree_backend"] += iree_compile(
+                [ro_path, "--compile-from=hal", *tflags, *extra, "-o", output_path], "the VM phase")
+        else:
+            result.timings["iree_backend"] = iree_compile(
+                [spliced_path, "--compile-from=flow", *tflags, *dump_flags, *extra, "-o", output_path],
+                "code generation")
         result.structure = program_structure(output_path)
     except ConvcError as e:
         if "(repro: " in str(e) and not dump_dir and keep_repro:

@@ -36,10 +36,14 @@ class ProgramStructure:
     allocations: int        # hal.device.queue.alloca
     dispatches_recorded_per_call: int   # hal.command_buffer.dispatch reached on every call
     uploads: int = 0        # constant buffers materialized on every call (hal.allocator.import)
+    fixed_buffers: bool = False   # executes a command buffer recorded at load with no binding table
+
 
     def line(self) -> str:
         recorded = (f"; {self.dispatches_recorded_per_call} dispatches recorded per call"
                     if self.dispatches_recorded_per_call else "; command buffer recorded once")
+        if self.fixed_buffers and not self.dispatches_recorded_per_call:
+            recorded += " against fixed buffers (a CUDA graph with --cuda_use_streams=false)"
         if self.uploads:
             recorded += f"; {self.uploads} constant buffer{'s' * (self.uploads != 1)} uploaded per call"
         return (f"program {self.function}: {self.submissions} queue submission{'s' * (self.submissions != 1)}, "
@@ -124,13 +128,16 @@ def program_structure(vmfb: str, function: str | None = None) -> list[ProgramStr
         name = key[0]
         bodies = [funcs[f] for f in _reached(funcs, key)]
         own = funcs[key]
+        per_call = sum(_count(b, "hal.command_buffer.dispatch") for b in bodies)
         out.append(ProgramStructure(
             function=name,
             submissions=_count(own, "hal.device.queue.execute") + _count(own, "hal.device.queue.execute.indirect"),
             host_waits=_count(own, "hal.fence.await"),
             allocations=_count(own, "hal.device.queue.alloca"),
-            dispatches_recorded_per_call=sum(_count(b, "hal.command_buffer.dispatch") for b in bodies),
-            uploads=_count(own, "hal.allocator.import")))
+            dispatches_recorded_per_call=per_call,
+            uploads=_count(own, "hal.allocator.import"),
+            # a command buffer executed without a binding table, recorded at load, not per call
+            fixed_buffers=_count(own, "hal.device.queue.execute") > 0 and per_call == 0))
     return out
 
 

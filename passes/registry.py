@@ -16,6 +16,7 @@ from .channel_pad import pad_channels
 from .drop_barriers import drop_barriers
 from .linear_weights import linear_weights
 from .input_layout import input_layout
+from .record_once import record_once
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,8 @@ PASSES: dict[str, Callable] = {
     "convc-plan-schedule": plan_schedule,
     "convc-lower-kernel": lower_kernels,
     "convc-splice-dispatch": splice_dispatches,
-    "convc-drop-barriers": drop_barriers,      # last: the program handed to IREE's backend
+    "convc-drop-barriers": drop_barriers,      # last flow-phase pass: the program handed to IREE's backend
+    "convc-record-once": record_once,          # hal-phase IR: IREE's host program, after its backend
 }
 
 # The driver's input-phase list: passes on the model at IREE's `input` phase (linalg on
@@ -65,6 +67,11 @@ INPUT_PHASE = ("convc-input-layout", "convc-channels-last", "convc-trim-window",
 # The driver's order; `--dump-dir` writes the module after each of these.
 PIPELINE = ["convc-pad-copy", "convc-match-conv", "convc-plan-schedule", "convc-lower-kernel", "convc-splice-dispatch",
             "convc-drop-barriers"]
+
+
+# The driver's hal-phase list (CUDA targets by default: CompileOptions.record_once): passes on
+# IREE's host program once its backend has built the executables and the command buffers.
+HAL_PHASE = ("convc-record-once",)
 
 
 class UnknownPassError(ValueError):

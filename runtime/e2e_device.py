@@ -26,7 +26,7 @@ import numpy as np
 
 from ..passes.problem import KERNEL_NAME_PREFIXES
 from .bench_device import device_events, wait_for
-from .module import LoadedModule
+from .module import CUDA_GRAPHS_FLAG, LoadedModule, records_once
 from .reference import rel_l2
 
 TOLERANCE = 2e-2        # f16 (or TF32) model against fp32 PyTorch (rel. L2 of the logits/image)
@@ -197,7 +197,7 @@ def _benchmark_module(vmfb: str, params: dict, x_shape, dt: str = "f16", reps: i
 
 
 def run_case(bundle: str, entry: dict, iters: int, baselines=TORCH_BASELINES,
-             variants: tuple = ("convc", "iree")) -> dict:
+             variants: tuple = ("convc", "iree"), runtime_flags: tuple = ()) -> dict:
     import torch
     case = entry["case"]
     row = {"name": case["name"], "input_shape": case["input_shape"], "convs": entry["convs"],
@@ -244,8 +244,12 @@ def run_case(bundle: str, entry: dict, iters: int, baselines=TORCH_BASELINES,
             times[f"{variant}_us"] = _time_iree(f, args, iters)
             if variant == "convc":
                 row["convc_breakdown"] = _breakdown(f, args, times["convc_us"])
-                row["convc_benchmark_module"] = _benchmark_module(os.path.join(bundle, entry[key]), params,
-                                                                  xv.shape, dt)
+                vmfb = os.path.join(bundle, entry[key])
+                flags = tuple(runtime_flags)
+                if records_once(vmfb) and not any(f.startswith("--cuda_use_streams") for f in flags):
+                    flags += (CUDA_GRAPHS_FLAG,)      # as LoadedModule runs it
+                row["convc_benchmark_module"] = _benchmark_module(vmfb, params, xv.shape, dt, flags=flags)
+                row["convc_runtime_flags"] = " ".join(flags)
                 row["convc_input_layout"] = entry.get("convc_input_layout", "nchw")
         except Exception as e:
             row[f"{variant}_error"] = f"{type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"
@@ -310,7 +314,7 @@ def main(argv=None) -> int:
             continue
         row = run_case(args.bundle, entry, args.iters,
                        baselines=() if args.iree_only else tuple(args.baselines.split(",")),
-                       variants=tuple(args.variants.split(",")))
+                       variants=tuple(args.variants.split(",")), runtime_flags=tuple(args.runtime_flags.split()))
         rows.append(row)
         print(json.dumps({k: v for k, v in row.items() if k != "convc_breakdown"}), flush=True)
         if "convc_breakdown" in row:

@@ -10,6 +10,20 @@ _ELEM = {"f16": rt.HalElementType.FLOAT_16, "bf16": rt.HalElementType.BFLOAT_16,
          "f32": rt.HalElementType.FLOAT_32}
 
 
+# convc-record-once marks the async functions it rewrote in their reflection: their command
+# buffer has no binding table, which IREE's CUDA HAL replays as one CUDA graph in graph mode
+FIXED_BUFFERS_KEY, FIXED_BUFFERS = "convc.command_buffer", "fixed-buffers"
+CUDA_GRAPHS_FLAG = "--cuda_use_streams=false"
+
+
+def records_once(vmfb_path: str) -> bool:
+    """Whether the vmfb's programs execute command buffers recorded once against fixed buffers
+    (convc-record-once): run them with IREE's CUDA HAL in graph mode (CUDA_GRAPHS_FLAG)."""
+    m = rt.VmModule.mmap(rt.VmInstance(), vmfb_path)
+    fns = [m.lookup_function(n) for n in m.function_names if n.endswith("$async")]
+    return bool(fns) and all(f.reflection.get(FIXED_BUFFERS_KEY) == FIXED_BUFFERS for f in fns)
+
+
 class ModuleError(ValueError):
     """A call the loaded module cannot serve (an unknown function, no single entry function)."""
 
@@ -35,13 +49,18 @@ class LoadedModule:
     """A vmfb loaded on one device ('local-task' for llvm-cpu, 'cuda', 'hip')."""
 
     def __init__(self, vmfb_path: str, driver: str = "local-task", config=None, parameters: dict | None = None,
-                 parameter_scope: str = "model", mmap: bool = True):
+                 parameter_scope: str = "model", mmap: bool = True, cuda_graphs: bool | None = None):
         """config: share an rt.Config (one device, one CUDA context) between modules.
         parameters: {name: array} for a module compiled with named parameters (the PyTorch
         route's `parameters=`), served from host memory through an IREE parameter index.
         mmap=False loads a heap copy instead of mapping the file read-only (the CUDA HAL's
         attempt to register a read-only mapping fails with an API error that compute-sanitizer
-        reports, although the runtime then falls back to copying the constants)."""
+        reports, although the runtime then falls back to copying the constants).
+        cuda_graphs: create the CUDA device in IREE's graph mode (CUDA_GRAPHS_FLAG, a process-wide
+        runtime flag read when a device is created); None: when the vmfb records its inference
+        once against fixed buffers (records_once), so that each call is one graph launch."""
+        if config is None and driver == "cuda" and (records_once(vmfb_path) if cuda_graphs is None else cuda_graphs):
+            rt.flags.parse_flags(CUDA_GRAPHS_FLAG)
         self.config = config or rt.Config(driver)
         self.context = rt.SystemContext(config=self.config)
         if parameters:

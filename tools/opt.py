@@ -12,7 +12,7 @@ import argparse
 import sys
 
 from ..passes.ir import ir, walk_ops
-from ..passes.registry import INPUT_PHASE, PASSES, PassOptions, get_pass, UnknownPassError
+from ..passes.registry import HAL_PHASE, INPUT_PHASE, PASSES, PassOptions, get_pass, UnknownPassError
 from ..passes.target import UnknownTargetError, get_target
 
 SPLIT = "// -----"
@@ -48,7 +48,11 @@ def parse_arguments(argv=None):
 def run_on_text(text: str, passes: list[str], options: PassOptions) -> str:
     ctx = ir.Context()
     module = ir.Module.parse(text, ctx)
-    flow_pass = next((p for p in passes if p not in INPUT_PHASE), None)
+    if passes and passes[0] in HAL_PHASE and not any(True for _ in walk_ops(module.operation, "hal.device.memoize")) \
+            and not any(True for _ in walk_ops(module.operation, "util.initializer")):
+        raise ValueError(f"{passes[0]} works on IREE's hal-phase program (iree-compile --compile-to=hal) and this "
+                         "input has no initializer")
+    flow_pass = next((p for p in passes if p not in INPUT_PHASE and p not in HAL_PHASE), None)
     if (flow_pass and flow_pass == passes[0]
             and not any(True for _ in walk_ops(module.operation, "flow.executable"))):
         raise ValueError(f"{flow_pass} works on flow-phase IR (dispatches in flow.executable ops) and this input "

@@ -169,28 +169,34 @@ def _torch_baselines(model, x, ref, iters, checks, times, row, which=TORCH_BASEL
 
 
 def _benchmark_module(vmfb: str, params: dict, x_shape, dt: str = "f16", reps: int = 20,
-                      flags: tuple = ()) -> dict:
+                      flags: tuple = (), batch: int = 1, device: str = "cuda", function: str = "main") -> dict:
     """The same invocation timed by IREE's C benchmark tool (no Python): the parameters are
     written to an .irpa archive first. Separates Python call overhead from the runtime's.
-    flags: IREE runtime flags (e.g. --cuda_use_streams=false)."""
+    flags: IREE runtime flags (e.g. --cuda_use_streams=false). batch > 1: `main$async` with
+    --batch_size=batch, the calls chained by their fences and one host wait per batch (how
+    PyTorch is timed here: back to back, one synchronization); the function must say it takes
+    fences (convc-record-once's builds do)."""
     import re
     import subprocess
     import tempfile
     import iree.runtime as rt
     tool = os.path.join(os.path.dirname(rt.__file__), "..", "_runtime_libs", "iree-benchmark-module")
+    function = function if batch == 1 else function + "$async"
     with tempfile.TemporaryDirectory() as tmp:
-        index = rt.ParameterIndex()
-        for name, value in params.items():
-            index.add_buffer(name, np.ascontiguousarray(value).tobytes())
-        irpa = os.path.join(tmp, "params.irpa")
-        index.create_archive_file(irpa)
-        cmd = [tool, f"--module={vmfb}", "--device=cuda", f"--parameters=model={irpa}", "--function=main",
+        cmd = [tool, f"--module={vmfb}", f"--device={device}", f"--function={function}",
                f"--input={'x'.join(map(str, x_shape))}x{dt}=0.5", f"--benchmark_repetitions={reps}",
-               "--benchmark_report_aggregates_only=true", *flags]
+               "--benchmark_report_aggregates_only=true", f"--batch_size={batch}", *flags]
+        if params:
+            index = rt.ParameterIndex()
+            for name, value in params.items():
+                index.add_buffer(name, np.ascontiguousarray(value).tobytes())
+            irpa = os.path.join(tmp, "params.irpa")
+            index.create_archive_file(irpa)
+            cmd.append(f"--parameters=model={irpa}")
         out = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     times = {}
     for line in out.stdout.splitlines():
-        m = re.match(r"BM_main/process_time/real_time_(mean|median|stddev)\s+([0-9.]+) ms", line)
+        m = re.match(r"BM_\S+/process_time/real_time_(mean|median|stddev)\s+([0-9.]+) ms", line)
         if m:
             times[m.group(1) + "_ms"] = float(m.group(2))
     return times or {"error": (out.stderr or out.stdout).strip().splitlines()[-1:]}
@@ -250,6 +256,9 @@ def run_case(bundle: str, entry: dict, iters: int, baselines=TORCH_BASELINES,
                     flags += (CUDA_GRAPHS_FLAG,)      # as LoadedModule runs it
                 row["convc_benchmark_module"] = _benchmark_module(vmfb, params, xv.shape, dt, flags=flags)
                 row["convc_runtime_flags"] = " ".join(flags)
+                if records_once(vmfb):     # also timed as PyTorch is: calls back to back
+                    row["convc_benchmark_module_chained"] = _benchmark_module(vmfb, params, xv.shape, dt,
+                                                                              flags=flags, batch=16)
                 row["convc_input_layout"] = entry.get("convc_input_layout", "nchw")
         except Exception as e:
             row[f"{variant}_error"] = f"{type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"

@@ -28,10 +28,14 @@
 
 // The call: copy in, execute the fixed command buffer, copy out into the buffer it returns,
 // all waiting on the caller's fence and the previous call (CUDA runs ready work in order on one
-// stream); no transient allocation besides the result, no deallocation.
+// stream); no transient allocation besides the result, which waits on nothing (the CUDA HAL
+// would block the caller on it), and no deallocation; the reflection says the function takes
+// fences, for IREE's tools.
 // CHECK-LABEL: util.func public @main$async(
 // CHECK-SAME: %[[ARG:.+]]: !hal.buffer_view, %[[WAIT:.+]]: !hal.fence, %[[SIGNAL:.+]]: !hal.fence)
-// CHECK: %[[OUT:.+]] = hal.device.queue.alloca
+// CHECK-SAME: iree.reflection = {convc.command_buffer = "fixed-buffers", iree.abi.model = "coarse-fences"}
+// CHECK: %[[NONE:.+]] = util.null : !hal.fence
+// CHECK-NEXT: %[[OUT:.+]] = hal.device.queue.alloca<{{.*}} wait(%[[NONE]])
 // CHECK: %[[LAST:.+]] = util.global.load @__convc_main_async_last_call
 // CHECK: %[[READY:.+]] = hal.fence.join at([%[[WAIT]], %[[LAST]]])
 // CHECK: hal.device.queue.execute.indirect<{{.*}} wait(%[[READY]]) {{.*}} commands(%__convc_main_async_copy_in)

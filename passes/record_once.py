@@ -36,9 +36,10 @@ result's allocation waits on nothing: a call never blocks its caller (the CUDA H
 the host for a `queue.alloca`'s or `queue.dealloca`'s fences), so calls chained by their
 fences overlap their host work with the device's.
 
-Applies to a public coarse-fences function whose only queue work is transient/output
-allocations, one indirect execution of a memoized command buffer and deallocations, with
-static sizes; anything else (dynamic shapes, several executions, collectives or indirect
+Applies to a public function whose only queue work is transient/output allocations, one
+indirect execution of a memoized command buffer and deallocations, with static sizes: the
+coarse-fences functions of an ONNX/PyTorch import (`NAME$async`) and synchronous ones (a
+linalg model's), whose one host wait then waits for the copy out; anything else (dynamic shapes, several executions, collectives or indirect
 dispatches inside the recorded buffer) is left as IREE built it.
 """
 
@@ -83,6 +84,7 @@ class Plan:
     device_global: str
     slots: list[Slot] = field(default_factory=list)
     deallocas: list[ir.Operation] = field(default_factory=list)
+    await_op: ir.Operation | None = None    # a synchronous function's host wait for its work
 
 
 def _const(v: ir.Value) -> int:
@@ -130,8 +132,11 @@ def _plan(module: ir.Module, fn: ir.Operation) -> Plan:
                                                      "hal.device.queue.execute.indirect")]
     if other:
         raise NotRecordable(f"queue work besides the execution: {other[0]}")
-    if any(o.name in ("hal.fence.await", "util.call", "scf.if") for o in ops):
-        raise NotRecordable("a host wait or call in the function")
+    if any(o.name in ("util.call", "scf.if") for o in ops):
+        raise NotRecordable("a call in the function")
+    awaits = [o for o in ops if o.name == "hal.fence.await"]
+    if awaits and (_coarse_fences(fn) or len(awaits) > 1 or ops.index(awaits[0]) < ops.index(executes[0])):
+        raise NotRecordable("a host wait besides a synchronous function's one for its work")
     ex = executes[0]
     # operands: device, affinity, wait, signal, commands, buffers..., offsets..., lengths...
     rest = list(ex.operands)[5:]
@@ -182,6 +187,13 @@ def _plan(module: ir.Module, fn: ir.Operation) -> Plan:
             if not any(op.operands[4] == s.buffer for s in plan.slots if s.role == "scratch"):
                 raise NotRecordable("a deallocation of a buffer the command buffer does not bind")
             plan.deallocas.append(op)
+    if awaits:      # it waits for the last submission (the execution, or the deallocation after it)
+        last = plan.deallocas[-1].operands[3] if plan.deallocas else ex.operands[3]
+        if list(awaits[0].operands)[1:] != [last]:          # operands: timeout, fences...
+            raise NotRecordable("the host wait is not for the function's work")
+        plan.await_op = awaits[0]
+    elif not _coarse_fences(fn):
+        raise NotRecordable("a synchronous function without a host wait")
     bound = {s.buffer for s in plan.slots}
     for op in ops:
         if op.name == "hal.device.queue.alloca" and op.result not in bound:
@@ -291,8 +303,15 @@ def _rewrite(module: ir.Module, plan: Plan, stream_ordered: bool) -> None:
     fence_t = ir.Type.parse("!hal.fence")
     cb_t = ir.Type.parse("!hal.command_buffer")
     flags0 = {"flags": _i64(0)}
-    caller_wait = _caller_fence(plan, wait, fn_args, first=True)
-    caller_signal = _caller_fence(plan, None, fn_args, first=False)
+    if plan.await_op is None:
+        caller_wait = _caller_fence(plan, wait, fn_args, first=True)
+        caller_signal = _caller_fence(plan, None, fn_args, first=False)
+    else:       # synchronous: no caller's fences; the host waits on the last copy's
+        with ir.InsertionPoint(ex), ir.Location.unknown():
+            caller_wait = _create("util.null", [], [ir.Type.parse("!hal.fence")]).result
+            caller_signal = _create("hal.fence.create", [dev], [ir.Type.parse("!hal.fence")],
+                                    {"flags": _i64(0)}).result
+        plan.await_op.operands[1] = caller_signal
     outs = [s for s in plan.slots if s.role == "output"]
     ins = [s for s in plan.slots if s.role == "input"]
     with ir.InsertionPoint(ex), ir.Location.unknown():
@@ -335,9 +354,10 @@ def _reflect(fn: ir.Operation) -> None:
     old = fn.attributes["iree.reflection"] if "iree.reflection" in fn.attributes else None
     entries = {k.name: k.attr for k in ir.DictAttr(old)} if old is not None else {}
     entries[FIXED_BUFFERS_KEY] = ir.StringAttr.get(FIXED_BUFFERS)   # runtimes pick CUDA graph mode by it
-    # IREE's tools run a function with this model as one taking (wait, signal) fences: e.g.
-    # iree-benchmark-module --batch_size=N chains N calls by their fences, one host wait
-    entries["iree.abi.model"] = ir.StringAttr.get("coarse-fences")
+    if _coarse_fences(fn):
+        # IREE's tools run a function with this model as one taking (wait, signal) fences: e.g.
+        # iree-benchmark-module --batch_size=N chains N calls by their fences, one host wait
+        entries["iree.abi.model"] = ir.StringAttr.get("coarse-fences")
     fn.attributes["iree.reflection"] = ir.DictAttr.get(entries)
 
 
@@ -378,13 +398,28 @@ def _dead_code(fn: ir.Operation) -> None:
                 changed = True
 
 
-def recordable_functions(module: ir.Module) -> dict[str, str]:
-    """Public coarse-fences function name -> "" if the pass records it once, else the reason not."""
+def _coarse_fences(fn: ir.Operation) -> bool:
+    return "iree.abi.model" in fn.attributes and \
+        ir.StringAttr(fn.attributes["iree.abi.model"]).value == "coarse-fences"
+
+
+def _submitting_functions(module: ir.Module) -> dict:
+    """Public functions that submit work themselves: the coarse-fences ones of an import's ABI
+    and plain synchronous ones (a linalg model's); not the wrappers that call them."""
     out = {}
     for name, fn in _funcs(module).items():
-        if "iree.abi.model" not in fn.attributes or \
-                ir.StringAttr(fn.attributes["iree.abi.model"]).value != "coarse-fences":
+        if "sym_visibility" in fn.attributes and ir.StringAttr(fn.attributes["sym_visibility"]).value != "public":
             continue
+        if any(op.name.startswith("hal.device.queue.execute") or op.name == "hal.command_buffer.create"
+               for op in walk_ops(fn)):
+            out[name] = fn
+    return out
+
+
+def recordable_functions(module: ir.Module) -> dict[str, str]:
+    """Public function that submits work -> "" if the pass records it once, else the reason not."""
+    out = {}
+    for name, fn in _submitting_functions(module).items():
         try:
             _plan(module, fn)
             out[name] = ""
@@ -394,13 +429,9 @@ def recordable_functions(module: ir.Module) -> dict[str, str]:
 
 
 def record_once(module: ir.Module, options=None) -> ir.Module:
-    """Pass convc-record-once (on IREE's `hal`-phase program): every recordable public
-    coarse-fences function executes its command buffer against fixed buffers, recorded once
-    with no binding table."""
-    for name, fn in _funcs(module).items():
-        if "iree.abi.model" not in fn.attributes or \
-                ir.StringAttr(fn.attributes["iree.abi.model"]).value != "coarse-fences":
-            continue
+    """Pass convc-record-once (on IREE's `hal`-phase program): every recordable public function
+    executes its command buffer against fixed buffers, recorded once with no binding table."""
+    for name, fn in _submitting_functions(module).items():
         try:
             plan = _plan(module, fn)
         except NotRecordable:

@@ -20,8 +20,8 @@ def records_once(vmfb_path: str) -> bool:
     """Whether the vmfb's programs execute command buffers recorded once against fixed buffers
     (convc-record-once): run them with IREE's CUDA HAL in graph mode (CUDA_GRAPHS_FLAG)."""
     m = rt.VmModule.mmap(rt.VmInstance(), vmfb_path)
-    fns = [m.lookup_function(n) for n in m.function_names if n.endswith("$async")]
-    return bool(fns) and all(f.reflection.get(FIXED_BUFFERS_KEY) == FIXED_BUFFERS for f in fns)
+    fns = [m.lookup_function(n) for n in m.function_names if not n.startswith("__")]
+    return any(f.reflection.get(FIXED_BUFFERS_KEY) == FIXED_BUFFERS for f in fns)
 
 
 class ModuleError(ValueError):

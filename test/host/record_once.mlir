@@ -61,3 +61,13 @@
 // DYN: hal.command_buffer.create
 // DYN: hal.device.queue.execute<
 // DYN: hal.device.queue.dealloca
+
+// A synchronous function (a linalg model's): no caller's fences; its one host wait now waits
+// for the copy out, the fence the last submission signals.
+// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule,convc-lower-kernel,convc-splice-dispatch,convc-drop-barriers --target llvm-cpu %inputs/f32_conv.flow.mlir | iree-compile - --compile-from=flow --compile-to=hal -o - | convc-opt --pass=convc-record-once --target llvm-cpu - | FileCheck %s --check-prefix=SYNC
+// SYNC: util.global private mutable @__convc_{{.+}}_last_call : !hal.fence
+// SYNC: hal.device.queue.execute.indirect<{{.*}} commands(%__convc_{{.+}}_copy_in)
+// SYNC: hal.device.queue.execute<
+// SYNC: hal.device.queue.execute.indirect<{{.*}} signal(%[[DONE:.+]]) commands(%__convc_{{.+}}_copy_out)
+// SYNC-NOT: hal.device.queue.dealloca
+// SYNC: hal.fence.await until([%[[DONE]]])

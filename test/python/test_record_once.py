@@ -112,3 +112,36 @@ def test_benchmark_tool_chains_calls(light_resnet50):
     r = _benchmark_module(light_resnet50[1], {}, (1, 3, 224, 224), "f32", reps=2, batch=4, device="local-task",
                           function="resnet50")
     assert "error" in r, r
+
+
+def test_synchronous_function_matches_iree_program(tmp_path):
+    """The bundled example (a linalg model: one synchronous function, seven inputs, no fences)
+    recorded once: its host wait follows the copy out; numbers equal IREE's program's and an
+    f32 NumPy reference of the block's math within f16 rounding."""
+    src = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "resnet_bottleneck.mlir")
+    res = _build(src, str(tmp_path / "on.vmfb"), "on")
+    (s,) = res.structure
+    assert (s.submissions, s.host_waits, s.allocations) == (3, 1, 1), s.line()
+    _build(src, str(tmp_path / "off.vmfb"), "off")
+    on, off = LoadedModule(str(tmp_path / "on.vmfb")), LoadedModule(str(tmp_path / "off.vmfb"))
+    rng = np.random.default_rng(5)
+    shapes = [(2, 14, 14, 256), (64, 1, 1, 256), (64,), (64, 3, 3, 64), (64,), (256, 1, 1, 64), (256,)]
+    calls = [[(0.1 * rng.standard_normal(sh)).astype(np.float16) for sh in shapes] for _ in range(3)]
+    f = on.function()
+    held = [f(*[on.to_device(a, "f16") for a in args]) for args in calls]
+    for args, r in zip(calls, held):
+        want = off.call(off.entry, [(a, "f16") for a in args])
+        assert np.array_equal(r.to_host(), want)
+        assert np.linalg.norm(r.to_host().astype(np.float32) - _bottleneck(*args)) <= \
+            2e-2 * np.linalg.norm(_bottleneck(*args))
+
+
+def _bottleneck(x, w1, b1, w2, b2, w3, b3):
+    """1x1 -> ReLU -> 3x3 (pad 1) -> ReLU -> 1x1, + x, ReLU: NHWC x FHWC in f32."""
+    x, w1, b1, w2, b2, w3, b3 = (a.astype(np.float32) for a in (x, w1, b1, w2, b2, w3, b3))
+    y = np.maximum(np.einsum("nhwc,fc->nhwf", x, w1[:, 0, 0, :]) + b1, 0)
+    p = np.pad(y, ((0, 0), (1, 1), (1, 1), (0, 0)))
+    h, w = y.shape[1:3]
+    z = sum(np.einsum("nhwc,fc->nhwf", p[:, i:i + h, j:j + w, :], w2[:, i, j, :]) for i in range(3) for j in range(3))
+    z = np.maximum(z + b2, 0)
+    return np.maximum(np.einsum("nhwc,fc->nhwf", z, w3[:, 0, 0, :]) + b3 + x, 0)

@@ -298,14 +298,13 @@ def _rewrite(module: ir.Module, plan: Plan, stream_ordered: bool) -> None:
                 op.operands[j] = loads[_const(v)]
     # 3. the call: copy in, execute the fixed command buffer, copy out
     ex = plan.execute
-    dev, aff, wait, signal = list(ex.operands)[:4]
+    dev, aff = list(ex.operands)[:2]
     fn_args = list(plan.function.regions[0].blocks[0].arguments)
     fence_t = ir.Type.parse("!hal.fence")
     cb_t = ir.Type.parse("!hal.command_buffer")
     flags0 = {"flags": _i64(0)}
     if plan.await_op is None:
-        caller_wait = _caller_fence(plan, wait, fn_args, first=True)
-        caller_signal = _caller_fence(plan, None, fn_args, first=False)
+        caller_wait, caller_signal = _caller_fences(fn_args)
     else:       # synchronous: no caller's fences; the host waits on the last copy's
         with ir.InsertionPoint(ex), ir.Location.unknown():
             caller_wait = _create("util.null", [], [ir.Type.parse("!hal.fence")]).result
@@ -362,7 +361,7 @@ def _reflect(fn: ir.Operation) -> None:
 
 
 def _indirect(dev, aff, wait, signal, cmd, bindings) -> None:
-    n = len(bindings)
+    """Executes command buffer `cmd` with a binding table of (buffer, length) at offset 0."""
     offs = [_index_const(0).result for _ in bindings]
     lens = [_index_const(length).result for _, length in bindings]
     _create("hal.device.queue.execute.indirect",
@@ -375,12 +374,12 @@ def _alloca_signal(s: Slot) -> ir.Value:
     return s.alloca.operands[3]
 
 
-def _caller_fence(plan: Plan, wait, fn_args, first: bool) -> ir.Value:
-    """The caller's wait (first) or signal fence: the function's last two arguments."""
-    fence_args = [a for a in fn_args if str(a.type) == "!hal.fence"]
-    if len(fence_args) != 2:
+def _caller_fences(fn_args) -> tuple[ir.Value, ir.Value]:
+    """A coarse-fences function's wait and signal fences: its last two arguments."""
+    fences = [a for a in fn_args if str(a.type) == "!hal.fence"]
+    if len(fences) != 2:
         raise NotRecordable("not a coarse-fences function")
-    return fence_args[0] if first else fence_args[1]
+    return fences[0], fences[1]
 
 
 _PURE = ("arith.constant", "hal.fence.create", "hal.fence.join", "util.global.load", "util.null",

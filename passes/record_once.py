@@ -17,7 +17,8 @@ command buffer a buffer of its own, allocated once at load (`util.global`s), rec
 command buffer against them with no binding table, and makes each call:
 
   1. copy its inputs into their fixed buffers (a small memoized command buffer whose binding
-     table holds the caller's buffers; replayed as one copy per input),
+     table holds the caller's buffers; replayed as one copy per input; output storage the
+     caller hands in, `iree.abi.output`, is copied in and out),
   2. execute the fixed command buffer (one graph launch in graph mode),
   3. copy the outputs from their fixed buffers into the buffers it returns (allocated per
      call as before, so a result stays valid after later calls),
@@ -71,7 +72,17 @@ class Slot:
     buffer: ir.Value            # the per-call buffer the call binds there
     offset: int
     length: int
-    role: str                   # "input" (a caller's buffer), "output" (returned), "scratch"
+    role: str                   # "input" (a caller's buffer), "inout" (a caller's buffer the call
+                                # returns: output storage it was handed), "output" (allocated by
+                                # the call and returned), "scratch"
+
+    @property
+    def copied_in(self) -> bool:
+        return self.role in ("input", "inout")
+
+    @property
+    def copied_out(self) -> bool:
+        return self.role in ("output", "inout")
     alloca: ir.Operation | None = None
 
 
@@ -179,7 +190,7 @@ def _plan(module: ir.Module, fn: ir.Operation) -> Plan:
             role = "output" if buf in returned else "scratch"
             plan.slots.append(Slot(i, buf, off, max(length, size), role, d))
         elif d is not None and d.name == "hal.buffer_view.buffer" and d.operands[0] in args:
-            plan.slots.append(Slot(i, buf, off, length, "input"))
+            plan.slots.append(Slot(i, buf, off, length, "inout" if buf in returned else "input"))
         else:
             raise NotRecordable(f"binding {i} is neither a caller's buffer nor an allocation of the call")
     for op in ops:
@@ -211,8 +222,8 @@ def _module_text(plan: Plan) -> str:
     slot, copy_in, copy_out, last = _names(plan)
     dev = plan.device_global
     lines = [f"util.global private @{slot}{s.index} : !hal.buffer" for s in plan.slots]
-    ins = [s for s in plan.slots if s.role == "input"]
-    outs = [s for s in plan.slots if s.role == "output"]
+    ins = [s for s in plan.slots if s.copied_in]
+    outs = [s for s in plan.slots if s.copied_out]
     if ins:
         lines.append(f"util.global private @{copy_in} : !hal.command_buffer")
     if outs:
@@ -311,8 +322,8 @@ def _rewrite(module: ir.Module, plan: Plan, stream_ordered: bool) -> None:
             caller_signal = _create("hal.fence.create", [dev], [ir.Type.parse("!hal.fence")],
                                     {"flags": _i64(0)}).result
         plan.await_op.operands[1] = caller_signal
-    outs = [s for s in plan.slots if s.role == "output"]
-    ins = [s for s in plan.slots if s.role == "input"]
+    outs = [s for s in plan.slots if s.copied_out]
+    ins = [s for s in plan.slots if s.copied_in]
     with ir.InsertionPoint(ex), ir.Location.unknown():
         prev = _create("util.global.load", [], [fence_t], {"global": ir.FlatSymbolRefAttr.get(last)}).result
         ready = _create("hal.fence.join", [caller_wait, prev], [fence_t], flags0).result
@@ -326,7 +337,7 @@ def _rewrite(module: ir.Module, plan: Plan, stream_ordered: bool) -> None:
         done = _create("hal.fence.create", [dev], [fence_t], flags0).result if outs else caller_signal
         _create("hal.device.queue.execute", [dev, aff, ready, done, ex.operands[4]], [], flags0)
         if outs:
-            allocated = [_alloca_signal(s) for s in outs]
+            allocated = [_alloca_signal(s) for s in outs if s.alloca is not None]
             after = _create("hal.fence.join", [start if stream_ordered else done, *allocated], [fence_t],
                             flags0).result
             cmd = _create("util.global.load", [], [cb_t], {"global": ir.FlatSymbolRefAttr.get(copy_out),
@@ -336,7 +347,7 @@ def _rewrite(module: ir.Module, plan: Plan, stream_ordered: bool) -> None:
     # a result's allocation needs no input: it waits on nothing, so a call never blocks the
     # caller's thread (the CUDA HAL waits on the host for an allocation's fences), and calls
     # chained by their fences overlap their host work with the device's
-    for s in outs:
+    for s in (s for s in outs if s.alloca is not None):
         with ir.InsertionPoint(s.alloca):
             s.alloca.operands[2] = _create("util.null", [], [fence_t]).result
     _reflect(plan.function)

@@ -13,6 +13,11 @@ from ..compiler.errors import ConvcError
 from .layers import Layer, layer_mlir
 
 
+# Layer bundles time and check kernels: they keep IREE's host program (convc-record-once would
+# add a copy of every input and of the output to each call, which kernel timings would count).
+LAYER_RECORD_ONCE = "off"
+
+
 def git_commit() -> str:
     """Commit of the compiler that built a bundle; "+uncommitted" if the tree had changes."""
     try:
@@ -47,7 +52,7 @@ def compile_entry(L: Layer, out: str, target: str, candidate: int | None = None)
     t0 = time.perf_counter()
     try:
         record_compile(entry, compile_file(src, os.path.join(out, entry["vmfb"]), CompileOptions(
-            target=target, tuning_cache="none", candidate=candidate)))
+            target=target, tuning_cache="none", candidate=candidate, record_once=LAYER_RECORD_ONCE)))
     except ConvcError as e:
         entry.update(ok=False, error=str(e))
     entry["compile_s"] = round(time.perf_counter() - t0, 2)

@@ -19,7 +19,7 @@ import time
 
 from ..compiler.driver import CompileOptions, compile_file
 from ..compiler.errors import ConvcError
-from .bundle import git_commit, record_compile
+from .bundle import LAYER_RECORD_ONCE, git_commit, record_compile
 from .families import families_bundle
 from .layers import Layer, layer_mlir, load_suite, random_grouped_layers, random_narrow_layers
 
@@ -66,7 +66,8 @@ def compile_suite(layers: list[Layer], target: str, out: str, verbose: bool = Tr
         entry = {"layer": dataclasses.asdict(L), "vmfb": os.path.basename(vmfb)}
         dump = os.path.join(out, f".dump_{L.name}") if keep_ptx else None
         try:
-            res = compile_file(src, vmfb, CompileOptions(target=target, dump_dir=dump, tuning_cache=tuning_cache))
+            res = compile_file(src, vmfb, CompileOptions(target=target, dump_dir=dump, tuning_cache=tuning_cache,
+                                                         record_once=LAYER_RECORD_ONCE))
             if dump and _keep_ptx(dump, os.path.join(out, f"{L.name}.ptx")):
                 entry["ptx"] = f"{L.name}.ptx"
             entry["compile_s"] = round(time.perf_counter() - t0, 3)

@@ -25,7 +25,7 @@ from iree.compiler.dialects import (
 __all__ = [
     "ir", "amdgpu_d", "arith_d", "flow_d", "func_d", "gpu_d", "hal_d", "llvm_d",
     "math_d", "memref_d", "nvvm_d", "rocdl_d", "scf_d", "util_d", "vector_d",
-    "parse_attr", "dict_attr", "attr_to_py", "walk_ops",
+    "parse_attr", "dict_attr", "attr_to_py", "walk_ops", "owner_op",
 ]
 
 
@@ -73,6 +73,14 @@ def attr_to_py(a: ir.Attribute):
     if isinstance(a, ir.UnitAttr):
         return None
     raise TypeError(f"unexpected attribute {a}")
+
+
+def owner_op(v: ir.Value):
+    """The operation that defines v, or None for a block argument."""
+    owner = v.owner
+    if isinstance(owner, ir.Block):
+        return None
+    return owner.operation if hasattr(owner, "operation") else owner
 
 
 def walk_ops(op, name: str | None = None):

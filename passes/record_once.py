@@ -49,7 +49,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..runtime.module import FIXED_BUFFERS, FIXED_BUFFERS_KEY
-from .ir import ir, walk_ops
+from .ir import ir, owner_op, walk_ops
 
 _USAGE = ('hal.buffer_usage<"TransferSource|TransferTarget|Transfer|DispatchStorageRead|'
           'DispatchStorageWrite|DispatchStorage"> : i32')
@@ -69,8 +69,7 @@ class NotRecordable(Exception):
 class Slot:
     """One binding-table slot of the memoized command buffer."""
     index: int
-    buffer: ir.Value            # the per-call buffer the call binds there
-    offset: int
+    buffer: ir.Value            # the per-call buffer the call binds there (at offset 0)
     length: int
     role: str                   # "input" (a caller's buffer), "inout" (a caller's buffer the call
                                 # returns: output storage it was handed), "output" (allocated by
@@ -99,23 +98,19 @@ class Plan:
 
 
 def _const(v: ir.Value) -> int:
-    op = v.owner
-    if not isinstance(op, ir.OpView) and not isinstance(op, ir.Operation):
-        raise NotRecordable("a size or offset is a block argument")
-    op = op.operation
-    if op.name != "arith.constant":
+    op = owner_op(v)
+    if op is None or op.name != "arith.constant":
         raise NotRecordable("a size or offset is computed at run time")
     return ir.IntegerAttr(op.attributes["value"]).value
 
 
-def _defining(v: ir.Value):
-    o = v.owner
-    return o.operation if isinstance(o, (ir.OpView, ir.Operation)) else None
+def _sym(op: ir.Operation) -> str:
+    """The global a util.global.load/store names."""
+    return ir.FlatSymbolRefAttr(op.attributes["global"]).value
 
 
-def _sym(op: ir.Operation, attr: str = "global") -> str:
-    a = op.attributes[attr]
-    return ir.StringAttr(a).value if attr == "sym_name" else ir.FlatSymbolRefAttr(a).value
+def _name(op: ir.Operation) -> str:
+    return ir.StringAttr(op.attributes["sym_name"]).value
 
 
 def _segments(op: ir.Operation) -> list[int]:
@@ -123,8 +118,7 @@ def _segments(op: ir.Operation) -> list[int]:
 
 
 def _funcs(module: ir.Module) -> dict:
-    return {ir.StringAttr(op.attributes["sym_name"]).value: op
-            for op in walk_ops(module.operation, "util.func")}
+    return {_name(op): op for op in walk_ops(module.operation, "util.func")}
 
 
 def _plan(module: ir.Module, fn: ir.Operation) -> Plan:
@@ -152,7 +146,7 @@ def _plan(module: ir.Module, fn: ir.Operation) -> Plan:
     # operands: device, affinity, wait, signal, commands, buffers..., offsets..., lengths...
     rest = list(ex.operands)[5:]
     n = len(rest) // 3
-    cmd_load = _defining(ex.operands[4])
+    cmd_load = owner_op(ex.operands[4])
     if cmd_load is None or cmd_load.name != "util.global.load":
         raise NotRecordable("the executed command buffer is not a memoized global")
     result_global = _sym(cmd_load)
@@ -160,7 +154,7 @@ def _plan(module: ir.Module, fn: ir.Operation) -> Plan:
     for init in walk_ops(module.operation, "util.initializer"):
         for op in walk_ops(init):
             if op.name == "util.global.store" and _sym(op) == result_global:
-                call = _defining(op.operands[0])
+                call = owner_op(op.operands[0])
                 if call is not None and call.name == "util.call":
                     apply = _funcs(module).get(ir.FlatSymbolRefAttr(call.attributes["callee"]).value)
     if apply is None:
@@ -171,7 +165,7 @@ def _plan(module: ir.Module, fn: ir.Operation) -> Plan:
     creates = list(walk_ops(apply, "hal.command_buffer.create"))
     if len(creates) != 1 or len(creates[0].operands) != 3:
         raise NotRecordable("the recording does not create one command buffer with a binding table")
-    dev_load = _defining(creates[0].operands[0])
+    dev_load = owner_op(creates[0].operands[0])
     if dev_load is None or dev_load.name != "util.global.load":
         raise NotRecordable("the command buffer's device is not a global")
     returned = set()
@@ -184,13 +178,13 @@ def _plan(module: ir.Module, fn: ir.Operation) -> Plan:
         buf, off, length = rest[i], _const(rest[n + i]), _const(rest[2 * n + i])
         if off != 0:
             raise NotRecordable("a binding at a nonzero offset")
-        d = _defining(buf)
+        d = owner_op(buf)
         if d is not None and d.name == "hal.device.queue.alloca":
             size = _const(d.operands[-1])
             role = "output" if buf in returned else "scratch"
-            plan.slots.append(Slot(i, buf, off, max(length, size), role, d))
+            plan.slots.append(Slot(i, buf, max(length, size), role, d))
         elif d is not None and d.name == "hal.buffer_view.buffer" and d.operands[0] in args:
-            plan.slots.append(Slot(i, buf, off, length, "inout" if buf in returned else "input"))
+            plan.slots.append(Slot(i, buf, length, "inout" if buf in returned else "input"))
         else:
             raise NotRecordable(f"binding {i} is neither a caller's buffer nor an allocation of the call")
     for op in ops:
@@ -213,7 +207,7 @@ def _plan(module: ir.Module, fn: ir.Operation) -> Plan:
 
 
 def _names(plan: Plan) -> tuple[str, str, str, str]:
-    base = "__convc_" + ir.StringAttr(plan.function.attributes["sym_name"]).value.replace("$", "_")
+    base = "__convc_" + _name(plan.function).replace("$", "_")
     return base + "_slot", base + "_copy_in", base + "_copy_out", base + "_last_call"
 
 
@@ -280,7 +274,7 @@ def _rewrite(module: ir.Module, plan: Plan, stream_ordered: bool) -> None:
     # 1. the globals and their initializer, before the memoized command buffer's own
     decl = "\n".join(f"util.global private @{s} : !hal.device" for s in [plan.device_global])
     scratch = ir.Module.parse(decl + "\n" + _module_text(plan), module.context)
-    anchor = next(op for op in walk_ops(module.operation, "util.global") if _sym(op, "sym_name") == plan.result_global)
+    anchor = next(op for op in walk_ops(module.operation, "util.global") if _name(op) == plan.result_global)
     for op in list(scratch.body.operations)[1:]:
         op.operation.move_before(anchor)
     # 2. the recording: direct references to the slot buffers, no binding table

@@ -91,7 +91,6 @@ BENCH = {"streams": (), "graphs": ("--cuda_use_streams=false",)}
 def _trace(call, n: int = 5) -> dict:
     """Per synchronous call from Python: host microseconds from the call to its first launch API
     call, to the first kernel's start, from the last kernel's end to the call's return; launches."""
-    import torch
     from torch.profiler import ProfilerActivity, profile, record_function
     for _ in range(3):
         call()
@@ -133,58 +132,41 @@ def _trace(call, n: int = 5) -> dict:
     return summary
 
 
+def _two_ways(fn, iters: int) -> dict:
+    """PyTorch's call fn() timed back to back with one synchronization (convc-e2e's
+    _time_torch: CUDA events, median of 5 rounds) and synchronized after every call (host clock)."""
+    import torch
+    from convc.runtime.e2e_device import _time_torch
+    back_to_back = _time_torch(lambda _: fn(), None, iters)
+    synced = []
+    for _ in range(5):
+        t0 = time.perf_counter()
+        for _ in range(iters):
+            fn()
+            torch.cuda.synchronize()
+        synced.append((time.perf_counter() - t0) * 1e6 / iters)
+    return {"back_to_back_us": round(back_to_back, 1), "synchronized_us": round(statistics.median(synced), 1)}
+
+
 def _torch_two_ways(model, x, iters: int = 50) -> dict:
     import torch
     torch._dynamo.reset()
     compiled = torch.compile(model, mode="reduce-overhead")
-    for _ in range(5):
+    for _ in range(3):          # reduce-overhead records its graph on a later call
         compiled(x)
-    torch.cuda.synchronize()
-    piped, synced = [], []
-    for _ in range(5):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        for _ in range(iters):
-            compiled(x)
-        b.record()
-        torch.cuda.synchronize()
-        piped.append(a.elapsed_time(b) * 1e3 / iters)
-        t0 = time.perf_counter()
-        for _ in range(iters):
-            compiled(x)
-            torch.cuda.synchronize()
-        synced.append((time.perf_counter() - t0) * 1e6 / iters)
-    return {"back_to_back_us": round(statistics.median(piped), 1),
-            "synchronized_us": round(statistics.median(synced), 1)}
+    return _two_ways(lambda: compiled(x), iters)
 
 
 def _torch_graph_floor(iters: int = 200) -> dict:
-    """PyTorch's side of `one`: the same elementwise op captured in a CUDA graph, replayed and
-    synchronized per call (latency) and back to back (the harness's way)."""
+    """PyTorch's side of `one`: the same elementwise op captured in a CUDA graph and replayed."""
     import torch
     x = torch.full((256,), 0.5, device="cuda")
-    y = x * 2.0 + 1.0
+    x * 2.0 + 1.0               # warm-up outside the capture
     g = torch.cuda.CUDAGraph()
     torch.cuda.synchronize()
     with torch.cuda.graph(g):
-        y = x * 2.0 + 1.0
-    for _ in range(10):
-        g.replay()
-    torch.cuda.synchronize()
-    synced, piped = [], []
-    for _ in range(5):
-        t0 = time.perf_counter()
-        for _ in range(iters):
-            g.replay()
-            torch.cuda.synchronize()
-        synced.append((time.perf_counter() - t0) * 1e6 / iters)
-        t0 = time.perf_counter()
-        for _ in range(iters):
-            g.replay()
-        torch.cuda.synchronize()
-        piped.append((time.perf_counter() - t0) * 1e6 / iters)
-    return {"module": "torch_cuda_graph_one", "synchronized_us": round(statistics.median(synced), 1),
-            "back_to_back_us": round(statistics.median(piped), 1)}
+        x * 2.0 + 1.0
+    return {"module": "torch_cuda_graph_one", **_two_ways(g.replay, iters)}
 
 
 def run(args) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..ir import ir
+from ..ir import ir, owner_op  # noqa: F401 (owner_op: the matcher's modules import it from here)
 from ..problem import DTYPE_BYTES
 
 
@@ -16,13 +16,6 @@ class Decline(Exception):
 class Operand:
     index: int      # dispatch operand index
     dtype: str
-
-
-def owner_op(v: ir.Value):
-    owner = v.owner
-    if isinstance(owner, ir.Block):
-        return None
-    return owner.operation if hasattr(owner, "operation") else owner
 
 
 def element_dtype(t: ir.Type) -> str:

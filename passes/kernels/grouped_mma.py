@@ -5,8 +5,8 @@ groups have at least MIN_GROUP_CHANNELS input channels and whose blocks of whole
 16-byte channel vectors (grouped_mma_geometry.group_block). Near-depthwise groups and f32 stay
 on the direct kernel, which remains a tuning candidate everywhere. Dense convs with at most
 NARROW_DENSE_F output channels are one group of all C (C <= 128): the sm_90a planner's
-default for F <= NARROW_MMA_F (static and dynamic batches), a tuning candidate up to
-NARROW_DENSE_F.
+default for F <= NARROW_MMA_F (static and dynamic batches) and for 1x1 convs with F <=
+sm90.NARROW_1X1_F that fill the SMs, a tuning candidate up to NARROW_DENSE_F.
 """
 
 from __future__ import annotations
@@ -79,10 +79,11 @@ def _schedule(p: ConvProblem, t: Target, o: TileOption) -> Schedule:
                             + (", batch read at run time" if p.dynamic_batch else "")))
 
 
-def narrow_dense(p: ConvProblem, t: Target) -> Schedule | None:
-    """The grouped kernel's schedule for a dense conv with F <= NARROW_MMA_F (the sm_90a
-    planner's choice for static and dynamic batches), or None where it does not apply."""
-    if p.grouped or p.F > NARROW_MMA_F:
+def narrow_dense(p: ConvProblem, t: Target, max_f: int = NARROW_MMA_F) -> Schedule | None:
+    """The grouped kernel's schedule for a dense conv with F <= max_f (NARROW_MMA_F: the sm_90a
+    planner's choice for static and dynamic batches; the planner passes more for 1x1 convs
+    that fill the SMs), or None where it does not apply."""
+    if p.grouped or p.F > max_f:
         return None
     got = GROUPED_MMA.attempt(p, t)
     if isinstance(got, Declined):

@@ -16,7 +16,7 @@ from ..schedule import Kernel, Schedule
 from ..target import Target
 from .common import cdiv, narrow_block_n, tile_counts_for, tiles
 from .portable import plan_portable
-from .grouped_mma import narrow_dense
+from .grouped_mma import NARROW_MMA_F, narrow_dense
 from .registry import Declined
 from .sm90_gather import SM90_GATHER
 from .sm90_rows import SM90_ROWS
@@ -25,6 +25,8 @@ from .sm90_ws import SM90_WS, WsTile, swap_block_ms
 
 PINGPONG, COOPERATIVE, STREAMK = Kernel.SM90_WS_PINGPONG, Kernel.SM90_WS_COOPERATIVE, Kernel.SM90_WS_STREAMK
 STREAMK_MIN_KTILES = 32
+NARROW_K = 48               # 1x1 convs this narrow in K take 256-pixel tiles when they fill the SMs
+NARROW_1X1_F = 24           # 1x1 convs this narrow in F take grouped_mma when they fill the SMs
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,14 @@ class Shape:
         """Two waves of 128-row tiles, or one when K >= 2048."""
         m, n = tile_counts_for(self.p, 128, self.wide)
         return m * n >= 2 * self.n or (self.p.gemm_k >= 2048 and m * n >= self.n)
+
+    @property
+    def narrow_k(self) -> bool:
+        """A 1x1 conv of at most NARROW_K input channels (one or two 32-channel K steps):
+        each tile is little more than a load and a store, so the per-tile cost around them
+        decides, and 256-pixel tiles halve it."""
+        p = self.p
+        return p.R * p.S == 1 and p.gemm_k <= NARROW_K
 
     @property
     def one_wave_residual(self) -> bool:
@@ -98,6 +108,7 @@ ONE_WAVE_RESIDUAL = Rule("one wave with a residual", lambda c: c.one_wave_residu
 
 # The default tile of the persistent kernels: the first rule that holds.
 TILE_RULES = (
+    Rule("many waves, narrow K, F > 64", lambda c: c.many_waves and c.narrow_k and c.p.F > 64, COOPERATIVE, 256, WIDE),
     Rule("many waves, F <= 128", lambda c: c.many_waves and c.p.F <= 128, PINGPONG, 128, NARROW),
     Rule("many waves, 160-channel tiles", lambda c: c.many_waves and c.wide == 160, PINGPONG, 128, 160),
     Rule("many waves, F > 256", lambda c: c.many_waves and c.wide == 128 and c.p.F > 256, COOPERATIVE, 256, 128),
@@ -119,14 +130,18 @@ def tile_rule(p: ConvProblem, t: Target) -> Rule:
 
 
 def plan_sm90(p: ConvProblem, t: Target) -> Schedule:
-    """sm_90a: dense convs with F <= 8 on the grouped tensor-core kernel (grouped_mma.narrow_dense); the persistent warp-specialized kernels with the tile of TILE_RULES; then swapped
+    """sm_90a: dense convs with F <= 8 (1x1 convs that fill the SMs: F <= NARROW_1X1_F) on the
+    grouped tensor-core kernel (grouped_mma.narrow_dense); the persistent warp-specialized
+    kernels with the tile of TILE_RULES; then swapped
     tiles (channels on the wgmma's M, _swapped_choice) replace it for filters with several
-    taps and for 1x1 convs without a residual whose tiles leave SMs idle, and a one-wave
+    taps, for 1x1 convs without a residual whose tiles leave SMs idle and for narrow-K 1x1
+    convs with F <= 64 that fill them (256-pixel tiles), and a one-wave
     residual layer takes swapped tiles staged in the ring where they fit (_one_wave_ring).
     C a multiple of 32 but not of 64 (e.g. 96) takes the persistent kernels with 32-channel K
     steps (64-byte swizzled rows); the non-persistent kernel needs 64. Convs the im2col TMA
     cannot read go to the row-slab kernel, else the thread-gathered one, else the portable."""
-    narrow = narrow_dense(p, t)
+    shape = Shape(p, t)
+    narrow = narrow_dense(p, t, NARROW_1X1_F if shape.many_waves and p.R * p.S == 1 else NARROW_MMA_F)
     if narrow is not None:
         return narrow
     tma = SM90_TMA.attempt(p, t)
@@ -137,9 +152,10 @@ def plan_sm90(p: ConvProblem, t: Target) -> Schedule:
             why = f"{why}; 32-channel steps need C a multiple of 32, or of 8 with one filter tap"
         return _sm90_without_im2col_tma(p, t, why)
     rule = tile_rule(p, t)
-    tile = rule.tile(Shape(p, t))
+    tile = rule.tile(shape)
     idle = tiles(p, tile.block_m, tile.block_n) < t.num_sms and not p.reads_residual
-    if tile.kernel != STREAMK and narrow is None and (p.R * p.S > 1 or idle):
+    narrow_k_swap = shape.many_waves and shape.narrow_k and p.F <= 64 and not p.reads_residual
+    if tile.kernel != STREAMK and ((narrow is None and (p.R * p.S > 1 or idle)) or narrow_k_swap):
         swapped = _swapped_choice(p, t)
         if swapped is not None:
             return swapped

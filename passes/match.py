@@ -23,10 +23,10 @@ from .matching.contractions import (gemm_signature, grouped_gemm_hwcf, grouped_g
                                     is_grouped_gemm_1x1, match_gemm_1x1)
 from .matching.conv_forms import NAMED_GROUPED, Geometry, check_conv_body, conv_geometry, is_conv
 from .matching.dispatch import Dispatch, trace_input
-from .matching.epilogue import chain_user, init_steps, interpret_elementwise, row_program
+from .matching.epilogue import chain_user, init_steps, interpret_elementwise, pool_prologue, row_program
 from .matching.ir_reading import ROWS_HINT, Decline, element_dtype, float_const, owner_op, static_shape
 from .matching.map_forms import map_root, row_reduction
-from .matching.pool_forms import global_reduction_dims, identity_value, is_pool, pool_geometry
+from .matching.pool_forms import global_reduction_dims, identity_value, is_pool, plain_combine, pool_geometry
 from .problem import ConvProblem, EpilogueStep, INPUT_DTYPES, OperandLoad
 
 
@@ -166,6 +166,7 @@ def _match_global_pool(func, op) -> tuple[ConvProblem, list]:
         raise Decline(SEVERAL_RESULTS)
     kind, rank, batch = global_reduction_dims(op)
     x_op = d.operand_of(op.operands[0])
+    prologue = () if plain_combine(op) else pool_prologue(d, op)
     if x_op.dtype not in INPUT_DTYPES:
         raise Decline(f"pooling input type {x_op.dtype} not supported (f16, bf16 or f32)")
     _starts_at_identity(op, kind)
@@ -176,7 +177,7 @@ def _match_global_pool(func, op) -> tuple[ConvProblem, list]:
     C = shape[-1]
     return _problem(d, op, None, dict(
         N=shape[0], H=H, W=W, C=C, F=C, R=H, S=W, dtype=x_op.dtype, input=x_op.index, filter=-1, groups=C,
-        filter_layout="hwf", pool=kind), 1)
+        filter_layout="hwf", pool=kind, prologue=prologue), 1)
 
 
 def _match_map(func, gen, x_index: int, row) -> tuple[ConvProblem, list]:

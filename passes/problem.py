@@ -172,9 +172,15 @@ class ConvProblem:
     # over the row's channels
     row_reduce: tuple[EpilogueOp, ...] = ()
     row_combine: str = ""
+    # a global pool's math on each input element before the combine (the BatchNorm and
+    # activation of the conv before it, which IREE fuses into the reduction's dispatch): one
+    # program step over value 0, the element in the input type, and loads per channel
+    # ("channel") or shaped like the input ("full")
+    prologue: tuple[EpilogueStep, ...] = ()
 
-    # group, pool and row fields are written only where set, so convs keep their encoding
-    _GROUP_DEFAULTS = {"groups": 1, "filter_layout": "fhwc", "pool": "", "row_reduce": [], "row_combine": ""}
+    # group, pool, row and prologue fields are written only where set, so convs keep their encoding
+    _GROUP_DEFAULTS = {"groups": 1, "filter_layout": "fhwc", "pool": "", "row_reduce": [], "row_combine": "",
+                       "prologue": []}
 
     @property
     def dynamic_batch(self) -> bool:
@@ -205,6 +211,10 @@ class ConvProblem:
         object.__setattr__(self, "pad", tuple(self.pad))
         object.__setattr__(self, "epilogue", tuple(self.epilogue))
         object.__setattr__(self, "row_reduce", tuple(self.row_reduce))
+        object.__setattr__(self, "prologue", tuple(self.prologue))
+        if self.prologue and not (self.is_global_pool and len(self.prologue) == 1 and self.prologue[0].op == "program"
+                                  and all(ld.broadcast in ("channel", "full") for ld in self.prologue[0].loads)):
+            raise ValueError("a prologue is one program step with per-channel or input-shaped loads, on a global pool")
         loads = {ld.broadcast for st in self.epilogue for ld in st.operand_loads}
         if loads & {"image", "row"} and not self.is_map:
             raise ValueError("per-image and per-row epilogue operands are read by elementwise maps only")
@@ -289,6 +299,8 @@ class ConvProblem:
         if self.row_combine:
             row = repr([self.row_combine] + [x.to_dict() for x in self.row_reduce])
             kind = f"rowmap{hashlib.sha1(row.encode()).hexdigest()[:8]}"
+        if self.prologue:
+            kind += "_pro" + "_".join(s.describe() for s in self.prologue)
         return (f"{kind}_n{n}h{self.H}w{self.W}c{self.C}_f{self.F}r{self.R}s{self.S}{g}"
                 f"_st{self.stride[0]}x{self.stride[1]}_dl{self.dilation[0]}x{self.dilation[1]}"
                 f"_p{p}_{self.dtype}_{epi}")
@@ -327,6 +339,7 @@ class ConvProblem:
         d = dataclasses.asdict(self)
         d["epilogue"] = [s.to_dict() for s in self.epilogue]
         d["row_reduce"] = [x.to_dict() for x in self.row_reduce]
+        d["prologue"] = [s.to_dict() for s in self.prologue]
         for k, v in self._GROUP_DEFAULTS.items():
             if d[k] == v:
                 del d[k]
@@ -337,6 +350,7 @@ class ConvProblem:
         d = dict(d)
         d["epilogue"] = tuple(EpilogueStep.from_dict(s) for s in d.get("epilogue", []))
         d["row_reduce"] = tuple(EpilogueOp.from_dict(x) for x in d.get("row_reduce", []))
+        d["prologue"] = tuple(EpilogueStep.from_dict(s) for s in d.get("prologue", []))
         for k in ("stride", "dilation", "pad"):
             d[k] = tuple(d[k])
         return cls(**d)

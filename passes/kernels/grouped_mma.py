@@ -48,7 +48,7 @@ def supports(p: ConvProblem, t: Target) -> str | None:
         return f"{p.dtype} inputs (mma.sync m16n8k16 takes f16/bf16)"
     if p.dynamic_batch and p.gemm_form:
         return "a dynamic batch of GEMM-form rows (one pixel per batch unit)"
-    if p.C // p.groups < MIN_GROUP_CHANNELS:
+    if p.grouped and p.C // p.groups < MIN_GROUP_CHANNELS:
         return f"C/G={p.C // p.groups} < {MIN_GROUP_CHANNELS} channels per group"
     return None
 

@@ -75,6 +75,9 @@ def sm90_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
     default = plan_sm90(p, t)
     if default.kernel == Kernel.SM90_ROWS_WGMMA:
         grid = [(SM90_GATHER, {"why_not_tma": "tuning candidate"})]
+    elif default.kernel == Kernel.GROUPED_MMA and p.C < 8:
+        # an RGB stem staged element by element: the thread-gathered im2col kernel it replaced
+        grid = [(SM90_GATHER, {"why_not_tma": "tuning candidate"})]
     elif default.kernel in (Kernel.SM90_GATHER_WGMMA, Kernel.PORTABLE_IGEMM):
         grid = [(GROUPED_MMA, {})] if p.F <= NARROW_DENSE_F and not p.grouped else []
     else:

@@ -178,9 +178,10 @@ def _op_attrs(o) -> tuple:
                         if str(attrs[i].attr) != "#arith.fastmath<none>"))
 
 
-def _program_steps(block, sources, out_t: str) -> list[EpilogueStep]:
+def _program_steps(block, sources, out_t: str, until=None, value=None) -> list[EpilogueStep]:
     """The body as one program step: its ops in order, over the conv value, the loaded
-    operands and float constants (from splat tensors, the body or the dispatch function)."""
+    operands and float constants (from splat tensors, the body or the dispatch function);
+    the value yielded, or with `until` (an op of the body) `value` once that op is reached."""
     nodes: list = [None]                  # 0: the conv value; then OperandLoads and EpilogueOps
     refs: dict = {}
 
@@ -191,11 +192,18 @@ def _program_steps(block, sources, out_t: str) -> list[EpilogueStep]:
     def const(attr) -> int:
         return add(EpilogueOp("arith.constant", element_dtype(attr.type), (), (("value", str(attr)),)))
 
+    def source(src) -> int:
+        if isinstance(src, Widened):
+            return add(EpilogueOp("arith.extf", src.dtype, (source(src.source),), ()))
+        return 0 if isinstance(src, str) else add(src) if isinstance(src, OperandLoad) else const(src)
+
     for arg, src in zip(block.arguments, sources):
-        refs[arg] = 0 if isinstance(src, str) else add(src) if isinstance(src, OperandLoad) else const(src)
+        refs[arg] = source(src)
     out_arg = block.arguments[len(sources)]
     for o in block.operations:
         o = o.operation
+        if until is not None and o == until:
+            return _compact(nodes, refs.get(value), out_t)
         if o.name == "linalg.yield":
             return _compact(nodes, refs.get(o.operands[0]), out_t)
         _check_program_op(o)
@@ -287,3 +295,59 @@ def row_program(op) -> tuple[EpilogueOp, ...]:
     keep = sorted(live - {0})
     new = {0: 0, **{n: i + 1 for i, n in enumerate(keep)}}
     return tuple(dataclasses.replace(nodes[n], args=tuple(new[a] for a in nodes[n].args)) for n in keep)
+
+
+@dataclasses.dataclass(frozen=True)
+class Widened:
+    """A program source read in a narrower type and extended to `dtype` in the dispatch (a
+    BatchNorm's f16 constants widened to f32 by a generic of their own)."""
+
+    source: object
+    dtype: str
+
+
+def _widened_source(d: Dispatch, v: ir.Value):
+    """The source of v: d.epilogue_source's, or, where v is an elementwise generic that only
+    extends one tensor (linalg.generic {extf; yield}), that tensor's source, Widened."""
+    op = owner_op(v)
+    if op is not None and op.name == "linalg.generic" and len(op.operands) == 2 and len(op.results) == 1:
+        names = [o.operation.name for o in op.regions[0].blocks[0].operations]
+        maps = {str(a) for a in op.attributes["indexing_maps"]}
+        if names == ["arith.extf", "linalg.yield"] and len(maps) == 1:
+            return Widened(d.epilogue_source(op.operands[0]), element_dtype(ir.ShapedType(v.type).element_type))
+    return d.epilogue_source(v)
+
+
+def pool_prologue(d: Dispatch, op) -> tuple[EpilogueStep, ...]:
+    """A global pool's math on each input element before its combine
+    (pool_forms.global_reduction_dims; ConvProblem.prologue): one program step over the
+    element (value 0) and operands read per channel or shaped like the input (IREE's ONNX
+    import can leave a SiLU's sigmoid in the dispatch before); none when it combines the
+    element itself."""
+    maps = [ir.AffineMapAttr(a).value for a in op.attributes["indexing_maps"]]
+    ins = list(op.operands)[:-1]
+    x_terms = [linear_terms(e) for e in maps[0].results]
+    sources: list = ["chain"]
+    for i, v in enumerate(ins[1:], 1):
+        terms = [linear_terms(e) for e in maps[i].results]
+        if v == ins[0] and terms == x_terms:
+            sources.append("chain")
+            continue
+        src = _widened_source(d, v)
+        inner = src.source if isinstance(src, Widened) else src
+        if isinstance(inner, ir.Attribute):
+            sources.append(src)
+        elif terms in ([x_terms[-1]], x_terms):
+            ld = OperandLoad(inner.index, "channel" if terms == [x_terms[-1]] else "full", inner.dtype)
+            sources.append(Widened(ld, src.dtype) if isinstance(src, Widened) else ld)
+        else:
+            raise Decline("an operand of the reduction's per-element math is read neither per channel nor "
+                          "like its input")
+    block = op.regions[0].blocks[0]
+    comb = combine_op(op)
+    acc = block.arguments[len(block.arguments) - 1]
+    others = [v for v in comb.operands if v != acc]
+    if len(others) != 1:
+        raise Decline("the reduction combines its accumulator with itself")
+    value = others[0]
+    return tuple(_program_steps(block, sources, element_dtype(value.type), until=comb, value=value))

@@ -51,7 +51,7 @@ def combine_op(op):
     return comb
 
 
-def _combine(op) -> str | None:
+def plain_combine(op) -> str | None:
     """"max" / "sum" for a body that only combines the accumulator with the input (extensions
     allowed), None for anything else."""
     if op.name in NAMED_POOLS:
@@ -71,7 +71,7 @@ def is_pool(op) -> bool:
     if op.name != "linalg.generic" or len(op.results) != 1 or len(op.operands) != 3:
         return False
     iters = [str(a) for a in op.attributes["iterator_types"]]
-    if sum("reduction" in s for s in iters) != 2 or _combine(op) is None:
+    if sum("reduction" in s for s in iters) != 2 or plain_combine(op) is None:
         return False
     maps = [ir.AffineMapAttr(a).value for a in op.attributes["indexing_maps"]]
     try:
@@ -84,18 +84,21 @@ def is_pool(op) -> bool:
 
 def global_reduction_dims(op) -> tuple[str, int, bool] | None:
     """(combine, rank of the input, whether it has a batch axis) of a global pool as IREE forms
-    it: a generic reducing a channels-last [N, H*W, C] or [N, H, W, C] input over its pixel axes
-    into [N, C] ([H*W, C] into [C] at batch 1, where IREE drops the unit batch; no window
-    operand: the window is the whole image), None for anything else."""
-    if op.name != "linalg.generic" or len(op.results) != 1 or len(op.operands) != 2:
+    it: a generic reducing a channels-last [N, H*W, C] or [N, H, W, C] input (its first
+    operand) over its pixel axes into [N, C] ([H*W, C] into [C] at batch 1, where IREE drops
+    the unit batch; no window operand: the window is the whole image), None for anything
+    else. Its body may compute on each element before the combine, reading more operands (a
+    BatchNorm and activation IREE fused into the reduction): global_pool_prologue reads that."""
+    if op.name != "linalg.generic" or len(op.results) != 1 or len(op.operands) < 2:
         return None
-    kind = _combine(op)
-    if kind is None:
+    comb = combine_op(op)
+    if comb is None:
         return None
+    kind = COMBINES[comb.name]
     iters = ["r" if "reduction" in str(a) else "p" for a in op.attributes["iterator_types"]]
     maps = [ir.AffineMapAttr(a).value for a in op.attributes["indexing_maps"]]
     try:
-        inp, out = ([linear_terms(e) for e in m.results] for m in maps)
+        inp, out = ([linear_terms(e) for e in m.results] for m in (maps[0], maps[-1]))
     except Decline:
         return None
     single = lambda t: len(t) == 1 and list(t.values())[0] == 1 and -1 not in t
@@ -115,7 +118,7 @@ def pool_geometry(op) -> tuple[str, Geometry]:
     """(combine, Geometry) of a pool: the input as a depthwise conv's (the channel dim in the
     group position), the window operand's [kh, kw] as the filter's [R, S] (f_pos), no filter
     channels. Decline for a window that is not a plain strided/dilated 2-D one."""
-    kind = _combine(op)
+    kind = plain_combine(op)
     if kind is None:
         raise Decline("pooling body is not a max or a sum of the window")
     if op.name in NAMED_POOLS:

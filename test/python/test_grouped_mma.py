@@ -61,14 +61,16 @@ def _model(p: ConvProblem, s, x, w):
         for tile in range(p.N * g.tiles_per_image):
             n, oh0, ow0 = g.tile_origin(OPS, tile)
             patch = np.full(g.patch_bytes // 2, np.nan)
-            if g.kb % 16:
+            if g.zero_start is not None:
+                end = -(-g.zero_start // 16) * 16
                 for r in range(g.ph * g.pw):
-                    patch[r * g.row_bytes // 2 + g.kb:r * g.row_bytes // 2 + g.kb + 8] = 0.0
+                    patch[r * g.row_bytes // 2 + g.zero_start:r * g.row_bytes // 2 + end] = 0.0
             idx = np.arange(g.stage_items)
             ok, src, dst = g.stage_item(OPS, idx, n, oh0, ow0, cb)
-            assert (dst % 16 == 0).all() and len(set(dst.tolist())) == len(dst)
-            for k in range(8):
-                patch[dst // 2 + k] = np.where(ok, xf[src + k], 0.0)
+            assert (dst % (2 * g.stage_vector) == 0).all() and len(set(dst.tolist())) == len(dst)
+            loaded = p.C if g.narrow else 8             # a narrow input: its C channels, then zeros
+            for k in range(g.stage_vector):
+                patch[dst // 2 + k] = np.where(ok, xf[src + k], 0.0) if k < loaded else 0.0
             for warp in range(WARPS):
                 wm, wn = warp // g.wn, warp % g.wn
                 cols = list(g.warp_columns(wn))
@@ -149,6 +151,35 @@ def test_index_model_matches_reference(case):
     rng = np.random.default_rng(case)
     x = rng.standard_normal((p.N, p.H, p.W, p.C))
     w = rng.standard_normal(p.R * p.S * p.C // p.groups * p.F)
+    np.testing.assert_allclose(_model(p, s, x, w), grouped_conv_reference(p, x, w), rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("case", range(8))
+def test_index_model_narrow_input(case):
+    """Dense convs with C < 8 (an RGB stem; geometry.narrow_input): pixels staged element by
+    element as vectors of 4 or 8 with zeros, the rest of the chunk zeroed once; random C 1-7,
+    F 8-32, windows, strides, dilations, pads and tile shapes."""
+    rng = random.Random(700 + case)
+    while True:
+        try:
+            p = ConvProblem(N=rng.randint(1, 2), H=rng.randint(5, 15), W=rng.randint(5, 15), C=rng.randint(1, 7),
+                            F=rng.choice([8, 16, 24, 32]), R=rng.choice([1, 3, 5, 7]), S=rng.choice([1, 3, 7]),
+                            stride=(rng.randint(1, 2), rng.randint(1, 2)), dilation=(1, rng.randint(1, 2)),
+                            pad=tuple(rng.randint(0, 3) for _ in range(4)), dtype=rng.choice(["f16", "bf16"]),
+                            out_dtype="f16")
+            s = plan_grouped_mma(p, SM90)
+            break
+        except (ValueError, GroupedMmaUnsupported):
+            continue
+    g = geometry_of(p, s)
+    assert g.narrow and g.stage_items == g.ph * g.pw
+    bh, bw = rng.randint(1, p.Ho), rng.randint(1, p.Wo)
+    while geometry_of(p, s.with_config(rows=bh)).mt * g.ntw * 4 > 48 or bh * bw > 128:
+        bh, bw = max(1, bh // 2), max(1, bw - 1)
+    s = s.with_config(rows=bh, cols=bw)
+    nr = np.random.default_rng(case)
+    x = nr.standard_normal((p.N, p.H, p.W, p.C))
+    w = nr.standard_normal(p.R * p.S * p.C * p.F)
     np.testing.assert_allclose(_model(p, s, x, w), grouped_conv_reference(p, x, w), rtol=1e-9, atol=1e-9)
 
 

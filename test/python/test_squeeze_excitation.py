@@ -139,3 +139,56 @@ def test_squeeze_excitation_kernels_pass_ptxas(tmp_path, arch):
     ptx = glob.glob(str(dump / "binaries" / "*.ptx"))
     assert any("poolsum_" in open(f).read() for f in ptx) and any("map_" in open(f).read() for f in ptx)
     assert_ptxas(tmp_path, ptx, arch)
+
+
+def _head_model(batch: int, dtype, act: str, squeeze: str = "GlobalAveragePool", channels: int = 40,
+                hw: tuple = (7, 5)):
+    """conv -> BatchNormalization -> activation -> global pool -> Flatten: a classifier head,
+    where IREE fuses the BatchNorm and activation into the pool's reduction (the conv's sole
+    consumer is the pool)."""
+    t = TensorProto.FLOAT if dtype == np.float32 else TensorProto.FLOAT16
+    rng = np.random.default_rng(3)
+
+    def w(name, shape, scale=0.3, shift=0.0):
+        return numpy_helper.from_array((rng.standard_normal(shape) * scale + shift).astype(dtype), name)
+
+    C = channels
+    inits = [w("w", (C, 8, 1, 1)), w("g", (C,), 0.2, 1.0), w("b", (C,)), w("mu", (C,)),
+             numpy_helper.from_array((rng.random(C) + 0.5).astype(dtype), "var")]
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"]),
+             helper.make_node("BatchNormalization", ["c", "g", "b", "mu", "var"], ["n"], epsilon=1e-5)]
+    if act == "SiLU":
+        nodes += [helper.make_node("Sigmoid", ["n"], ["sg"]), helper.make_node("Mul", ["n", "sg"], ["a"])]
+    else:
+        nodes += [helper.make_node(act, ["n"], ["a"])]
+    nodes += [helper.make_node(squeeze, ["a"], ["p"]), helper.make_node("Flatten", ["p"], ["y"])]
+    g = helper.make_graph(nodes, "head", [helper.make_tensor_value_info("x", t, [batch, 8, *hw])],
+                          [helper.make_tensor_value_info("y", t, None)], inits)
+    return onnx.shape_inference.infer_shapes(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]))
+
+
+HEADS = [(2, "SiLU", "GlobalAveragePool", 40), (1, "HardSwish", "GlobalMaxPool", 24),
+         (3, "Relu", "GlobalAveragePool", 20), (2, "SiLU", "GlobalAveragePool", 36)]
+
+
+@pytest.mark.parametrize("dtype,tol", [(np.float32, 1e-5), (np.float16, 2e-3)], ids=["f32", "f16"])
+@pytest.mark.parametrize("batch,act,squeeze,channels", HEADS, ids=[f"b{b}-{a}-{s}-c{c}" for b, a, s, c in HEADS])
+def test_pool_with_fused_batchnorm_and_activation(tmp_path, batch, act, squeeze, channels, dtype, tol):
+    """The BatchNorm and activation IREE fuses into a global pool's reduction run on the
+    global-pool kernel as its prologue (ConvProblem.prologue, per-channel operands), not on
+    IREE's reduction codegen; against ONNX's reference on random data."""
+    model = _head_model(batch, dtype, act, squeeze, channels)
+    src, out = tmp_path / "head.onnx", tmp_path / "head.vmfb"
+    onnx.save(model, str(src))
+    res = compile_file(str(src), str(out), CompileOptions(target="llvm-cpu"))
+    lines = [r.line() for r in res.reports]
+    (pool,) = res.by_kind()["pools"]
+    assert pool.path == "convc" and pool.schedule.kernel == "global_pool", lines
+    assert len(pool.problem.prologue) == 1 and pool.problem.prologue[0].loads, lines
+    assert {ld.broadcast for ld in pool.problem.prologue[0].loads} <= {"channel", "full"}
+    x = np.random.default_rng(0).standard_normal((batch, 8, 7, 5)).astype(dtype)
+    ref = ReferenceEvaluator(model).run(None, {"x": x})[0].astype(np.float64)
+    got = LoadedModule(str(out), "local-task").call(None, [(x, "f32" if dtype == np.float32 else "f16")])
+    assert got.shape == ref.shape and np.isfinite(got).all()
+    err = np.linalg.norm(got.astype(np.float64) - ref) / np.linalg.norm(ref)
+    assert err < tol, err

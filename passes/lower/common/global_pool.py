@@ -4,7 +4,10 @@ over all pixels (plan: passes/kernels/global_pool.py).
 Thread t takes channel vector t % vectors of the chunk and pixel lane t // vectors, so the
 lanes of a pixel read its chunk's channels as neighbouring 16-byte vectors. A lane sums pixels
 lane, lane + lanes, ... in f32 (`unroll` loads issued before their adds; pixels past the image
-and channels past C load nothing and add the combine's identity). The lanes' partial vectors
+and channels past C load nothing and add the combine's identity; a prologue, the BatchNorm and
+activation of the conv before the pool, runs on each loaded vector first, its per-channel
+operands loaded once per thread, whose channels never change, and input-shaped ones beside
+the input). The lanes' partial vectors
 then meet in workgroup memory, halving the live lanes per barrier, and lane 0's threads store
 the chunk through the shared epilogue (the mean's division is an epilogue step).
 """
@@ -16,7 +19,7 @@ from ...kernel_configs import GlobalPoolConfig
 from ...problem import ConvProblem, DTYPE_BYTES
 from ...schedule import Schedule
 from .emit import cdiv, convert, splat, vec_type, zeros, Emitter
-from .epilogue import store_row_masked
+from .epilogue import run_program, store_row_masked
 
 
 class GlobalPool:
@@ -48,6 +51,10 @@ class GlobalPool:
         c_ok = e.cmp("slt", f0, p.C)
         image = e.mul(e.mul(n, pixels), p.C)
         x = memrefs[p.input]
+        load = lambda ld, at: vector_d.load(vec_type(V, ld.dtype), memrefs[ld.operand], [at],
+                                            alignment=V * DTYPE_BYTES[ld.dtype])
+        channel = {i: load(ld, e.select(c_ok, f0, 0)) for st in p.prologue
+                   for i, ld in enumerate(st.loads) if ld.broadcast == "channel"}
         step = self.lanes * self.unroll
         loop = e.for_(0, cdiv(pixels, step), 1, [self._identity(f32v)])
         with loop as (k, (acc,), done):
@@ -57,6 +64,9 @@ class GlobalPool:
                 ok = e.all_of(c_ok, e.cmp("slt", pix, pixels))
                 addr = e.select(ok, e.add(image, e.add(e.mul(pix, p.C), f0)), 0)
                 v = vector_d.load(vec_type(V, p.dtype), x, [addr], alignment=V * DTYPE_BYTES[p.dtype])
+                for st in p.prologue:
+                    v = run_program(st, v, [channel[i] if ld.broadcast == "channel" else load(ld, addr)
+                                            for i, ld in enumerate(st.loads)], V)
                 loaded.append(arith_d.select(ok, convert(v, f32v), self._identity(f32v)))
             for v in loaded:
                 acc = self._combine(acc, v)

@@ -18,7 +18,7 @@ from ...ir import ir, arith_d, hal_d, memref_d, vector_d
 from ...problem import ConvProblem, DTYPE_BYTES
 from ...kernel_configs import GroupedMmaConfig
 from ...schedule import Schedule
-from ..common.emit import Emitter, float_type, vec_type
+from ..common.emit import Emitter, cdiv, float_type, vec_type
 from ..common.epilogue import apply_and_store
 from ..common.int_ops import IrOps
 from .grouped_mma_geometry import THREADS, Geometry
@@ -54,9 +54,11 @@ class GroupedMma:
         smem = self.m.alloc_workgroup([s.smem_bytes // 2], p.dtype, alignment=128)
         self.smem = smem
         base = address_of(smem)
+        self.base = base
         self.filt = base
         self.bufs = [self._addr(base, g.filter_bytes + b * g.patch_bytes) for b in range(s.stages)]
         self.x_addr = address_of(memrefs[p.input])
+        self.x_memref = memrefs[p.input]
         tid = self.m.thread_id(e)
         self.tid = tid
         self.lane, warp = e.rem(tid, 32), e.div(tid, 32)
@@ -103,14 +105,22 @@ class GroupedMma:
         """Channels KB .. 16*k16 of every patch row are read by the last chunk's fragments
         (times zero filter rows) and never copied: zero them once, in every buffer."""
         p, g, e = self.p, self.g, self.e
-        if g.kb % 16 == 0:
+        start = g.zero_start
+        if start is None:
             return
         rows = g.ph * g.pw * self.s.stages
         row_elems = g.row_bytes // 2
         with e.for_(self.tid, rows, THREADS) as (r, _a, _y):
-            idx = e.add(e.add(e.mul(r, row_elems), g.filter_bytes // 2), g.kb)
-            vector_d.store(arith_d.constant(vec_type(8, p.dtype), ir.DenseElementsAttr.get_splat(
-                vec_type(8, p.dtype), ir.FloatAttr.get(float_type(p.dtype), 0.0))), self.smem, [idx])
+            at, end = start, cdiv(start, 16) * 16
+            while at < end:                 # aligned stores: 4 elements up to 8, then 8
+                width = 4 if at % 8 else 8
+                idx = e.add(e.add(e.mul(r, row_elems), g.filter_bytes // 2), at)
+                vector_d.store(self._zeros(width), self.smem, [idx])
+                at += width
+
+    def _zeros(self, width: int):
+        t = vec_type(width, self.p.dtype)
+        return arith_d.constant(t, ir.DenseElementsAttr.get_splat(t, ir.FloatAttr.get(float_type(self.p.dtype), 0.0)))
 
     def _stage_filter(self, w, cb) -> None:
         """The block's filter, block-diagonal, in 16-byte rows (geometry.filter_row): one
@@ -140,10 +150,14 @@ class GroupedMma:
         return cond
 
     def _stage_patch(self, tile, cb, buf_i64) -> None:
-        """cp.async of the tile's patch (geometry.stage_item), 16 bytes per copy."""
+        """cp.async of the tile's patch (geometry.stage_item), 16 bytes per copy; a narrow
+        input's pixels by _stage_narrow."""
         g, e, ops = self.g, self.e, self.ops
         n, oh0, ow0 = g.tile_origin(ops, tile)
         bytes_ = DTYPE_BYTES[self.p.dtype]
+        if g.narrow:
+            self._stage_narrow(n, oh0, ow0, cb, buf_i64)
+            return
 
         def one(idx):
             ok, src, dst = g.stage_item(ops, idx, n, oh0, ow0, cb)
@@ -157,6 +171,36 @@ class GroupedMma:
             idx = e.add(self.tid, full * THREADS)
             with e.if_(e.cmp("slt", idx, g.stage_items)):
                 one(idx)
+
+    def _stage_narrow(self, n, oh0, ow0, cb, buf_i64) -> None:
+        """A narrow input's patch (geometry.narrow_input): each thread loads the C channels of
+        its pixels element by element, every load issued before the first store (zeros outside
+        the image), then stores each pixel as one aligned vector with zeros to stage_vector.
+        Plain loads: the stores wait for them, so the staging does not overlap this CTA's
+        compute as cp.async does; the second CTA on the SM fills that time."""
+        p, g, e, ops = self.p, self.g, self.e, self.ops
+        x = self.x_memref
+        zero = arith_d.constant(float_type(p.dtype), 0.0)
+        offset = arith_d.divui(arith_d.subi(buf_i64, self.base), self._i64(2))
+        buf_elems = arith_d.index_cast(ir.IndexType.get(), offset)
+        pending = []
+        for u in range(cdiv(g.stage_items, THREADS)):
+            idx = e.add(self.tid, u * THREADS)
+            ok, src, dst = g.stage_item(ops, idx, n, oh0, ow0, cb)
+            inside = e.cmp("slt", idx, g.stage_items) if (u + 1) * THREADS > g.stage_items else None
+            if inside is not None:
+                ok = e.all_of(ok, inside)
+                src = e.select(ok, src, 0)
+            vals = [arith_d.select(self._i1(ok), memref_d.load(x, [e._v(e.add(src, c))]), zero) for c in range(p.C)]
+            pending.append((inside, dst, vals))
+        for inside, dst, vals in pending:
+            vec = vector_d.from_elements(vec_type(g.stage_vector, p.dtype), vals + [zero] * (g.stage_vector - p.C))
+            at = e.add(buf_elems, e.div(dst, 2))
+            if inside is None:
+                vector_d.store(vec, self.smem, [e._v(at)])
+            else:
+                with e.if_(inside):
+                    vector_d.store(vec, self.smem, [e._v(at)])
 
     # ------------------------------------------------------------------ one tile
     def _tile(self, memrefs, tile, cb, buf) -> None:

@@ -49,12 +49,19 @@ def _divisors(n: int) -> list[int]:
     return [d for d in range(1, n + 1) if n % d == 0]
 
 
+def narrow_input(p: ConvProblem) -> bool:
+    """A dense conv with under 8 input channels (an RGB stem): its pixels are not 16-byte
+    vectors, so threads stage them element by element (Geometry.stage_item)."""
+    return p.groups == 1 and p.C < 8
+
+
 def group_block(p: ConvProblem) -> int:
     """Groups per CTA: the most (a divisor of G) whose input and output channels are whole
-    16-byte vectors and fit MAX_BN (a dense conv's input channels MAX_DENSE_KB)."""
+    16-byte vectors (input channels: any count under 8 for a dense conv, narrow_input) and fit
+    MAX_BN (a dense conv's input channels MAX_DENSE_KB)."""
     cg, fg = p.C // p.groups, p.F // p.groups
     max_kb = MAX_DENSE_KB if p.groups == 1 else MAX_BN
-    ok = [d for d in _divisors(p.groups) if (d * cg) % 8 == 0 and (d * fg) % 8 == 0
+    ok = [d for d in _divisors(p.groups) if ((d * cg) % 8 == 0 or narrow_input(p)) and (d * fg) % 8 == 0
           and d * fg <= MAX_BN and d * cg <= max_kb]
     if not ok:
         raise GroupedMmaUnsupported(f"no block of whole groups has a multiple of 8 input and output channels "
@@ -223,9 +230,26 @@ class Geometry:
         return self.p.R * self.p.S * self.n8 * self.nc * BLOCK_BYTES
 
     @property
+    def narrow(self) -> bool:
+        return narrow_input(self.p)
+
+    @property
     def stage_items(self) -> int:
-        """16-byte copies per patch."""
-        return self.ph * self.pw * (self.kb // 8)
+        """16-byte copies per patch; with a narrow input, pixels (C elements each)."""
+        return self.ph * self.pw * (1 if self.narrow else self.kb // 8)
+
+    @property
+    def stage_vector(self) -> int:
+        """Elements one staging store writes at its destination: 8 (a 16-byte copy), or for a
+        narrow input the C channels and zeros up to 4 or 8 (an aligned vector store)."""
+        return (4 if self.p.C <= 4 else 8) if self.narrow else 8
+
+    @property
+    def zero_start(self) -> int | None:
+        """First channel of a patch row that no staging store writes but a fragment reads
+        (zeroed once per buffer up to the 16-channel chunk's end); None when there is none."""
+        start = self.stage_vector if self.narrow else self.kb
+        return start if start % 16 else None
 
     @property
     def filter_rows(self) -> int:
@@ -240,9 +264,10 @@ class Geometry:
     # ------------------------------------------------------------------ staging
     def stage_item(self, ops, idx, n, oh0, ow0, cb):
         """Copy `idx` of a tile's patch: (in_image, source element of the input, destination
-        byte offset in the patch buffer). 16 bytes = 8 channels of one pixel."""
+        byte offset in the patch buffer). 16 bytes = 8 channels of one pixel (a narrow input:
+        its C channels, stage_vector elements with the zeros)."""
         p = self.p
-        q8 = self.kb // 8
+        q8 = 1 if self.narrow else self.kb // 8
         pix, q = ops.div(idx, q8), ops.rem(idx, q8)
         h = ops.add(ops.sub(ops.mul(oh0, p.stride[0]), p.pad[0]), ops.div(pix, self.pw))
         w = ops.add(ops.sub(ops.mul(ow0, p.stride[1]), p.pad[1]), ops.rem(pix, self.pw))

@@ -27,7 +27,7 @@ PINGPONG, COOPERATIVE, STREAMK = Kernel.SM90_WS_PINGPONG, Kernel.SM90_WS_COOPERA
 STREAMK_MIN_KTILES = 32
 NARROW_K = 48               # 1x1 convs this narrow in K take 256-pixel tiles when they fill the SMs
 NARROW_1X1_F = 24           # 1x1 convs this narrow in F take grouped_mma when they fill the SMs
-NARROW_STEM_F = 32          # dense convs with C < 8 (RGB stems) this narrow in F take grouped_mma
+NARROW_STEM_F = 32          # dense convs with C < 8 (RGB stems), windows up to 3x3, this narrow in F take grouped_mma
 
 
 @dataclass(frozen=True)
@@ -132,7 +132,7 @@ def tile_rule(p: ConvProblem, t: Target) -> Rule:
 
 def plan_sm90(p: ConvProblem, t: Target) -> Schedule:
     """sm_90a: dense convs with F <= 8 (1x1 convs that fill the SMs: F <= NARROW_1X1_F; RGB
-    stems, C < 8: F <= NARROW_STEM_F) on the grouped tensor-core kernel
+    stems, C < 8 with windows up to 3x3: F <= NARROW_STEM_F) on the grouped tensor-core kernel
     (grouped_mma.narrow_dense); the persistent warp-specialized
     kernels with the tile of TILE_RULES; then swapped
     tiles (channels on the wgmma's M, _swapped_choice) replace it for filters with several
@@ -143,7 +143,7 @@ def plan_sm90(p: ConvProblem, t: Target) -> Schedule:
     steps (64-byte swizzled rows); the non-persistent kernel needs 64. Convs the im2col TMA
     cannot read go to the row-slab kernel, else the thread-gathered one, else the portable."""
     shape = Shape(p, t)
-    max_f = (NARROW_STEM_F if p.C < 8 else NARROW_1X1_F if shape.many_waves and p.R * p.S == 1
+    max_f = (NARROW_STEM_F if p.C < 8 and p.R * p.S <= 9 else NARROW_1X1_F if shape.many_waves and p.R * p.S == 1
              else NARROW_MMA_F)
     narrow = narrow_dense(p, t, max_f)
     if narrow is not None:

@@ -55,3 +55,41 @@ def test_padded_k_steps():
     import dataclasses
     c24_3x3 = dataclasses.replace(c40, C=24, R=3, S=3, pad=(1, 1, 1, 1))
     assert plan_sm90(c24_3x3, t).kernel == "sm90_gather_wgmma"
+
+
+# The tiles the sm_90a planner gives the tuned narrow layers (tools/data/expansion_1x1.json,
+# rgb_stems.json; measurements in bench/NOTES.md): (kernel, block_m, block_n, swapped)
+NARROW_DEFAULTS = {
+    "effnet_expand_112_c16_f96": ("sm90_ws_cooperative", 256, 128, False),
+    "effnet_expand_56_c24_f144": ("sm90_ws_cooperative", 256, 160, False),
+    "effnet_project_56_c144_f24": ("grouped_mma", 128, 24, None),
+    "mnv3_expand_112_c16_f64": ("sm90_ws_pingpong", 256, 64, True),
+    "mnv3_112_c16_f16": ("grouped_mma", 512, 16, None),
+    "mnv3_expand_56_c24_f72": ("sm90_ws_cooperative", 256, 128, False),
+    "mnv3_project_56_c72_f24": ("grouped_mma", 384, 24, None),
+    "effnet_expand_28_c40_f240": ("sm90_ws_cooperative", 256, 128, False),
+    "mnv3_stem_b32": ("grouped_mma", 512, 16, None),
+    "effnet_stem_b32": ("grouped_mma", 256, 32, None),
+    "stem_c4_f24_b16": ("grouped_mma", 384, 24, None),
+    "stem_7x7_f32_b32": ("sm90_gather_wgmma", 128, 64, None),      # 7x7: the gathered kernel measured faster
+}
+
+
+def test_narrow_1x1_and_stem_rules():
+    """Narrow-K 1x1 convs that fill the SMs take 256-pixel tiles, narrow-F ones and 3x3 RGB
+    stems the grouped tensor-core kernel; at batch 1 (no full wave) the 1x1 rules stay off."""
+    import dataclasses
+    t = get_target("sm_90a")
+    layers = {L.name: L for f in ("expansion_1x1.json", "rgb_stems.json") for L in load_suite(f"tools/data/{f}")}
+    def matched(L):             # IREE presents a 1x1 conv as a GEMM over N*H*W rows
+        p = L.expected_problem()
+        return dataclasses.replace(p, N=1, H=p.gemm_m, W=1, gemm_form=True) if p.R * p.S == 1 else p
+
+    for name, (kernel, bm, bn, swap) in NARROW_DEFAULTS.items():
+        s = plan_sm90(matched(layers[name]), t)
+        got = (s.kernel.value, s.block_m, s.block_n, getattr(s.config, "swap_ab", None))
+        assert got == (kernel, bm, bn, swap), (name, got, s.reason)
+    b1 = dataclasses.replace(matched(layers["effnet_expand_112_c16_f96"]), H=112 * 112)
+    assert plan_sm90(b1, t).block_m < 256
+    b1 = dataclasses.replace(matched(layers["mnv3_112_c16_f16"]), H=112 * 112)
+    assert plan_sm90(b1, t).kernel.value.startswith("sm90_ws")

@@ -5,8 +5,9 @@ groups have at least MIN_GROUP_CHANNELS input channels and whose blocks of whole
 16-byte channel vectors (grouped_mma_geometry.group_block). Near-depthwise groups and f32 stay
 on the direct kernel, which remains a tuning candidate everywhere. Dense convs with at most
 NARROW_DENSE_F output channels are one group of all C (C <= 128): the sm_90a planner's
-default for F <= NARROW_MMA_F (static and dynamic batches) and for 1x1 convs with F <=
-sm90.NARROW_1X1_F that fill the SMs, a tuning candidate up to NARROW_DENSE_F.
+default for F <= NARROW_MMA_F (static and dynamic batches), for 1x1 convs with F <=
+sm90.NARROW_1X1_F that fill the SMs and for RGB stems (narrow_stem), a tuning candidate up to
+NARROW_DENSE_F.
 """
 
 from __future__ import annotations
@@ -35,6 +36,11 @@ NARROW_DENSE_F = 32             # dense convs this narrow may run as one group o
 # copies of the input through L2 for 8 useful columns (H200, narrow_f suite: SD VAE's output
 # conv 131 -> 72 us, 5x5 and 7x7 windows 1.4-1.8x faster; at F = 12-16 mixed, so not there).
 NARROW_MMA_F = 8
+# RGB stems (a dense conv with C < 8, windows up to 3x3) this narrow in F run on it too, on
+# sm_90a and sm_100a: TMA cannot read their 6-byte pixels, and the gathered im2col kernel
+# measured 1.4-2.7x slower at batch 32 (H200, tools/data/rgb_stems.json; a 7x7 stem 6% faster
+# gathered, so not those)
+NARROW_STEM_F = 32
 
 
 def supports(p: ConvProblem, t: Target) -> str | None:
@@ -90,6 +96,14 @@ def narrow_dense(p: ConvProblem, t: Target, max_f: int = NARROW_MMA_F) -> Schedu
         return None
     return dataclasses.replace(got, reason=f"{got.reason} (F={p.F}: a dense conv as one group, input "
                                            f"patch staged once instead of im2col tiles per tap)")
+
+
+def narrow_stem(p: ConvProblem, t: Target) -> Schedule | None:
+    """The grouped kernel's schedule for an RGB stem (NARROW_STEM_F), or None where it is not one
+    or the kernel declines it."""
+    if p.grouped or p.C >= 8 or p.R * p.S > 9:
+        return None
+    return narrow_dense(p, t, NARROW_STEM_F)
 
 
 def plan_grouped_mma(p: ConvProblem, t: Target) -> Schedule:

@@ -25,6 +25,7 @@ from ..kernel_configs import Sm100WsConfig
 from ..schedule import Kernel, Schedule
 from ..target import Target
 from .common import PlanError, cdiv, require_descriptors
+from .grouped_mma import narrow_stem
 from .portable import plan_portable
 from .registry import Declined, KernelFamily, register
 
@@ -120,8 +121,13 @@ def _pair_pays(p: ConvProblem, t: Target, one: Schedule, pair: Schedule) -> bool
 
 def plan_sm100(p: ConvProblem, t: Target) -> Schedule:
     """sm_100a: the tcgen05 kernel (on CTA pairs for large problems the model says gain from
-    the halved filter feed), else the portable kernel with the reason."""
+    the halved filter feed); an RGB stem it declines (C < 8: no TMA rows) on the grouped mma.sync
+    kernel as on sm_90a; else the portable kernel with the reason."""
     one = SM100_WS.attempt(p, t)
+    if isinstance(one, Declined):
+        stem = narrow_stem(p, t)
+        if stem is not None:
+            return dataclasses.replace(stem, reason=f"{stem.reason}; tcgen05 kernel declined ({one})")
     if isinstance(one, Declined):
         s = plan_portable(p, t)
         return dataclasses.replace(s, reason=f"portable implicit GEMM: tcgen05 kernel declined ({one})")

@@ -16,7 +16,7 @@ from ..schedule import Kernel, Schedule
 from ..target import Target
 from .common import cdiv, narrow_block_n, tile_counts_for, tiles
 from .portable import plan_portable
-from .grouped_mma import NARROW_MMA_F, narrow_dense
+from .grouped_mma import NARROW_MMA_F, narrow_dense, narrow_stem
 from .registry import Declined
 from .sm90_gather import SM90_GATHER
 from .sm90_rows import SM90_ROWS
@@ -27,7 +27,6 @@ PINGPONG, COOPERATIVE, STREAMK = Kernel.SM90_WS_PINGPONG, Kernel.SM90_WS_COOPERA
 STREAMK_MIN_KTILES = 32
 NARROW_K = 48               # 1x1 convs this narrow in K take 256-pixel tiles when they fill the SMs
 NARROW_1X1_F = 24           # 1x1 convs this narrow in F take grouped_mma when they fill the SMs
-NARROW_STEM_F = 32          # dense convs with C < 8 (RGB stems), windows up to 3x3, this narrow in F take grouped_mma
 
 
 @dataclass(frozen=True)
@@ -132,7 +131,7 @@ def tile_rule(p: ConvProblem, t: Target) -> Rule:
 
 def plan_sm90(p: ConvProblem, t: Target) -> Schedule:
     """sm_90a: dense convs with F <= 8 (1x1 convs that fill the SMs: F <= NARROW_1X1_F; RGB
-    stems, C < 8 with windows up to 3x3: F <= NARROW_STEM_F) on the grouped tensor-core kernel
+    stems: grouped_mma.narrow_stem) on the grouped tensor-core kernel
     (grouped_mma.narrow_dense); the persistent warp-specialized
     kernels with the tile of TILE_RULES; then swapped
     tiles (channels on the wgmma's M, _swapped_choice) replace it for filters with several
@@ -143,9 +142,8 @@ def plan_sm90(p: ConvProblem, t: Target) -> Schedule:
     steps (64-byte swizzled rows); the non-persistent kernel needs 64. Convs the im2col TMA
     cannot read go to the row-slab kernel, else the thread-gathered one, else the portable."""
     shape = Shape(p, t)
-    max_f = (NARROW_STEM_F if p.C < 8 and p.R * p.S <= 9 else NARROW_1X1_F if shape.many_waves and p.R * p.S == 1
-             else NARROW_MMA_F)
-    narrow = narrow_dense(p, t, max_f)
+    narrow = narrow_stem(p, t) or narrow_dense(p, t, NARROW_1X1_F if shape.many_waves and p.R * p.S == 1
+                                                     else NARROW_MMA_F)
     if narrow is not None:
         return narrow
     tma = SM90_TMA.attempt(p, t)

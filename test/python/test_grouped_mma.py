@@ -227,13 +227,15 @@ PTXAS = find_cuda_tool("ptxas")
 
 def _grouped_layers():
     out = []
-    for f in ("depthwise_grouped.json", "grouped_random.json"):
+    for f in ("depthwise_grouped.json", "grouped_random.json", "rgb_stems.json"):
         for L in load_suite(os.path.join(DATA, f)):
             p = L.expected_problem()
             try:
                 plan_grouped_mma(p, SM90)
             except GroupedMmaUnsupported:
                 continue
+            if f == "rgb_stems.json" and plan_schedule_for(p, SM90).kernel != "grouped_mma":
+                continue            # a stem the planner leaves on the gathered kernel (7x7)
             out.append(L)
     return out
 
@@ -259,7 +261,10 @@ def test_ptxas_clean_without_spills(tmp_path, arch):
         path = _ptx(L, arch, str(tmp_path))
         text = open(path).read()
         assert "mma.sync.aligned.m16n8k16.row.col.f32" in text and "ldmatrix.sync.aligned.m8n8.x4" in text, L.name
-        assert "cp.async.cg.shared.global" in text, L.name
+        if L.C >= 8:                    # a narrow input (an RGB stem) is staged by plain loads
+            assert "cp.async.cg.shared.global" in text, L.name
+        else:
+            assert "cp.async.cg.shared.global" not in text, L.name
         r = subprocess.run([PTXAS, f"-arch={arch}", "-v", path, "-o", os.devnull], capture_output=True, text=True)
         assert r.returncode == 0, (L.name, r.stderr)
         assert re.search(r"0 bytes spill stores, 0 bytes spill loads", r.stderr), (L.name, r.stderr)

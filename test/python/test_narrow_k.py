@@ -93,3 +93,15 @@ def test_narrow_1x1_and_stem_rules():
     assert plan_sm90(b1, t).block_m < 256
     b1 = dataclasses.replace(matched(layers["mnv3_112_c16_f16"]), H=112 * 112)
     assert plan_sm90(b1, t).kernel.value.startswith("sm90_ws")
+
+
+def test_rgb_stems_on_sm100a():
+    """sm_100a: the tcgen05 kernel cannot read a 3-channel stem either; 3x3 stems take the
+    grouped mma.sync kernel as on sm_90a, a 7x7 one stays portable."""
+    from convc.passes.plan import plan_schedule_for
+    t = get_target("sm_100a")
+    layers = {L.name: L for L in load_suite("tools/data/rgb_stems.json")}
+    for name in ("mnv3_stem_b32", "effnet_stem_b32", "stem_c4_f24_b16"):
+        s = plan_schedule_for(layers[name].expected_problem(), t)
+        assert s.kernel == "grouped_mma" and "tcgen05 kernel declined" in s.reason, (name, s.reason)
+    assert plan_schedule_for(layers["stem_7x7_f32_b32"].expected_problem(), t).kernel == "portable_igemm"

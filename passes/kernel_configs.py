@@ -1,5 +1,6 @@
-"""Per-family kernel configs: what one kernel family reads of a Schedule beyond the common
-block tile, threads and grid.
+"""Kernel names and per-family kernel configs: what one kernel family reads of a Schedule beyond
+the common block tile, threads and grid. Each config class names the kernels it parameterizes
+(`KERNELS`); schedule.CONFIG_TYPES is derived from them (config_types).
 
 Each family's lowering takes exactly its config type (Schedule.config_as), so a knob another
 family would ignore cannot be set. Values computable from the stored ones (the epilogue
@@ -23,11 +24,58 @@ class EpilogueStrategy(str, Enum):
     LENT_RING_STAGE = "lent_ring_stage"   # a ring stage the producer lends it per tile (cooperative)
 
 
+class Kernel(str, Enum):
+    """The kernel families' names: a Schedule's `kernel`, equal (and str()-equal) to its string,
+    which the IR attribute and tuning caches store."""
+
+    PORTABLE_IGEMM = "portable_igemm"
+    SM90_TMA_WGMMA = "sm90_tma_wgmma"
+    SM90_GATHER_WGMMA = "sm90_gather_wgmma"
+    SM90_WS_COOPERATIVE = "sm90_ws_cooperative"
+    SM90_WS_PINGPONG = "sm90_ws_pingpong"
+    SM90_WS_STREAMK = "sm90_ws_streamk"
+    SM90_ROWS_WGMMA = "sm90_rows_wgmma"
+    SM100_WS = "sm100_ws"
+    AMD_LDS_MFMA = "amd_lds_mfma"
+    DIRECT_GROUPED = "direct_grouped"
+    GROUPED_MMA = "grouped_mma"
+    DEPTHWISE_TMA = "depthwise_tma"
+    DEPTHWISE_MMA = "depthwise_mma"
+    DEPTHWISE_STRIPS = "depthwise_strips"
+    GLOBAL_POOL = "global_pool"
+    SKINNY_GEMM = "skinny_gemm"
+    ROW_MAP = "row_map"
+
+    def __str__(self) -> str:
+        return self.value
+
+    @property
+    def role(self) -> "WarpRole | None":
+        """The consumer warpgroups' division of work, for the warp-specialized sm_90a kernels."""
+        return WARP_ROLES.get(self)
+
+
+class WarpRole(str, Enum):
+    """How the consumer warpgroups of a warp-specialized sm_90a kernel share the tiles:
+    cooperative (both on each tile, splitting its rows or swapped channels), ping-pong (one
+    tile each, taking turns in the main loop and epilogue) or stream-K (ping-pong consumers
+    over k-lockstep segments, partial tiles fixed up through global memory)."""
+
+    COOPERATIVE = "cooperative"
+    PINGPONG = "ping-pong"
+    STREAM_K = "ping-pong, stream-K"
+
+
+WARP_ROLES = {Kernel.SM90_WS_COOPERATIVE: WarpRole.COOPERATIVE, Kernel.SM90_WS_PINGPONG: WarpRole.PINGPONG,
+              Kernel.SM90_WS_STREAMK: WarpRole.STREAM_K}
+
+
 @dataclass(frozen=True)
 class KernelConfig:
     """Base of the per-family configs: the defaults of the derived launch properties."""
 
     LEGACY: ClassVar[dict[str, str]] = {}       # field -> its name in the flat record
+    KERNELS: ClassVar[tuple[Kernel, ...]] = ()   # the kernels this config parameterizes
 
     @property
     def cluster_size(self) -> int:
@@ -69,6 +117,8 @@ class PortableConfig(KernelConfig):
     """portable_igemm: each thread accumulates thread_m x thread_n outputs; loads move vec_a
     activation and vec_b filter elements."""
 
+    KERNELS: ClassVar[tuple[Kernel, ...]] = (Kernel.PORTABLE_IGEMM,)
+
     thread_m: int
     thread_n: int
     vec_a: int                  # elements per activation load (divides C)
@@ -92,6 +142,8 @@ class LdsMfmaConfig(KernelConfig):
     """amd_lds_mfma: lane_elems elements per direct-to-LDS load (the target's load width);
     the 2x2 MFMA waves' tiles follow from the block tile."""
 
+    KERNELS: ClassVar[tuple[Kernel, ...]] = (Kernel.AMD_LDS_MFMA,)
+
     lane_elems: int
 
     LEGACY: ClassVar[dict[str, str]] = {"lane_elems": "vec_a"}
@@ -105,6 +157,8 @@ class LdsMfmaConfig(KernelConfig):
 class RowMapConfig(KernelConfig):
     """row_map: `lanes` consecutive lanes of a subgroup hold one output row's channel vectors
     (block_n channels each; lane l takes vectors l, l + lanes, ...); block_m rows per workgroup."""
+
+    KERNELS: ClassVar[tuple[Kernel, ...]] = (Kernel.ROW_MAP,)
 
     lanes: int
 
@@ -121,6 +175,8 @@ class SkinnyGemmConfig(KernelConfig):
     """skinny_gemm: a subgroup computes `rows` output rows x `channels` output channels, its
     lanes splitting K into block_k-element vectors (lane l takes vectors l, l + lanes, ...),
     f32 partial dot products summed across the lanes by shuffles."""
+
+    KERNELS: ClassVar[tuple[Kernel, ...]] = (Kernel.SKINNY_GEMM,)
 
     rows: int
     channels: int
@@ -139,6 +195,8 @@ class GlobalPoolConfig(KernelConfig):
     each) over all pixels; its threads are vectors x (threads / vectors) pixel lanes, each lane
     taking every lanes-th pixel with `unroll` loads in flight; the lanes' partial sums meet in
     workgroup memory (a tree of halvings)."""
+
+    KERNELS: ClassVar[tuple[Kernel, ...]] = (Kernel.GLOBAL_POOL,)
 
     vectors: int
     unroll: int = 4
@@ -170,6 +228,8 @@ class DirectGroupedConfig(KernelConfig):
     of an item takes rows g, g + row_groups, ...; their partial sums meet in workgroup
     memory): a small grid's items run row_groups times shorter chains; block_m is then the
     items per workgroup and threads row_groups times that."""
+
+    KERNELS: ClassVar[tuple[Kernel, ...]] = (Kernel.DIRECT_GROUPED,)
 
     pixels: int
     accumulate: str = "f32"
@@ -210,6 +270,8 @@ class DepthwiseTmaConfig(KernelConfig):
     as DirectGroupedConfig; ctas_per_sm co-resident CTAs (the persistent grid and the register
     cap); the schedule's stages are the tile ring's slots."""
 
+    KERNELS: ClassVar[tuple[Kernel, ...]] = (Kernel.DEPTHWISE_TMA,)
+
     channels: int
     rows: int
     cols: int
@@ -240,6 +302,8 @@ class DepthwiseStripsConfig(KernelConfig):
     (lower/nvidia/depthwise_strips_geometry.py); ctas_per_sm co-resident CTAs (the register cap
     and the persistent grid)."""
 
+    KERNELS: ClassVar[tuple[Kernel, ...]] = (Kernel.DEPTHWISE_STRIPS,)
+
     channels: int
     rows: int
     ctas_per_sm: int = 1
@@ -261,6 +325,8 @@ class DepthwiseMmaConfig(KernelConfig):
     """depthwise_mma: tiles of rows x cols output pixels x channels channels
     (lower/nvidia/depthwise_mma_geometry.py); ctas_per_sm co-resident CTAs (the register cap
     and the persistent grid)."""
+
+    KERNELS: ClassVar[tuple[Kernel, ...]] = (Kernel.DEPTHWISE_MMA,)
 
     channels: int
     rows: int
@@ -284,6 +350,8 @@ class DepthwiseMmaConfig(KernelConfig):
 class GroupedMmaConfig(KernelConfig):
     """grouped_mma: output tiles of rows x cols pixels; ctas_per_sm CTAs share an SM."""
 
+    KERNELS: ClassVar[tuple[Kernel, ...]] = (Kernel.GROUPED_MMA,)
+
     rows: int
     cols: int
     ctas_per_sm: int
@@ -302,6 +370,8 @@ class GroupedMmaConfig(KernelConfig):
 @dataclass(frozen=True)
 class TmaWgmmaConfig(KernelConfig):
     """sm90_tma_wgmma: split_k CTAs of one cluster share an output tile, each a K slice."""
+
+    KERNELS: ClassVar[tuple[Kernel, ...]] = (Kernel.SM90_TMA_WGMMA,)
 
     split_k: int = 1
 
@@ -323,6 +393,8 @@ class TmaWgmmaConfig(KernelConfig):
 class GatherConfig(KernelConfig):
     """sm90_gather_wgmma: no knobs. Single-buffered: a second CTA's gather overlaps wgmma."""
 
+    KERNELS: ClassVar[tuple[Kernel, ...]] = (Kernel.SM90_GATHER_WGMMA,)
+
     @property
     def min_ctas_per_sm(self) -> int:
         return 2
@@ -331,6 +403,8 @@ class GatherConfig(KernelConfig):
 @dataclass(frozen=True)
 class RowSlabConfig(KernelConfig):
     """sm90_rows_wgmma: no knobs."""
+
+    KERNELS: ClassVar[tuple[Kernel, ...]] = (Kernel.SM90_ROWS_WGMMA,)
 
     @property
     def min_ctas_per_sm(self) -> int:
@@ -362,6 +436,8 @@ class PersistentConfig(KernelConfig):
 class Sm90WsConfig(PersistentConfig):
     """sm90_ws_*: the warp-specialized persistent TMA + wgmma kernels."""
 
+    KERNELS: ClassVar[tuple[Kernel, ...]] = (Kernel.SM90_WS_COOPERATIVE, Kernel.SM90_WS_PINGPONG, Kernel.SM90_WS_STREAMK)
+
     epilogue_slots: int = 1     # staging (and residual) slots per consumer warpgroup; 0: lent ring stage
     swap_ab: bool = False       # wgmma M over channels, N over block_m pixels
     direct_stages: int = 0      # leading k-tiles the consumers load with cp.async while the
@@ -391,6 +467,8 @@ class Sm90WsConfig(PersistentConfig):
 class Sm100WsConfig(PersistentConfig):
     """sm100_ws: the warp-specialized tcgen05 kernel; cluster_m = 2 runs CTA pairs."""
 
+    KERNELS: ClassVar[tuple[Kernel, ...]] = (Kernel.SM100_WS,)
+
     LEGACY: ClassVar[dict[str, str]] = {"raster": "raster", "cluster_m": "cluster_m"}
 
     @property
@@ -402,3 +480,20 @@ class Sm100WsConfig(PersistentConfig):
     def describe(self) -> str:
         return (f" raster={self.raster}" if self.raster > 1 else "") + \
                (f" cluster={self.cluster_m}x1" if self.cluster_m > 1 else "")
+
+
+def config_types() -> dict[Kernel, type[KernelConfig]]:
+    """Each kernel's config class (the one whose KERNELS names it); every kernel has one."""
+    out: dict = {}
+    todo = list(KernelConfig.__subclasses__())
+    while todo:
+        c = todo.pop()
+        todo += c.__subclasses__()
+        for k in c.KERNELS:
+            if k in out:
+                raise TypeError(f"kernel {k} has two config types: {out[k].__name__}, {c.__name__}")
+            out[k] = c
+    missing = [k.value for k in Kernel if k not in out]
+    if missing:
+        raise TypeError(f"kernels without a config type: {missing}")
+    return out

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from .layout import channels_last
-from .lower import lower_kernels
+from .lower.lower_kernels import lower_kernels
 from .match import match_conv
 from .pad_dispatch import pads_to_copies
 from .plan import plan_schedule

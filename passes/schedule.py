@@ -10,79 +10,14 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from enum import Enum
 from typing import TypeVar
 
-from .kernel_configs import (DepthwiseMmaConfig, DepthwiseStripsConfig, DepthwiseTmaConfig, DirectGroupedConfig, GatherConfig, GlobalPoolConfig, RowMapConfig, SkinnyGemmConfig, GroupedMmaConfig, KernelConfig, LdsMfmaConfig,
-                             PortableConfig, RowSlabConfig, Sm90WsConfig, Sm100WsConfig, TmaWgmmaConfig)
+from .kernel_configs import WARP_ROLES, Kernel, KernelConfig, WarpRole, config_types  # noqa: F401 (re-exported)
 from .target import get_target
 
 
-class Kernel(str, Enum):
-    """The kernel families' names: a Schedule's `kernel`, equal (and str()-equal) to its string,
-    which the IR attribute and tuning caches store."""
-
-    PORTABLE_IGEMM = "portable_igemm"
-    SM90_TMA_WGMMA = "sm90_tma_wgmma"
-    SM90_GATHER_WGMMA = "sm90_gather_wgmma"
-    SM90_WS_COOPERATIVE = "sm90_ws_cooperative"
-    SM90_WS_PINGPONG = "sm90_ws_pingpong"
-    SM90_WS_STREAMK = "sm90_ws_streamk"
-    SM90_ROWS_WGMMA = "sm90_rows_wgmma"
-    SM100_WS = "sm100_ws"
-    AMD_LDS_MFMA = "amd_lds_mfma"
-    DIRECT_GROUPED = "direct_grouped"
-    GROUPED_MMA = "grouped_mma"
-    DEPTHWISE_TMA = "depthwise_tma"
-    DEPTHWISE_MMA = "depthwise_mma"
-    DEPTHWISE_STRIPS = "depthwise_strips"
-    GLOBAL_POOL = "global_pool"
-    SKINNY_GEMM = "skinny_gemm"
-    ROW_MAP = "row_map"
-
-    def __str__(self) -> str:
-        return self.value
-
-    @property
-    def role(self) -> "WarpRole | None":
-        """The consumer warpgroups' division of work, for the warp-specialized sm_90a kernels."""
-        return WARP_ROLES.get(self)
-
-
-class WarpRole(str, Enum):
-    """How the consumer warpgroups of a warp-specialized sm_90a kernel share the tiles:
-    cooperative (both on each tile, splitting its rows or swapped channels), ping-pong (one
-    tile each, taking turns in the main loop and epilogue) or stream-K (ping-pong consumers
-    over k-lockstep segments, partial tiles fixed up through global memory)."""
-
-    COOPERATIVE = "cooperative"
-    PINGPONG = "ping-pong"
-    STREAM_K = "ping-pong, stream-K"
-
-
-WARP_ROLES = {Kernel.SM90_WS_COOPERATIVE: WarpRole.COOPERATIVE, Kernel.SM90_WS_PINGPONG: WarpRole.PINGPONG,
-              Kernel.SM90_WS_STREAMK: WarpRole.STREAM_K}
-
-# The config type each kernel family reads.
-CONFIG_TYPES: dict[Kernel, type[KernelConfig]] = {
-    Kernel.PORTABLE_IGEMM: PortableConfig,
-    Kernel.SM90_TMA_WGMMA: TmaWgmmaConfig,
-    Kernel.SM90_GATHER_WGMMA: GatherConfig,
-    Kernel.SM90_WS_COOPERATIVE: Sm90WsConfig,
-    Kernel.SM90_WS_PINGPONG: Sm90WsConfig,
-    Kernel.SM90_WS_STREAMK: Sm90WsConfig,
-    Kernel.SM90_ROWS_WGMMA: RowSlabConfig,
-    Kernel.SM100_WS: Sm100WsConfig,
-    Kernel.AMD_LDS_MFMA: LdsMfmaConfig,
-    Kernel.DIRECT_GROUPED: DirectGroupedConfig,
-    Kernel.GROUPED_MMA: GroupedMmaConfig,
-    Kernel.DEPTHWISE_TMA: DepthwiseTmaConfig,
-    Kernel.DEPTHWISE_MMA: DepthwiseMmaConfig,
-    Kernel.DEPTHWISE_STRIPS: DepthwiseStripsConfig,
-    Kernel.GLOBAL_POOL: GlobalPoolConfig,
-    Kernel.SKINNY_GEMM: SkinnyGemmConfig,
-    Kernel.ROW_MAP: RowMapConfig,
-}
+# The config type of each kernel: the one config class that names it in its KERNELS.
+CONFIG_TYPES: dict[Kernel, type[KernelConfig]] = config_types()
 
 C = TypeVar("C", bound=KernelConfig)
 

@@ -11,6 +11,7 @@ from ..schedule import Kernel, Schedule
 from ..target import Target
 from .common import PlanError, cdiv
 from .portable import plan_portable
+from ..lower.amd.igemm_mfma import emit_amd_lds_mfma
 from .registry import Declined, KernelFamily, register
 
 AMD_MAX_STAGES = 3
@@ -62,7 +63,8 @@ def plan_amd_lds_mfma(p: ConvProblem, t: Target, block: int | None = None) -> Sc
                    f"{lds_loader.LOADING_WAVES} loading + {lds_loader.MFMA_WAVES} MFMA waves"))
 
 
-AMD_LDS_MFMA = register(KernelFamily("amd_lds_mfma", (Kernel.AMD_LDS_MFMA,), supports, plan_amd_lds_mfma))
+AMD_LDS_MFMA = register(KernelFamily("amd_lds_mfma", LdsMfmaConfig, supports, plan_amd_lds_mfma,
+                                     emit_amd_lds_mfma))
 
 
 def plan_amd(p: ConvProblem, t: Target) -> Schedule:

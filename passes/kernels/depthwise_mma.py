@@ -18,6 +18,7 @@ from ..problem import ConvProblem
 from ..schedule import Kernel, Schedule
 from ..target import Target
 from .common import CTA_SMEM_RESERVE, MAX_CTAS, SM_REGISTERS, SM_SMEM, SM_THREADS, PlanError, accepted, cdiv
+from ..lower.nvidia.depthwise_mma import emit_depthwise_mma
 from .registry import KernelFamily, register
 
 MAX_ACCUMULATORS = 64        # f32 accumulators per thread (one channel's fragments)
@@ -157,5 +158,5 @@ def mma_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
     return accepted(plan_depthwise_mma, p, t, picked)
 
 
-DEPTHWISE_MMA = register(KernelFamily("depthwise_mma", (Kernel.DEPTHWISE_MMA,), supports, plan_depthwise_mma,
-                                      mma_candidates))
+DEPTHWISE_MMA = register(KernelFamily("depthwise_mma", DepthwiseMmaConfig, supports, plan_depthwise_mma,
+                                      emit_depthwise_mma, mma_candidates))

@@ -17,6 +17,7 @@ from ..problem import DTYPE_BYTES, ConvProblem
 from ..schedule import Kernel, Schedule
 from ..target import Target
 from .common import CTA_SMEM_RESERVE, SM_REGISTERS, SM_SMEM, PlanError, accepted, cdiv
+from ..lower.nvidia.depthwise_strips import emit_depthwise_strips
 from .registry import KernelFamily, register
 
 STAGES = 5                   # input-row slots (3 rows in flight: LAG = 2)
@@ -116,5 +117,5 @@ def strips_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
     return accepted(lambda p_, t_, kw: plan_depthwise_strips(p_, t_, **kw), p, t, picked)
 
 
-DEPTHWISE_STRIPS = register(KernelFamily("depthwise_strips", (Kernel.DEPTHWISE_STRIPS,), supports,
-                                         plan_depthwise_strips, strips_candidates))
+DEPTHWISE_STRIPS = register(KernelFamily("depthwise_strips", DepthwiseStripsConfig, supports, plan_depthwise_strips,
+                                         emit_depthwise_strips, strips_candidates))

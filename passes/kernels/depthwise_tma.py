@@ -14,6 +14,7 @@ from ..schedule import Kernel, Schedule
 from ..target import Target
 from .common import CTA_SMEM_RESERVE, MAX_CTAS, SM_REGISTERS, SM_SMEM, SM_THREADS, PlanError, accepted, cdiv
 from .direct_grouped import default_accumulation, item_grid, split_rows_grid
+from ..lower.nvidia.depthwise_tma import emit_depthwise_tma
 from .registry import KernelFamily, register
 
 
@@ -166,5 +167,5 @@ def tma_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
     return accepted(plan_depthwise_tma, p, t, shapes)
 
 
-DEPTHWISE_TMA = register(KernelFamily("depthwise_tma", (Kernel.DEPTHWISE_TMA,), supports, plan_depthwise_tma,
-                                      tma_candidates))
+DEPTHWISE_TMA = register(KernelFamily("depthwise_tma", DepthwiseTmaConfig, supports, plan_depthwise_tma,
+                                      emit_depthwise_tma, tma_candidates))

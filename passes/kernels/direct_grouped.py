@@ -10,6 +10,7 @@ from ..problem import DTYPE_BYTES, ConvProblem
 from ..schedule import Kernel, Schedule
 from ..target import Target
 from .common import PlanError, cdiv, largest_vector
+from ..lower.common.direct_grouped import emit_direct_grouped, direct_grouped_batch_grid
 from .registry import KernelFamily, register
 
 # outputs along W per thread (register blocking of input columns and, grouped, filter vectors):
@@ -280,4 +281,5 @@ def plan_pool(p: ConvProblem, t: Target) -> Schedule:
     return plan_grouped(p, t, shape)
 
 
-DIRECT_GROUPED = register(KernelFamily("direct_grouped", (Kernel.DIRECT_GROUPED,), supports, plan_grouped, direct_candidates))
+DIRECT_GROUPED = register(KernelFamily("direct_grouped", DirectGroupedConfig, supports, plan_grouped,
+                                       emit_direct_grouped, direct_candidates, batch_grid=direct_grouped_batch_grid))

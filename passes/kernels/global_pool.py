@@ -16,6 +16,7 @@ from ..problem import DTYPE_BYTES, ConvProblem
 from ..schedule import Kernel, Schedule
 from ..target import Target
 from .common import PlanError, cdiv, largest_vector
+from ..lower.common.global_pool import emit_global_pool, global_pool_batch_grid
 from .registry import KernelFamily, register
 
 # threads per workgroup; where even one vector per workgroup leaves SMs idle, the larger size
@@ -60,4 +61,5 @@ def plan_global_pool(p: ConvProblem, t: Target) -> Schedule:
                            + (", batch read at run time" if p.dynamic_batch else ""))
 
 
-GLOBAL_POOL = register(KernelFamily("global_pool", (Kernel.GLOBAL_POOL,), supports, plan_global_pool))
+GLOBAL_POOL = register(KernelFamily("global_pool", GlobalPoolConfig, supports, plan_global_pool,
+                                    emit_global_pool, batch_grid=global_pool_batch_grid))

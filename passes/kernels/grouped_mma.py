@@ -26,6 +26,7 @@ from .depthwise_mma import DEPTHWISE_MMA, SMALL_GRID_CTAS, mma_candidates, small
 from .depthwise_strips import DEPTHWISE_STRIPS, prefers_strips, strips_candidates
 from .depthwise_tma import DEPTHWISE_TMA, prefers_tiles, tma_candidates
 from .direct_grouped import direct_candidates, plan_grouped
+from ..lower.nvidia.grouped_mma import emit_grouped_mma
 from .registry import Declined, KernelFamily, register
 
 TUNING_TILES = 3                # tile options offered to the tuner
@@ -182,4 +183,5 @@ def _plan(p: ConvProblem, t: Target) -> Schedule:
         raise PlanError(str(why)) from None
 
 
-GROUPED_MMA = register(KernelFamily("grouped_mma", (Kernel.GROUPED_MMA,), supports, _plan, grouped_mma_candidates))
+GROUPED_MMA = register(KernelFamily("grouped_mma", GroupedMmaConfig, supports, _plan,
+                                    emit_grouped_mma, grouped_mma_candidates))

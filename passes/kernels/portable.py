@@ -7,6 +7,7 @@ from ..kernel_configs import PortableConfig
 from ..schedule import Kernel, Schedule
 from ..target import Target
 from .common import PlanError, cdiv, largest_vector
+from ..lower.common.igemm import emit_portable_igemm, portable_batch_grid
 from .registry import KernelFamily, register
 
 
@@ -40,4 +41,5 @@ def supports(p: ConvProblem, t: Target) -> str | None:
     return None
 
 
-PORTABLE = register(KernelFamily("portable_igemm", (Kernel.PORTABLE_IGEMM,), supports, plan_portable))
+PORTABLE = register(KernelFamily("portable_igemm", PortableConfig, supports, plan_portable,
+                                 emit_portable_igemm, batch_grid=portable_batch_grid))

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..problem import ConvProblem
+from ..kernel_configs import KernelConfig
 from ..schedule import Kernel, Schedule
 from ..target import Target
 from .common import PlanError
@@ -32,11 +33,22 @@ class Declined:
 
 @dataclass(frozen=True)
 class KernelFamily:
+    """One kernel family, registered once: its knobs (`config`, whose KERNELS are the
+    Schedule.kernel values it plans), what it supports, its planner, its emitter (`emit(p, s,
+    machine, memrefs)`, which convc-lower-kernels calls), the candidates convc-tune times and,
+    for kernels whose grid follows a run-time batch, `batch_grid(p, s)`."""
+
     name: str
-    kernels: tuple[Kernel, ...]                                # the Schedule.kernel values it plans
+    config: type[KernelConfig]
     supports: Callable[[ConvProblem, Target], str | None]
     plan: Callable[..., Schedule]                              # (p, t, **config); PlanError past supports
+    emit: Callable[..., None]
     candidates: Callable[[ConvProblem, Target], list[Schedule]] | None = None
+    batch_grid: Callable | None = None
+
+    @property
+    def kernels(self) -> tuple[Kernel, ...]:
+        return self.config.KERNELS
 
     def attempt(self, p: ConvProblem, t: Target, **config) -> Schedule | Declined:
         """The family's schedule for p with config, or why it declines."""
@@ -47,11 +59,18 @@ class KernelFamily:
 
 
 FAMILIES: dict[str, KernelFamily] = {}
+_BY_KERNEL: dict[Kernel, KernelFamily] = {}
 
 
 def register(family: KernelFamily) -> KernelFamily:
-    if family.name in FAMILIES:
+    if family.name in FAMILIES or any(k in _BY_KERNEL for k in family.kernels):
         raise ValueError(f"kernel family {family.name!r} registered twice")
     FAMILIES[family.name] = family
+    _BY_KERNEL.update((k, family) for k in family.kernels)
     return family
+
+
+def family_of(kernel: Kernel | str) -> KernelFamily:
+    """The registered family that plans and emits `kernel`."""
+    return _BY_KERNEL[Kernel(kernel)]
 

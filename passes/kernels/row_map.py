@@ -17,6 +17,7 @@ from ..problem import ConvProblem
 from ..schedule import Kernel, Schedule
 from ..target import Target
 from .common import PlanError, cdiv, largest_vector
+from ..lower.common.row_map import emit_row_map, row_map_batch_grid
 from .registry import KernelFamily, register
 
 THREADS = 256
@@ -57,4 +58,5 @@ def plan_row_map(p: ConvProblem, t: Target) -> Schedule:
                            "each, f32 partials summed across lanes")
 
 
-ROW_MAP = register(KernelFamily("row_map", (Kernel.ROW_MAP,), supports, plan_row_map))
+ROW_MAP = register(KernelFamily("row_map", RowMapConfig, supports, plan_row_map,
+                                emit_row_map, batch_grid=row_map_batch_grid))

@@ -16,6 +16,7 @@ from ..problem import ConvProblem
 from ..schedule import Kernel, Schedule
 from ..target import Target
 from .common import PlanError, cdiv, largest_vector
+from ..lower.common.skinny_gemm import emit_skinny_gemm
 from .registry import KernelFamily, register
 
 # rows a GEMM may have to take this kernel, and the weights (F x K elements) it may read: the
@@ -58,4 +59,4 @@ def plan_skinny(p: ConvProblem, t: Target) -> Schedule:
                            f"subgroup, lanes splitting K = {p.C} into {v}-element vectors, f32 sums across lanes")
 
 
-SKINNY_GEMM = register(KernelFamily("skinny_gemm", (Kernel.SKINNY_GEMM,), supports, plan_skinny))
+SKINNY_GEMM = register(KernelFamily("skinny_gemm", SkinnyGemmConfig, supports, plan_skinny, emit_skinny_gemm))

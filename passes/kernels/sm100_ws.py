@@ -27,6 +27,7 @@ from ..target import Target
 from .common import PlanError, cdiv, require_descriptors
 from .grouped_mma import narrow_stem
 from .portable import plan_portable
+from ..lower.nvidia.sm100_ws import emit_sm100_ws
 from .registry import Declined, KernelFamily, register
 
 # Per-SM rates behind the tile model: 2.25 PFLOP/s dense f16 over 148 SMs (MACs per ns), and
@@ -148,4 +149,5 @@ def sm100_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
     return [s for s in out if isinstance(s, Schedule)]
 
 
-SM100_WS = register(KernelFamily("sm100_ws", (Kernel.SM100_WS,), supports, plan_sm100_ws, sm100_candidates))
+SM100_WS = register(KernelFamily("sm100_ws", Sm100WsConfig, supports, plan_sm100_ws,
+                                 emit_sm100_ws, sm100_candidates))

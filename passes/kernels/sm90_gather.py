@@ -11,6 +11,7 @@ from ..kernel_configs import GatherConfig
 from ..schedule import Kernel, Schedule
 from ..target import Target
 from .common import PlanError, cdiv
+from ..lower.nvidia.sm90_gather import emit_sm90_gather_wgmma
 from .registry import KernelFamily, register
 
 
@@ -38,4 +39,5 @@ def plan_sm90_gather(p: ConvProblem, t: Target, why_not_tma: str = "") -> Schedu
     return dataclasses.replace(s, smem_bytes=sm90_gather.gather_smem_bytes(s))
 
 
-SM90_GATHER = register(KernelFamily("sm90_gather_wgmma", (Kernel.SM90_GATHER_WGMMA,), supports, plan_sm90_gather))
+SM90_GATHER = register(KernelFamily("sm90_gather_wgmma", GatherConfig, supports, plan_sm90_gather,
+                                    emit_sm90_gather_wgmma))

@@ -9,6 +9,7 @@ from ..kernel_configs import RowSlabConfig
 from ..schedule import Kernel, Schedule
 from ..target import Target
 from .common import SM90_SMEM_RESERVE, PlanError
+from ..lower.nvidia.sm90_rows import emit_sm90_rows
 from .registry import KernelFamily, register
 
 
@@ -47,4 +48,4 @@ def plan_sm90_rows(p: ConvProblem, t: Target, why_not_tma: str = "") -> Schedule
                     scratch_bytes=grid[0] * sm90_rows.DESCRIPTORS * tensormap.DESCRIPTOR_BYTES)
 
 
-SM90_ROWS = register(KernelFamily("sm90_rows_wgmma", (Kernel.SM90_ROWS_WGMMA,), supports, plan_sm90_rows))
+SM90_ROWS = register(KernelFamily("sm90_rows_wgmma", RowSlabConfig, supports, plan_sm90_rows, emit_sm90_rows))

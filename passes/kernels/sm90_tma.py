@@ -9,6 +9,7 @@ from ..kernel_configs import TmaWgmmaConfig
 from ..schedule import Kernel, Schedule
 from ..target import Target
 from .common import SM90_SMEM_RESERVE, PlanError, cdiv, require_descriptors, tiles
+from ..lower.nvidia.sm90_igemm import emit_sm90_tma_wgmma
 from .registry import KernelFamily, register
 
 SPLIT_K_MIN_KTILES = 64
@@ -74,5 +75,6 @@ def narrow_k_steps(p: ConvProblem, t: Target) -> bool:
             and p.dtype in ("f16", "bf16") and tma_unsupported(p, t, tma_loader.NARROW_CHANNELS_PER_TILE) is None)
 
 
-SM90_TMA = register(KernelFamily("sm90_tma_wgmma", (Kernel.SM90_TMA_WGMMA,), supports, plan_sm90_tma))
+SM90_TMA = register(KernelFamily("sm90_tma_wgmma", TmaWgmmaConfig, supports, plan_sm90_tma,
+                                 emit_sm90_tma_wgmma))
 

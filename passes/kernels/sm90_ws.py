@@ -12,6 +12,7 @@ from ..kernel_configs import Sm90WsConfig
 from ..schedule import Kernel, Schedule
 from ..target import Target
 from .common import SM90_SMEM_RESERVE, PlanError, cdiv, require_descriptors, tile_counts_for
+from ..lower.nvidia.sm90_ws import emit_sm90_ws
 from .registry import KernelFamily, register
 from .sm90_tma import tma_unsupported
 
@@ -139,5 +140,4 @@ def swap_block_ms(p: ConvProblem, t: Target, bn: int, max_bm: int, count: int = 
     return sorted(range(16, max_bm + 1, 16), key=cost)[:count]
 
 
-SM90_WS = register(KernelFamily("sm90_ws", (Kernel.SM90_WS_COOPERATIVE, Kernel.SM90_WS_PINGPONG, Kernel.SM90_WS_STREAMK),
-                                supports, plan_tile))
+SM90_WS = register(KernelFamily("sm90_ws", Sm90WsConfig, supports, plan_tile, emit_sm90_ws))

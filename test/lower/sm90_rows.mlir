@@ -30,11 +30,13 @@
 // CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta {{.+}} box[%{{.+}}, %c0_i32{{.*}}, %{{.+}}]
 // CHECK: nvvm.cp.async.bulk.commit.group
 
-// Planner: the row-slab kernel where im2col TMA is declined; the thread-gathered kernel
-// when stride_w*C is odd (fragment pairs would straddle words).
+// Planner: the row-slab kernel where im2col TMA is declined (F = 128: too wide for the grouped
+// kernel's RGB-stem rule); a 3-channel 3x3 stem with F = 16 on the grouped mma.sync kernel
+// (grouped_mma.narrow_stem). The thread-gathered kernel when stride_w*C is odd and F is wider:
+// test_narrow_k.py.
 // RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target sm_90a %inputs/narrow_c4_rows.flow.mlir | FileCheck %s --check-prefix=PLAN
 // PLAN: kernel = "sm90_rows_wgmma"
 // PLAN-SAME: reason = "row-slab TMA + register-A wgmma, warp-specialized persistent (im2col TMA declined: C=4
 // RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target sm_90a %inputs/odd_c3_stem.flow.mlir | FileCheck %s --check-prefix=ODD
-// ODD: kernel = "sm90_gather_wgmma"
-// ODD-SAME: row-slab kernel declined: stride_w*C = 3 is odd
+// ODD: kernel = "grouped_mma"
+// ODD-SAME: (F=16: a dense conv as one group

@@ -22,6 +22,20 @@ def test_every_kernel_has_one_family():
     assert all(str(k) == k.value for k in Kernel)
 
 
+def test_a_family_is_registered_once_with_its_config_and_emitter():
+    """The registration is the one place a family names its config (whose KERNELS are its
+    Schedule.kernel values), planner, emitter and batch grid; the lowering pass and Schedule
+    look them up there."""
+    from convc.passes.kernels.registry import family_of
+    from convc.passes.schedule import CONFIG_TYPES
+    for k in Kernel:
+        f = family_of(k)
+        assert CONFIG_TYPES[k] is f.config and k in f.config.KERNELS
+        assert callable(f.emit) and f.emit.__module__.startswith("convc.passes.lower.")
+    grids = {name for name, f in FAMILIES.items() if f.batch_grid}
+    assert grids == {"portable_igemm", "direct_grouped", "global_pool", "row_map"}
+
+
 @pytest.mark.parametrize("arch", sorted(TARGETS))
 def test_supports_is_the_plans_first_decline(arch):
     t = TARGETS[arch]

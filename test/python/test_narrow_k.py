@@ -105,3 +105,12 @@ def test_rgb_stems_on_sm100a():
         s = plan_schedule_for(layers[name].expected_problem(), t)
         assert s.kernel == "grouped_mma" and "tcgen05 kernel declined" in s.reason, (name, s.reason)
     assert plan_schedule_for(layers["stem_7x7_f32_b32"].expected_problem(), t).kernel == "portable_igemm"
+
+
+def test_odd_row_stem_wider_than_the_stem_rule_is_gathered():
+    """A 3-channel 3x3 conv with F = 64 (past grouped_mma.NARROW_STEM_F): im2col TMA and the
+    row-slab kernel decline (stride_w*C = 3 is odd), the thread-gathered kernel takes it."""
+    from convc.passes.problem import ConvProblem
+    p = ConvProblem(N=1, H=8, W=8, C=3, F=64, R=3, S=3, pad=(1, 1, 1, 1), out_dtype="f16")
+    s = plan_sm90(p, get_target("sm_90a"))
+    assert s.kernel == "sm90_gather_wgmma" and "stride_w*C = 3 is odd" in s.reason, s.reason

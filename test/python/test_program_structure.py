@@ -36,8 +36,13 @@ def test_onnx_light_resnet50(tmp_path):
     res = compile_file(model, str(tmp_path / "r50.vmfb"),
                        CompileOptions(target="sm_90a", tuning_cache="none", dump_dir=str(tmp_path / "dump")))
     assert sum(r.path == "convc" for r in res.reports if r.is_conv) == 32
-    # its max-pool on convc's direct kernel (the Gemm's weight is a splat here: IREE keeps it)
-    assert [r.path for r in res.reports if r.is_pool] == ["convc"]
+    # its max-pool on convc's direct kernel, and the global pool with the last block's bias,
+    # residual add and ReLU, which IREE fuses into it, as its prologue (the Gemm's weight is a
+    # splat here: IREE keeps it)
+    pools = [r for r in res.reports if r.is_pool]
+    assert [r.path for r in pools] == ["convc", "convc"]
+    (head,) = [r for r in pools if r.problem.is_global_pool]
+    assert {ld.broadcast for st in head.problem.prologue for ld in st.loads} == {"channel", "full"}
     stock = stream_structure(str(tmp_path / "dump" / "light_resnet50.input.mlir"))
     _check(res, stock)
     (line,) = [x for x in res.summary_lines() if x.startswith("program ")]

@@ -142,10 +142,10 @@ def test_squeeze_excitation_kernels_pass_ptxas(tmp_path, arch):
 
 
 def _head_model(batch: int, dtype, act: str, squeeze: str = "GlobalAveragePool", channels: int = 40,
-                hw: tuple = (7, 5)):
-    """conv -> BatchNormalization -> activation -> global pool -> Flatten: a classifier head,
-    where IREE fuses the BatchNorm and activation into the pool's reduction (the conv's sole
-    consumer is the pool)."""
+                hw: tuple = (7, 5), residual: bool = False):
+    """conv -> BatchNormalization (-> + a second conv's output: a residual) -> activation ->
+    global pool -> Flatten: a classifier head, where IREE fuses the BatchNorm, residual add and
+    activation into the pool's reduction (the conv's sole consumer is the pool)."""
     t = TensorProto.FLOAT if dtype == np.float32 else TensorProto.FLOAT16
     rng = np.random.default_rng(3)
 
@@ -156,7 +156,12 @@ def _head_model(batch: int, dtype, act: str, squeeze: str = "GlobalAveragePool",
     inits = [w("w", (C, 8, 1, 1)), w("g", (C,), 0.2, 1.0), w("b", (C,)), w("mu", (C,)),
              numpy_helper.from_array((rng.random(C) + 0.5).astype(dtype), "var")]
     nodes = [helper.make_node("Conv", ["x", "w"], ["c"]),
-             helper.make_node("BatchNormalization", ["c", "g", "b", "mu", "var"], ["n"], epsilon=1e-5)]
+             helper.make_node("BatchNormalization", ["c", "g", "b", "mu", "var"], ["n0" if residual else "n"],
+                              epsilon=1e-5)]
+    if residual:
+        inits.append(w("w2", (C, 8, 3, 3)))
+        nodes += [helper.make_node("Conv", ["x", "w2"], ["r"], pads=[1, 1, 1, 1]),
+                  helper.make_node("Add", ["n0", "r"], ["n"])]
     if act == "SiLU":
         nodes += [helper.make_node("Sigmoid", ["n"], ["sg"]), helper.make_node("Mul", ["n", "sg"], ["a"])]
     else:
@@ -167,17 +172,20 @@ def _head_model(batch: int, dtype, act: str, squeeze: str = "GlobalAveragePool",
     return onnx.shape_inference.infer_shapes(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]))
 
 
-HEADS = [(2, "SiLU", "GlobalAveragePool", 40), (1, "HardSwish", "GlobalMaxPool", 24),
-         (3, "Relu", "GlobalAveragePool", 20), (2, "SiLU", "GlobalAveragePool", 36)]
+HEADS = [(2, "SiLU", "GlobalAveragePool", 40, False), (1, "HardSwish", "GlobalMaxPool", 24, False),
+         (3, "Relu", "GlobalAveragePool", 20, False), (2, "SiLU", "GlobalAveragePool", 36, False),
+         (2, "Relu", "GlobalAveragePool", 32, True)]
 
 
 @pytest.mark.parametrize("dtype,tol", [(np.float32, 1e-5), (np.float16, 2e-3)], ids=["f32", "f16"])
-@pytest.mark.parametrize("batch,act,squeeze,channels", HEADS, ids=[f"b{b}-{a}-{s}-c{c}" for b, a, s, c in HEADS])
-def test_pool_with_fused_batchnorm_and_activation(tmp_path, batch, act, squeeze, channels, dtype, tol):
-    """The BatchNorm and activation IREE fuses into a global pool's reduction run on the
-    global-pool kernel as its prologue (ConvProblem.prologue, per-channel operands), not on
-    IREE's reduction codegen; against ONNX's reference on random data."""
-    model = _head_model(batch, dtype, act, squeeze, channels)
+@pytest.mark.parametrize("batch,act,squeeze,channels,residual", HEADS,
+                         ids=[f"b{b}-{a}-{s}-c{c}{'-residual' if r else ''}" for b, a, s, c, r in HEADS])
+def test_pool_with_fused_batchnorm_and_activation(tmp_path, batch, act, squeeze, channels, residual, dtype, tol):
+    """The BatchNorm, residual add and activation IREE fuses into a global pool's reduction run
+    on the global-pool kernel as its prologue (ConvProblem.prologue: per-channel operands, and the
+    residual shaped like the input), not on IREE's reduction codegen; against ONNX's reference on
+    random data."""
+    model = _head_model(batch, dtype, act, squeeze, channels, residual=residual)
     src, out = tmp_path / "head.onnx", tmp_path / "head.vmfb"
     onnx.save(model, str(src))
     res = compile_file(str(src), str(out), CompileOptions(target="llvm-cpu"))
@@ -186,6 +194,8 @@ def test_pool_with_fused_batchnorm_and_activation(tmp_path, batch, act, squeeze,
     assert pool.path == "convc" and pool.schedule.kernel == "global_pool", lines
     assert len(pool.problem.prologue) == 1 and pool.problem.prologue[0].loads, lines
     assert {ld.broadcast for ld in pool.problem.prologue[0].loads} <= {"channel", "full"}
+    if residual:
+        assert "full" in {ld.broadcast for ld in pool.problem.prologue[0].loads}, lines
     x = np.random.default_rng(0).standard_normal((batch, 8, 7, 5)).astype(dtype)
     ref = ReferenceEvaluator(model).run(None, {"x": x})[0].astype(np.float64)
     got = LoadedModule(str(out), "local-task").call(None, [(x, "f32" if dtype == np.float32 else "f16")])

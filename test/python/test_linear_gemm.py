@@ -122,8 +122,8 @@ def test_pytorch_convnext_block(tmp_path):
 
 
 def test_pytorch_dynamic_batch_pool_and_classifier(tmp_path):
-    """One build with a dynamic batch: the max-pool (direct kernel) and the classifier (GEMM
-    with runtime rows) on convc, right at two batches."""
+    """One build with a dynamic batch: the max-pool (direct kernel), the global pool with the
+    bias before it, and the classifier (GEMM with runtime rows) on convc, right at two batches."""
     torch = pytest.importorskip("torch")
     from convc.compiler.pytorch import export_mlir
 
@@ -146,7 +146,10 @@ def test_pytorch_dynamic_batch_pool_and_classifier(tmp_path):
     out = tmp_path / "net.vmfb"
     res = compile_file(str(src), str(out), CompileOptions(target="llvm-cpu", precision="fp32"))
     assert [r.path for r in res.reports if r.gemm] == ["convc"], [r.line() for r in res.reports]
-    assert [r.path for r in res.reports if r.is_pool] == ["convc"]
+    # the max-pool, and the global pool with c2's bias (fused into it by IREE) as its prologue
+    pools = [r for r in res.reports if r.is_pool]
+    assert [r.path for r in pools] == ["convc", "convc"], [r.line() for r in res.reports]
+    assert [bool(r.problem.prologue) for r in pools] == [False, True]
     m = LoadedModule(str(out), "local-task")
     for batch in (1, 3):
         x = torch.randn(batch, 3, 12, 12)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 
 from ..lower.nvidia.grouped_mma_geometry import (MIN_GROUP_CHANNELS, THREADS, GroupedMmaUnsupported,
-                                                 TileOption, tile_options)
+                                                 TileOption, narrow_input, tile_options)
 from ..problem import ConvProblem
 from ..kernel_configs import GroupedMmaConfig
 from ..schedule import Kernel, Schedule
@@ -102,7 +102,7 @@ def narrow_dense(p: ConvProblem, t: Target, max_f: int = NARROW_MMA_F) -> Schedu
 def narrow_stem(p: ConvProblem, t: Target) -> Schedule | None:
     """The grouped kernel's schedule for an RGB stem (NARROW_STEM_F), or None where it is not one
     or the kernel declines it."""
-    if p.grouped or p.C >= 8 or p.R * p.S > 9:
+    if not narrow_input(p) or p.R * p.S > 9:
         return None
     return narrow_dense(p, t, NARROW_STEM_F)
 

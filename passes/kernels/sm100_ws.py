@@ -129,7 +129,6 @@ def plan_sm100(p: ConvProblem, t: Target) -> Schedule:
         stem = narrow_stem(p, t)
         if stem is not None:
             return dataclasses.replace(stem, reason=f"{stem.reason}; tcgen05 kernel declined ({one})")
-    if isinstance(one, Declined):
         s = plan_portable(p, t)
         return dataclasses.replace(s, reason=f"portable implicit GEMM: tcgen05 kernel declined ({one})")
     pair = SM100_WS.attempt(p, t, cluster=2)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 
 from ..lower.nvidia import sm90_ws
+from ..lower.nvidia.grouped_mma_geometry import narrow_input
 from ..problem import ConvProblem
 from ..schedule import Kernel, Schedule
 from ..target import Target
@@ -75,7 +76,7 @@ def sm90_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
     default = plan_sm90(p, t)
     if default.kernel == Kernel.SM90_ROWS_WGMMA:
         grid = [(SM90_GATHER, {"why_not_tma": "tuning candidate"})]
-    elif default.kernel == Kernel.GROUPED_MMA and p.C < 8:
+    elif default.kernel == Kernel.GROUPED_MMA and narrow_input(p):
         # an RGB stem staged element by element: the thread-gathered im2col kernel it replaced
         grid = [(SM90_GATHER, {"why_not_tma": "tuning candidate"})]
     elif default.kernel in (Kernel.SM90_GATHER_WGMMA, Kernel.PORTABLE_IGEMM):

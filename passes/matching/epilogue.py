@@ -259,42 +259,24 @@ def row_program(op) -> tuple[EpilogueOp, ...]:
     """The per-element value a row reduction (map_forms.row_reduction) combines: its body's
     ops from the input element (value 0) to the combine's other operand, as EpilogueOps;
     none when it combines the element itself."""
+    steps = _combined_program(op, ["chain"], "row reduction")
+    return steps[0].program if steps else ()
+
+
+def _combined_program(op, sources: list, what: str) -> tuple[EpilogueStep, ...]:
+    """The math a reduction's body does on each element before its combine, as one program
+    step over the element (value 0) and `sources` (as for _program_steps); none when it
+    combines the element itself. Declines name `what`."""
     block = op.regions[0].blocks[0]
-    x, acc = block.arguments[0], block.arguments[1]
-    ops = [o.operation for o in block.operations]
     comb = combine_op(op)
+    acc = block.arguments[len(block.arguments) - 1]
     others = [v for v in comb.operands if v != acc]
     if len(others) != 1:
-        raise Decline("row reduction combines its accumulator with itself")
-    nodes: list = [None]
-    refs = {x: 0}
-    for o in ops[:-1]:
-        if o == comb:
-            continue
-        _check_program_op(o)
-        for v in o.operands:
-            if v not in refs:
-                if v == acc:
-                    raise Decline("row reduction reads its accumulator outside the combine")
-                attr = _outside_constant(v, acc, o.name)
-                nodes.append(EpilogueOp("arith.constant", element_dtype(attr.type), (), (("value", str(attr)),)))
-                refs[v] = len(nodes) - 1
-        nodes.append(EpilogueOp(o.name, str(o.results[0].type), tuple(refs[v] for v in o.operands), _op_attrs(o)))
-        refs[o.results[0]] = len(nodes) - 1
-    if others[0] not in refs:
-        raise Decline("row reduction combines a value it does not compute from the element")
-    result = refs[others[0]]
-    if result == 0:
-        return ()
-    live, todo = set(), [result]
-    while todo:
-        n = todo.pop()
-        if n not in live:
-            live.add(n)
-            todo += list(nodes[n].args) if n else []
-    keep = sorted(live - {0})
-    new = {0: 0, **{n: i + 1 for i, n in enumerate(keep)}}
-    return tuple(dataclasses.replace(nodes[n], args=tuple(new[a] for a in nodes[n].args)) for n in keep)
+        raise Decline(f"{what} combines its accumulator with itself")
+    try:
+        return tuple(_program_steps(block, sources, element_dtype(others[0].type), until=comb, value=others[0]))
+    except Decline as e:
+        raise Decline(f"{what}: {e}") from None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -343,11 +325,4 @@ def pool_prologue(d: Dispatch, op) -> tuple[EpilogueStep, ...]:
         else:
             raise Decline("an operand of the reduction's per-element math is read neither per channel nor "
                           "like its input")
-    block = op.regions[0].blocks[0]
-    comb = combine_op(op)
-    acc = block.arguments[len(block.arguments) - 1]
-    others = [v for v in comb.operands if v != acc]
-    if len(others) != 1:
-        raise Decline("the reduction combines its accumulator with itself")
-    value = others[0]
-    return tuple(_program_steps(block, sources, element_dtype(value.type), until=comb, value=value))
+    return _combined_program(op, sources, "the pool's per-element math")

@@ -88,7 +88,7 @@ def global_reduction_dims(op) -> tuple[str, int, bool] | None:
     operand) over its pixel axes into [N, C] ([H*W, C] into [C] at batch 1, where IREE drops
     the unit batch; no window operand: the window is the whole image), None for anything
     else. Its body may compute on each element before the combine, reading more operands (a
-    BatchNorm and activation IREE fused into the reduction): global_pool_prologue reads that."""
+    BatchNorm and activation IREE fused into the reduction): epilogue.pool_prologue reads that."""
     if op.name != "linalg.generic" or len(op.results) != 1 or len(op.operands) < 2:
         return None
     comb = combine_op(op)

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..passes.problem import KERNEL_NAME_PREFIXES
 from .bench_device import device_events, wait_for
-from .module import CUDA_GRAPHS_FLAG, LoadedModule, records_once
+from .module import RECORD_ONCE_FLAGS, LoadedModule, records_once
 from .reference import rel_l2
 
 TOLERANCE = 2e-2        # f16 (or TF32) model against fp32 PyTorch (rel. L2 of the logits/image)
@@ -61,6 +61,23 @@ def _time_torch(fn, x, iters: int, rounds: int = 5) -> float:
         b.record()
         torch.cuda.synchronize()
         per.append(a.elapsed_time(b) * 1e3 / iters)
+    return statistics.median(per)
+
+
+def _time_torch_synchronized(fn, x, iters: int, rounds: int = 5) -> float:
+    """PyTorch's counterpart of iree-benchmark-module's per-call median: every call waits for
+    its result (torch.cuda.synchronize) before the next starts; host clock, median of rounds."""
+    import torch
+    for _ in range(5):
+        fn(x)
+    torch.cuda.synchronize()
+    per = []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        for _ in range(iters):
+            fn(x)
+            torch.cuda.synchronize()
+        per.append((time.perf_counter() - t0) * 1e6 / iters)
     return statistics.median(per)
 
 
@@ -163,6 +180,7 @@ def _torch_baselines(model, x, ref, iters, checks, times, row, which=TORCH_BASEL
             checks[key] = rel_l2(compiled(x).float().cpu().numpy(), ref)
             times[f"{key}_us"] = _time_torch(compiled, x, iters)
             if mode != "default":
+                times[f"{key}_synchronized_us"] = _time_torch_synchronized(compiled, x, iters)
                 row["torch_reduce_overhead_profile"] = _torch_kernels(compiled, x)
         except Exception as e:  # a failing baseline is reported, not fatal
             row[f"{key}_error"] = str(e).splitlines()[0][:200]
@@ -252,8 +270,9 @@ def run_case(bundle: str, entry: dict, iters: int, baselines=TORCH_BASELINES,
                 row["convc_breakdown"] = _breakdown(f, args, times["convc_us"])
                 vmfb = os.path.join(bundle, entry[key])
                 flags = tuple(runtime_flags)
-                if records_once(vmfb) and not any(f.startswith("--cuda_use_streams") for f in flags):
-                    flags += (CUDA_GRAPHS_FLAG,)      # as LoadedModule runs it
+                if records_once(vmfb):          # as LoadedModule runs it, unless the caller says
+                    given = {f.split("=")[0] for f in flags}
+                    flags += tuple(f for f in RECORD_ONCE_FLAGS if f.split("=")[0] not in given)
                 row["convc_benchmark_module"] = _benchmark_module(vmfb, params, xv.shape, dt, flags=flags)
                 row["convc_runtime_flags"] = " ".join(flags)
                 if records_once(vmfb):     # also timed as PyTorch is: calls back to back

@@ -15,6 +15,16 @@ _ELEM = {"f16": rt.HalElementType.FLOAT_16, "bf16": rt.HalElementType.BFLOAT_16,
 FIXED_BUFFERS_KEY, FIXED_BUFFERS = "convc.command_buffer", "fixed-buffers"
 CUDA_GRAPHS_FLAG = "--cuda_use_streams=false"
 
+# How a record-once build is run on CUDA, as IREE's tools spell it. Graph mode replays the
+# recorded inference as one CUDA graph launch. A record-once call allocates only its result;
+# IREE's default stream-ordered allocation takes it from a CUDA memory pool (and, read in IREE's
+# memory_pools.c, frees it with cuMemFree when the caller drops it): 132 us per call against 38
+# for a one-dispatch program that takes it from IREE's caching allocator instead (H200, iree-benchmark-module,
+# bench/experiments/call_overhead.py --sweep; docs/runtime.md).
+CUDA_ALLOCATOR = "caching"
+RECORD_ONCE_FLAGS = (CUDA_GRAPHS_FLAG, "--cuda_async_allocations=false", f"--device_allocator={CUDA_ALLOCATOR}")
+_CUDA_DEFAULT_FLAGS = ("--cuda_use_streams=true", "--cuda_async_allocations=true")
+
 
 def records_once(vmfb_path: str) -> bool:
     """Whether the vmfb's programs execute command buffers recorded once against fixed buffers
@@ -45,6 +55,30 @@ def require_driver(driver: str) -> None:
         raise ModuleError(f"no {driver} device on this machine ({why})") from None
 
 
+_RECORD_ONCE_DEVICE = None
+
+
+def cuda_config(record_once: bool) -> "rt.Config":
+    """A CUDA device run as RECORD_ONCE_FLAGS say (record_once), else IREE's default device.
+    IREE's CUDA driver reads its options from process-wide flags when it is created, and
+    iree.runtime caches drivers by name, so a record-once device gets a driver of its own,
+    created with those flags set; IREE's defaults are restored after. Like iree.runtime's
+    cached default device, that device is made once per process and shared."""
+    global _RECORD_ONCE_DEVICE
+    if not record_once:
+        return rt.Config("cuda")
+    if _RECORD_ONCE_DEVICE is not None:
+        return rt.Config(device=_RECORD_ONCE_DEVICE)
+    from iree.runtime import _binding
+    rt.flags.parse_flags(*(f for f in RECORD_ONCE_FLAGS if f.startswith("--cuda_")))
+    try:
+        device = _binding.create_hal_driver("cuda").create_default_device(allocators=[CUDA_ALLOCATOR])
+    finally:
+        rt.flags.parse_flags(*_CUDA_DEFAULT_FLAGS)
+    _RECORD_ONCE_DEVICE = device
+    return rt.Config(device=device)
+
+
 class LoadedModule:
     """A vmfb loaded on one device ('local-task' for llvm-cpu, 'cuda', 'hip')."""
 
@@ -56,11 +90,11 @@ class LoadedModule:
         mmap=False loads a heap copy instead of mapping the file read-only (the CUDA HAL's
         attempt to register a read-only mapping fails with an API error that compute-sanitizer
         reports, although the runtime then falls back to copying the constants).
-        cuda_graphs: create the CUDA device in IREE's graph mode (CUDA_GRAPHS_FLAG, a process-wide
-        runtime flag read when a device is created); None: when the vmfb records its inference
-        once against fixed buffers (records_once), so that each call is one graph launch."""
-        if config is None and driver == "cuda" and (records_once(vmfb_path) if cuda_graphs is None else cuda_graphs):
-            rt.flags.parse_flags(CUDA_GRAPHS_FLAG)
+        cuda_graphs: create the CUDA device as RECORD_ONCE_FLAGS say (graph mode, results from
+        IREE's caching allocator); None: when the vmfb records its inference once against fixed
+        buffers (records_once), so that each call is one graph launch."""
+        if config is None and driver == "cuda":
+            config = cuda_config(records_once(vmfb_path) if cuda_graphs is None else cuda_graphs)
         self.config = config or rt.Config(driver)
         self.context = rt.SystemContext(config=self.config)
         if parameters:

@@ -130,25 +130,27 @@ def prepare_case(case: Case, out: str, extra_flags: tuple = (), stock: bool = Tr
 
 def table(result: dict) -> str:
     """A markdown table of an e2e.json: per case, what one inference runs and costs on convc
-    (kernel launches, kernel time, the rest of the wall time, iree-benchmark-module's median)
-    against torch.compile mode="reduce-overhead" (CUDA graphs): its kernels, kernel time and
-    wall time."""
-    head = ("| case | convc launches | convc kernels (us) | convc gaps (us) | convc wall (us) | reduce-overhead "
-            "kernels | their time (us) | reduce-overhead wall (us) | convc / reduce-overhead | correct |\n"
-            "|---|---|---|---|---|---|---|---|---|---|")
+    (kernel launches, kernel time, iree-benchmark-module's median per call and pipelined)
+    against torch.compile mode="reduce-overhead" (CUDA graphs): its kernels, kernel time, and
+    its wall time timed the same two ways. Ratios pair like with like: convc per call over
+    PyTorch synchronized after every call, convc pipelined over PyTorch back to back."""
+    head = ("| case | convc launches | convc kernels (us) | convc per call / pipelined (us) | reduce-overhead "
+            "kernels | their time (us) | reduce-overhead synchronized / back to back (us) | "
+            "ratio per call / pipelined | correct |\n|---|---|---|---|---|---|---|---|---|")
     rows = [head]
+    fmt = lambda v, d=0: "-" if v is None else f"{v:.{d}f}"
+    ms = lambda r, k: r.get(k, {}).get("median_ms") and r[k]["median_ms"] * 1e3
     for r in result["cases"]:
         b = r.get("convc_breakdown", {})
-        wall = r.get("convc_benchmark_module", {}).get("median_ms")
-        wall_us = wall * 1e3 if wall else r.get("convc_us")
-        ro = r.get("torch_compile_reduce_overhead_us")
+        per_call = ms(r, "convc_benchmark_module") or r.get("convc_us")
+        piped = ms(r, "convc_benchmark_module_chained")
+        ro, ro_sync = r.get("torch_compile_reduce_overhead_us"), r.get("torch_compile_reduce_overhead_synchronized_us")
         prof = r.get("torch_reduce_overhead_profile", {})
         launches = b.get("conv_launches", 0) + b.get("other_launches", 0)
-        gaps = wall_us - b["kernels_us"] if wall_us and "kernels_us" in b else None
-        fmt = lambda v, d=0: "-" if v is None else f"{v:.{d}f}"
-        rows.append(f"| {r['name']} | {launches or '-'} | {fmt(b.get('kernels_us'))} | {fmt(gaps)} | {fmt(wall_us)} | "
-                    f"{prof.get('kernels', '-')} | {fmt(prof.get('kernel_us'))} | {fmt(ro)} | "
-                    f"{fmt(wall_us / ro if wall_us and ro else None, 2)} | "
+        ratio = lambda a, c: a / c if a and c else None
+        rows.append(f"| {r['name']} | {launches or '-'} | {fmt(b.get('kernels_us'))} | {fmt(per_call)} / {fmt(piped)} | "
+                    f"{prof.get('kernels', '-')} | {fmt(prof.get('kernel_us'))} | {fmt(ro_sync)} / {fmt(ro)} | "
+                    f"{fmt(ratio(per_call, ro_sync), 2)} / {fmt(ratio(piped, ro), 2)} | "
                     f"{'yes' if r.get('correct', {}).get('convc') else 'NO'} |")
     return "\n".join(rows)
 

@@ -69,10 +69,13 @@ def prepare(out: str) -> None:
 
 
 def _bench(vmfb: str, inputs: list, params: str | None, flags: tuple, reps: int = 7) -> float | None:
+    """iree-benchmark-module's median in us; flags may hold --batch_size=N (then `main$async`,
+    the calls chained by their fences, one host wait per N: the time is per call)."""
     import re
     import iree.runtime as rt
     tool = os.path.join(os.path.dirname(rt.__file__), "..", "_runtime_libs", "iree-benchmark-module")
-    cmd = [tool, f"--module={vmfb}", "--device=cuda", "--function=main", f"--benchmark_repetitions={reps}",
+    fn = "main$async" if any(f.startswith("--batch_size=") for f in flags) else "main"
+    cmd = [tool, f"--module={vmfb}", "--device=cuda", f"--function={fn}", f"--benchmark_repetitions={reps}",
            "--benchmark_report_aggregates_only=true", *[f"--input={i}" for i in inputs], *flags]
     if params:
         cmd.append(f"--parameters=model={params}")
@@ -86,6 +89,28 @@ def _bench(vmfb: str, inputs: list, params: str | None, flags: tuple, reps: int 
 
 
 BENCH = {"streams": (), "graphs": ("--cuda_use_streams=false",)}
+
+# --sweep: how IREE's runtime options move a call's cost (graph mode throughout, as convc runs a
+# record-once build). Stream-ordered allocation (the default) takes the result from a CUDA memory
+# pool and, when the caller drops it, frees it with cuMemFree; without it the device allocator
+# serves it (cuMemAlloc, or IREE's caching allocator that keeps freed blocks).
+SWEEP = {
+    "graphs": ("--cuda_use_streams=false",),
+    "graphs_sync_alloc": ("--cuda_use_streams=false", "--cuda_async_allocations=false"),
+    "graphs_sync_alloc_caching": ("--cuda_use_streams=false", "--cuda_async_allocations=false",
+                                  "--device_allocator=caching"),
+    "graphs_caching": ("--cuda_use_streams=false", "--device_allocator=caching"),
+}
+
+
+def _sweep(vmfb: str, inputs: list, params: str | None, chained: bool) -> dict:
+    """Each SWEEP flag set per call and (record-once builds) pipelined, 16 calls per wait."""
+    out = {}
+    for k, fl in SWEEP.items():
+        out[k] = _bench(vmfb, inputs, params, fl)
+        if chained:
+            out[k + "_pipelined"] = _bench(vmfb, inputs, params, fl + ("--batch_size=16",))
+    return out
 
 
 def _trace(call, n: int = 5) -> dict:
@@ -185,11 +210,14 @@ def run(args) -> None:
             with open(os.path.join(args.tiny, f"{name.removesuffix('_ro')}.json")) as f:
                 inputs = json.load(f)["inputs"]
             row = {"module": name, **{k: _bench(vmfb, inputs, None, fl) for k, fl in BENCH.items()}}
+            if args.sweep:
+                row["sweep"] = _sweep(vmfb, inputs, None, chained=name.endswith("_ro"))
             lm = LoadedModule(vmfb, "cuda")
             arrays = [np.full([int(d) for d in s.split("=")[0].split("x")[:-1]], float(s.split("=")[1]), np.float32)
                       for s in inputs]
             fn, dev = lm.function("main"), [lm.to_device(a, "f32") for a in arrays]
-            row["trace"] = _trace(lambda: fn(*dev))
+            if not args.no_trace:
+                row["trace"] = _trace(lambda: fn(*dev))
             rows.append(row)
             print(json.dumps(row), flush=True)
     if args.bundle:
@@ -220,10 +248,13 @@ def run(args) -> None:
                 inp = [f"{'x'.join(map(str, xshape))}x{dt}=0.5"]
                 for k, fl in BENCH.items():
                     row[k] = _bench(vmfb, inp, irpa, fl)
+                if args.sweep:
+                    row["sweep"] = _sweep(vmfb, inp, irpa, chained=True)
             lm = LoadedModule(vmfb, "cuda", parameters=params)
             x_np = np.full(xshape, 0.5, np_dt)
             fn, dev = lm.function("main"), [lm.to_device(x_np, dt)]
-            row["trace"] = _trace(lambda: fn(*dev))
+            if not args.no_trace:
+                row["trace"] = _trace(lambda: fn(*dev))
             x = torch.full(shape, 0.5, device="cuda", dtype=getattr(torch, case.get("dtype", "float16")))
             x = x.contiguous(memory_format=torch.channels_last)
             with torch.no_grad():
@@ -245,6 +276,8 @@ def main(argv=None) -> int:
     pr.add_argument("--bundle", default="")
     pr.add_argument("--only", default="")
     pr.add_argument("--out", default="")
+    pr.add_argument("--sweep", action="store_true", help="also time the SWEEP runtime-flag sets")
+    pr.add_argument("--no-trace", action="store_true", help="skip the CUPTI traces and PyTorch's side")
     pr.add_argument("--runtime-flags", default="", help="IREE runtime flags for the traced calls")
     args = p.parse_args(argv)
     if args.cmd == "prepare":

@@ -1,0 +1,121 @@
+"""The whole end-to-end record in one run: every case of a convc-e2e bundle, each in its own
+process, spread over the machine's GPUs, merged into one e2e.json + e2e.png.
+
+  python -m convc.runtime.e2e_record --bundle DIR --out OUT [--gpus N] [--baselines ...]
+
+Cases whose PyTorch side is the same (e2e_device._torch_key: a dynamic-batch build run at a
+static case's batch, the NCHW-input build) go to the same GPU and share one measurement of it
+through a per-GPU --torch-cache file (torch.compile's compiles dominate a case's time). Groups
+are dealt to GPUs longest first, so the GPUs finish together; comparisons stay within a case,
+which runs on one GPU. Each GPU's cases run one after another, one process per case (a
+crashing case costs only itself; CUDA graphs of one case never share a pool with another's).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import shlex
+import subprocess
+import sys
+import time
+
+from .e2e_device import TORCH_BASELINES, TOLERANCE, _png, _torch_key
+
+# relative cost of a case: its PyTorch baselines measured, or reused from the cache
+COST_MEASURED, COST_REUSED = 5, 1
+
+
+def gpu_count() -> int:
+    out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True)
+    return max(1, sum(1 for line in out.stdout.splitlines() if line.startswith("GPU ")))
+
+
+def shards(cases: list[dict], baselines: tuple, gpus: int) -> list[list[str]]:
+    """Case names per GPU: groups sharing a _torch_key together, largest groups first onto the
+    least loaded GPU; within a GPU, manifest order."""
+    groups: dict[str, list[dict]] = {}
+    for c in cases:
+        groups.setdefault(_torch_key(c, baselines), []).append(c)
+    cost = lambda g: (COST_MEASURED if baselines else COST_REUSED) + COST_REUSED * (len(g) - 1)   # noqa: E731
+    load, out = [0] * gpus, [[] for _ in range(gpus)]
+    for g in sorted(groups.values(), key=cost, reverse=True):
+        i = load.index(min(load))
+        load[i] += cost(g)
+        out[i] += g
+    order = {c["name"]: k for k, c in enumerate(cases)}
+    return [sorted((c["name"] for c in s), key=order.get) for s in out]
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="e2e_record", description=__doc__.splitlines()[0])
+    p.add_argument("--bundle", required=True, help="bundle made by convc-e2e prepare")
+    p.add_argument("--out", required=True, help="directory for e2e.json, e2e.png and each case's log")
+    p.add_argument("--gpus", type=int, default=0, help="GPUs to use (default: all nvidia-smi lists)")
+    p.add_argument("--baselines", default=",".join(TORCH_BASELINES),
+                   help=f"PyTorch baselines (default {','.join(TORCH_BASELINES)}; '' for none)")
+    p.add_argument("--only", help="comma-separated case names (default: every case of the bundle)")
+    p.add_argument("--variants", default="convc", help="IREE variants to run (default convc)")
+    p.add_argument("--iters", type=int, default=20, help="inferences per timing round")
+    args = p.parse_args(argv)
+    with open(os.path.join(args.bundle, "manifest.json")) as f:
+        manifest = json.load(f)
+    baselines = tuple(b for b in args.baselines.split(",") if b)
+    cases = [e["case"] for e in manifest["cases"] if not args.only or e["case"]["name"] in args.only.split(",")]
+    plan = shards(cases, baselines, args.gpus or gpu_count())
+    os.makedirs(args.out, exist_ok=True)
+    t0 = time.time()
+    workers = []
+    for gpu, names in enumerate(plan):
+        if not names:
+            continue
+        env = dict(os.environ, CUDA_VISIBLE_DEVICES=str(gpu))
+        script = []
+        for name in names:
+            cmd = [sys.executable, "-m", "convc.runtime.e2e_device", "--bundle", args.bundle,
+                   "--out", os.path.join(args.out, name), "--only", name, "--variants", args.variants,
+                   "--iters", str(args.iters), "--torch-cache", os.path.join(args.out, f"torch_cache_gpu{gpu}.json")]
+            cmd += ["--baselines", ",".join(baselines)] if baselines else ["--iree-only"]
+            script.append(cmd)
+        log = open(os.path.join(args.out, f"gpu{gpu}.log"), "w")
+        # one shell per GPU runs its cases in turn, one process each
+        shell = " ; ".join(shlex.join(c) for c in script)
+        workers.append((gpu, names, subprocess.Popen(["bash", "-c", shell], env=env, stdout=log, stderr=subprocess.STDOUT)))
+        print(f"gpu {gpu}: {', '.join(names)}", flush=True)
+    for gpu, names, proc in workers:
+        proc.wait()
+        print(f"gpu {gpu} done (rc {proc.returncode}) at {time.time() - t0:.0f} s", flush=True)
+    rows, missing = [], []
+    import torch
+    for c in cases:
+        path = os.path.join(args.out, c["name"], "e2e.json")
+        try:
+            with open(path) as f:
+                got = json.load(f)["cases"]
+            rows += got
+        except (OSError, ValueError, KeyError):
+            missing.append(c["name"])
+    result = {"date": datetime.date.today().isoformat(), "device": torch.cuda.get_device_name(0),
+              "gpus": len(workers), "commit": manifest.get("commit"), "torch": torch.__version__, "tolerance": TOLERANCE,
+              "method": "each case in its own process on one GPU of the machine (cases spread over its GPUs); "
+                        "PyTorch: back to back with CUDA events, median of 5 rounds, and reduce-overhead also "
+                        "synchronized after every call; convc: iree-benchmark-module median per call and pipelined "
+                        "(--batch_size=16); f16 (f32 cases: TF32 everywhere), channels_last for PyTorch, "
+                        "cudnn.benchmark and TF32 on",
+              "wall_s": round(time.time() - t0), "shards": plan, "missing": missing, "cases": rows}
+    with open(os.path.join(args.out, "e2e.json"), "w") as f:
+        json.dump(result, f, indent=1)
+    try:
+        _png(rows, os.path.join(args.out, "e2e.png"))
+    except ImportError:
+        pass
+    bad = [r["name"] for r in rows if not r.get("correct", {}).get("convc")]
+    print(f"{len(rows)}/{len(cases)} cases measured, {len(rows) - len(bad)} correct"
+          + (f"; wrong or failed: {', '.join(bad)}" if bad else "") + (f"; missing: {', '.join(missing)}" if missing else ""))
+    return 0 if not bad and not missing else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

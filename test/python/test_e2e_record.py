@@ -1,0 +1,58 @@
+"""How convc-e2e's record spreads cases over GPUs: cases sharing PyTorch's side stay together
+(one measurement, reused through the GPU's cache), the load is balanced, manifest order kept."""
+
+from convc.runtime.e2e_device import _torch_key
+from convc.runtime.e2e_record import shards
+
+
+def _case(name, model, batch, dtype="float16"):
+    return {"name": name, "model": model, "seed": 0, "input_shape": [batch, 3, 224, 224], "dtype": dtype}
+
+
+CASES = [_case("r50_b32", "resnet50", 32), _case("r50_b1", "resnet50", 1), _case("r50_nchw", "resnet50", 32),
+         _case("r50_f32", "resnet50", 32, "float32"), _case("r50_dyn_b1", "resnet50", 1),
+         _case("r50_dyn_b7", "resnet50", 7), _case("mnv2_b32", "mobilenet_v2", 32), _case("mnv2_b1", "mobilenet_v2", 1)]
+BASELINES = ("eager", "compile", "reduce-overhead")
+
+
+def test_shared_pytorch_side_stays_on_one_gpu():
+    plan = shards(CASES, BASELINES, 4)
+    where = {n: g for g, names in enumerate(plan) for n in names}
+    assert where["r50_b32"] == where["r50_nchw"]
+    assert where["r50_b1"] == where["r50_dyn_b1"]
+    assert sorted(n for names in plan for n in names) == sorted(c["name"] for c in CASES)
+
+
+def test_balanced_and_in_manifest_order():
+    plan = shards(CASES, BASELINES, 3)
+    keys = [len({_torch_key(c, BASELINES) for c in CASES if c["name"] in names}) for names in plan]
+    assert max(keys) - min(keys) <= 1          # six distinct PyTorch sides over three GPUs: two each
+    order = [c["name"] for c in CASES]
+    for names in plan:
+        assert names == sorted(names, key=order.index)
+
+
+def test_one_gpu_takes_everything():
+    assert shards(CASES, BASELINES, 1) == [[c["name"] for c in CASES]]
+
+
+def test_cache_reuses_the_first_measurement(tmp_path, monkeypatch):
+    import convc.runtime.e2e_device as dev
+    calls = []
+
+    def fake(model, x, ref, iters, checks, times, row, which):
+        calls.append(1)
+        checks["torch_eager"] = 1e-3
+        times["torch_eager_us"] = 100.0 + len(calls)
+        row["torch_reduce_overhead_profile"] = {"kernels": 7}
+
+    monkeypatch.setattr(dev, "_torch_baselines", fake)
+    cache = str(tmp_path / "cache.json")
+    first, second, other = ({}, {}, {}), ({}, {}, {}), ({}, {}, {})
+    dev._cached_torch_baselines(None, None, None, 5, *first, BASELINES, CASES[0], cache)
+    dev._cached_torch_baselines(None, None, None, 5, *second, BASELINES, CASES[2], cache)   # same PyTorch side
+    dev._cached_torch_baselines(None, None, None, 5, *other, BASELINES, CASES[1], cache)    # another batch
+    assert len(calls) == 2
+    assert second[1] == first[1] and second[0] == first[0]
+    assert second[2]["torch_baselines_from"] == "r50_b32" and second[2]["torch_reduce_overhead_profile"] == {"kernels": 7}
+    assert other[1]["torch_eager_us"] == 102.0 and "torch_baselines_from" not in other[2]

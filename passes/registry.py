@@ -17,6 +17,7 @@ from .drop_barriers import drop_barriers
 from .linear_weights import linear_weights
 from .input_layout import input_layout
 from .record_once import record_once
+from .subpixel import subpixel_convs
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,8 @@ class PassOptions:
 PASSES: dict[str, Callable] = {
     "convc-input-layout": input_layout,        # input-phase IR, first (a no-op unless input_layout="nhwc")
     "convc-channels-last": channels_last,      # input-phase IR (before IREE's flow)
-    "convc-trim-window": trim_windows,         # input-phase IR, after convc-channels-last
+    "convc-subpixel-conv": subpixel_convs,     # input-phase IR, after convc-channels-last
+    "convc-trim-window": trim_windows,         # input-phase IR, after convc-subpixel-conv
     "convc-pad-channels": pad_channels,        # input-phase IR, after convc-trim-window
     "convc-linear-weights": linear_weights,    # input-phase IR, after convc-pad-channels
     "convc-pad-copy": pads_to_copies,          # flow-phase IR from here on
@@ -62,7 +64,7 @@ PASSES: dict[str, Callable] = {
 # The driver's input-phase list: passes on the model at IREE's `input` phase (linalg on
 # tensors), in this order. Every other pass works on `flow`-phase IR, whose dispatches are
 # flow.executable ops.
-INPUT_PHASE = ("convc-input-layout", "convc-channels-last", "convc-trim-window", "convc-pad-channels", "convc-linear-weights")
+INPUT_PHASE = ("convc-input-layout", "convc-channels-last", "convc-subpixel-conv", "convc-trim-window", "convc-pad-channels", "convc-linear-weights")
 
 # The driver's order; `--dump-dir` writes the module after each of these.
 PIPELINE = ["convc-pad-copy", "convc-match-conv", "convc-plan-schedule", "convc-lower-kernel", "convc-splice-dispatch",

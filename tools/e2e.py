@@ -73,6 +73,8 @@ CASES = [
     # 3x3/5x5 depthwise with hard-swish epilogues, squeeze-excitation with a hard-sigmoid scale
     Case("mobilenet_v3_large_b32", "mobilenet_v3_large", (32, 3, 224, 224)),
     Case("mobilenet_v3_large_b1", "mobilenet_v3_large", (1, 3, 224, 224)),
+    # 2x2 stride-2 transposed convs (convc-subpixel-conv: four 1x1 phase convs each), channel concats
+    Case("unet_b4", "unet", (4, 3, 256, 256)),
 ]
 
 

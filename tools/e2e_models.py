@@ -18,6 +18,9 @@
   after a LayerNorm (stochastic depth is the identity in eval mode).
 - `vae_decoder()`: a VAE-decoder-like stack of 3x3 convs at 512 -> 256 channels, 64 -> 256 px
   (GroupNorm-free: conv + SiLU blocks with residual adds and nearest upsampling).
+- `unet()`: a U-Net (Ronneberger et al.) at widths 32-256: double 3x3 conv blocks with
+  BatchNorm and ReLU, 2x2 max pools down, 2x2 stride-2 transposed convs up (nn.ConvTranspose2d)
+  concatenated with the encoder's skip, a 1x1 conv to 2 classes.
 - `synthetic_weights(shapes, seed)`: deterministic weights per state_dict key (numpy, so the
   compiling machine and the GPU machine build the same ones without shipping them):
   He-scaled conv/linear weights, BatchNorm near identity.
@@ -346,9 +349,41 @@ def convnext_tiny() -> nn.Module:
     return ConvNeXtTiny()
 
 
+def _double_conv(inp: int, out: int) -> nn.Sequential:
+    return nn.Sequential(nn.Conv2d(inp, out, 3, padding=1, bias=False), nn.BatchNorm2d(out), nn.ReLU(inplace=True),
+                         nn.Conv2d(out, out, 3, padding=1, bias=False), nn.BatchNorm2d(out), nn.ReLU(inplace=True))
+
+
+class UNet(nn.Module):
+    WIDTHS = (32, 64, 128, 256)
+
+    def __init__(self, in_channels: int = 3, classes: int = 2):
+        super().__init__()
+        w = self.WIDTHS
+        self.down = nn.ModuleList([_double_conv(in_channels, w[0])] + [_double_conv(a, b) for a, b in zip(w, w[1:])])
+        self.pool = nn.MaxPool2d(2)
+        self.up = nn.ModuleList([nn.ConvTranspose2d(b, a, 2, stride=2) for a, b in zip(w, w[1:])][::-1])
+        self.merge = nn.ModuleList([_double_conv(2 * a, a) for a in w[:-1]][::-1])
+        self.head = nn.Conv2d(w[0], classes, 1)
+
+    def forward(self, x):
+        skips = []
+        for i, block in enumerate(self.down):
+            x = block(x if i == 0 else self.pool(x))
+            skips.append(x)
+        x = skips.pop()
+        for up, merge in zip(self.up, self.merge):
+            x = merge(torch.cat([up(x), skips.pop()], dim=1))
+        return self.head(x)
+
+
+def unet() -> nn.Module:
+    return UNet()
+
+
 MODELS = {"resnet50": resnet50, "vae_decoder": vae_decoder, "mobilenet_v2": mobilenet_v2,
           "convnext_tiny": convnext_tiny, "resnext50_32x4d": resnext50_32x4d, "efficientnet_b0": efficientnet_b0,
-          "mobilenet_v3_large": mobilenet_v3_large}
+          "mobilenet_v3_large": mobilenet_v3_large, "unet": unet}
 
 
 def synthetic_weights(shapes: dict, seed: int = 0) -> dict:

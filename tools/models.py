@@ -13,7 +13,9 @@ the others did not. runtime/model_check.py runs them. The light models build the
 from single values (ConstantOfShape): their shipped outputs are a near-uniform softmax that a
 wrong channel order could still match. `--random-weights SEED` adds each model with random
 weights and a random input (`NAME_random`), its expected output from ONNX Runtime's CPU
-provider.
+provider. `--decoders SEED` adds the DECODERS: upsampling stacks of transposed convs
+(ConvTranspose as U-Net, DCGAN and FCN decoders use it) built here with random weights, against
+ONNX Runtime's CPU result on a random input.
 """
 
 from __future__ import annotations
@@ -116,6 +118,38 @@ def randomized(path: str, out_path: str, seed: int = 0) -> None:
     onnx.save(model, out_path)
 
 
+# name: (batch, input channels, input size, [(out channels, kernel, stride, pad, output padding)]):
+# every ConvTranspose followed by a bias (its own) and a ReLU, a 3x3 conv after the last
+DECODERS = {
+    "unet_up_k2": (4, 256, 16, [(128, 2, 2, 0, 0), (64, 2, 2, 0, 0)]),
+    "dcgan_up_k4": (8, 256, 8, [(128, 4, 2, 1, 0), (64, 4, 2, 1, 0), (32, 4, 2, 1, 0)]),
+    "fcn_up_k3": (2, 128, 28, [(64, 3, 2, 1, 1), (32, 3, 2, 1, 1)]),
+}
+
+
+def decoder_model(path: str, name: str, seed: int) -> np.ndarray:
+    """DECODERS[name] as an ONNX model with random weights, written to path; returns a random
+    input for it."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    batch, c, size, layers = DECODERS[name]
+    rng = np.random.default_rng(seed)
+    inits, nodes, x = [], [], "x"
+    for i, (f, k, s, p, op) in enumerate(layers):
+        w = (rng.standard_normal((c, f, k, k)) * np.sqrt(2.0 / (c * k * k / (s * s)))).astype(np.float32)
+        inits += [numpy_helper.from_array(w, f"w{i}"), numpy_helper.from_array(rng.standard_normal(f).astype(np.float32) * 0.1, f"b{i}")]
+        attrs = dict(strides=[s, s], pads=[p] * 4, kernel_shape=[k, k]) | ({"output_padding": [op, op]} if op else {})
+        nodes += [helper.make_node("ConvTranspose", [x, f"w{i}", f"b{i}"], [f"t{i}"], **attrs),
+                  helper.make_node("Relu", [f"t{i}"], [f"r{i}"])]
+        x, c = f"r{i}", f
+    inits.append(numpy_helper.from_array((rng.standard_normal((3, c, 3, 3)) * 0.1).astype(np.float32), "wo"))
+    nodes.append(helper.make_node("Conv", [x, "wo"], ["y"], pads=[1, 1, 1, 1]))
+    g = helper.make_graph(nodes, name, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [batch, DECODERS[name][1], size, size])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    onnx.save(onnx.shape_inference.infer_shapes(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])), path)
+    return rng.standard_normal((batch, DECODERS[name][1], size, size)).astype(np.float32)
+
+
 def onnxruntime_output(path: str, x: np.ndarray) -> np.ndarray:
     """The model's output on x through ONNX Runtime's CPU provider: a reference independent of
     IREE and convc."""
@@ -168,12 +202,20 @@ def prepare_model(src: str, name: str, out: str, target: str, precision: str, x:
     return entry
 
 
-def prepare(out: str, target: str, precision: str, only: list[str] | None, random_seed: int | None = None) -> dict:
+def prepare(out: str, target: str, precision: str, only: list[str] | None, random_seed: int | None = None,
+            decoders_seed: int | None = None) -> dict:
     """Every light model with its shipped input and output; with random_seed, each also with
-    random weights and input, against ONNX Runtime's CPU result (`{name}_random`)."""
+    random weights and input, against ONNX Runtime's CPU result (`{name}_random`); with
+    decoders_seed, the DECODERS too."""
     os.makedirs(out, exist_ok=True)
     entries = []
-    for name in only or LIGHT_MODELS:
+    for name in [d for d in DECODERS if not only or d in only] if decoders_seed is not None else ():
+        src = os.path.join(out, f"{name}.onnx")
+        x = decoder_model(src, name, decoders_seed)
+        entries.append(prepare_model(src, name, out, target, precision, x, onnxruntime_output(src, x), name,
+                                     f"onnxruntime CPU, random weights (seed {decoders_seed})"))
+        os.remove(src)
+    for name in [m for m in only or LIGHT_MODELS if m in LIGHT_MODELS]:
         src = os.path.join(light_dir(), f"light_{name}.onnx")
         x, y, function = model_io(src)
         entries.append(prepare_model(src, name, out, target, precision, x, y, function, "shipped output"))
@@ -201,15 +243,19 @@ def main(argv=None) -> int:
     p.add_argument("--only", help="comma-separated model names (default: all light models)")
     p.add_argument("--random-weights", type=int, metavar="SEED",
                    help="also each model with random weights and input, against ONNX Runtime's CPU result")
+    p.add_argument("--decoders", type=int, metavar="SEED",
+                   help="also the transposed-conv decoders (DECODERS), random weights and input, against ONNX "
+                        "Runtime's CPU result")
     args = p.parse_args(argv)
     only = args.only.split(",") if args.only else None
-    unknown = [m for m in only or [] if m not in LIGHT_MODELS]
+    unknown = [m for m in only or [] if m not in LIGHT_MODELS and m not in DECODERS]
     if unknown:
-        print(f"convc-models: error: unknown model {', '.join(unknown)} (the light models: {', '.join(LIGHT_MODELS)})",
+        print(f"convc-models: error: unknown model {', '.join(unknown)} (the light models: {', '.join(LIGHT_MODELS)}; "
+              f"the decoders: {', '.join(DECODERS)})",
               file=sys.stderr)
         return 2
     try:
-        prepare(args.out, args.target, args.precision, only, args.random_weights)
+        prepare(args.out, args.target, args.precision, only, args.random_weights, args.decoders)
     except ConvcError as e:
         print(f"convc-models: error: {e}", file=sys.stderr)
         return 1

@@ -147,32 +147,73 @@ def rewrite_transposed(conv) -> bool:
     if any(ph is None or pw is None for _, _, ph, pw in phases):
         return False
     out_t = ir.RankedTensorType(conv.results[0].type)
-    n, f, et = out_t.shape[0], out_t.shape[3], out_t.element_type
-    qh, qw = axes[0].phase_out, axes[1].phase_out
-    sh, sw = axes[0].stride, axes[1].stride
     with ir.InsertionPoint(conv), conv.location:
         x = ins.operands[0]
         # the input transposed once (behind a barrier, as convc-channels-last leaves a conv's
         # input transpose: IREE would fuse it into the phase convs' dispatches)
         xt = barrier(transpose(x, NCHW_TO_NHWC)) if nchw else x
-        stacked = value_of(tensor_d.EmptyOp([n, qh, sh, qw, sw, f], et))
-        for rh, rw, (kh0, krh, loh, hih, ch), (kw0, krw, low_, hiw, cw) in phases:
-            wr = barrier(_slice(w_pre, [0, kh0, kw0, 0], [wt.shape[0], krh, krw, wt.shape[3]], [1, sh, sw, 1]))
-            xr = _pad(xt, [loh, low_], [hih, hiw])
-            xs = ir.RankedTensorType(xr.type).shape
-            oh, ow = xs[1] - krh + 1, xs[2] - krw + 1
-            acc = value_of(linalg_d.fill(zero(et), outs=[value_of(tensor_d.EmptyOp([n, oh, ow, f], et))]))
-            yr = value_of(linalg_d.conv_2d_nhwc_fhwc(xr, wr, outs=[acc], strides=[1, 1], dilations=[1, 1]))
-            if (oh, ow) != (qh, qw):
-                yr = _slice(yr, [0, ch, cw, 0], [n, qh, qw, f], [1, 1, 1, 1])
-            stacked = tensor_d.InsertSliceOp(yr, stacked, [], [], [], [0, 0, rh, 0, rw, 0], [n, qh, 1, qw, 1, f],
-                                             [1] * 6).result
-        y = reshape(stacked, [n, qh * sh, qw * sw, f], [[0], [1, 2], [3, 4], [5]])
-        if (qh * sh, qw * sw) != (axes[0].out, axes[1].out):
-            y = _slice(y, [0, 0, 0, 0], list(out_t.shape), [1, 1, 1, 1])
+        same = all(len({a.phase(r)[1:] for r in range(a.stride)}) == 1 for a in axes)
+        y = (_one_conv if same else _phase_convs)(xt, w_pre, axes, phases, out_t)
     conv.results[0].replace_all_uses_with(y)
     conv.erase()
     return True
+
+
+def _phase_conv(xt: ir.Value, w: ir.Value, ph, pw, f: int, et) -> ir.Value:
+    """One conv of a phase's window (ph, pw: Axis.phase of each axis) over xt, F = f; the
+    filter w is the phase's sub-filter(s) [f, taps_h, taps_w, C], put behind a barrier."""
+    (_, krh, loh, hih, ch), (_, krw, low_, hiw, cw) = ph, pw
+    xr = _pad(xt, [loh, low_], [hih, hiw])
+    xs = ir.RankedTensorType(xr.type).shape
+    oh, ow = xs[1] - krh + 1, xs[2] - krw + 1
+    acc = value_of(linalg_d.fill(zero(et), outs=[value_of(tensor_d.EmptyOp([xs[0], oh, ow, f], et))]))
+    return value_of(linalg_d.conv_2d_nhwc_fhwc(xr, barrier(w), outs=[acc], strides=[1, 1], dilations=[1, 1]))
+
+
+def _sub_filter(w: ir.Value, ph, pw, sh: int, sw: int) -> ir.Value:
+    wt = ir.RankedTensorType(w.type)
+    (kh0, krh, *_), (kw0, krw, *_) = ph, pw
+    return _slice(w, [0, kh0, kw0, 0], [wt.shape[0], krh, krw, wt.shape[3]], [1, sh, sw, 1])
+
+
+def _crop(y: ir.Value, start: list[int], size: list[int]) -> ir.Value:
+    """y[:, start_h:start_h + size_h, start_w:start_w + size_w, :] (y itself if that is all of it)."""
+    t = ir.RankedTensorType(y.type)
+    if list(t.shape[1:3]) == size and start == [0, 0]:
+        return y
+    return _slice(y, [0, start[0], start[1], 0], [t.shape[0], size[0], size[1], t.shape[3]], [1, 1, 1, 1])
+
+
+def _phase_convs(xt, w, axes, phases, out_t) -> ir.Value:
+    """A conv per phase, inserted into an [N, Qh, sh, Qw, sw, F] tensor collapsed to the output."""
+    n, f, et = out_t.shape[0], out_t.shape[3], out_t.element_type
+    qh, qw = axes[0].phase_out, axes[1].phase_out
+    sh, sw = axes[0].stride, axes[1].stride
+    stacked = value_of(tensor_d.EmptyOp([n, qh, sh, qw, sw, f], et))
+    for rh, rw, ph, pw in phases:
+        yr = _crop(_phase_conv(xt, _sub_filter(w, ph, pw, sh, sw), ph, pw, f, et), [ph[4], pw[4]], [qh, qw])
+        stacked = tensor_d.InsertSliceOp(yr, stacked, [], [], [], [0, 0, rh, 0, rw, 0], [n, qh, 1, qw, 1, f],
+                                         [1] * 6).result
+    y = reshape(stacked, [n, qh * sh, qw * sw, f], [[0], [1, 2], [3, 4], [5]])
+    return _crop(y, [0, 0], list(out_t.shape[1:3]))
+
+
+def _one_conv(xt, w, axes, phases, out_t) -> ir.Value:
+    """Every phase with the same window and pads (e.g. K = s, the 2x2 stride-2 up-convs of a
+    U-Net): one conv whose s^2 * F output channels are the phases' (sub-filters concatenated),
+    then depth-to-space: [N, Qh, Qw, sh, sw, F] -> [N, Qh, sh, Qw, sw, F] -> the output."""
+    n, f, et = out_t.shape[0], out_t.shape[3], out_t.element_type
+    qh, qw = axes[0].phase_out, axes[1].phase_out
+    sh, sw = axes[0].stride, axes[1].stride
+    subs = [_sub_filter(w, ph, pw, sh, sw) for _, _, ph, pw in phases]       # phases in (rh, rw) order
+    st = ir.RankedTensorType(subs[0].type)
+    wall = tensor_d.ConcatOp(ir.RankedTensorType.get([len(subs) * f, *st.shape[1:]], st.element_type), 0, subs).result
+    _, _, ph, pw = phases[0]
+    y = _crop(_phase_conv(xt, wall, ph, pw, len(subs) * f, et), [ph[4], pw[4]], [qh, qw])
+    y = reshape(y, [n, qh, qw, sh, sw, f], [[0], [1], [2], [3, 4, 5]])
+    y = transpose(y, [0, 1, 3, 2, 4, 5])
+    y = reshape(y, [n, qh * sh, qw * sw, f], [[0], [1, 2], [3, 4], [5]])
+    return _crop(y, [0, 0], list(out_t.shape[1:3]))
 
 
 def subpixel_convs(module: ir.Module, options=None) -> ir.Module:

@@ -87,12 +87,16 @@ def test_onnx_conv_transpose_runs_as_subpixel_convs(tmp_path, C, F, H, W, K, s, 
     assert _rel(got, ref) < tol
     convs = res.by_kind()["convs"]
     lines = [r.line() for r in res.reports]
-    # stride^2 phase convs over the real input, every one on convc, none over zeros
-    # (executables of equal phases are one, dispatched at several sites)
-    assert sum(r.sites for r in convs) == s * s and all(r.path == "convc" for r in convs), lines
+    # stride^2 phase convs over the real input (one conv of stride^2 * F channels where every
+    # phase has the same window: K a multiple of the stride, as 2x2/2 and 4x4/4), every one on
+    # convc, none over zeros: their taps times channels add up to the filter's
+    sites = sum(r.sites for r in convs)
+    assert sites in (s * s, 1) and all(r.path == "convc" for r in convs), lines
     zero_inserted = batch * ((H - 1) * s + 1) * ((W - 1) * s + 1)
     assert all(r.problem.N * r.problem.H * r.problem.W < zero_inserted / 2 for r in convs), lines
-    assert sum(r.problem.R * r.problem.S * r.sites for r in convs) == K * K, lines
+    assert sum(r.problem.R * r.problem.S * r.problem.F * r.sites for r in convs) == K * K * F, lines
+    if sites == 1:
+        assert K % s == 0 and convs[0].problem.F == s * s * F
 
 
 @pytest.mark.parametrize("K,s,p,dilation", [(2, 3, 0, 1), (3, 2, 1, 2)], ids=["filter_under_stride", "dilated"])
@@ -134,3 +138,17 @@ def test_pytorch_conv_transpose2d_runs_as_subpixel_convs(tmp_path):
     assert got.shape == ref.shape and _rel(got, ref) < 1e-5
     convs = res.by_kind()["convs"]
     assert sum(r.sites for r in convs) == 5 and all(r.path == "convc" for r in convs), [r.line() for r in res.reports]
+
+
+def test_onnx_patch_unembedding_k_equals_stride_is_one_conv(tmp_path):
+    """K = s = 4 (non-overlapping patches back to pixels): one conv of 16 * F channels, then
+    depth-to-space."""
+    model, w, b = _onnx_model(16, 8, 5, 6, 4, 4, 0, 0, 2, np.float32)
+    src = tmp_path / "up.onnx"
+    onnx.save(model, str(src))
+    x = np.random.default_rng(2).standard_normal((2, 16, 5, 6)).astype(np.float32)
+    res, got = _run(tmp_path, src, x, "f32")
+    ref = np.maximum(conv_transpose_reference(x, w, b, (4, 4), (0, 0), (0, 0)), 0)
+    assert got.shape == ref.shape == (2, 8, 20, 24) and _rel(got, ref) < 1e-5
+    (conv,) = res.by_kind()["convs"]
+    assert conv.sites == 1 and conv.problem.F == 16 * 8 and conv.problem.R * conv.problem.S == 1

@@ -152,3 +152,32 @@ def test_onnx_patch_unembedding_k_equals_stride_is_one_conv(tmp_path):
     assert got.shape == ref.shape == (2, 8, 20, 24) and _rel(got, ref) < 1e-5
     (conv,) = res.by_kind()["convs"]
     assert conv.sites == 1 and conv.problem.F == 16 * 8 and conv.problem.R * conv.problem.S == 1
+
+
+def _draws(n: int, seed: int = 2043):
+    """Random transposed convs: kernel 1-5, stride 1-4, pad below the kernel, output padding
+    below the stride, channels 8-24, odd and even sizes, batch 1-2."""
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < n:
+        K, s = int(rng.integers(1, 6)), int(rng.integers(1, 5))
+        p, op = int(rng.integers(0, K)), int(rng.integers(0, s))
+        C, F = 8 * int(rng.integers(1, 4)), 8 * int(rng.integers(1, 4))
+        H, W, batch = int(rng.integers(3, 10)), int(rng.integers(3, 10)), int(rng.integers(1, 3))
+        if op >= max(s, 1) or (H - 1) * s - 2 * p + K + op < 1 or (W - 1) * s - 2 * p + K + op < 1:
+            continue
+        out.append((C, F, H, W, K, s, p, op, batch))
+    return out
+
+
+@pytest.mark.parametrize("C,F,H,W,K,s,p,op,batch", _draws(10), ids=[f"draw{i}" for i in range(10)])
+def test_random_conv_transposes_match_the_scatter_reference(tmp_path, C, F, H, W, K, s, p, op, batch):
+    """Fuzz draws over the transposed-conv parameters: whatever form convc leaves (phases, one
+    conv with depth-to-space, or the imported one), the result is the scatter reference's."""
+    model, w, b = _onnx_model(C, F, H, W, K, s, p, op, batch, np.float32)
+    src = tmp_path / "up.onnx"
+    onnx.save(model, str(src))
+    x = np.random.default_rng(3).standard_normal((batch, C, H, W)).astype(np.float32)
+    res, got = _run(tmp_path, src, x, "f32")
+    ref = np.maximum(conv_transpose_reference(x, w, b, (s, s), (p, p), (op, op)), 0)
+    assert got.shape == ref.shape and _rel(got, ref) < 1e-5, [r.line() for r in res.reports]

@@ -41,7 +41,7 @@ def _parameter_hooks(module, params: list):
     """FX importer hooks that turn the module's parameters and buffers into IREE parameters
     (`#stream.parameter.named<"model"::"<state_dict key>">` globals) instead of inlined
     constants, so the vmfb stays small and the weights are supplied at run time (an IREE
-    parameter index, see runtime/e2e_device.py). `params` collects (key, shape, dtype)."""
+    parameter index, see tools/gpu/e2e.py). `params` collects (key, shape, dtype)."""
     from iree.compiler.extras.fx_importer import FxImporterHooks
     from iree.compiler import ir as mir
 

@@ -1,5 +1,5 @@
 """The trace record layout shared by the kernel (lower/nvidia/trace.py) and the device-side
-reader (runtime/trace_device.py); plain data, importable without the compiler."""
+reader (tools/gpu/trace.py); plain data, importable without the compiler."""
 
 TRACE_ENV = "CONVC_TRACE"
 RECORD_BYTES = 256

@@ -7,7 +7,7 @@
 `prepare` compiles every layer twice: with convc (default schedule, sm_90a) and with stock
 IREE 3.13 (`--iree-hal-target-device=cuda --iree-cuda-target=sm_80`, what IREE users on Hopper
 get today). The bundle is self-contained: models, vmfbs and a manifest; the device side
-(`convc.runtime.bench_device`) needs only iree-base-runtime and PyTorch.
+(`convc.tools.gpu.bench`) needs only iree-base-runtime and PyTorch.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import time
 
 from ..compiler.errors import ConvcError
 from ..compiler.iree_tools import iree_compile
+from .gpu.bench_report import plot, print_report
 from .layers import load_suite
 from .suite import compile_suite, select
 
@@ -67,7 +68,6 @@ def main(args) -> int:
         if args.action == "prepare":
             m = prepare(select(load_suite(args.suite), args.only), args.out, args.target, args.tuning_cache)
             return 0 if all(e["ok"] and "iree_vmfb" in e for e in m["layers"]) else 1
-        from ..runtime.bench_report import print_report, plot
         with open(args.results) as f:
             res = json.load(f)
         print_report(res)

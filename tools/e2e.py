@@ -6,7 +6,7 @@
 `prepare` exports each case through the PyTorch route with its weights as named IREE
 parameters (so a bundle stays small; both sides build the same synthetic weights from a seed,
 tools/e2e_models.py), then compiles it with convc (sm_90a) and with stock IREE 3.13 (sm_80
-flags, what IREE users on Hopper get today). runtime/e2e_device.py runs every variant on the
+flags, what IREE users on Hopper get today). tools/gpu/e2e.py runs every variant on the
 same input, checks them against each other and times them.
 """
 
@@ -21,8 +21,10 @@ from dataclasses import asdict, dataclass
 from ..compiler.driver import CompileOptions, compile_file
 from ..compiler.errors import ConvcError
 from ..compiler.iree_tools import iree_compile
+from ..compiler.pytorch import export_mlir
 from ..compiler.structure import stream_structure
 from .bench import STOCK_IREE_FLAGS
+from .gpu.e2e import torch_models
 from .suite import git_commit
 
 
@@ -80,11 +82,10 @@ CASES = [
 
 def prepare_case(case: Case, out: str, extra_flags: tuple = (), stock: bool = True) -> dict:
     import torch
-    from ..compiler.pytorch import export_mlir
-    from .e2e_models import MODELS, load_synthetic
+    models = torch_models()
 
     dtype = getattr(torch, case.dtype)
-    model = load_synthetic(MODELS[case.model](), case.seed).to(dtype).eval()
+    model = models.load_synthetic(models.MODELS[case.model](), case.seed).to(dtype).eval()
     params: list = []
     if case.dynamic:
         made = os.path.join(out, f"{case.dynamic}.json")

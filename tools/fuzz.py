@@ -35,10 +35,10 @@ from itertools import repeat
 from ..passes.plan import candidate_schedules
 from ..passes.target import get_target
 from ..passes.schedule import Schedule
-from ..runtime.gpu_check import check_layer
+from .bundle import compile_entry, git_commit
+from .gpu.check import check_layer
 from .layers import EPILOGUES, Layer, has_output, random_grouped_layers
 from .shrink import cost, reductions, same_kind, shrink
-from .bundle import compile_entry, git_commit
 
 BOUNDARIES = (8, 16, 32, 64, 128, 256)
 

@@ -9,7 +9,7 @@
 AlexNet, ZFNet-512, ShuffleNet), each from its .onnx file through `convc`, and writes per
 model the vmfb, the input (ONNX's own backend-test input: arange(n)/n in the input's shape),
 the expected output (.npy) and, in manifest.json, which conv dispatches took convc and why
-the others did not. runtime/model_check.py runs them. The light models build their weights
+the others did not. tools/gpu/model_check.py runs them. The light models build their weights
 from single values (ConstantOfShape): their shipped outputs are a near-uniform softmax that a
 wrong channel order could still match. `--random-weights SEED` adds each model with random
 weights and a random input (`NAME_random`), its expected output from ONNX Runtime's CPU

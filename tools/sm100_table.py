@@ -32,6 +32,9 @@ import tempfile
 
 from ..compiler.driver import CompileOptions, compile_file
 from ..compiler.errors import ConvcError
+from ..passes.kernels.sm100_ws import sm100_candidates
+from ..passes.lower.nvidia.sm100_ws import sm100_layout, tmem_columns
+from ..passes.target import get_target
 from .layers import Layer, layer_mlir, load_suite
 from .suite import git_commit, select
 
@@ -165,7 +168,6 @@ def random_layers(n: int, seed: int = 100) -> list[Layer]:
 def layer_entry(layer: Layer, work: str, ptxas: str, nvdisasm: str | None, candidate: int | None = None) -> dict:
     """candidate: a tuning candidate instead of the default schedule (1: the other tcgen05
     variant, 1-SM or CTA pair)."""
-    from ..passes.lower.nvidia.sm100_ws import sm100_layout, tmem_columns
     src = os.path.join(work, f"{layer.name}.mlir")
     with open(src, "w") as f:
         f.write(layer_mlir(layer, output_arg=True))
@@ -215,8 +217,6 @@ def layer_entry(layer: Layer, work: str, ptxas: str, nvdisasm: str | None, candi
 
 def _plans_both(layer: Layer) -> bool:
     """Whether the other tcgen05 variant (1-SM or CTA pair) is tuning candidate 1."""
-    from ..passes.kernels.sm100_ws import sm100_candidates
-    from ..passes.target import get_target
     cands = sm100_candidates(layer.expected_problem(), get_target("sm_100a"))
     return len(cands) > 1 and {c.config.cluster_size for c in cands[:2]} == {1, 2}
 

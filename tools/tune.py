@@ -31,6 +31,7 @@ from ..passes.target import get_target
 from ..passes.tuning import TuningCache, TuningCacheError, default_cache_path
 from ..runtime.module import ModuleError, require_driver
 from .bench import STOCK_IREE_FLAGS
+from .gpu.tune import tune_bundle
 from .suite import git_commit, select, write_models
 from .layers import load_suite
 
@@ -200,7 +201,6 @@ def main(args) -> int:
             require_driver("cuda")          # before compiling anything: timing needs the GPU
             bundle = os.path.join(tmp, "bundle")
             prepare(models, bundle, args.target)
-            from ..runtime.tune_device import tune_bundle
             return _update_cache(tune_bundle(bundle, iters=args.iters), args.cache)
     except ImportError as e:
         print(f"convc-tune: error: timing needs a GPU runtime and PyTorch ({e})", file=sys.stderr)

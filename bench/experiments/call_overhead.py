@@ -161,7 +161,7 @@ def _two_ways(fn, iters: int) -> dict:
     """PyTorch's call fn() timed back to back with one synchronization (convc-e2e's
     _time_torch: CUDA events, median of 5 rounds) and synchronized after every call (host clock)."""
     import torch
-    from convc.runtime.e2e_device import _time_torch
+    from convc.tools.gpu.e2e import _time_torch
     back_to_back = _time_torch(lambda _: fn(), None, iters)
     synced = []
     for _ in range(5):
@@ -199,7 +199,7 @@ def run(args) -> None:
     import iree.runtime as rt
     if args.runtime_flags:
         rt.flags.parse_flags(*args.runtime_flags.split())
-    from convc.runtime.e2e_device import _DT, _torch_model
+    from convc.tools.gpu.e2e import _DT, _torch_model
     from convc.runtime.module import LoadedModule
     rows = []
     if args.tiny:

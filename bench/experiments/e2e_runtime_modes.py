@@ -21,7 +21,7 @@ MODES = {"streams": (), "graphs": ("--cuda_use_streams=false",)}
 
 def main(argv=None) -> int:
     from convc.compiler.structure import program_structure
-    from convc.runtime.e2e_device import _DT, _benchmark_module, _torch_model
+    from convc.tools.gpu.e2e import _DT, _benchmark_module, _torch_model
     p = argparse.ArgumentParser()
     p.add_argument("bundles")
     p.add_argument("--only", default="")

@@ -9,7 +9,7 @@ import numpy as np
 from convc.compiler.driver import CompileOptions, compile_file
 from convc.runtime.arrays import poison, random_input, storage_dtype, to_f32
 from convc.runtime.module import LoadedModule
-from convc.runtime.reference import layer_reference_numpy
+from convc.tools.gpu.reference import layer_reference_numpy
 from convc.tools.layers import Layer, layer_mlir
 from convc.tools.sm100_table import find_cuda_tool
 

@@ -3,8 +3,8 @@
 import json
 import math
 
-from convc.runtime.bench_ncu import parse_ncu_csv
-from convc.runtime.bench_report import geomean, print_report, summarize
+from convc.tools.gpu.bench_ncu import parse_ncu_csv
+from convc.tools.gpu.bench_report import geomean, print_report, summarize
 from convc.tools.bench import main as bench_main, parse_arguments
 
 RESULTS = {

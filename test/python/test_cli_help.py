@@ -9,13 +9,13 @@ import pytest
 
 # (module, entry function): run with `--help` while argparse is intercepted
 TOOLS = [
-    ("convc.compiler.cli", "_cli_main"), ("convc.tools.opt", "_cli_main"), ("convc.runtime.gpu_check", "_cli_main"),
+    ("convc.compiler.cli", "_cli_main"), ("convc.tools.opt", "_cli_main"), ("convc.tools.gpu.check", "_cli_main"),
     ("convc.tools.suite", "_cli_main"), ("convc.tools.bench", "_cli_main"), ("convc.tools.tune", "_cli_main"),
     ("convc.tools.models", "_cli_main"), ("convc.tools.e2e", "_cli_main"), ("convc.tools.fuzz", "_cli_main"),
     ("convc.tools.sm100_table", "_cli_main"), ("convc.tools.amd_table", "_cli_main"),
-    ("convc.compiler.pytorch", "main"), ("convc.runtime.bench_device", "main"), ("convc.runtime.e2e_device", "main"),
-    ("convc.runtime.model_check", "main"), ("convc.runtime.trace_device", "main"),
-    ("convc.runtime.tune_device", "main"), ("convc.runtime.invoke", "main"), ("convc.runtime.bench_ncu", "main"),
+    ("convc.compiler.pytorch", "main"), ("convc.tools.gpu.bench", "main"), ("convc.tools.gpu.e2e", "main"),
+    ("convc.tools.gpu.model_check", "main"), ("convc.tools.gpu.trace", "main"),
+    ("convc.tools.gpu.tune", "main"), ("convc.runtime.invoke", "main"), ("convc.tools.gpu.bench_ncu", "main"),
 ]
 
 

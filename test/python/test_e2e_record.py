@@ -1,8 +1,8 @@
 """How convc-e2e's record spreads cases over GPUs: cases sharing PyTorch's side stay together
 (one measurement, reused through the GPU's cache), the load is balanced, manifest order kept."""
 
-from convc.runtime.e2e_device import _torch_key
-from convc.runtime.e2e_record import shards
+from convc.tools.gpu.e2e import _torch_key
+from convc.tools.gpu.e2e_record import shards
 
 
 def _case(name, model, batch, dtype="float16"):
@@ -37,7 +37,7 @@ def test_one_gpu_takes_everything():
 
 
 def test_cache_reuses_the_first_measurement(tmp_path, monkeypatch):
-    import convc.runtime.e2e_device as dev
+    import convc.tools.gpu.e2e as dev
     calls = []
 
     def fake(model, x, ref, iters, checks, times, row, which):

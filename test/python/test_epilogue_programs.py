@@ -17,7 +17,7 @@ import pytest
 from convc.compiler.driver import CompileOptions, compile_file
 from convc.runtime.arrays import poison, random_input, storage_dtype, to_f32, from_f32
 from convc.runtime.module import LoadedModule
-from convc.runtime.reference import conv_nhwc_fhwc_numpy
+from convc.tools.gpu.reference import conv_nhwc_fhwc_numpy
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from conftest import REPO
 from convc.compiler.driver import CompileOptions, compile_file
 from convc.runtime.arrays import random_input, to_f32
 from convc.runtime.module import LoadedModule
-from convc.runtime.reference import conv_nhwc_fhwc_numpy, rel_l2
+from convc.tools.gpu.reference import conv_nhwc_fhwc_numpy, rel_l2
 
 
 def test_bottleneck_block_numerics(tmp_path):

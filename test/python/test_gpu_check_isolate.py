@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from convc.runtime.gpu_check import run_check
+from convc.tools.gpu.check import run_check
 from convc.tools.suite import main as suite_main, parse_arguments
 
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from convc.runtime.model_check import main as model_check
+from convc.tools.gpu.model_check import main as model_check
 from convc.tools.models import prepare
 
 

@@ -105,7 +105,7 @@ def test_benchmark_tool_chains_calls(light_resnet50):
     """The rewritten function says it takes fences (its reflection), so iree-benchmark-module
     runs it with --batch_size N as N calls chained by their fences (PyTorch's back-to-back
     timing); IREE's own build of the function does not say so."""
-    from convc.runtime.e2e_device import _benchmark_module
+    from convc.tools.gpu.e2e import _benchmark_module
     r = _benchmark_module(light_resnet50[0], {}, (1, 3, 224, 224), "f32", reps=2, batch=4, device="local-task",
                           function="resnet50")
     assert r.get("median_ms", 0) > 0, r
@@ -151,7 +151,7 @@ def test_output_storage_handed_in_is_written(tmp_path):
     """A layer as convc's benchmarks build it: the output storage is an argument
     (`iree.abi.output`) the call returns. Recorded once, that caller's buffer is copied out
     to as well as in: poisoned with NaN, it holds the conv's result after the call."""
-    from convc.runtime.reference import layer_reference_numpy, rel_l2
+    from convc.tools.gpu.reference import layer_reference_numpy, rel_l2
     from convc.tools.layers import Layer, layer_mlir
     import iree.runtime as rt
     L = Layer(name="inout", N=2, H=9, W=9, C=16, F=24, R=3, S=3, stride=(1, 1), dilation=(1, 1),

@@ -1,4 +1,4 @@
-"""The reliability checks the device scripts run (runtime/stress_device.py, runtime/wrong_use.py),
+"""The reliability checks the device scripts run (tools/gpu/stress.py, tools/gpu/wrong_use.py),
 exercised on llvm-cpu: determinism, concurrent invocation and a short soak; every misuse of
 a compiled layer raises IREE's error and leaves the module right."""
 
@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from convc.runtime import stress_device, wrong_use
+from convc.tools.gpu import stress, wrong_use
 from convc.tools.suite import main as suite_main, parse_arguments
 
 
@@ -25,7 +25,7 @@ def bundle(tmp_path_factory):
 
 def test_stress_determinism_concurrency_soak(bundle, tmp_path):
     out = tmp_path / "stress.json"
-    assert stress_device.main(["--bundle", bundle, "--driver", "local-task", "--runs", "5", "--threads", "4",
+    assert stress.main(["--bundle", bundle, "--driver", "local-task", "--runs", "5", "--threads", "4",
                                "--soak", "40", "--json", str(out)]) == 0
     r = json.loads(out.read_text())
     assert [d["differing"] for d in r["determinism"]] == [0, 0]

@@ -1,4 +1,4 @@
-"""The tuner's device side runs each model in child processes (runtime/tune_device.py): a
+"""The tuner's device side runs each model in child processes (tools/gpu/tune.py): a
 candidate that hangs or kills its process is recorded as failed and tuning resumes at the next
 round. Checked here with stand-in children (plain Python, no GPU)."""
 
@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-from convc.runtime.tune_device import tune_model_isolated
+from convc.tools.gpu.tune import tune_model_isolated
 
 CHILD = r"""
 import json, sys, time

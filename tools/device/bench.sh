@@ -11,10 +11,10 @@ NCU_LAYER=${3:-r50_l3_3x3_256}
 mkdir -p "$OUTDIR"
 source "$(dirname "$0")/env.sh"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader || true
-python3 -m convc.runtime.bench_device --bundle "$BUNDLE" --out "$OUTDIR" ${ITERS:+--iters $ITERS} ${ONLY:+--only $ONLY} 2>&1 | tee "$OUTDIR/bench.log" || true
+python3 -m convc.tools.gpu.bench --bundle "$BUNDLE" --out "$OUTDIR" ${ITERS:+--iters $ITERS} ${ONLY:+--only $ONLY} 2>&1 | tee "$OUTDIR/bench.log" || true
 if command -v ncu >/dev/null && grep -q "\"$NCU_LAYER\"" "$BUNDLE/manifest.json"; then
   ncu --clock-control none --metrics gpu__time_duration.sum -k regex:'^conv_' --launch-skip 5 --launch-count 10 --csv \
-    python3 -m convc.runtime.bench_device --bundle "$BUNDLE" --invoke-only "$NCU_LAYER" --count 20 \
+    python3 -m convc.tools.gpu.bench --bundle "$BUNDLE" --invoke-only "$NCU_LAYER" --count 20 \
     > "$OUTDIR/ncu.csv" 2> "$OUTDIR/ncu.err" || true
-  python3 -m convc.runtime.bench_ncu "$OUTDIR/bench.json" "$OUTDIR/ncu.csv" "$NCU_LAYER" || true
+  python3 -m convc.tools.gpu.bench_ncu "$OUTDIR/bench.json" "$OUTDIR/ncu.csv" "$NCU_LAYER" || true
 fi

@@ -13,7 +13,7 @@ OUTDIR=${3:-${OUT:-out}}
 mkdir -p "$OUTDIR"
 source "$(dirname "$0")/env.sh"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
-python3 -m convc.runtime.e2e_device --bundle "$BUNDLE" --out "$OUTDIR" --iree-only --variants convc 2>&1 | tee "$OUTDIR/e2e.log"
+python3 -m convc.tools.gpu.e2e --bundle "$BUNDLE" --out "$OUTDIR" --iree-only --variants convc 2>&1 | tee "$OUTDIR/e2e.log"
 for tool in memcheck racecheck synccheck; do
   timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 9 \
     python3 -m convc.runtime.invoke "$SMALL" --no-mmap --input 1x32x20x20xf16 --batches 1,5 > "$OUTDIR/run.log" 2>&1

@@ -9,4 +9,4 @@ OUTDIR=${2:-${OUT:-out}}
 mkdir -p "$OUTDIR"
 source "$(dirname "$0")/env.sh"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
-python3 -m convc.runtime.e2e_device --bundle "$BUNDLE" --out "$OUTDIR" 2>&1 | tee "$OUTDIR/e2e.log"
+python3 -m convc.tools.gpu.e2e --bundle "$BUNDLE" --out "$OUTDIR" 2>&1 | tee "$OUTDIR/e2e.log"

@@ -11,4 +11,4 @@ shift $(( $# >= 2 ? 2 : 1 ))
 mkdir -p "$OUTDIR"
 source "$(dirname "$0")/env.sh"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
-python3 -m convc.runtime.e2e_record --bundle "$BUNDLE" --out "$OUTDIR" "$@" 2>&1 | grep -v -i warn | tee "$OUTDIR/e2e_record.log"
+python3 -m convc.tools.gpu.e2e_record --bundle "$BUNDLE" --out "$OUTDIR" "$@" 2>&1 | grep -v -i warn | tee "$OUTDIR/e2e_record.log"

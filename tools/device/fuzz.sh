@@ -16,7 +16,7 @@ else
   BUNDLE=$SRC
 fi
 name=$(basename "$BUNDLE")
-python3 -m convc.runtime.gpu_check --bundle "$BUNDLE" --driver cuda --isolate --workers ${WORKERS:-12} --rows "$OUTDIR/$name.rows.jsonl" --json "$OUTDIR/$name.json" \
+python3 -m convc.tools.gpu.check --bundle "$BUNDLE" --driver cuda --isolate --workers ${WORKERS:-12} --rows "$OUTDIR/$name.rows.jsonl" --json "$OUTDIR/$name.json" \
   > "$OUTDIR/$name.log" 2>&1
 echo "$name: $(tail -1 "$OUTDIR/$name.log")"
 grep -E "FAIL" "$OUTDIR/$name.log" | grep -v "^ *\[" | head -40

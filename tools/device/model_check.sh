@@ -9,4 +9,4 @@ OUTDIR=${2:-${OUT:-out}}
 mkdir -p "$OUTDIR"
 source "$(dirname "$0")/env.sh"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
-python3 -m convc.runtime.model_check --bundle "$BUNDLE" --driver cuda --json "$OUTDIR/model_check.json" 2>&1 | tee "$OUTDIR/model_check.log"
+python3 -m convc.tools.gpu.model_check --bundle "$BUNDLE" --driver cuda --json "$OUTDIR/model_check.json" 2>&1 | tee "$OUTDIR/model_check.log"

@@ -14,7 +14,7 @@ for layer in ${LAYERS//,/ }; do
   for tool in memcheck racecheck synccheck; do
     log="$OUTDIR/run.log"
     timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 9 \
-      python3 -m convc.runtime.bench_device --bundle "$BUNDLE" --invoke-only "$layer" --count 2 > "$log" 2>&1
+      python3 -m convc.tools.gpu.bench --bundle "$BUNDLE" --invoke-only "$layer" --count 2 > "$log" 2>&1
     rc=$?
     echo "$layer $tool rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)" | tee -a "$OUTDIR/sanitize.log"
     { echo "==== $layer $tool rc=$rc"; tail -40 "$log"; } >> "$OUTDIR/sanitize_details.log"

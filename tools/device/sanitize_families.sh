@@ -3,7 +3,7 @@
 # family and variant flag, on the device machine, from the repository root:
 #   tools/device/sanitize_families.sh BUNDLE [OUTDIR]
 # BUNDLE comes from `convc-suite families --out BUNDLE` (tools/families.py). One sanitizer
-# process per tool runs every layer (runtime/sanitize_device.py); a tool that reports anything is
+# process per tool runs every layer (tools/gpu/sanitize.py); a tool that reports anything is
 # rerun layer by layer to name the layer. Writes sanitize.log (one verdict line per tool, then
 # per layer where rerun) and sanitize_details.log (the reports).
 set -uo pipefail
@@ -20,14 +20,14 @@ for tool in memcheck racecheck synccheck initcheck; do
   log="$OUTDIR/$tool.log"
   extra=""; [ "$tool" = racecheck ] && extra="--racecheck-report all"
   timeout 200 compute-sanitizer --tool "$tool" $extra --error-exitcode 9 \
-    python3 -m convc.runtime.sanitize_device --bundle "$BUNDLE" > "$log" 2>&1
+    python3 -m convc.tools.gpu.sanitize --bundle "$BUNDLE" > "$log" 2>&1
   rc=$?
   echo "$tool all-layers rc=$rc launched=$(grep -c '^== layer' "$log") $(summary "$log")" | tee -a "$OUTDIR/sanitize.log"
   { echo "==== $tool (all layers) rc=$rc"; grep -v '^== layer' "$log" | tail -60; } >> "$OUTDIR/sanitize_details.log"
   if [ $rc -ne 0 ] || ! clean "$log"; then
     for layer in $LAYERS; do
       timeout 60 compute-sanitizer --tool "$tool" $extra --error-exitcode 9 \
-        python3 -m convc.runtime.sanitize_device --bundle "$BUNDLE" --only "$layer" > "$log" 2>&1
+        python3 -m convc.tools.gpu.sanitize --bundle "$BUNDLE" --only "$layer" > "$log" 2>&1
       r=$?
       echo "  $tool $layer rc=$r $(summary "$log")" | tee -a "$OUTDIR/sanitize.log"
       [ $r -ne 0 ] && { echo "==== $tool $layer rc=$r"; tail -60 "$log"; } >> "$OUTDIR/sanitize_details.log"

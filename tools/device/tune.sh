@@ -11,4 +11,4 @@ OUTDIR=${2:-${OUT:-out}}
 mkdir -p "$OUTDIR"
 source "$(dirname "$0")/env.sh"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
-python3 -m convc.runtime.tune_device --bundle "$BUNDLE" --out "$OUTDIR" ${ITERS:+--iters $ITERS} ${ROUND_TIMEOUT:+--round-timeout $ROUND_TIMEOUT} 2>&1 | tee "$OUTDIR/tune.log"
+python3 -m convc.tools.gpu.tune --bundle "$BUNDLE" --out "$OUTDIR" ${ITERS:+--iters $ITERS} ${ROUND_TIMEOUT:+--round-timeout $ROUND_TIMEOUT} 2>&1 | tee "$OUTDIR/tune.log"

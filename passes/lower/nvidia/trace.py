@@ -3,7 +3,7 @@
 With CONVC_TRACE=1 in the environment of the compile, each CTA stores one u64 nanosecond stamp
 per event (passes/trace_events.py) into its RECORD_BYTES record, placed after the scratch the
 kernel itself uses: scratch + Schedule.scratch_bytes + RECORD_BYTES * CTA. IREE's scratch
-result is not that large, so such a build only runs under convc.runtime.trace_device, which
+result is not that large, so such a build only runs under convc.tools.gpu.trace, which
 launches the PTX itself with a big enough scratch buffer and prints each phase's time across
 CTAs. Off (the default), the kernel is unchanged.
 """

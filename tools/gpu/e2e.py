@@ -1,7 +1,7 @@
 """End-to-end benchmark on the GPU machine: whole networks through convc, stock IREE (sm_80),
 PyTorch eager (channels_last, cudnn.benchmark) and torch.compile (default mode).
 
-  python3 -m convc.runtime.e2e_device --bundle DIR --out OUTDIR
+  python3 -m convc.tools.gpu.e2e --bundle DIR --out OUTDIR
 
 Every variant gets the same synthetic weights (tools/e2e_models.synthetic_weights, by
 state_dict key; the IREE variants through an IREE parameter index) and the same input, and is
@@ -24,27 +24,34 @@ import time
 
 import numpy as np
 
-from ..passes.problem import KERNEL_NAME_PREFIXES
-from .bench_device import device_events, wait_for
-from .module import RECORD_ONCE_FLAGS, LoadedModule, records_once
+from ...passes.problem import KERNEL_NAME_PREFIXES
+from ...runtime.module import RECORD_ONCE_FLAGS, LoadedModule, records_once
+from .bench import device_events, wait_for
 from .reference import rel_l2
 
 TOLERANCE = 2e-2        # f16 (or TF32) model against fp32 PyTorch (rel. L2 of the logits/image)
 _DT = {"float16": ("f16", np.float16), "float32": ("f32", np.float32)}
 
 
+def torch_models():
+    """tools/e2e_models.py, imported on first use: it defines the models in PyTorch, which only
+    the GPU machine and convc-e2e's prepare need (the one deferred import of it)."""
+    from .. import e2e_models
+    return e2e_models
+
+
 def _torch_model(case: dict):
-    from ..tools.e2e_models import MODELS, load_synthetic
+    models = torch_models()
     if case["model"] in ("resnet50", "mobilenet_v2", "convnext_tiny", "resnext50_32x4d", "efficientnet_b0",
                          "mobilenet_v3_large"):
         try:
             import torchvision
             model = getattr(torchvision.models, case["model"])(weights=None)   # the real one, where present
         except ImportError:
-            model = MODELS[case["model"]]()
+            model = models.MODELS[case["model"]]()
     else:
-        model = MODELS[case["model"]]()
-    return load_synthetic(model, case["seed"]).eval()
+        model = models.MODELS[case["model"]]()
+    return models.load_synthetic(model, case["seed"]).eval()
 
 
 def _time_torch(fn, x, iters: int, rounds: int = 5) -> float:
@@ -358,7 +365,7 @@ def _png(rows: list, path: str) -> None:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="e2e_device", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="convc.tools.gpu.e2e", description=__doc__.splitlines()[0])
     p.add_argument("--bundle", required=True, help="bundle made by convc-e2e prepare")
     p.add_argument("--out", required=True, help="directory for e2e.json, e2e.png and the log")
     p.add_argument("--iters", type=int, default=20, help="inferences per timing round (default 20)")

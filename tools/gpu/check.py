@@ -1,7 +1,7 @@
 """GPU check: run every compiled suite layer through the IREE runtime and compare with an
 fp32 PyTorch reference (numpy where PyTorch is absent).
 
-  python -m convc.runtime.gpu_check --bundle DIR [--driver cuda] [--json OUT.json]
+  python -m convc.tools.gpu.check --bundle DIR [--driver cuda] [--json OUT.json]
 
 Per layer: fresh random inputs, the output buffer poisoned with NaN and handed to the
 function (iree.abi.output), then: no NaN left (every element written, none invalid) and
@@ -29,8 +29,9 @@ import time
 
 import numpy as np
 
-from .arrays import poison, random_input, storage_dtype, to_f32
-from .module import LoadedModule, ModuleError, require_driver
+from ...runtime.arrays import poison, random_input, storage_dtype, to_f32
+from ...runtime.module import LoadedModule, ModuleError, require_driver
+from ..layers import Layer
 from .reference import apply_epilogue, conv_nhwc_fhwc_numpy, conv_nhwc_fhwc_torch, rel_l2
 
 TOLERANCE = {"f16": 1e-2, "bf16": 1e-2, "f32": 1e-3}
@@ -46,7 +47,6 @@ def tolerance(layer, kernel: str | None) -> float:
 
 
 def _layer_from(d):
-    from ..tools.layers import Layer
     return Layer(**d)
 
 
@@ -171,7 +171,7 @@ def _isolated_rows(bundle, manifest, driver, ref_device, only, repeats, hang_s: 
         if not left:
             return
         with tempfile.NamedTemporaryFile("r", suffix=".jsonl") as rows:
-            cmd = [sys.executable, "-m", "convc.runtime.gpu_check", "--bundle", bundle, "--driver", driver,
+            cmd = [sys.executable, "-m", "convc.tools.gpu.check", "--bundle", bundle, "--driver", driver,
                    "--reference", ref_device, "--repeats", str(repeats), "--child-start", str(left[0]),
                    "--child-rows", rows.name, "--child-shard", f"{shard[0]}/{shard[1]}"]
             if only:

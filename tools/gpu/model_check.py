@@ -1,7 +1,7 @@
 """Whole-model check: run each model of a `convc-models prepare` bundle through the IREE
 runtime and compare with its expected output.
 
-  python3 -m convc.runtime.model_check --bundle DIR [--driver cuda] [--json OUT.json]
+  python3 -m convc.tools.gpu.model_check --bundle DIR [--driver cuda] [--json OUT.json]
 
 Per model: the result must have the expected shape, no NaN, and a rel. L2 error against the
 expected output within the bundle's tolerance (per precision). (Imported models return their
@@ -19,7 +19,7 @@ import sys
 
 import numpy as np
 
-from .module import LoadedModule
+from ...runtime.module import LoadedModule
 from .reference import rel_l2
 
 

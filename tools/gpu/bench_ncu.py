@@ -1,6 +1,6 @@
 """Merges an Nsight Compute gpu__time_duration cross-check into a convc-bench results file.
 
-  python3 -m convc.runtime.bench_ncu bench.json ncu.csv LAYER
+  python3 -m convc.tools.gpu.bench_ncu bench.json ncu.csv LAYER
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def parse_ncu_csv(text: str) -> list[float]:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="bench_ncu", description="Adds Nsight Compute's kernel times for one layer "
                                 "to a bench.json (the timer cross-check).")
-    p.add_argument("bench_json", help="bench.json written by convc.runtime.bench_device (updated in place)")
+    p.add_argument("bench_json", help="bench.json written by convc.tools.gpu.bench (updated in place)")
     p.add_argument("ncu_csv", help="ncu --csv output with gpu__time_duration.sum for the layer's kernels")
     p.add_argument("layer", help="the layer ncu profiled")
     args = p.parse_args(argv)

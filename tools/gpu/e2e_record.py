@@ -1,9 +1,9 @@
 """The whole end-to-end record in one run: every case of a convc-e2e bundle, each in its own
 process, spread over the machine's GPUs, merged into one e2e.json + e2e.png.
 
-  python -m convc.runtime.e2e_record --bundle DIR --out OUT [--gpus N] [--baselines ...]
+  python -m convc.tools.gpu.e2e_record --bundle DIR --out OUT [--gpus N] [--baselines ...]
 
-Cases whose PyTorch side is the same (e2e_device._torch_key: a dynamic-batch build run at a
+Cases whose PyTorch side is the same (e2e._torch_key: a dynamic-batch build run at a
 static case's batch, the NCHW-input build) go to the same GPU and share one measurement of it
 through a per-GPU --torch-cache file (torch.compile's compiles dominate a case's time). Groups
 are dealt to GPUs longest first, so the GPUs finish together; comparisons stay within a case,
@@ -22,7 +22,7 @@ import subprocess
 import sys
 import time
 
-from .e2e_device import TORCH_BASELINES, TOLERANCE, _png, _torch_key
+from .e2e import TORCH_BASELINES, TOLERANCE, _png, _torch_key
 
 # relative cost of a case: its PyTorch baselines measured, or reused from the cache
 COST_MEASURED, COST_REUSED = 5, 1
@@ -74,7 +74,7 @@ def main(argv=None) -> int:
         env = dict(os.environ, CUDA_VISIBLE_DEVICES=str(gpu))
         script = []
         for name in names:
-            cmd = [sys.executable, "-m", "convc.runtime.e2e_device", "--bundle", args.bundle,
+            cmd = [sys.executable, "-m", "convc.tools.gpu.e2e", "--bundle", args.bundle,
                    "--out", os.path.join(args.out, name), "--only", name, "--variants", args.variants,
                    "--iters", str(args.iters), "--torch-cache", os.path.join(args.out, f"torch_cache_gpu{gpu}.json")]
             cmd += ["--baselines", ",".join(baselines)] if baselines else ["--iree-only"]

@@ -1,6 +1,6 @@
 """Invoke every layer of a bundle once, in one process, for compute-sanitizer.
 
-  compute-sanitizer --tool memcheck python3 -m convc.runtime.sanitize_device --bundle B [--only a,b]
+  compute-sanitizer --tool memcheck python3 -m convc.tools.gpu.sanitize --bundle B [--only a,b]
 
 One process per sanitizer tool keeps the run short (the sanitizer's start-up dominates a small
 kernel); a `== layer NAME` line precedes each layer's launch so a report can be read against
@@ -20,13 +20,13 @@ import sys
 import iree.runtime as rt
 import numpy as np
 
-from ..tools.layers import Layer
-from .arrays import layer_arguments
-from .module import LoadedModule
+from ...runtime.arrays import layer_arguments
+from ...runtime.module import LoadedModule
+from ..layers import Layer
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="sanitize_device", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="convc.tools.gpu.sanitize", description=__doc__.splitlines()[0])
     p.add_argument("--bundle", required=True, help="bundle directory with manifest.json")
     p.add_argument("--only", help="comma-separated layer names")
     p.add_argument("--driver", default="cuda", help="IREE HAL driver (default cuda)")

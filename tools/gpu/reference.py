@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .arrays import to_f32
+from ...runtime.arrays import to_f32
 
 
 def fhwc_filter(w, layout: str = "fhwc"):

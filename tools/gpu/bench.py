@@ -1,7 +1,7 @@
 """Device side of convc-bench: times every layer of a prepared bundle on one GPU.
 
-  python3 -m convc.runtime.bench_device --bundle B --out DIR [--iters 50] [--rotate 4]
-  python3 -m convc.runtime.bench_device --bundle B --invoke-only LAYER   (for ncu cross-checks)
+  python3 -m convc.tools.gpu.bench --bundle B --out DIR [--iters 50] [--rotate 4]
+  python3 -m convc.tools.gpu.bench --bundle B --invoke-only LAYER   (for ncu cross-checks)
 
 Kernel time: every variant runs `iters` times back to back (after warm-up) on `rotate` input
 sets in turn, so no run finds its inputs in L2 from the run before; kernels are captured with
@@ -25,11 +25,13 @@ import time
 
 import numpy as np
 
-from ..passes.kernel_configs import Sm90WsConfig
-from ..passes.schedule import Schedule
-from .arrays import poison, random_input, storage_dtype, to_f32
-from .gpu_check import TOLERANCE, device_name
-from .module import LoadedModule
+from ...passes.kernel_configs import Sm90WsConfig
+from ...passes.schedule import Schedule
+from ...runtime.arrays import poison, random_input, storage_dtype, to_f32
+from ...runtime.module import LoadedModule
+from ..layers import Layer
+from .bench_report import plot, print_report
+from .check import TOLERANCE, device_name
 from .reference import fhwc_filter, apply_epilogue, conv_nhwc_fhwc_torch, rel_l2
 
 _TORCH_DT = {"f16": "float16", "bf16": "bfloat16", "f32": "float32"}     # torch dtype names
@@ -110,7 +112,6 @@ def ceilings():
 
 # ------------------------------------------------------------------------ one layer
 def _layer(d):
-    from ..tools.layers import Layer
     return Layer(**d)
 
 
@@ -325,7 +326,6 @@ def bench_layer(bundle, entry, iters, rotate, peak, bw, seed):
 
 def run(bundle, out_dir, iters, rotate, only=None):
     import torch
-    from .bench_report import plot, print_report
     with open(os.path.join(bundle, "manifest.json")) as f:
         manifest = json.load(f)
     peak, bw = ceilings()

@@ -1,6 +1,6 @@
 """Determinism, concurrency and soak checks of compiled layers through the IREE runtime.
 
-  python3 -m convc.runtime.stress_device --bundle B [--json OUT] [--runs 100] [--threads 8]
+  python3 -m convc.tools.gpu.stress --bundle B [--json OUT] [--runs 100] [--threads 8]
           [--soak 10000]
 
 - determinism: each layer, the same inputs, `--runs` invocations: every output bitwise
@@ -30,10 +30,10 @@ import time
 import iree.runtime as rt
 import numpy as np
 
-from ..tools.layers import Layer
-from .arrays import digest, layer_arguments, poison
-from .gpu_check import device_name
-from .module import LoadedModule
+from ...runtime.arrays import digest, layer_arguments, poison
+from ...runtime.module import LoadedModule
+from ..layers import Layer
+from .check import device_name
 
 DEVICE_GROWTH_MIB = 64        # allowed growth of device memory in use after warm-up
 HOST_GROWTH_MIB = 64          # ... and of the host's resident set
@@ -152,7 +152,7 @@ def soak(config, driver: str, layers, count: int) -> dict:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="stress_device", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="convc.tools.gpu.stress", description=__doc__.splitlines()[0])
     p.add_argument("--bundle", required=True, help="bundle directory with manifest.json")
     p.add_argument("--only", help="comma-separated layer names")
     p.add_argument("--runs", type=int, default=100, help="determinism: invocations per layer (default 100)")

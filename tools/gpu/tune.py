@@ -1,6 +1,6 @@
 """Device side of convc-tune: times every candidate build of a tuning bundle on one GPU.
 
-  python3 -m convc.runtime.tune_device --bundle B --out DIR [--iters 50] [--rotate 4]
+  python3 -m convc.tools.gpu.tune --bundle B --out DIR [--iters 50] [--rotate 4]
 
 Per model: random inputs (output buffers NaN-poisoned), the stock IREE reference build run
 once, then every candidate round: its outputs must match the reference (rel. L2 within the
@@ -30,9 +30,10 @@ import time
 
 import numpy as np
 
-from .arrays import poison, random_input, storage_dtype, to_f32
-from .gpu_check import TOLERANCE, device_name
-from .module import LoadedModule
+from ...runtime.arrays import poison, random_input, storage_dtype, to_f32
+from ...runtime.module import LoadedModule
+from .bench import device_events
+from .check import TOLERANCE, device_name
 from .reference import rel_l2
 
 
@@ -42,7 +43,6 @@ def kernel_times_by_name(fn, iters: int, warmup: int = 3, seen: dict | None = No
     CUPTI sometimes delivers an IREE kernel's records in a later profiling session; every
     kernel a round compiles has a unique name, so records are also pooled by name in `seen`
     and a round's time is taken from the pool when its own session missed them."""
-    from .bench_device import device_events      # torch: only on the GPU machine
     per: dict[str, list[float]] = {}
     for e in device_events(fn, iters, warmup):
         per.setdefault(e.name, []).append(e.time_range.elapsed_us())
@@ -215,7 +215,7 @@ def tune_bundle(bundle: str, iters: int = 50, log=print, round_timeout: float = 
         log(f"[{i + 1}/{len(manifest['models'])}] {m['name']}: {len(m['rounds'])} candidates")
 
         def spawn(start, path, i=i):
-            return subprocess.Popen([sys.executable, "-m", "convc.runtime.tune_device", "--bundle", bundle,
+            return subprocess.Popen([sys.executable, "-m", "convc.tools.gpu.tune", "--bundle", bundle,
                                      "--model", str(i), "--start", str(start), "--rows", path,
                                      "--iters", str(iters), "--rotate", str(rotate)])
         for prob, rows in tune_model_isolated(m, spawn, round_timeout, log=log).items():

@@ -1,7 +1,7 @@
 """Per-phase timeline of the warp-specialized kernel on a GPU (developer diagnostic).
 
   CONVC_TRACE=1 convc-suite compile --ptx --only LAYERS --out BUNDLE      (here)
-  python3 -m convc.runtime.trace_device --bundle BUNDLE                   (GPU machine, CuPy)
+  python3 -m convc.tools.gpu.trace --bundle BUNDLE                   (GPU machine, CuPy)
 
 Launches each layer's PTX directly (CuPy; the same kernel IREE would launch, with a scratch
 buffer large enough for the trace records of passes/lower/nvidia/trace.py), then prints, per
@@ -21,15 +21,15 @@ import re
 
 import numpy as np
 
-from ..passes.problem import DTYPE_BYTES
-from ..passes.trace_events import EVENTS, RECORD_BYTES
+from ...passes.problem import DTYPE_BYTES
+from ...passes.trace_events import EVENTS, RECORD_BYTES
+from ..layers import Layer
 
 MAX_DYNAMIC_SMEM = 232448
 
 
 def _buffer_bytes(layer: dict) -> int:
     """Every operand/output buffer gets the largest tensor's size (reads stay in the maps)."""
-    from ..tools.layers import Layer
     L = Layer(**layer)
     sizes = [math.prod(shape) * DTYPE_BYTES[dt] for shape, dt in L.input_shapes()]
     return max(sizes + [math.prod(L.output_shape()) * DTYPE_BYTES[L.out_dtype]])
@@ -89,7 +89,7 @@ def trace_layer(bundle: str, entry: dict, iters: int, cold: bool = False, per_ct
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="convc.runtime.trace_device", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="convc.tools.gpu.trace", description=__doc__.splitlines()[0])
     ap.add_argument("--bundle", required=True, help="bundle compiled with CONVC_TRACE=1 and --ptx")
     ap.add_argument("--out", help="JSON file for the per-phase times")
     ap.add_argument("--iters", type=int, default=20, help="traced launches (default 20)")

@@ -4,7 +4,7 @@ right answer afterwards. An output *storage* buffer larger than the result is no
 (iree.abi.output takes storage of at least the result's bytes): that call must return the
 right result.
 
-  python3 -m convc.runtime.wrong_use --bundle B [--only a,b] [--driver cuda] [--json OUT]
+  python3 -m convc.tools.gpu.wrong_use --bundle B [--only a,b] [--driver cuda] [--json OUT]
 
 Each misuse runs in a child process (a crash is then a finding, not the end of the check):
 the child makes one good call, the misuse, then another good call, and reports whether the
@@ -22,9 +22,9 @@ import sys
 
 import numpy as np
 
-from ..tools.layers import Layer
-from .arrays import digest, layer_arguments
-from .module import LoadedModule
+from ...runtime.arrays import digest, layer_arguments
+from ...runtime.module import LoadedModule
+from ..layers import Layer
 
 MISUSES = ("input_shape", "input_dtype", "input_rank", "filter_shape", "missing_argument", "extra_argument",
            "output_too_small", "batch", "output_storage_larger")
@@ -96,7 +96,7 @@ def check(bundle: str, only, driver: str) -> list[dict]:
         for kind in MISUSES:
             if kind == "batch" and e["layer"]["N"] > 1:
                 continue
-            p = subprocess.run([sys.executable, "-m", "convc.runtime.wrong_use", "--child",
+            p = subprocess.run([sys.executable, "-m", "convc.tools.gpu.wrong_use", "--child",
                                 json.dumps([os.path.join(bundle, e["vmfb"]), e["layer"], kind, driver])],
                                capture_output=True, text=True, timeout=300)
             try:

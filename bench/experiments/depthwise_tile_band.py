@@ -20,7 +20,7 @@ ABL (timing only, outputs wrong): 1 no staging, 2 no B table loads, 4 no mma, 8 
 The split-row SIMT items convc runs at batch 1 issue ~113 instructions per 16 outputs; the band
 needs far fewer for the taps. Question: does that bring ConvNeXt 7x7 56 px at batch 1 (3.1 us on
 an H100, 44% of a same-size copy) to 70% of the copy (~2.0 us)? Answer (H100,
-bench/results/h100_depthwise_tile_band_2026-11-26.log): no; best 3.4 us (tileband8), the shell
+results/index.jsonl (bench/results/h100_depthwise_tile_band_2026-11-26.log, at c407075)): no; best 3.4 us (tileband8), the shell
 without staging, B loads or mma already ~2.0 us.
 
     python3 bench/experiments/depthwise_tile_band.py N H W C R

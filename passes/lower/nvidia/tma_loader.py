@@ -55,7 +55,7 @@ def operand_swizzle(block_k: int, dtype: str = "f16") -> tm.Swizzle:
 DESCRIPTORS_PER_CTA = 2         # activation (im2col), filter (tiled)
 
 # f32 operands load as TFLOAT32: the TMA rounds them to TF32 on the way to shared memory (the
-# wgmma alone truncates: 2.6x the error, results/gpu_check/h100_sm90a_tf32*.json); outputs and
+# wgmma alone truncates: 2.6x the error, results/gpu_check/h100_sm90a_tf32_latest.json (the truncated-operand run: results/index.jsonl)); outputs and
 # residuals stay f32
 _TM_TYPE = {"f16": tm.DataType.FLOAT16, "bf16": tm.DataType.BFLOAT16, "f32": tm.DataType.TFLOAT32}
 _TM_ELEM = dict(_TM_TYPE, f32=tm.DataType.FLOAT32)

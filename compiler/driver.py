@@ -13,18 +13,18 @@ import time
 from dataclasses import dataclass, field
 
 from ..passes.ir import ir, attr_to_py, walk_ops
-from ..passes.layouts.op_rewrites import is_nhwc_conv
-from ..passes.layouts.transpose_report import transpose_dispatches
-from ..passes.match import (PROBLEM_ATTR, DECLINE_ATTR, MAP_DECLINE, POOL_DECLINE, SEVERAL_RESULTS,
+from ..passes.layout.op_rewrites import is_nhwc_conv
+from ..passes.layout.transpose_report import transpose_dispatches
+from ..passes.match.match_conv import (PROBLEM_ATTR, DECLINE_ATTR, MAP_DECLINE, POOL_DECLINE, SEVERAL_RESULTS,
                             executable_function, gemm_signature, grouped_1x1_signature, is_gemm_1x1,
                             match_conv)
-from ..passes.pad_dispatch import pad_dispatches, uncopyable_pad_dispatches
-from ..passes.plan import SCHEDULE_ATTR
-from ..passes.record_once import recordable_functions
+from ..passes.match.pad_dispatch import pad_dispatches, uncopyable_pad_dispatches
+from ..passes.plan.plan_schedule import SCHEDULE_ATTR
+from ..passes.splice.record_once import recordable_functions
 from ..passes.problem import ConvProblem
 from ..passes.registry import HAL_PHASE, INPUT_PHASE, PIPELINE, PassOptions, get_pass
 from ..passes.schedule import Schedule
-from ..passes.tuning import TuningCacheError, default_cache_path, load_cache
+from ..passes.plan.tuning import TuningCacheError, default_cache_path, load_cache
 from ..passes.target import Target, device_targets_attr_text, get_target, iree_target_flags
 from .errors import ConvcError
 from .frontends import read_model

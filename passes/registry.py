@@ -1,23 +1,24 @@
-"""Named passes. Each is a pure function (module, options) -> module, runnable alone."""
+"""Named passes and the one ordered list of them (STAGES) the driver runs. Each pass is a pure function
+(module, options) -> module, runnable alone (convc-opt --pass=...)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Callable
 
-from .layout import channels_last
+from .layout.input_layout import input_layout
+from .layout.channels_last import channels_last
+from .layout.subpixel import subpixel_convs
+from .layout.window import trim_windows
+from .layout.channel_pad import pad_channels
+from .layout.linear_weights import linear_weights
+from .match.pad_dispatch import pads_to_copies
+from .match.match_conv import match_conv
+from .plan.plan_schedule import plan_schedule
 from .lower.lower_kernels import lower_kernels
-from .match import match_conv
-from .pad_dispatch import pads_to_copies
-from .plan import plan_schedule
-from .splice import splice_dispatches
-from .window import trim_windows
-from .channel_pad import pad_channels
-from .drop_barriers import drop_barriers
-from .linear_weights import linear_weights
-from .input_layout import input_layout
-from .record_once import record_once
-from .subpixel import subpixel_convs
+from .splice.splice_dispatch import splice_dispatches
+from .splice.drop_barriers import drop_barriers
+from .splice.record_once import record_once
 
 
 @dataclass(frozen=True)
@@ -61,19 +62,40 @@ PASSES: dict[str, Callable] = {
     "convc-record-once": record_once,          # hal-phase IR: IREE's host program, after its backend
 }
 
-# The driver's input-phase list: passes on the model at IREE's `input` phase (linalg on
-# tensors), in this order. Every other pass works on `flow`-phase IR, whose dispatches are
-# flow.executable ops.
-INPUT_PHASE = ("convc-input-layout", "convc-channels-last", "convc-subpixel-conv", "convc-trim-window", "convc-pad-channels", "convc-linear-weights")
+# THE pass order: every convc pass, grouped by stage (one package of passes/ per stage), in the order
+# the driver runs them. Each entry is (IR phase, stage, passes). Phases: "input" -- the model at IREE's
+# `input` phase (linalg on tensors), before IREE's flow; "flow" -- flow-phase IR, whose dispatches are
+# flow.executable ops (`--dump-dir` writes the module after each of these); "hal" -- IREE's host program
+# once its backend has built the executables and the command buffers (CUDA targets by default:
+# CompileOptions.record_once). compiler/driver.py runs INPUT_PHASE, PIPELINE and HAL_PHASE, the three
+# slices of this list below; nothing else orders passes.
+STAGES = (
+    ("input", "layout", ("convc-input-layout",      # first (a no-op unless input_layout="nhwc")
+                         "convc-channels-last",
+                         "convc-subpixel-conv",
+                         "convc-trim-window",
+                         "convc-pad-channels",
+                         "convc-linear-weights")),
+    ("flow", "match", ("convc-pad-copy",            # flow-phase IR from here on
+                       "convc-match-conv")),
+    ("flow", "plan", ("convc-plan-schedule",)),
+    ("flow", "lower", ("convc-lower-kernel",)),
+    ("flow", "splice", ("convc-splice-dispatch",
+                        "convc-drop-barriers")),    # last flow-phase pass: the program handed to IREE's backend
+    ("hal", "splice", ("convc-record-once",)),      # after IREE's backend
+)
 
-# The driver's order; `--dump-dir` writes the module after each of these.
-PIPELINE = ["convc-pad-copy", "convc-match-conv", "convc-plan-schedule", "convc-lower-kernel", "convc-splice-dispatch",
-            "convc-drop-barriers"]
+ORDER = tuple(name for _, _, names in STAGES for name in names)
+assert list(PASSES) == list(ORDER), "PASSES and STAGES must list the same passes in the same order"
 
 
-# The driver's hal-phase list (CUDA targets by default: CompileOptions.record_once): passes on
-# IREE's host program once its backend has built the executables and the command buffers.
-HAL_PHASE = ("convc-record-once",)
+def _phase(phase: str) -> tuple:
+    return tuple(name for ph, _, names in STAGES if ph == phase for name in names)
+
+
+INPUT_PHASE = _phase("input")      # the driver's input-phase passes, in order
+PIPELINE = list(_phase("flow"))    # the driver's flow-phase passes, in order
+HAL_PHASE = _phase("hal")          # the driver's hal-phase passes, in order
 
 
 class UnknownPassError(ValueError):

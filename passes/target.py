@@ -17,7 +17,7 @@ class Target:
     smem_bytes: int        # max workgroup memory per block
     has_tma: bool = False
     has_wgmma: bool = False
-    has_tcgen05: bool = False  # sm_100a: tcgen05 MMAs with tensor memory (passes/kernels/sm100_ws.py)
+    has_tcgen05: bool = False  # sm_100a: tcgen05 MMAs with tensor memory (passes/plan/kernels/sm100_ws.py)
     ptx_features: str = ""
     num_sms: int = 1           # compute units, for grid-filling heuristics
     lds_dma_bytes: int = 0     # AMD: bytes one lane moves per direct-to-LDS load (0: none)

@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-from ..passes.plan import candidate_schedules
+from ..passes.plan.plan_schedule import candidate_schedules
 from ..passes.schedule import Schedule
 from ..passes.target import get_target
 from .layers import Layer

@@ -32,7 +32,7 @@ import sys
 import time
 from itertools import repeat
 
-from ..passes.plan import candidate_schedules
+from ..passes.plan.plan_schedule import candidate_schedules
 from ..passes.target import get_target
 from ..passes.schedule import Schedule
 from .bundle import compile_entry, git_commit

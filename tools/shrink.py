@@ -17,7 +17,7 @@ import dataclasses
 from typing import Callable
 
 from ..passes.kernel_configs import Sm90WsConfig
-from ..passes.plan import candidate_schedules
+from ..passes.plan.plan_schedule import candidate_schedules
 from ..passes.schedule import Schedule
 from ..passes.target import Target
 from .layers import Layer, has_output

@@ -32,7 +32,7 @@ import tempfile
 
 from ..compiler.driver import CompileOptions, compile_file
 from ..compiler.errors import ConvcError
-from ..passes.kernels.sm100_ws import sm100_candidates
+from ..passes.plan.kernels.sm100_ws import sm100_candidates
 from ..passes.lower.nvidia.sm100_ws import sm100_layout, tmem_columns
 from ..passes.target import get_target
 from .layers import Layer, layer_mlir, load_suite

@@ -6,7 +6,7 @@
   convc-tune collect OUTDIR/tune.json [--cache FILE]     (winners -> the tuning cache)
 
 `prepare` compiles each model once per candidate round: round i gives every conv its i-th
-candidate (convc.passes.plan.candidate_schedules; round 0 is the default), plus a stock IREE
+candidate (convc.passes.plan.plan_schedule.candidate_schedules; round 0 is the default), plus a stock IREE
 build as the reference. On the GPU every round's outputs are checked against the reference
 (a wrong candidate is never a winner) and each convc kernel is timed by name (CUPTI). The
 cache is keyed by target, device and problem; later `convc` runs read it.
@@ -26,9 +26,9 @@ from ..compiler.driver import CompileOptions, compile_file
 from ..compiler.errors import ConvcError
 from ..compiler.iree_tools import iree_compile
 from ..passes.ir import ir, walk_ops
-from ..passes.plan import candidate_schedules, knobs_of
+from ..passes.plan.plan_schedule import candidate_schedules, knobs_of
 from ..passes.target import get_target
-from ..passes.tuning import TuningCache, TuningCacheError, default_cache_path
+from ..passes.plan.tuning import TuningCache, TuningCacheError, default_cache_path
 from ..runtime.module import ModuleError, require_driver
 from .bench import STOCK_IREE_FLAGS
 from .gpu.tune import tune_bundle

@@ -1,6 +1,6 @@
 """convc-lower-kernel: emit a `hal.executable.source` for every planned conv.
 
-Looks up the kernel family of each Schedule.kernel in the registry (passes/kernels/registry.py:
+Looks up the kernel family of each Schedule.kernel in the registry (passes/plan/kernels/registry.py:
 its emitter, and where its grid follows a run-time batch, that grid) and the Machine by the
 target's backend; the flow.executable is tagged `convc.kernel = @sym` for the splice pass.
 Identical problems with identical schedules share one kernel.
@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from ..ir import ir, attr_to_py, walk_ops
 from ..attrs import CONSTANTS_ATTR, KERNEL_ATTR, PROBLEM_ATTR, SCHEDULE_ATTR  # noqa: F401 (KERNEL_ATTR re-exported)
-from ..match import executable_function
+from ..match.match_conv import executable_function
 from ..problem import ConvProblem
 from ..schedule import Schedule
 from ..target import get_target
 from .common.executable import build_executable, conv_bindings
-from ..kernels.registry import family_of
+from ..plan.kernels.registry import family_of
 from .amd.machine import AmdMachine
 from .cpu.machine import CpuMachine
 from .nvidia.machine import NvidiaMachine

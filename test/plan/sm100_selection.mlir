@@ -1,4 +1,4 @@
-// convc-plan-schedule on sm_100a (passes/kernels/sm100_ws.py): the warp-specialized tcgen05 kernel for
+// convc-plan-schedule on sm_100a (passes/plan/kernels/sm100_ws.py): the warp-specialized tcgen05 kernel for
 // f16/bf16 convs the im2col TMA reads, the portable kernel with the reason otherwise.
 
 // 2x92x92x64 -> 128, 3x3: 128x128 tiles (133 of them: 133 persistent CTAs of 148 SMs), 6

@@ -19,8 +19,8 @@ from convc.passes.ir import ir, attr_to_py, walk_ops
 from convc.passes.lower.amd.im2col_addressing import lane_source, lds_read_offset, wave_lds_base
 from convc.passes.lower.common.int_ops import NumpyOps
 from convc.passes.lower.amd.lds_loader import MFMA_WAVES, WAVE, loader_config
-from convc.passes.match import PROBLEM_ATTR
-from convc.passes.plan import SCHEDULE_ATTR
+from convc.passes.match.match_conv import PROBLEM_ATTR
+from convc.passes.plan.plan_schedule import SCHEDULE_ATTR
 from convc.passes.problem import ConvProblem
 from convc.passes.registry import PassOptions, get_pass
 from convc.passes.schedule import Schedule

@@ -31,8 +31,8 @@ from convc.passes.lower.amd.im2col_addressing import (
     OOB_SENTINEL, AddressingError, RingPlan, lane_source, lds_read_offset, wave_lds_base)
 from convc.passes.lower.common.int_ops import NumpyOps
 from convc.passes.lower.amd.lds_loader import loader_config
-from convc.passes.plan import PlanError, plan_schedule_for
-from convc.passes.kernels.amd_lds_mfma import plan_amd_lds_mfma
+from convc.passes.plan.plan_schedule import PlanError, plan_schedule_for
+from convc.passes.plan.kernels.amd_lds_mfma import plan_amd_lds_mfma
 from convc.passes.problem import ConvProblem
 from convc.passes.target import get_target
 from convc.tools.layers import load_suite

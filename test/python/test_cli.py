@@ -99,7 +99,7 @@ def test_suite_compile_reads_a_tuning_cache(tmp_path):
     """convc-suite compile --tuning-cache: the cache's winner replaces the default schedule (the
     way trace and check bundles of a non-default schedule are built)."""
     import json
-    from convc.passes.plan import candidate_schedules, knobs_of
+    from convc.passes.plan.plan_schedule import candidate_schedules, knobs_of
     from convc.passes.target import get_target
     from convc.tools.layers import load_suite
     layer = next(L for L in load_suite() if L.name == "n1_3x3_512_7x7")

@@ -1,4 +1,4 @@
-"""The tensor-core depthwise kernel (passes/kernels/depthwise_mma.py,
+"""The tensor-core depthwise kernel (passes/plan/kernels/depthwise_mma.py,
 lower/nvidia/depthwise_mma.py) without a GPU.
 
 - Geometry: the banded filter (every lane's B pair is T[o], T[o+1] of one copy, aligned), the
@@ -25,13 +25,13 @@ import numpy as np
 import pytest
 
 from conftest import grouped_conv_reference, layer_ptx
-from convc.passes.kernels.common import PlanError
-from convc.passes.kernels.depthwise_mma import mma_candidates, plan_depthwise_mma, small_grid_tile, supports
+from convc.passes.plan.kernels.common import PlanError
+from convc.passes.plan.kernels.depthwise_mma import mma_candidates, plan_depthwise_mma, small_grid_tile, supports
 from convc.passes.lower.common.int_ops import NumpyOps
 from convc.passes.lower.nvidia.depthwise_mma import geometry_of
 from convc.passes.lower.nvidia.depthwise_mma_geometry import (VEC, DepthwiseMmaUnsupported,
                                                               depthwise_mma_geometry)
-from convc.passes.plan import candidate_schedules, plan_schedule_for
+from convc.passes.plan.plan_schedule import candidate_schedules, plan_schedule_for
 from convc.passes.target import get_target
 from convc.tools.layers import load_suite
 from convc.tools.sm100_table import find_cuda_tool

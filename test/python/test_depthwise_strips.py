@@ -1,4 +1,4 @@
-"""The strip tensor-core depthwise kernel (passes/kernels/depthwise_strips.py,
+"""The strip tensor-core depthwise kernel (passes/plan/kernels/depthwise_strips.py,
 lower/nvidia/depthwise_strips.py) without a GPU.
 
 - The kernel modelled in numpy as the geometry says: per item and input row the TMA box (zero
@@ -22,14 +22,14 @@ import numpy as np
 import pytest
 
 from conftest import grouped_conv_reference, layer_ptx
-from convc.passes.kernels.common import PlanError
-from convc.passes.kernels.depthwise_strips import (plan_depthwise_strips, prefers_strips, strip_rows,
+from convc.passes.plan.kernels.common import PlanError
+from convc.passes.plan.kernels.depthwise_strips import (plan_depthwise_strips, prefers_strips, strip_rows,
                                                    strips_candidates, supports)
 from convc.passes.lower.common.int_ops import NumpyOps
 from convc.passes.lower.nvidia.depthwise_strips import geometry_of
 from convc.passes.lower.nvidia.depthwise_strips_geometry import (BOX_COLS, CG, IMAGES, OUT_COLS,
                                                                  DepthwiseStripsUnsupported, depthwise_strips)
-from convc.passes.plan import candidate_schedules, plan_schedule_for
+from convc.passes.plan.plan_schedule import candidate_schedules, plan_schedule_for
 from convc.passes.target import get_target
 from convc.tools.layers import load_suite
 from convc.tools.sm100_table import find_cuda_tool

@@ -1,4 +1,4 @@
-"""The TMA depthwise kernel (passes/kernels/depthwise_tma.py, lower/nvidia/depthwise_tma.py)
+"""The TMA depthwise kernel (passes/plan/kernels/depthwise_tma.py, lower/nvidia/depthwise_tma.py)
 without a GPU.
 
 - Geometry: the input box of a tile (halo rows and columns, strides, dilation), slot sizes,
@@ -23,13 +23,13 @@ import numpy as np
 import pytest
 
 from conftest import grouped_conv_reference, layer_ptx
-from convc.passes.kernels.common import CTA_SMEM_RESERVE, SM_SMEM
-from convc.passes.kernels.depthwise_tma import (depthwise_shape, plan_depthwise_tma,
+from convc.passes.plan.kernels.common import CTA_SMEM_RESERVE, SM_SMEM
+from convc.passes.plan.kernels.depthwise_tma import (depthwise_shape, plan_depthwise_tma,
                                                 supports, tma_candidates)
 from convc.passes.lower.nvidia.depthwise_tile import DepthwiseTileUnsupported, depthwise_tile, filter_map_args
 from convc.passes.lower.nvidia.depthwise_tma import DepthwiseLayout, tile_geometry
-from convc.passes.plan import candidate_schedules, plan_schedule_for
-from convc.passes.tuning import knobs_of
+from convc.passes.plan.plan_schedule import candidate_schedules, plan_schedule_for
+from convc.passes.plan.tuning import knobs_of
 from convc.passes.target import get_target
 from convc.tools.layers import load_suite
 from convc.tools.sm100_table import find_cuda_tool

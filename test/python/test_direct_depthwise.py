@@ -1,4 +1,4 @@
-"""The direct kernel's depthwise shapes (passes/kernels/direct_grouped.py) without a GPU.
+"""The direct kernel's depthwise shapes (passes/plan/kernels/direct_grouped.py) without a GPU.
 
 - The rule table: 128-thread workgroups, packed-f16 filter rows for f16, pixels per item,
   output rows, register bounds, unrolled rows and padding rows (branch or select) by window,
@@ -28,10 +28,10 @@ import pytest
 import numpy as np
 
 from conftest import compile_layer, run_layer_cpu
-from convc.passes.kernels.direct_grouped import ItemShape, depthwise_shape, direct_candidates, plan_grouped
-from convc.passes.plan import candidate_schedules
+from convc.passes.plan.kernels.direct_grouped import ItemShape, depthwise_shape, direct_candidates, plan_grouped
+from convc.passes.plan.plan_schedule import candidate_schedules
 from convc.passes.target import get_target
-from convc.passes.tuning import knobs_of
+from convc.passes.plan.tuning import knobs_of
 from convc.tools.layers import load_suite
 from convc.tools.sm100_table import find_cuda_tool
 
@@ -193,7 +193,7 @@ def test_rows_on_cpu(tmp_path, monkeypatch, case, accumulate, unrolled, out_rows
     """3 output rows per item: rows that divide no image height, so the last item's extra rows
     are masked. select: rows in the padding loaded (address and value zero-selected) instead
     of skipped."""
-    import convc.passes.kernels.direct_grouped as dg
+    import convc.passes.plan.kernels.direct_grouped as dg
     name, kw = _NUMERIC[case]
     layer = dataclasses.replace(LAYERS[name], **kw)
     monkeypatch.setattr(dg, "depthwise_shape", lambda p, t: ItemShape(4, 128, 1, accumulate, 0, unrolled, out_rows, padding,
@@ -238,7 +238,7 @@ def test_split_rows_plan():
 def test_split_rows_on_cpu(tmp_path, monkeypatch, case, groups, pixels, vector_bytes):
     """Row groups that divide R or not (the last group's missing rows masked), more groups
     than pixels (idle in the final sum), on windows reaching into the padding."""
-    import convc.passes.kernels.direct_grouped as dg
+    import convc.passes.plan.kernels.direct_grouped as dg
     name, kw = _NUMERIC[case]
     layer = dataclasses.replace(LAYERS[name], **kw)
     monkeypatch.setattr(dg, "depthwise_shape", lambda p, t: ItemShape(pixels, 32 * groups, 1, "f16_rows", 0, False, 1,

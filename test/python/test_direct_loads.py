@@ -15,7 +15,7 @@ from convc.passes.lower.nvidia.direct_loads import (CHUNK, Loaders, OperandTile,
                                                     chunk_position, direct_stages_for, filter_chunk,
                                                     thread_chunks)
 from convc.passes.lower.nvidia.tma_loader import k_tile_channels, k_tiles
-from convc.passes.kernels.sm90_ws import plan_sm90_ws
+from convc.passes.plan.kernels.sm90_ws import plan_sm90_ws
 from convc.passes.problem import ConvProblem
 from convc.passes.target import get_target
 
@@ -145,7 +145,7 @@ def test_direct_loads_on_one_wave_grids_and_one_tap_filters():
     """The planner's rule (measured: 5-9% faster on one-wave layers and 0.5-4% on 1x1 layers
     with several tiles per CTA, 1-10% slower on such 3x3 layers), and the opposite variant of
     the default as the last tuning candidate."""
-    from convc.passes.plan import candidate_schedules, knobs_of
+    from convc.passes.plan.plan_schedule import candidate_schedules, knobs_of
     from convc.tools.layers import load_suite
     suite = {L.name: L.expected_problem() for L in load_suite()}
     one_wave = plan_sm90_ws(suite["r50_l3_3x3_256"], T, "sm90_ws_cooperative", 96, 128, swap=True)  # 132 tiles
@@ -163,8 +163,8 @@ def test_direct_loads_on_one_wave_grids_and_one_tap_filters():
 def test_cache_entries_from_before_direct_loads_name_their_tile(tmp_path):
     """A winner stored without the direct mark picks its tile (with the planner's prologue);
     an exact match (the default's no-direct variant) wins over that."""
-    from convc.passes.plan import candidate_schedules, choose_schedule, knobs_of
-    from convc.passes.tuning import TuningCache
+    from convc.passes.plan.plan_schedule import candidate_schedules, choose_schedule, knobs_of
+    from convc.passes.plan.tuning import TuningCache
     from convc.tools.layers import load_suite
     p = next(L for L in load_suite() if L.name == "r50_l4_1x1_2048_512").expected_problem()
     cands = candidate_schedules(p, T)

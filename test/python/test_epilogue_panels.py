@@ -11,9 +11,9 @@ from conftest import compile_layer
 from convc.passes.lower.nvidia import tensormap as tm
 from convc.passes.lower.nvidia.tile_scheduler import IntOps
 from convc.passes.lower.nvidia.tma_loader import epilogue_map_args, epilogue_panel
-from convc.passes.plan import PlanError, candidate_schedules
-from convc.passes.kernels.sm90 import plan_sm90
-from convc.passes.kernels.sm90_ws import plan_sm90_ws
+from convc.passes.plan.plan_schedule import PlanError, candidate_schedules
+from convc.passes.plan.kernels.sm90 import plan_sm90
+from convc.passes.plan.kernels.sm90_ws import plan_sm90_ws
 from convc.passes.problem import ConvProblem
 from convc.passes.target import get_target
 from convc.tools.layers import load_suite

@@ -30,7 +30,7 @@ def test_fuzz_bundle_records_seed_and_distribution(tmp_path):
 def test_kernel_aimed_draws_compile_only_that_kernel(tmp_path):
     """--kernel: every drawn problem has candidates of the family, and only those are compiled
     (their indices into the planner's candidate list, as convc-tune numbers them)."""
-    from convc.passes.plan import candidate_schedules
+    from convc.passes.plan.plan_schedule import candidate_schedules
     from convc.passes.target import get_target
     from convc.tools.fuzz import draw_for_kernel
     layers = draw_for_kernel(5, 3, "depthwise_mma", "sm_90a")

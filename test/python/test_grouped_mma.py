@@ -21,11 +21,11 @@ import numpy as np
 import pytest
 
 from conftest import grouped_conv_reference
-from convc.passes.kernels.grouped_mma import plan_grouped_mma
+from convc.passes.plan.kernels.grouped_mma import plan_grouped_mma
 from convc.passes.lower.common.int_ops import NumpyOps
 from convc.passes.lower.nvidia.grouped_mma import geometry_of
 from convc.passes.lower.nvidia.grouped_mma_geometry import BLOCK_BYTES, WARPS, GroupedMmaUnsupported
-from convc.passes.plan import candidate_schedules, plan_schedule_for
+from convc.passes.plan.plan_schedule import candidate_schedules, plan_schedule_for
 from convc.passes.problem import ConvProblem
 from convc.passes.target import get_target
 from convc.compiler.driver import CompileOptions, compile_file

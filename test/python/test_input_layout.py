@@ -1,4 +1,4 @@
-"""`--input-layout nhwc` (passes/input_layout.py): the compiled function takes the image
+"""`--input-layout nhwc` (passes/layout/input_layout.py): the compiled function takes the image
 channels-last and no transpose runs before the first conv.
 
 An ONNX stem (an RGB conv, ReLU, a max-pool, a 1x1 conv) compiled for llvm-cpu both ways: the

@@ -13,7 +13,7 @@ from conftest import REPO, compile_layer, run_layer_cpu
 from iree.compiler.tools.binaries import find_tool
 
 from convc.passes.ir import ir
-from convc.passes.pad_dispatch import pad_dispatches
+from convc.passes.match.pad_dispatch import pad_dispatches
 from convc.tools.layers import load_suite
 
 SUITE = os.path.join(REPO, "test", "inputs", "iree_fallback_suite.json")

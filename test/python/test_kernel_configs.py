@@ -7,25 +7,25 @@ import os
 
 import pytest
 
-from convc.passes.kernels.direct_grouped import ItemShape, plan_grouped
+from convc.passes.plan.kernels.direct_grouped import ItemShape, plan_grouped
 
 from convc.passes.ir import ir, attr_to_py, dict_attr
 from convc.passes.kernel_configs import (DirectGroupedConfig, EpilogueStrategy, GatherConfig, GroupedMmaConfig,
                                          LdsMfmaConfig, PersistentConfig, PortableConfig, RowSlabConfig, Sm90WsConfig,
                                          Sm100WsConfig, TmaWgmmaConfig)
-from convc.passes.kernels.sm100_ws import plan_sm100_ws
-from convc.passes.kernels.sm90_tma import plan_sm90_tma
-from convc.passes.kernels.sm90_ws import plan_sm90_ws
+from convc.passes.plan.kernels.sm100_ws import plan_sm100_ws
+from convc.passes.plan.kernels.sm90_tma import plan_sm90_tma
+from convc.passes.plan.kernels.sm90_ws import plan_sm90_ws
 from convc.passes.lower.common.igemm import PortableIgemm
 from convc.passes.lower.nvidia.machine import NvidiaMachine
 from convc.passes.lower.nvidia.sm90_ws import Sm90WarpSpecialized
 from convc.passes.lower.nvidia.tile_scheduler import origin_model
 from convc.passes.problem import ConvProblem, EpilogueOp, EpilogueStep, OperandLoad
-from convc.passes.plan import candidate_schedules, candidate_with, choose_schedule, knobs_of, plan_schedule_for
+from convc.passes.plan.plan_schedule import candidate_schedules, candidate_with, choose_schedule, knobs_of, plan_schedule_for
 from convc.passes.registry import PassOptions
 from convc.passes.schedule import CONFIG_TYPES, Kernel, Schedule, WarpRole
 from convc.passes.target import get_target
-from convc.passes.tuning import TuningCache
+from convc.passes.plan.tuning import TuningCache
 from convc.tools.layers import load_suite
 
 T90, T100 = get_target("sm_90a"), get_target("sm_100a")

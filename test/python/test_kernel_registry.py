@@ -3,10 +3,10 @@ the decline its planning gives (so `--report` and declines read the same)."""
 
 import pytest
 
-import convc.passes.plan as plan
-from convc.passes.kernels.common import PlanError
-from convc.passes.kernels.registry import FAMILIES, Declined
-from convc.passes.kernels.sm90 import TILE_RULES, Shape, tile_rule
+import convc.passes.plan.plan_schedule as plan
+from convc.passes.plan.kernels.common import PlanError
+from convc.passes.plan.kernels.registry import FAMILIES, Declined
+from convc.passes.plan.kernels.sm90 import TILE_RULES, Shape, tile_rule
 from convc.passes.schedule import Kernel, Schedule
 from convc.passes.target import TARGETS
 from convc.tools.layers import Layer, load_suite
@@ -26,7 +26,7 @@ def test_a_family_is_registered_once_with_its_config_and_emitter():
     """The registration is the one place a family names its config (whose KERNELS are its
     Schedule.kernel values), planner, emitter and batch grid; the lowering pass and Schedule
     look them up there."""
-    from convc.passes.kernels.registry import family_of
+    from convc.passes.plan.kernels.registry import family_of
     from convc.passes.schedule import CONFIG_TYPES
     for k in Kernel:
         f = family_of(k)

@@ -1,4 +1,4 @@
-"""LayerNorm over the channel axis on convc's row kernel (passes/kernels/row_map.py): maps that
+"""LayerNorm over the channel axis on convc's row kernel (passes/plan/kernels/row_map.py): maps that
 read a reduction of each pixel's channels (ConvProblem.row_reduce).
 
 ONNX models conv -> channels-last LayerNormalization (IREE forms two dispatches: x minus the
@@ -78,7 +78,7 @@ def test_random_layer_norm_widths(tmp_path, seed):
 def test_row_lanes_rule():
     """A row's vectors split over the most lanes (up to a subgroup) that divide them evenly,
     more where a lane would otherwise hold over 8 vectors (then the last lanes' are masked)."""
-    from convc.passes.kernels.row_map import plan_row_map
+    from convc.passes.plan.kernels.row_map import plan_row_map
     from convc.passes.problem import ConvProblem, EpilogueOp, EpilogueStep, OperandLoad
     from convc.passes.target import get_target
 

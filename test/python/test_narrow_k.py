@@ -8,9 +8,9 @@ import pytest
 from convc.passes.lower.nvidia import tensormap as tm
 from convc.passes.lower.nvidia.tma_loader import (activation_map_args, filter_map_args, k_tile_channels,
                                                   operand_swizzle, tensor_maps)
-from convc.passes.plan import PlanError
-from convc.passes.kernels.sm90 import plan_sm90
-from convc.passes.kernels.sm90_tma import plan_sm90_tma
+from convc.passes.plan.plan_schedule import PlanError
+from convc.passes.plan.kernels.sm90 import plan_sm90
+from convc.passes.plan.kernels.sm90_tma import plan_sm90_tma
 from convc.passes.target import get_target
 from convc.tools.layers import load_suite
 
@@ -98,7 +98,7 @@ def test_narrow_1x1_and_stem_rules():
 def test_rgb_stems_on_sm100a():
     """sm_100a: the tcgen05 kernel cannot read a 3-channel stem either; 3x3 stems take the
     grouped mma.sync kernel as on sm_90a, a 7x7 one stays portable."""
-    from convc.passes.plan import plan_schedule_for
+    from convc.passes.plan.plan_schedule import plan_schedule_for
     t = get_target("sm_100a")
     layers = {L.name: L for L in load_suite("tools/data/rgb_stems.json")}
     for name in ("mnv3_stem_b32", "effnet_stem_b32", "stem_c4_f24_b16"):

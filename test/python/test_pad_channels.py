@@ -8,7 +8,7 @@ import pytest
 
 from conftest import assert_outputs_right, compile_layer
 from convc.compiler.driver import CompileOptions, compile_file
-from convc.passes.channel_pad import pad_channels
+from convc.passes.layout.channel_pad import pad_channels
 from convc.passes.ir import ir
 from convc.passes.registry import PassOptions
 from convc.tools.layers import Layer, layer_mlir
@@ -71,7 +71,7 @@ def test_dynamic_batch_narrow_output_runs_as_one_group():
     """A dynamic batch keeps the static rule for F <= 8 (f16/bf16): the grouped tensor-core
     kernel with its grid sized for the SMs; f32 stays on the persistent TF32 kernel."""
     import dataclasses
-    from convc.passes.plan import plan_schedule_for
+    from convc.passes.plan.plan_schedule import plan_schedule_for
     from convc.passes.target import get_target
     p = dataclasses.replace(CASES[0].expected_problem(), F=8, batch_constant=0)
     s = plan_schedule_for(p, get_target("sm_90a"))

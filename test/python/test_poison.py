@@ -5,7 +5,7 @@ import dataclasses
 
 import numpy as np
 
-import convc.passes.plan as plan
+import convc.passes.plan.plan_schedule as plan
 from conftest import compile_layer, run_layer_cpu
 from convc.tools.layers import Layer
 

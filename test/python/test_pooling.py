@@ -1,4 +1,4 @@
-"""Pooling windows on convc's direct kernel (passes/matching/pool_forms.py, ConvProblem.pool).
+"""Pooling windows on convc's direct kernel (passes/match/pool_forms.py, ConvProblem.pool).
 
 ONNX models conv -> pool -> 1x1 conv (the pool between convs, so it is channels-last like the
 pools of real CNNs), compiled for llvm-cpu (the same matcher, planner and emitter as the GPU
@@ -95,7 +95,7 @@ def test_pool_kernels_pass_ptxas(tmp_path, arch):
 def test_identity_rule():
     """What counts as a pool's padding/accumulator identity: -inf or the lowest finite value
     of the type for max (importers write either), zero for sum; anything else is declined."""
-    from convc.passes.matching.pool_forms import identity_value
+    from convc.passes.match.pool_forms import identity_value
     assert identity_value("max", float("-inf"), "f16") and identity_value("max", -65504.0, "f16")
     assert identity_value("max", -3.4028234663852886e38, "f32")
     assert not identity_value("max", 0.0, "f16") and not identity_value("max", -100.0, "f32")

@@ -7,7 +7,7 @@ import pytest
 
 from convc.passes.kernel_configs import PortableConfig
 from convc.passes.ir import ir, attr_to_py, dict_attr
-from convc.passes.plan import plan_schedule_for
+from convc.passes.plan.plan_schedule import plan_schedule_for
 from convc.passes.problem import ConvProblem, EpilogueStep
 from convc.passes.schedule import Schedule
 from convc.passes.target import TARGETS, get_target, UnknownTargetError
@@ -96,7 +96,7 @@ TMA_KERNELS = ("sm90_tma_wgmma", "sm90_ws_cooperative", "sm90_ws_pingpong", "sm9
 
 def test_small_grids_split_k_over_a_cluster_or_use_64_row_tiles():
     """The non-persistent TMA kernel's own small-grid policy (a tuning candidate everywhere)."""
-    from convc.passes.kernels.sm90_tma import plan_sm90_tma
+    from convc.passes.plan.kernels.sm90_tma import plan_sm90_tma
     t = get_target("sm_90a")
     by_name = {L.name: plan_sm90_tma(L.expected_problem(), t) for L in load_suite()
                if L.C % 64 == 0 and L.F % 8 == 0}

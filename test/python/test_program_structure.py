@@ -4,7 +4,7 @@ command buffer recorded once at load. Nothing convc adds may split the host prog
 wait, transient allocations at most stock IREE's + 1 (stock IREE's program read at its stream
 phase from the same input, without convc's passes), at most 2 queue submissions, or 3 where
 convc-record-once recorded the command buffer against fixed buffers (the input copied in, the
-fixed command buffer, the output copied out: one round trip, `passes/record_once.py`)."""
+fixed command buffer, the output copied out: one round trip, `passes/splice/record_once.py`)."""
 
 import os
 

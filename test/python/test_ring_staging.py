@@ -6,9 +6,9 @@ import dataclasses
 import pytest
 
 from convc.passes.lower.nvidia.sm90_ws import WsUnsupported, check_supported, ws_layout
-from convc.passes.plan import PlanError, candidate_schedules, knobs_of
-from convc.passes.kernels.sm90 import plan_sm90
-from convc.passes.kernels.sm90_ws import plan_sm90_ws
+from convc.passes.plan.plan_schedule import PlanError, candidate_schedules, knobs_of
+from convc.passes.plan.kernels.sm90 import plan_sm90
+from convc.passes.plan.kernels.sm90_ws import plan_sm90_ws
 from convc.passes.target import get_target
 from convc.tools.layers import load_suite
 

@@ -5,7 +5,7 @@ failing one's kind and, once none of them fails, reports the parent as minimal."
 import dataclasses
 import json
 
-from convc.passes.plan import candidate_schedules
+from convc.passes.plan.plan_schedule import candidate_schedules
 from convc.passes.schedule import Schedule
 from convc.passes.target import get_target
 from convc.tools.bundle import compile_entry

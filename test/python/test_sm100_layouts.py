@@ -27,7 +27,7 @@ from convc.passes.lower.nvidia.sm100_ws import (ACC_STAGES, BLOCK_M, EPILOGUE_TH
                                                 store_width, tmem_columns)
 from convc.passes.lower.nvidia.tile_scheduler import IntOps
 from convc.passes.lower.nvidia.tma_loader import epilogue_panel, swizzle_rotation
-from convc.passes.kernels.sm100_ws import BLOCK_NS
+from convc.passes.plan.kernels.sm100_ws import BLOCK_NS
 
 SMEM = 232448
 

@@ -10,8 +10,8 @@ import re
 
 import pytest
 
-from convc.passes.plan import plan_schedule_for
-from convc.passes.kernels.sm100_ws import PAIR_GAIN, model_us, plan_sm100_ws
+from convc.passes.plan.plan_schedule import plan_schedule_for
+from convc.passes.plan.kernels.sm100_ws import PAIR_GAIN, model_us, plan_sm100_ws
 from convc.passes.target import get_target
 from convc.tools.layers import Layer, load_suite
 from convc.tools.sm100_table import find_cuda_tool, layer_entry, ptxas_supports_sm100a, random_layers, roofline
@@ -106,7 +106,7 @@ def test_both_variants_are_offered():
     """The default (1-SM or, for large problems, the CTA pair) is followed by the other variant
     as tuning candidate 1; a pair has an even grid of at most 148 CTAs and half of the filter
     rows per CTA."""
-    from convc.passes.plan import candidate_schedules
+    from convc.passes.plan.plan_schedule import candidate_schedules
     for L in SUITE:
         if L.C == 3:
             continue

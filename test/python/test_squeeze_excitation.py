@@ -1,6 +1,6 @@
-"""Squeeze-excitation on convc kernels: the global pool (passes/kernels/global_pool.py), the
-excitation FCs on the skinny GEMM kernel (passes/kernels/skinny_gemm.py) and the scale as an
-elementwise map (passes/matching/map_forms.py, ConvProblem.is_map).
+"""Squeeze-excitation on convc kernels: the global pool (passes/plan/kernels/global_pool.py), the
+excitation FCs on the skinny GEMM kernel (passes/plan/kernels/skinny_gemm.py) and the scale as an
+elementwise map (passes/match/map_forms.py, ConvProblem.is_map).
 
 ONNX models conv -> squeeze-excitation (GlobalAveragePool or GlobalMaxPool -> 1x1 conv + bias -> relu
 -> 1x1 conv + bias -> sigmoid or hard-sigmoid -> Mul with the conv's output) -> 1x1 conv, at
@@ -106,7 +106,7 @@ def test_global_pool_plan_fills_the_gpu():
     """Wide channel chunks while the grid keeps two workgroups per SM, narrower ones (never
     below a 32-byte sector per pixel) below that, 1024-thread workgroups where the grid is
     smaller than the GPU."""
-    from convc.passes.kernels.global_pool import plan_global_pool
+    from convc.passes.plan.kernels.global_pool import plan_global_pool
     from convc.passes.problem import ConvProblem
     from convc.passes.target import get_target
 

@@ -57,9 +57,9 @@ def test_planner_schedules():
     kernel uses, declines what the kernel cannot do, and defaults to stream-K only under half a
     wave of tiles with a long K."""
     from convc.passes.lower.nvidia.stream_k import streamk_scratch
-    from convc.passes.plan import PlanError
-    from convc.passes.kernels.sm90 import plan_sm90
-    from convc.passes.kernels.sm90_ws import plan_sm90_ws
+    from convc.passes.plan.plan_schedule import PlanError
+    from convc.passes.plan.kernels.sm90 import plan_sm90
+    from convc.passes.plan.kernels.sm90_ws import plan_sm90_ws
     from convc.passes.target import get_target
     from convc.tools.layers import load_suite
     t = get_target("sm_90a")

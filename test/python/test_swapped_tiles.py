@@ -10,9 +10,9 @@ from convc.passes.kernel_configs import Sm90WsConfig
 from convc.passes.lower.nvidia.sm90_ws import consumer_slice, ws_layout
 from convc.passes.lower.nvidia.tile_scheduler import IntOps
 from convc.passes.lower.nvidia.warp_roles import swapped_cell
-from convc.passes.plan import PlanError, candidate_schedules, knobs_of
-from convc.passes.kernels.sm90 import plan_sm90
-from convc.passes.kernels.sm90_ws import plan_sm90_ws, swap_block_ms
+from convc.passes.plan.plan_schedule import PlanError, candidate_schedules, knobs_of
+from convc.passes.plan.kernels.sm90 import plan_sm90
+from convc.passes.plan.kernels.sm90_ws import plan_sm90_ws, swap_block_ms
 from convc.passes.target import get_target
 from convc.tools.layers import load_suite
 

@@ -303,7 +303,7 @@ def test_runtime_batch_patch_is_the_driver_encoding(n):
     runtime size (tma_loader.store_descriptors' arithmetic, on Python ints)."""
     from convc.passes.lower.nvidia.tensormap import global_dim_field
     from convc.passes.lower.nvidia.tma_loader import activation_map_args, epilogue_map_args
-    from convc.passes.plan import plan_schedule_for
+    from convc.passes.plan.plan_schedule import plan_schedule_for
     from convc.passes.problem import ConvProblem
     from convc.passes.target import get_target
     import dataclasses

@@ -3,7 +3,7 @@ cluster shape."""
 
 import pytest
 
-from convc.passes.kernels.sm90_ws import plan_sm90_ws
+from convc.passes.plan.kernels.sm90_ws import plan_sm90_ws
 from convc.passes.problem import ConvProblem
 from convc.passes.target import get_target
 from convc.passes.lower.nvidia.tile_scheduler import origin_model, tile_counts
@@ -41,7 +41,7 @@ def test_dynamic_batch_walks_every_tile_once(batch):
     the tiles of the runtime batch exactly once (the IntOps model of the emitted arithmetic);
     CTAs past the tile count get none."""
     from convc.passes.lower.nvidia.tile_scheduler import IntOps, PersistentTiles
-    from convc.passes.plan import plan_schedule_for
+    from convc.passes.plan.plan_schedule import plan_schedule_for
     p = ConvProblem(N=8, H=14, W=14, C=256, F=256, R=3, S=3, pad=(1, 1, 1, 1), batch_constant=0, num_constants=1)
     s = plan_schedule_for(p, get_target("sm_90a"))
     assert s.kernel == "sm90_ws_pingpong" and s.grid[0] == get_target("sm_90a").num_sms

@@ -1,4 +1,4 @@
-"""Transposed convs as sub-pixel convs (passes/subpixel.py, convc-subpixel-conv).
+"""Transposed convs as sub-pixel convs (passes/layout/subpixel.py, convc-subpixel-conv).
 
 ONNX ConvTranspose and PyTorch nn.ConvTranspose2d models, compiled for llvm-cpu (the same
 passes, matcher and planner as the GPU targets), run through the IREE runtime on random data

@@ -6,11 +6,11 @@ import os
 import pytest
 
 from convc.compiler.cli import main as convc_main, parse_arguments as convc_args
-from convc.passes.plan import PlanError, candidate_schedules, candidate_with, choose_schedule, knobs_of, plan_schedule_for
+from convc.passes.plan.plan_schedule import PlanError, candidate_schedules, candidate_with, choose_schedule, knobs_of, plan_schedule_for
 from convc.passes.registry import PassOptions
 from convc.passes.problem import ConvProblem, EpilogueStep
 from convc.passes.target import get_target
-from convc.passes.tuning import FORMAT, TuningCache, TuningCacheError, load_cache
+from convc.passes.plan.tuning import FORMAT, TuningCache, TuningCacheError, load_cache
 from convc.tools.layers import Layer, layer_mlir, load_suite
 from convc.tools.tune import collect, signature
 from convc.tools.tune import main as tune_main, parse_arguments as tune_args

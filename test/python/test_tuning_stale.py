@@ -4,7 +4,7 @@ beat: an entry measured before a new kernel family became the default is ignored
 
 import json
 
-from convc.passes.plan import choose_schedule, knobs_of, plan_schedule_for
+from convc.passes.plan.plan_schedule import choose_schedule, knobs_of, plan_schedule_for
 from convc.passes.problem import ConvProblem
 from convc.passes.target import get_target
 

@@ -1,5 +1,5 @@
 """The global pooling kernel: per workgroup one image and a chunk of channel vectors, reduced
-over all pixels (plan: passes/kernels/global_pool.py).
+over all pixels (plan: passes/plan/kernels/global_pool.py).
 
 Thread t takes channel vector t % vectors of the chunk and pixel lane t // vectors, so the
 lanes of a pixel read its chunk's channels as neighbouring 16-byte vectors. A lane sums pixels

@@ -1,5 +1,5 @@
 """The row kernel: a map that reads a reduction of each row's channels (plan:
-passes/kernels/row_map.py).
+passes/plan/kernels/row_map.py).
 
 Row r of the workgroup's block_m rows is held by `lanes` consecutive lanes; lane l loads the
 row's channel vectors l, l + lanes, ... once. The reduction's per-element program

@@ -1,4 +1,4 @@
-"""The skinny GEMM kernel: dot products of few rows (plan: passes/kernels/skinny_gemm.py).
+"""The skinny GEMM kernel: dot products of few rows (plan: passes/plan/kernels/skinny_gemm.py).
 
 Subgroup g of the grid computes rows m0 .. m0 + rows - 1 and channels f0 .. f0 + channels - 1
 (row blocks fastest). Lane l loads K-vectors l, l + lanes, ... of its rows and of those

@@ -1,2 +1,0 @@
-"""The pieces of convc-channels-last (passes/layout.py): IR builders, the per-op rewrites, the
-sinking of transposes, and the report of the transposes IREE keeps."""

@@ -1,2 +1,0 @@
-"""What the convc-match-conv pass (passes/match.py) reads a dispatch with: IR helpers, the
-dispatch's operands, conv and contraction forms, and the epilogue chain."""

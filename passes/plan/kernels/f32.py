@@ -1,0 +1,84 @@
+"""f32 convs (TF32 wgmma or exact f32 math) and dynamic batches: fixed configurations of the
+persistent sm_90a kernel, else the portable kernel."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ...lower.nvidia import tma_loader
+from ...problem import ConvProblem
+from ...schedule import Kernel, Schedule
+from ...target import Target
+from .common import narrow_block_n, tiles
+from .grouped_mma import narrow_dense
+from .portable import plan_portable
+from .registry import Declined
+from .sm90_ws import SM90_WS, WsTile
+
+
+def plan_f32(p: ConvProblem, t: Target, precision: str) -> Schedule:
+    """f32 convs. tf32 (the default): the persistent warp-specialized kernels with TF32 wgmma
+    (128-byte rows of 32 channels, or 64-byte rows of 16; no swapped tiles, clusters or direct
+    loads, which move 16-bit data), cooperative 128x128 tiles or ping-pong 64-row ones for
+    small grids; exact f32 math on the portable kernel where they decline, and always with
+    --precision fp32."""
+    if precision != "fp32" and t.has_wgmma:
+        s = _plan_tf32(p, t)
+        if isinstance(s, Schedule):
+            return s
+        return _portable(p, t, f"portable implicit GEMM (f32 inputs, exact f32 math: TF32 wgmma kernel declined: {s})")
+    why = ("f32 inputs, --precision fp32: exact f32 math" if precision == "fp32" else
+           "f32 inputs: no TF32 tensor-core kernel on this target, exact f32 math instead")
+    return _portable(p, t, f"portable implicit GEMM ({why})")
+
+
+def _plan_tf32(p: ConvProblem, t: Target) -> Schedule | Declined:
+    if tma_loader.k_tile_channels(p.C, p.R * p.S, p.dtype) is None:
+        return Declined(f"C={p.C} is not a multiple of 16 (one 64-byte swizzled row of f32 per K step; "
+                        f"a multiple of 4 with one filter tap)")
+    bn = 128 if p.F > 64 else narrow_block_n(p.F)
+    big = tiles(p, 128, bn) >= t.num_sms
+    kernel, bm = (Kernel.SM90_WS_COOPERATIVE, 128) if big else (Kernel.SM90_WS_PINGPONG, 64)
+    s = SM90_WS.attempt(p, t, tile=WsTile(kernel, bm, bn))
+    if isinstance(s, Declined):
+        return s
+    return dataclasses.replace(s.with_config(direct_stages=0), reason=s.reason + ", TF32 wgmma (f32 operands, f32 accumulation)")
+
+
+def plan_dynamic_batch(p: ConvProblem, t: Target, precision: str = "tf32") -> Schedule:
+    """A dynamic batch (p.N is only the planning hint): kernels whose grid, tile walk and
+    tensor maps take the batch at run time. On sm_90a the persistent warp-specialized kernel
+    with one CTA per SM and plain tiles: ping-pong 64-row tiles (they balance small batches
+    and stay close to the best on large ones); no clusters, swapped tiles, stream-K, direct
+    prologue loads or ring-staged epilogues, which size their work at compile time. Dense
+    f16/bf16 convs with F <= 8 take the grouped tensor-core kernel as one group, as static
+    ones do (grouped_mma.narrow_dense). Else the portable kernel, with a grid computed from
+    the batch."""
+    why = None
+    narrow = narrow_dense(p, t) if t.has_wgmma else None
+    if narrow is not None:
+        return narrow
+    if t.has_wgmma and not (p.dtype == "f32" and precision == "fp32"):
+        s = _plan_persistent_dynamic(p, t)
+        if isinstance(s, Schedule):
+            return s
+        why = str(s)
+    exact = ", exact f32 math" if p.dtype == "f32" else ""
+    return _portable(p, t, f"portable implicit GEMM{exact}, batch read at run time"
+                           + (f" (persistent kernel declined: {why})" if why else ""))
+
+
+def _plan_persistent_dynamic(p: ConvProblem, t: Target) -> Schedule | Declined:
+    if tma_loader.k_tile_channels(p.C, p.R * p.S, p.dtype) is None:
+        return Declined(f"C={p.C} does not tile into 64- or 128-byte rows")
+    s = SM90_WS.attempt(p, t, tile=WsTile(Kernel.SM90_WS_PINGPONG, 64, 128 if p.F > 64 else narrow_block_n(p.F)))
+    if isinstance(s, Declined):
+        return s
+    tf32 = ", TF32 wgmma (f32 operands, f32 accumulation)" if p.dtype == "f32" else ""
+    return dataclasses.replace(s.with_config(raster=1, direct_stages=0), grid=(t.num_sms, 1, 1),
+                               scratch_bytes=t.num_sms * s.scratch_bytes // s.grid[0],
+                               reason=s.reason + tf32 + ", batch read at run time")
+
+
+def _portable(p: ConvProblem, t: Target, reason: str) -> Schedule:
+    return dataclasses.replace(plan_portable(p, t), reason=reason)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from iree.compiler.dialects import arith as arith_d, flow as flow_d, linalg as linalg_d, tensor as tensor_d, util as util_d
 
-from ..ir import ir
+from ..ir import ir, walk_ops
 
 NCHW_TO_NHWC = [0, 2, 3, 1]
 NHWC_TO_NCHW = [0, 3, 1, 2]
@@ -133,3 +133,15 @@ def truncf_tensor(v: ir.Value, et: ir.Type) -> ir.Value:
         linalg_d.YieldOp([arith_d.truncf(et, block.arguments[0])])
     return gen.results[0]
 
+
+
+def erase_dead(module: ir.Module, kinds: tuple[str, ...]) -> None:
+    """Erases ops of these kinds whose results have no users, until none is left (a rewrite's
+    leftovers: the erasure of one frees its operands' producers)."""
+    changed = True
+    while changed:
+        changed = False
+        for op in list(walk_ops(module.operation)):
+            if op.name in kinds and all(not list(r.uses) for r in op.results):
+                op.erase()
+                changed = True

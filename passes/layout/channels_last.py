@@ -24,7 +24,7 @@ from __future__ import annotations
 from iree.compiler.dialects import arith as arith_d, linalg as linalg_d, tensor as tensor_d
 
 from ..ir import ir, walk_ops
-from .builders import (NCHW_TO_NHWC, NHWC_TO_NCHW, barrier, ints, is_transpose, owner, truncf_tensor, users,
+from .builders import (NCHW_TO_NHWC, NHWC_TO_NCHW, barrier, erase_dead, ints, is_transpose, owner, truncf_tensor, users,
                                value_of)
 from .op_rewrites import (CONV_OPS, GROUPED_OPS, NHWC_CONVS, POOL_OPS, grouped_generic, is_nhwc_conv, rewrite_conv,
                                   rewrite_grouped, rewrite_pool, rewritable)
@@ -86,7 +86,7 @@ def channels_last(module: ir.Module, options=None) -> ir.Module:
         demote = {"bf16": ir.BF16Type.get, "f16": ir.F16Type.get}.get(getattr(options, "precision", None))
         if demote is not None:
             _demote_conv_inputs(module, demote())
-        _erase_dead(module)
+        erase_dead(module, DEAD_KINDS)
     return module
 
 
@@ -178,18 +178,9 @@ def _isolate_transposes(module: ir.Module) -> None:
                 holder.operands[index] = barrier(x)
 
 
-def _erase_dead(module: ir.Module) -> None:
-    """Drops transposes/empties/pads left without users by the rewrites."""
-    dead = ("linalg.transpose", "tensor.empty", "tensor.pad", "linalg.fill", "arith.constant", "tensor.dim",
-            "tensor.expand_shape", "tensor.collapse_shape")
-    changed = True
-    while changed:
-        changed = False
-        for op in list(walk_ops(module.operation)):
-            if op.name in dead and all(not list(r.uses) for r in op.results):
-                op.erase()
-                changed = True
-
+# what the rewrites leave without users: transposes, empties, pads and their constants, views
+DEAD_KINDS = ("linalg.transpose", "tensor.empty", "tensor.pad", "linalg.fill", "arith.constant", "tensor.dim",
+              "tensor.expand_shape", "tensor.collapse_shape")
 
 
 def layout_counts(module: ir.Module) -> dict[str, int]:

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from iree.compiler.dialects import linalg as linalg_d, tensor as tensor_d
 
 from ..ir import ir, walk_ops
-from .builders import NCHW_TO_NHWC, barrier, ints, is_transpose, is_zero_fill, owner, reshape, transpose, value_of, zero
+from .builders import NCHW_TO_NHWC, barrier, erase_dead, ints, is_transpose, is_zero_fill, owner, reshape, transpose, value_of, zero
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ class Axis:
 
 
 def _zero_inserted(v: ir.Value):
-    """(x in NHWC, its NHWC-ness known, insert op) when v is, through a barrier and an
+    """(the insert op, whether its tensor is NCHW) when v is, through a barrier and possibly an
     NCHW -> NHWC transpose, a strided insert of x into a zero fill; else None."""
     op = owner(v)
     if op is not None and op.name == "util.optimization_barrier":
@@ -162,7 +162,7 @@ def rewrite_transposed(conv) -> bool:
 def _phase_conv(xt: ir.Value, w: ir.Value, ph, pw, f: int, et) -> ir.Value:
     """One conv of a phase's window (ph, pw: Axis.phase of each axis) over xt, F = f; the
     filter w is the phase's sub-filter(s) [f, taps_h, taps_w, C], put behind a barrier."""
-    (_, krh, loh, hih, ch), (_, krw, low_, hiw, cw) = ph, pw
+    (_, krh, loh, hih, _), (_, krw, low_, hiw, _) = ph, pw
     xr = _pad(xt, [loh, low_], [hih, hiw])
     xs = ir.RankedTensorType(xr.type).shape
     oh, ow = xs[1] - krh + 1, xs[2] - krw + 1
@@ -222,18 +222,7 @@ def subpixel_convs(module: ir.Module, options=None) -> ir.Module:
     with module.context, ir.Location.unknown():
         for conv in list(walk_ops(module.operation, "linalg.conv_2d_nhwc_fhwc")):
             rewrite_transposed(conv)
-        _erase_dead(module)
+        # the zero-inserted tensor and its barrier / transpose, the filter's old barrier
+        erase_dead(module, ("linalg.transpose", "tensor.empty", "tensor.insert_slice", "linalg.fill",
+                            "util.optimization_barrier", "tensor.extract_slice"))
     return module
-
-
-def _erase_dead(module: ir.Module) -> None:
-    """The zero-inserted tensor and its barrier/transpose, once the phases replaced the conv."""
-    dead = ("linalg.transpose", "tensor.empty", "tensor.insert_slice", "linalg.fill", "util.optimization_barrier",
-            "tensor.extract_slice")
-    changed = True
-    while changed:
-        changed = False
-        for op in list(walk_ops(module.operation)):
-            if op.name in dead and all(not list(r.uses) for r in op.results):
-                op.erase()
-                changed = True

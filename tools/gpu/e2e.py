@@ -379,7 +379,6 @@ def main(argv=None) -> int:
                                          "whose PyTorch side was measured already (same model, seed, shape, "
                                          "dtype) reuses it")
     args = p.parse_args(argv)
-    import torch
     if args.runtime_flags:
         import iree.runtime as rt
         rt.flags.parse_flags(*args.runtime_flags.split())
@@ -398,17 +397,28 @@ def main(argv=None) -> int:
         print(json.dumps({k: v for k, v in row.items() if k != "convc_breakdown"}), flush=True)
         if "convc_breakdown" in row:
             print("  breakdown:", json.dumps(row["convc_breakdown"]), flush=True)
-    result = {"runtime_flags": args.runtime_flags, "date": datetime.date.today().isoformat(), "device": torch.cuda.get_device_name(0),
-              "commit": manifest.get("commit"), "torch": torch.__version__, "tolerance": TOLERANCE,
-              "method": "wall clock per inference, back-to-back, median of 5 rounds; f16 (f32 cases: TF32 everywhere), channels_last for "
-                        "PyTorch, cudnn.benchmark and TF32 on", "cases": rows}
-    with open(os.path.join(args.out, "e2e.json"), "w") as f:
+    write_result(args.out, {"runtime_flags": args.runtime_flags, "commit": manifest.get("commit"), "cases": rows})
+    return 0
+
+
+METHOD = ("PyTorch: back to back with CUDA events, median of 5 rounds, and reduce-overhead also synchronized after "
+          "every call; convc: the Python-timed call, and iree-benchmark-module's median per call and pipelined "
+          "(--batch_size=16); f16 (f32 cases: TF32 everywhere), channels_last for PyTorch, cudnn.benchmark and TF32 on")
+
+
+def write_result(out: str, fields: dict) -> dict:
+    """e2e.json (fields with the date, device, torch version, tolerance and METHOD) and e2e.png
+    of its cases, in out."""
+    import torch
+    result = {"date": datetime.date.today().isoformat(), "device": torch.cuda.get_device_name(0),
+              "torch": torch.__version__, "tolerance": TOLERANCE, "method": METHOD, **fields}
+    with open(os.path.join(out, "e2e.json"), "w") as f:
         json.dump(result, f, indent=1)
     try:
-        _png(rows, os.path.join(args.out, "e2e.png"))
+        _png(result["cases"], os.path.join(out, "e2e.png"))
     except ImportError:
         pass
-    return 0
+    return result
 
 
 if __name__ == "__main__":

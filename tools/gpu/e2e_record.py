@@ -14,7 +14,6 @@ crashing case costs only itself; CUDA graphs of one case never share a pool with
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
 import shlex
@@ -22,7 +21,7 @@ import subprocess
 import sys
 import time
 
-from .e2e import TORCH_BASELINES, TOLERANCE, _png, _torch_key
+from .e2e import TORCH_BASELINES, _torch_key, write_result
 
 # relative cost of a case: its PyTorch baselines measured, or reused from the cache
 COST_MEASURED, COST_REUSED = 5, 1
@@ -88,7 +87,6 @@ def main(argv=None) -> int:
         proc.wait()
         print(f"gpu {gpu} done (rc {proc.returncode}) at {time.time() - t0:.0f} s", flush=True)
     rows, missing = [], []
-    import torch
     for c in cases:
         path = os.path.join(args.out, c["name"], "e2e.json")
         try:
@@ -97,20 +95,8 @@ def main(argv=None) -> int:
             rows += got
         except (OSError, ValueError, KeyError):
             missing.append(c["name"])
-    result = {"date": datetime.date.today().isoformat(), "device": torch.cuda.get_device_name(0),
-              "gpus": len(workers), "commit": manifest.get("commit"), "torch": torch.__version__, "tolerance": TOLERANCE,
-              "method": "each case in its own process on one GPU of the machine (cases spread over its GPUs); "
-                        "PyTorch: back to back with CUDA events, median of 5 rounds, and reduce-overhead also "
-                        "synchronized after every call; convc: iree-benchmark-module median per call and pipelined "
-                        "(--batch_size=16); f16 (f32 cases: TF32 everywhere), channels_last for PyTorch, "
-                        "cudnn.benchmark and TF32 on",
-              "wall_s": round(time.time() - t0), "shards": plan, "missing": missing, "cases": rows}
-    with open(os.path.join(args.out, "e2e.json"), "w") as f:
-        json.dump(result, f, indent=1)
-    try:
-        _png(rows, os.path.join(args.out, "e2e.png"))
-    except ImportError:
-        pass
+    write_result(args.out, {"gpus": len(workers), "commit": manifest.get("commit"), "wall_s": round(time.time() - t0),
+                            "shards": plan, "missing": missing, "cases": rows})
     bad = [r["name"] for r in rows if not r.get("correct", {}).get("convc")]
     print(f"{len(rows)}/{len(cases)} cases measured, {len(rows) - len(bad)} correct"
           + (f"; wrong or failed: {', '.join(bad)}" if bad else "") + (f"; missing: {', '.join(missing)}" if missing else ""))

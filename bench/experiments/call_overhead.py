@@ -229,7 +229,8 @@ def run(args) -> None:
             if args.only and case["name"] not in args.only.split(","):
                 continue
             dt, np_dt = _DT[case.get("dtype", "float16")]
-            model = _torch_model(case).cuda().to(getattr(torch, case.get("dtype", "float16")))
+            model = _torch_model(case)          # on the GPU only where PyTorch's side runs in this process
+            model = (model if args.no_torch else model.cuda()).to(getattr(torch, case.get("dtype", "float16")))
             model = model.to(memory_format=torch.channels_last)
             params = {k: v.detach().cpu().numpy() for k, v in model.state_dict().items()
                       if k in set(entry["parameters"])}
@@ -253,12 +254,21 @@ def run(args) -> None:
             lm = LoadedModule(vmfb, "cuda", parameters=params)
             x_np = np.full(xshape, 0.5, np_dt)
             fn, dev = lm.function("main"), [lm.to_device(x_np, dt)]
+            # the Python-timed path of convc-e2e (convc_us): synchronous calls, input on the device
+            from convc.tools.gpu.e2e import _time_iree
+            row["python_us"] = round(_time_iree(fn, dev, 20), 1)
             if not args.no_trace:
                 row["trace"] = _trace(lambda: fn(*dev))
+            if args.no_torch:
+                rows.append(row)
+                print(json.dumps(row), flush=True)
+                continue
             x = torch.full(shape, 0.5, device="cuda", dtype=getattr(torch, case.get("dtype", "float16")))
             x = x.contiguous(memory_format=torch.channels_last)
             with torch.no_grad():
                 row["reduce_overhead"] = _torch_two_ways(model, x)
+            # as convc-e2e times it: after PyTorch's baselines ran in the same process
+            row["python_us_after_torch"] = round(_time_iree(fn, dev, 20), 1)
             rows.append(row)
             print(json.dumps(row), flush=True)
     if args.out:
@@ -278,6 +288,7 @@ def main(argv=None) -> int:
     pr.add_argument("--out", default="")
     pr.add_argument("--sweep", action="store_true", help="also time the SWEEP runtime-flag sets")
     pr.add_argument("--no-trace", action="store_true", help="skip the CUPTI traces and PyTorch's side")
+    pr.add_argument("--no-torch", action="store_true", help="skip PyTorch's side of the bundle cases")
     pr.add_argument("--runtime-flags", default="", help="IREE runtime flags for the traced calls")
     args = p.parse_args(argv)
     if args.cmd == "prepare":

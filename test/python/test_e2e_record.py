@@ -2,6 +2,9 @@
 (one measurement, reused through the GPU's cache), the load is balanced, manifest order kept."""
 
 from convc.tools.gpu.e2e import _torch_key
+import json
+
+from convc.tools.gpu import e2e_record
 from convc.tools.gpu.e2e_record import shards
 
 
@@ -56,3 +59,39 @@ def test_cache_reuses_the_first_measurement(tmp_path, monkeypatch):
     assert second[1] == first[1] and second[0] == first[0]
     assert second[2]["torch_baselines_from"] == "r50_b32" and second[2]["torch_reduce_overhead_profile"] == {"kernels": 7}
     assert other[1]["torch_eager_us"] == 102.0 and "torch_baselines_from" not in other[2]
+
+
+def test_core_sets_are_disjoint_and_cover_the_cpus(monkeypatch):
+    monkeypatch.setattr(e2e_record.os, "sched_getaffinity", lambda _: set(range(64)))
+    sets = e2e_record.core_sets(4)
+    assert [len(s) for s in sets] == [16, 16, 16, 16]
+    assert set().union(*sets) == set(range(64)) and sum(map(len, sets)) == 64
+    monkeypatch.setattr(e2e_record.os, "sched_getaffinity", lambda _: {0, 1})
+    assert all(e2e_record.core_sets(4))          # fewer CPUs than workers: every worker gets some
+
+
+def _case_dir(root, name, device="NVIDIA H200", correct=True):
+    d = root / name
+    d.mkdir(parents=True)
+    (d / "e2e.json").write_text(json.dumps({"device": device, "torch": "2.11", "cases": [
+        {"name": name, "correct": {"convc": correct}}]}))
+
+
+def test_merge_takes_each_case_from_the_last_directory(tmp_path, monkeypatch):
+    monkeypatch.setattr(e2e_record, "write_result", lambda out, fields: captured.update(fields))
+    captured = {}
+    _case_dir(tmp_path / "a", "r50", correct=False)
+    _case_dir(tmp_path / "a", "mnv2")
+    _case_dir(tmp_path / "b", "r50")
+    rc = e2e_record.main(["--merge", str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(tmp_path / "m")])
+    assert rc == 0
+    assert captured["device"] == "NVIDIA H200"
+    assert sorted(c["name"] for c in captured["cases"]) == ["mnv2", "r50"]
+    assert all(c["correct"]["convc"] for c in captured["cases"])
+
+
+def test_merge_refuses_mixed_devices(tmp_path, capsys):
+    _case_dir(tmp_path / "a", "r50")
+    _case_dir(tmp_path / "b", "mnv2", device="NVIDIA H100")
+    assert e2e_record.main(["--merge", str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(tmp_path / "m")]) == 1
+    assert "different devices" in capsys.readouterr().err

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole end-to-end record on the device machine, run from the repository root: every case of
 # the bundle with eager, torch.compile default and mode="reduce-overhead", each case in its own
-# process, spread over the machine's GPUs (a multi-GPU kind finishes the 24 cases in one call).
+# process, spread over the machine's GPUs (nvidia-h200-x4 ran the 25 cases in 461 s).
 #   tools/device/e2e_record.sh BUNDLE [OUTDIR] [e2e_record options]
 # BUNDLE comes from `convc-e2e prepare --out BUNDLE`. Writes e2e.json, e2e.png, per-case logs.
 set -uo pipefail

@@ -32,6 +32,17 @@ def gpu_count() -> int:
     return max(1, sum(1 for line in out.stdout.splitlines() if line.startswith("GPU ")))
 
 
+def core_sets(n: int) -> list[set[int]]:
+    """This process's CPUs in n disjoint contiguous sets, one per GPU's worker. Unpinned, one
+    GPU's torch.compile (Inductor compiles on every core) preempted the IREE runtime's worker
+    and completion threads of a case timed on another GPU: the synchronous Python-timed calls of
+    a run of four workers took up to 1.8x their time alone (MobileNetV3-L b32 1181 against 702
+    us, VAE decoder b1 1659 against 931; bench/experiments/call_overhead.py, one H200, same day)."""
+    cpus = sorted(os.sched_getaffinity(0))
+    per = max(1, len(cpus) // max(1, n))
+    return [set(cpus[i * per:(i + 1) * per] if i < n - 1 else cpus[i * per:]) or set(cpus) for i in range(n)]
+
+
 def shards(cases: list[dict], baselines: tuple, gpus: int) -> list[list[str]]:
     """Case names per GPU: groups sharing a _torch_key together, largest groups first onto the
     least loaded GPU; within a GPU, manifest order."""
@@ -48,9 +59,37 @@ def shards(cases: list[dict], baselines: tuple, gpus: int) -> list[list[str]]:
     return [sorted((c["name"] for c in s), key=order.get) for s in out]
 
 
+def merge(dirs: list[str], out: str) -> int:
+    """One e2e.json + e2e.png from the case directories of several record runs (of one bundle,
+    one device kind): each case from the last directory holding it; the device and PyTorch
+    version from the cases, which must agree."""
+    found: dict[str, dict] = {}
+    for d in dirs:
+        for name in sorted(os.listdir(d)):
+            path = os.path.join(d, name, "e2e.json")
+            if os.path.isfile(path):
+                with open(path) as f:
+                    found[name] = json.load(f)
+    if not found:
+        print(f"e2e_record: error: no case results under {', '.join(dirs)}", file=sys.stderr)
+        return 1
+    devices = {(r["device"], r["torch"]) for r in found.values()}
+    if len(devices) != 1:
+        print(f"e2e_record: error: cases from different devices or PyTorch versions: {sorted(devices)}", file=sys.stderr)
+        return 1
+    (device, torch_version), = devices
+    rows = [c for r in found.values() for c in r["cases"]]
+    os.makedirs(out, exist_ok=True)
+    write_result(out, {"device": device, "torch": torch_version, "merged_from": [os.path.basename(os.path.normpath(d)) for d in dirs],
+                       "cases": rows})
+    bad = [r["name"] for r in rows if not r.get("correct", {}).get("convc")]
+    print(f"{len(rows)} cases merged, {len(rows) - len(bad)} correct" + (f"; wrong or failed: {', '.join(bad)}" if bad else ""))
+    return 0 if not bad else 1
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="e2e_record", description=__doc__.splitlines()[0])
-    p.add_argument("--bundle", required=True, help="bundle made by convc-e2e prepare")
+    p.add_argument("--bundle", help="bundle made by convc-e2e prepare")
     p.add_argument("--out", required=True, help="directory for e2e.json, e2e.png and each case's log")
     p.add_argument("--gpus", type=int, default=0, help="GPUs to use (default: all nvidia-smi lists)")
     p.add_argument("--baselines", default=",".join(TORCH_BASELINES),
@@ -58,7 +97,14 @@ def main(argv=None) -> int:
     p.add_argument("--only", help="comma-separated case names (default: every case of the bundle)")
     p.add_argument("--variants", default="convc", help="IREE variants to run (default convc)")
     p.add_argument("--iters", type=int, default=20, help="inferences per timing round")
+    p.add_argument("--merge", nargs="+", metavar="DIR",
+                   help="run nothing: merge the per-case results under these record directories (a record "
+                        "split over several calls; the latest directory wins a case) into --out")
     args = p.parse_args(argv)
+    if args.merge:
+        return merge(args.merge, args.out)
+    if not args.bundle:
+        p.error("--bundle is required (or --merge)")
     with open(os.path.join(args.bundle, "manifest.json")) as f:
         manifest = json.load(f)
     baselines = tuple(b for b in args.baselines.split(",") if b)
@@ -67,10 +113,14 @@ def main(argv=None) -> int:
     os.makedirs(args.out, exist_ok=True)
     t0 = time.time()
     workers = []
+    busy = [g for g, names in enumerate(plan) if names]
+    cores = core_sets(len(busy))
     for gpu, names in enumerate(plan):
         if not names:
             continue
-        env = dict(os.environ, CUDA_VISIBLE_DEVICES=str(gpu))
+        mine = cores[busy.index(gpu)]
+        env = dict(os.environ, CUDA_VISIBLE_DEVICES=str(gpu), OMP_NUM_THREADS=str(len(mine)),
+                   TORCHINDUCTOR_COMPILE_THREADS=str(len(mine)))
         script = []
         for name in names:
             cmd = [sys.executable, "-m", "convc.tools.gpu.e2e", "--bundle", args.bundle,
@@ -81,8 +131,9 @@ def main(argv=None) -> int:
         log = open(os.path.join(args.out, f"gpu{gpu}.log"), "w")
         # one shell per GPU runs its cases in turn, one process each
         shell = " ; ".join(shlex.join(c) for c in script)
-        workers.append((gpu, names, subprocess.Popen(["bash", "-c", shell], env=env, stdout=log, stderr=subprocess.STDOUT)))
-        print(f"gpu {gpu}: {', '.join(names)}", flush=True)
+        workers.append((gpu, names, subprocess.Popen(["bash", "-c", shell], env=env, stdout=log, stderr=subprocess.STDOUT,
+                                                     preexec_fn=lambda c=mine: os.sched_setaffinity(0, c))))
+        print(f"gpu {gpu} (cores {min(mine)}-{max(mine)}): {', '.join(names)}", flush=True)
     for gpu, names, proc in workers:
         proc.wait()
         print(f"gpu {gpu} done (rc {proc.returncode}) at {time.time() - t0:.0f} s", flush=True)

@@ -136,7 +136,7 @@ def test_kernel_refuses_direct_stages_it_cannot_take():
     s = plan_sm90_ws(p, T, block_m=128, block_n=256)
     clustered = plan_sm90_ws(p, T, block_m=128, block_n=256, cluster_m=2)
     with ir.Context():
-        assert Sm90WarpSpecialized(p, s, None).direct == 2
+        assert Sm90WarpSpecialized(p, s, None).mode.direct == 2
         with pytest.raises(WsUnsupported, match="direct_stages=2"):
             Sm90WarpSpecialized(p, clustered.with_config(direct_stages=2), None)
 

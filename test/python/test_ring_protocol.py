@@ -13,30 +13,9 @@ import random
 
 import pytest
 
+from barrier_model import Barrier, interleave, ring_slot
+
 WARPS = 4                       # warps per consumer warpgroup, one empty arrival each
-
-
-class Barrier:
-    def __init__(self, count):
-        self.count, self.pending, self.tx, self.completed = count, count, 0, 0
-
-    def passes(self, parity):
-        return self.completed % 2 != parity
-
-    def arrive(self, n=1, tx=0):
-        self.pending -= n
-        self.tx += tx
-        assert self.pending >= 0, "more arrivals than the phase expects"
-        self._maybe_complete()
-
-    def complete_tx(self, n):
-        self.tx -= n
-        self._maybe_complete()
-
-    def _maybe_complete(self):
-        if self.pending == 0 and self.tx == 0:
-            self.completed += 1
-            self.pending = self.count
 
 
 class Model:
@@ -51,7 +30,7 @@ class Model:
         self.asyncs = []                       # pending (condition-free) completions
 
     def stage(self, it):
-        return it % self.S, (it // self.S) % 2
+        return ring_slot(it, self.S)
 
     def epi(self, j, w):
         return j * self.per + self.K + w
@@ -100,26 +79,16 @@ class Model:
                 yield lambda: self.full[ost].passes(oph)
 
     def run(self):
-        agents = [self.producer(), self.consumer(0), self.consumer(1)]
-        waits = [next(a) for a in agents]
-        while agents or self.asyncs:
-            ready = [i for i, c in enumerate(waits) if c()]
-            if not ready and not self.asyncs:
-                raise TimeoutError("deadlock")
-            if self.asyncs and (not ready or self.rng.random() < 0.3):
-                ev = self.asyncs.pop(self.rng.randrange(len(self.asyncs)))
-                if ev[0] == "load":
-                    self.landed[ev[1]] = ev[2]
-                    self.full[ev[1]].complete_tx(1)
-                else:
-                    self.readers[ev[1]].discard(ev[2])
-                    ev[3].remove(ev[1])
-                continue
-            i = self.rng.choice(ready)
-            try:
-                waits[i] = next(agents[i])
-            except StopIteration:
-                del agents[i], waits[i]
+        def complete(k):
+            ev = self.asyncs.pop(k)
+            if ev[0] == "load":
+                self.landed[ev[1]] = ev[2]
+                self.full[ev[1]].complete_tx(1)
+            else:
+                self.readers[ev[1]].discard(ev[2])
+                ev[3].remove(ev[1])
+        interleave([self.producer(), self.consumer(0), self.consumer(1)], self.rng, lambda: len(self.asyncs),
+                   complete, 0.3, started=True)
 
 
 @pytest.mark.parametrize("stages,ktiles", [(3, 1), (4, 1), (4, 2), (5, 8), (7, 4)])

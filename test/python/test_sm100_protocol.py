@@ -17,32 +17,10 @@ import random
 
 import pytest
 
+from barrier_model import Barrier, interleave, ring_slot
 from convc.passes.lower.nvidia.sm100_ws import ACC_STAGES, EPILOGUE_THREADS, WARP
 
 EPI_WARPS = EPILOGUE_THREADS // WARP
-
-
-class Barrier:
-    def __init__(self, count):
-        self.count, self.pending, self.tx, self.completed = count, count, 0, 0
-
-    def passes(self, parity):
-        return self.completed % 2 != parity
-
-    def arrive(self, n=1, tx=0):
-        self.pending -= n
-        self.tx += tx
-        assert self.pending >= 0, "more arrivals than the phase expects"
-        self._maybe_complete()
-
-    def complete_tx(self, n):
-        self.tx -= n
-        self._maybe_complete()
-
-    def _maybe_complete(self):
-        if self.pending == 0 and self.tx == 0:
-            self.completed += 1
-            self.pending = self.count
 
 
 VARIANTS = (
@@ -55,6 +33,20 @@ VARIANTS = (
     "dealloc_without_barrier",    # MMA warp frees tensor memory right after issuing its last commit
     "no_alloc_barrier",           # epilogue warps start before the CTA barrier that publishes the address
 )
+
+
+def run_model(model, agents) -> None:
+    """Runs a model's agents against its background work: TMA loads, stores and residual loads
+    complete in any order (model.asyncs), the MMA thread's tcgen05 ops in issue order (model.tc)."""
+    def pending():
+        return len(model.asyncs) + (1 if model.tc else 0)
+
+    def complete(k):
+        if k < len(model.asyncs):
+            model._complete_async(model.asyncs.pop(k))
+        else:
+            model._complete_tc()
+    interleave(agents, model.rng, pending, complete, 0.35)
 
 
 class Model:
@@ -83,10 +75,11 @@ class Model:
         self.epi_done = 0
 
     def stage(self, it):
-        return it % self.S, (it // self.S) % 2
+        return ring_slot(it, self.S)
 
     def acc(self, j):
-        return (0 if self.v == "one_acc_stage" else j % ACC_STAGES), (j // ACC_STAGES) % 2
+        a, aph = ring_slot(j, ACC_STAGES)
+        return (0 if self.v == "one_acc_stage" else a), aph
 
     def _bar(self, key, n):
         self.named[key] = self.named.get(key, 0) + 1
@@ -215,26 +208,7 @@ class Model:
 
     def run(self):
         agents = [self.producer(), self.mma()] + [self.epilogue(w) for w in range(EPI_WARPS)]
-        waits = [lambda: True for _ in agents]        # each agent starts at a random step
-        while agents or self.asyncs or self.tc:
-            ready = [i for i, c in enumerate(waits) if c()]
-            background = len(self.asyncs) + (1 if self.tc else 0)
-            if not ready and not background:
-                raise TimeoutError("deadlock")
-            if background and (not ready or self.rng.random() < 0.35):
-                k = self.rng.randrange(background)
-                if k < len(self.asyncs):
-                    self._complete_async(self.asyncs.pop(k))
-                else:
-                    self._complete_tc()
-                continue
-            i = self.rng.choice(ready)
-            try:
-                waits[i] = next(agents[i])
-                if not callable(waits[i]):
-                    raise TypeError("agents yield predicates")
-            except StopIteration:
-                del agents[i], waits[i]
+        run_model(self, agents)
         assert self.tmem == "freed", "tensor memory never freed"
         assert self.epi_done == EPI_WARPS
 
@@ -313,7 +287,7 @@ class PairModel:
         self.done = 0
 
     def stage(self, it):
-        return it % self.S, (it // self.S) % 2
+        return ring_slot(it, self.S)
 
     def _bar(self, key, n):
         self.named[key] = self.named.get(key, 0) + 1
@@ -349,7 +323,7 @@ class PairModel:
         yield self._start(mma_warp=True)
         if c == 0:
             for j in range(self.T):
-                a, aph = j % ACC_STAGES, (j // ACC_STAGES) % 2
+                a, aph = ring_slot(j, ACC_STAGES)
                 yield lambda: self.acc_empty[0][a].passes(aph ^ 1)
                 for kt in range(self.K):
                     it = j * self.K + kt
@@ -374,7 +348,7 @@ class PairModel:
         yield lambda: True
         yield self._start()
         for j in range(self.T):
-            a, aph = j % ACC_STAGES, (j // ACC_STAGES) % 2
+            a, aph = ring_slot(j, ACC_STAGES)
             if w == 0:
                 yield lambda: not self.store_reading[c]
                 if self.res:
@@ -440,24 +414,7 @@ class PairModel:
     def run(self):
         agents = [self.producer(c) for c in range(2)] + [self.mma(c) for c in range(2)] + \
                  [self.epilogue(c, w) for c in range(2) for w in range(EPI_WARPS)]
-        waits = [lambda: True for _ in agents]
-        while agents or self.asyncs or self.tc:
-            ready = [i for i, c in enumerate(waits) if c()]
-            background = len(self.asyncs) + (1 if self.tc else 0)
-            if not ready and not background:
-                raise TimeoutError("deadlock")
-            if background and (not ready or self.rng.random() < 0.35):
-                k = self.rng.randrange(background)
-                if k < len(self.asyncs):
-                    self._complete_async(self.asyncs.pop(k))
-                else:
-                    self._complete_tc()
-                continue
-            i = self.rng.choice(ready)
-            try:
-                waits[i] = next(agents[i])
-            except StopIteration:
-                del agents[i], waits[i]
+        run_model(self, agents)
         assert self.tmem == "freed" and self.done == 2 * EPI_WARPS
 
 

@@ -38,10 +38,11 @@ from ..common.epilogue import apply_and_store, load_operands
 from ..common.int_ops import IrOps
 from .depthwise_mma_geometry import VEC, DepthwiseMmaGeometry, depthwise_mma_geometry, input_map_args
 from . import tensormap as tm
-from .primitives import I32, I64, index_to, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_init_fence, mbarrier_wait, tma_load
+from .primitives import I32, I64, index_to, mbarrier_init_fence, tma_load
+from .ring import PhaseBarrier
 from .tma_loader import descriptor_slots, write_descriptors
 from .sm80_ops import ldmatrix, mma_m16n8k16, warp_sync
-from .smem import SharedBlock
+from .smem import BARRIER_BYTES, Region, SharedBlock
 
 DESCRIPTORS = 1       # the input's tensor map
 EPILOGUE_BATCH = 8    # output vectors whose operand loads go out together
@@ -74,7 +75,9 @@ class DepthwiseMma:
         cb = hal_d.InterfaceWorkgroupIDOp(0).result
         y = hal_d.InterfaceWorkgroupIDOp(1).result
         self.c0 = e.mul(cb, g.channels)
-        self.bar = self.smem.at(g.barrier_offset)
+        # the raw buffer's barrier completes once per tile (the CTA barrier after the
+        # transpose releases the buffer)
+        self.bar = PhaseBarrier(e, self.smem, Region(g.barrier_offset, BARRIER_BYTES), hoist=True)
         total = p.N * g.tiles_per_image
         gy = s.grid[1]
         count = e.div(e.add(e.sub(total, y), gy - 1), gy)          # y < total: the grid is no larger
@@ -82,7 +85,7 @@ class DepthwiseMma:
         issuer = e.cmp("eq", self.tid, 0)
         with e.if_(issuer):
             write_descriptors([tm.encode_tiled(input_map_args(p, g))], [self.desc], [memrefs[p.input]])
-            mbarrier_init(self.bar, 1)
+            self.bar.init()
             mbarrier_init_fence()
         self._load_filter()
         self._zero_taps()
@@ -93,7 +96,7 @@ class DepthwiseMma:
         self.m.barrier()
         with e.for_(0, count, 1) as (j, _a, _y):
             t = e.add(y, e.mul(j, gy))
-            mbarrier_wait(self.bar, index_to(e.rem(j, 2), I32()))
+            self.bar.wait_at(j)
             self._transpose()
             self.m.barrier()                   # raw is free, the planes are whole
             with e.if_(e.all_of(issuer, e.cmp("slt", e.add(j, 1), count))):
@@ -109,9 +112,9 @@ class DepthwiseMma:
         """Thread 0: arm the raw buffer's barrier and TMA-load tile t's input window into it."""
         g, e = self.g, self.e
         n, oh0, ow0 = g.tile_origin(self.ops, t)
-        mbarrier_arrive_expect_tx(self.bar, g.box_bytes)
+        bar = self.bar.arm(0, g.box_bytes)
         coords = [self.c0, e.sub(e.mul(ow0, g.sw), g.pad_left), e.sub(e.mul(oh0, g.sh), g.pad_top), n]
-        tma_load(self.smem.at(g.raw_offset), self.desc, [index_to(e._v(c), I32()) for c in coords], self.bar)
+        tma_load(self.smem.at(g.raw_offset), self.desc, [index_to(e._v(c), I32()) for c in coords], bar)
 
     def _load_filter(self) -> None:
         """The block's R x S x channels filter by 16-byte loads (all issued before their

@@ -40,8 +40,8 @@ from ..common.int_ops import IrOps
 from . import tensormap as tm
 from .depthwise_strips_geometry import (CG, IMAGES, LAG, OUT_COLS, DepthwiseStrips, depthwise_strips,
                                         input_map_args)
-from .primitives import (I32, index_to, mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_init,
-                         mbarrier_init_fence, mbarrier_wait, tma_load)
+from .primitives import I32, index_to, mbarrier_init_fence, tma_load
+from .ring import MbarrierRing
 from .sm80_ops import mma_m16n8k16, warp_sync
 from .smem import SharedBlock
 from .tma_loader import descriptor_slots, write_descriptors
@@ -68,6 +68,7 @@ class DepthwiseStripsKernel:
         p, g, e, lay = self.p, self.g, self.e, self.lay
         self.memrefs = memrefs
         self.smem = SharedBlock(self.m, lay.total)
+        self.ring = MbarrierRing(e, self.smem, lay.full, lay.empty)
         self.elems = self.smem.view(float_type(p.dtype))
         self.floats = self.smem.view(ir.F32Type.get())
         self.tid = self.m.thread_id(e)
@@ -81,9 +82,7 @@ class DepthwiseStripsKernel:
         self.issuer = e.cmp("eq", self.tid, 0)
         with e.if_(self.issuer):
             write_descriptors([tm.encode_tiled(input_map_args(p, g))], [self.desc], [memrefs[p.input]])
-            for i in range(g.stages):
-                mbarrier_init(self.smem.element(lay.full, i), 1)
-                mbarrier_init(self.smem.element(lay.empty, i), g.warps)
+            self.ring.init(g.warps)
             mbarrier_init_fence()
         self.m.barrier()
         with e.if_(self.issuer):
@@ -102,11 +101,8 @@ class DepthwiseStripsKernel:
         t = e.add(self.pid, e.mul(e.div(gsp, g.steps), self.s.grid[0]))
         i = e.rem(gsp, g.steps)
         ig, st, wb, cb = g.item(self.ops, t)
-        slot = e.rem(gsp, g.stages)
-        mbarrier_wait(self.smem.element(self.lay.empty, slot),
-                      index_to(e.xor(e.rem(e.div(gsp, g.stages), 2), 1), I32()))
-        bar = self.smem.element(self.lay.full, slot)
-        mbarrier_arrive_expect_tx(bar, g.box_bytes)
+        slot = self.ring.acquire_at(gsp)
+        bar = self.ring.arm(slot, g.box_bytes)
         coords = [e.mul(cb, g.channels), e.sub(e.mul(wb, OUT_COLS), self.p.pad[1]),
                   e.add(e.sub(e.mul(st, g.rows), self.p.pad[0]), i), e.mul(ig, IMAGES)]
         tma_load(self.smem.element(self.lay.slots, slot), self.desc, [index_to(e._v(c), I32()) for c in coords], bar)
@@ -183,8 +179,7 @@ class DepthwiseStripsKernel:
         ahead = e.add(gs, g.stages - LAG)
         with e.if_(e.all_of(self.issuer, e.cmp("slt", ahead, self.nsteps))):
             self._issue(ahead)
-        slot = e.rem(gs, g.stages)
-        mbarrier_wait(self.smem.element(lay.full, slot), index_to(e.rem(e.div(gs, g.stages), 2), I32()))
+        slot = self.ring.wait_at(gs)
         base = e.mul(slot, lay.slots.size // g.elem_bytes)
         vt = vec_type(CG, p.dtype)
         v = {key: vector_d.load(vt, self.elems, [e.add(base, off)], alignment=CG * g.elem_bytes)
@@ -196,7 +191,7 @@ class DepthwiseStripsKernel:
                      for kk in range(2) for hh in range(2)]
         warp_sync()
         with e.if_(e.cmp("eq", self.lane, 0)):
-            mbarrier_arrive(self.smem.element(lay.empty, slot))
+            self.ring.release(slot)
         ring = list(ring)
         for r in range(g.R):
             sl = (j - r) % g.R

@@ -33,7 +33,8 @@ from ..common.emit import Emitter, float_type, vec_type, zeros
 from ..common.epilogue import store_row_masked
 from . import tensormap as tm
 from .depthwise_tile import DepthwiseTile, depthwise_tile, filter_map_args, input_map_args
-from .primitives import I32, index_to, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_init_fence, mbarrier_wait, tma_load
+from .primitives import I32, index_to, mbarrier_init_fence, tma_load
+from .ring import MbarrierRing
 from .smem import Carve, SharedBlock
 from .tma_loader import descriptor_slots, write_descriptors
 
@@ -71,6 +72,8 @@ class DepthwiseTma:
         self.pid = hal_d.InterfaceWorkgroupIDOp(0).result
         tid = self.m.thread_id(e)
         self.smem = SharedBlock(self.m, lay.total)
+        # tile slots with only `full` barriers: the CTA barrier after a tile releases its slot
+        self.ring = MbarrierRing(e, self.smem, lay.full)
         self.elems = self.smem.view(float_type(p.dtype))
         self.desc, self.filter_desc = descriptor_slots(self.pid, memrefs[-1], DESCRIPTORS)
         count = e.div(e.add(e.sub(g.tiles, self.pid), self.s.grid[0] - 1), self.s.grid[0])
@@ -78,8 +81,7 @@ class DepthwiseTma:
         with e.if_(issuer):
             write_descriptors([tm.encode_tiled(input_map_args(p, g)), tm.encode_tiled(filter_map_args(p, g))],
                               [self.desc, self.filter_desc], [memrefs[p.input], memrefs[p.filter]])
-            for i in range(st):
-                mbarrier_init(self.smem.element(lay.full, i), 1)
+            self.ring.init()
             mbarrier_init_fence()
         self.m.barrier()
         with e.if_(issuer):
@@ -88,8 +90,7 @@ class DepthwiseTma:
                     self._issue(i, i)
         threads = self.s.threads
         with e.for_(0, count, 1) as (j, _, _y):
-            slot = e.rem(j, st)
-            mbarrier_wait(self.smem.element(lay.full, slot), index_to(e.rem(e.div(j, st), 2), I32()))
+            slot = self.ring.wait_at(j)
             for k in range(-(-g.items // threads)):      # passes over the tile's items
                 item = e.add(tid, k * threads)
                 lane = e.rem(item, g.lanes)
@@ -121,8 +122,7 @@ class DepthwiseTma:
         into it."""
         p, e, g = self.p, self.e, self.g
         n, ho0, wo0, c0 = self._tile(j)
-        bar = self.smem.element(self.lay.full, slot)
-        mbarrier_arrive_expect_tx(bar, g.box_bytes + g.taps_bytes)
+        bar = self.ring.arm(slot, g.box_bytes + g.taps_bytes)
         coords = [c0, e.sub(e.mul(wo0, p.stride[1]), p.pad[1]), e.sub(e.mul(ho0, p.stride[0]), p.pad[0]), n]
         dst = self.smem.element(self.lay.slots, slot)
         tma_load(dst, self.desc, [index_to(c, I32()) for c in coords], bar)

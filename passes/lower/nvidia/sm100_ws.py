@@ -69,8 +69,8 @@ from ..common.emit import Emitter
 from . import tcgen05 as tc
 from . import tensormap as tm
 from .primitives import (I16, I32, as_shared_ptr, cluster_ctarank_count, cluster_sync, i32, index_to,
-                         mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_init_fence, named_barrier, trap_unless)
-from .ring import MbarrierRing
+                         mbarrier_arrive_expect_tx, mbarrier_init_fence, named_barrier, trap_unless)
+from .ring import MbarrierRing, PhaseBarrier
 from .sm100_ws_epilogue import Epilogue
 from .sm100_ws_layout import (ACC_STAGES, BLOCK_M, DEALLOC_BARRIER, DESCRIPTORS, EPILOGUE_BARRIER,  # noqa: F401
                               EPILOGUE_THREADS, FIRST_EPILOGUE_WARP, KERNEL, MAX_STAGES, MMA_WARP, TMA_WARP, THREADS,
@@ -119,6 +119,8 @@ class Sm100WarpSpecialized(Epilogue):
         # epilogue warps: a tile's accumulator is the unit, so tile j is its iteration j)
         self.ring = MbarrierRing(e, self.smem, lay.full, lay.empty)
         self.accs = MbarrierRing(e, self.smem, lay.acc_full, lay.acc_empty)
+        # the residual's landing in the staging slot, once per tile
+        self.res_full = PhaseBarrier(e, self.smem, lay.res_full)
 
         maps = tensor_maps(p, s)
         descs = [maps.activation, maps.filter, tm.encode_tiled(epilogue_map_args(p, p.out_dtype, BLOCK_M, s.block_n))]
@@ -190,7 +192,7 @@ class Sm100WarpSpecialized(Epilogue):
         # acc_empty: every epilogue thread of both CTAs of a pair; res_full: expect_tx + TMA
         self.ring.init(1)
         self.accs.init(EPILOGUE_THREADS * self.group)
-        mbarrier_init(self.smem.element(self.lay.res_full, 0), 1)
+        self.res_full.init()
         mbarrier_init_fence()
 
     # ------------------------------------------------------------------ TMA warp

@@ -11,8 +11,7 @@ from ..common.emit import vec_type
 from ..common.epilogue import apply_steps
 from . import tcgen05 as tc
 from .primitives import (I32, as_shared_ptr, async_proxy_fence, bulk_commit, bulk_wait_read, i32, i64, index_to,
-                         mbarrier_arrive_expect_tx, mbarrier_arrive_remote, mbarrier_wait, named_barrier, tma_load,
-                         tma_store)
+                         mbarrier_arrive_remote, named_barrier, tma_load, tma_store)
 from .sm100_ws_layout import BLOCK_M, EPILOGUE_BARRIER, EPILOGUE_THREADS, WARP, store_width
 from .tma_loader import acquire_descriptor, epilogue_panel
 from .warp_roles import swizzled
@@ -41,17 +40,16 @@ class Epilogue:
             with e.if_(elected):
                 bulk_wait_read(0)                    # the previous tile's store has read the slot
                 if self.res:
-                    mbarrier_arrive_expect_tx(self.smem.element(lay.res_full, 0), lay.out_slot)
+                    self.res_full.arm(0, lay.out_slot)
                     for off, ch in epilogue_panel(self.res.dtype, s.block_n).boxes(s.block_n, BLOCK_M):
                         tma_load(arith_d.addi(slot, i64(off)), self.slots[3],
-                                 [index_to(e.add(n0, ch), I32()), index_to(m0, I32())],
-                                 self.smem.element(lay.res_full, 0))
+                                 [index_to(e.add(n0, ch), I32()), index_to(m0, I32())], self.res_full.full())
             if not self.res:
                 named_barrier(EPILOGUE_BARRIER, EPILOGUE_THREADS)   # nobody writes the slot before that
             self.accs.wait(acc, aph)
             tc.fence_after_thread_sync()
             if self.res:
-                mbarrier_wait(self.smem.element(lay.res_full, 0), index_to(e.rem(j, 2), I32()))
+                self.res_full.wait_at(j)
             col0 = arith_d.addi(arith_d.addi(self.taddr, lane_field), index_to(e.mul(acc, s.block_n), I32()))
             # 32 columns per tcgen05.ld; chunk c + 1's load is in flight while chunk c is
             # processed (wait::ld waits for every earlier load, so it follows the processing)

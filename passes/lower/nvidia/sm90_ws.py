@@ -53,9 +53,10 @@ where 64x256 makes 98). Cooperative consumers split the channels; the epilogue s
 8x8 block transposed (stmatrix.trans) into the same [pixel][channel] staging layout.
 
 By concern: this file sets the kernel up (descriptors, barriers, roles); the tile walk and
-the ring are tile_scheduler.py and ring.py; sm90_ws_layout.py holds the tiles' shared-memory
-layout and refusals, sm90_ws_producer.py the producer, sm90_ws_mainloop.py the consumers'
-main loop, sm90_ws_epilogue.py the epilogue, sm90_ws_streamk.py the stream-K consumers.
+the rings are tile_scheduler.py and ring.py; sm90_ws_layout.py holds the tiles' shared-memory
+layout and refusals, sm90_ws_state.py the resolved mode and the state the roles share,
+sm90_ws_producer.py the producer, sm90_ws_mainloop.py the consumers' main loop,
+sm90_ws_epilogue.py the epilogue, sm90_ws_streamk.py the stream-K consumers.
 
 Barrier parities: every waiter is at most one phase ahead of the barrier it waits on. The
 ring guarantees it for the producer and for cooperative consumers (each consumes every
@@ -67,162 +68,126 @@ from __future__ import annotations
 
 from ...ir import arith_d, hal_d
 from ...problem import ConvProblem
-from ...kernel_configs import Sm90WsConfig
-from ...schedule import Schedule, WarpRole
+from ...schedule import Schedule
 from ..common.emit import Emitter
 from . import stream_k as sk
 from . import tensormap as tm
-from .direct_loads import DirectPrologue, Loaders, direct_stages_for
-from .primitives import (I32, SWIZZLE_128B_LAYOUT, SWIZZLE_64B_LAYOUT, address_of, cluster_ctarank_count,
-                         cluster_sync, index_to, mbarrier_init, mbarrier_init_fence, trap_unless)
-from .ring import MbarrierRing
+from .direct_loads import DirectPrologue, Loaders
+from .primitives import I32, address_of, cluster_ctarank_count, cluster_sync, mbarrier_init_fence, trap_unless
+from .ring import MbarrierRing, PingPongTurns
 from .sm90_ws_epilogue import Epilogue
 from .sm90_ws_layout import (DESCRIPTORS, MAX_ACC_REGS, WsLayout, WsUnsupported,  # noqa: F401 (re-exported)
                              check_supported, consumer_slice, residual_step, row_bytes, swap_max_pixels, ws_layout)
 from .sm90_ws_mainloop import MainLoop
 from .sm90_ws_producer import Producer
+from .sm90_ws_state import WsMode, WsState, ws_mode
 from .sm90_ws_streamk import StreamKConsumers
 from .smem import SharedBlock
 from .tile_scheduler import PersistentTiles, StreamKWork
-from .tma_loader import (descriptor_slots, epilogue_map_args, k_tiles, publish_descriptors, store_descriptors,
-                         tensor_maps, write_descriptors)
+from .tma_loader import (descriptor_slots, epilogue_map_args, publish_descriptors, store_descriptors, tensor_maps,
+                         write_descriptors)
 from .trace import Trace
 from .warp_roles import WARPGROUP, split_roles
 
 
-class Sm90WarpSpecialized(Producer, MainLoop, Epilogue, StreamKConsumers):
+class Sm90WarpSpecialized:
+    """The schedule is resolved on construction (WsMode: refusals before any IR); emit() sets
+    the kernel up and hands the roles one WsState."""
+
     def __init__(self, p: ConvProblem, s: Schedule, machine):
-        self.p, self.s, self.m = p, s, machine
-        self.e = Emitter()
-        self.cfg = c = s.config_as(Sm90WsConfig)
-        self.coop = s.kernel.role is WarpRole.COOPERATIVE
-        self.streamk = s.kernel.role is WarpRole.STREAM_K
-        self.swap = c.swap_ab
-        self.lay = ws_layout(p, s.kernel, s.block_m, s.block_n, s.stages, s.block_k, c.epilogue_slots, c.swap_ab)
-        if self.lay.total != s.smem_bytes:      # the planner sized the schedule by the same layout
-            raise WsUnsupported(f"schedule allots {s.smem_bytes} B of shared memory, the layout needs {self.lay.total}")
-        # per consumer warpgroup: 64-row wgmma sub-blocks (of pixels; of channels when
-        # swapped) and the wgmma's N
-        self.subs = (self.lay.cols if self.swap else self.lay.rows) // 64
-        self.mma_n = s.block_m if self.swap else s.block_n
-        self.res = residual_step(p)
-        self.ktiles = k_tiles(p, s.block_k)
-        # ring iterations per tile: its k-tiles, then (epilogue in the ring) one lent stage
-        # per consumer warpgroup
-        self.in_ring = self.lay.slots == 0
-        self.per_tile = self.ktiles + (2 if self.in_ring else 0)
-        self.row = row_bytes(s.block_k, p.dtype)
-        # the planner sets direct_stages (plan._with_direct_loads); a schedule asking for more
-        # than this kernel can take is refused, not quietly changed
-        self.direct = c.direct_stages
-        if direct_stages_for(p, s, self.ktiles) != c.direct_stages:
-            raise WsUnsupported(f"direct_stages={c.direct_stages}: this schedule takes "
-                                f"{direct_stages_for(p, s, self.ktiles)} direct k-tiles")
-        self.swizzle_layout = SWIZZLE_128B_LAYOUT if self.row == 128 else SWIZZLE_64B_LAYOUT
+        self.mode: WsMode = ws_mode(p, s)
+        self.m = machine
 
     def emit(self, memrefs) -> None:
-        p, s, e, lay = self.p, self.s, self.e, self.lay
-        self.memrefs = memrefs
+        mode, m = self.mode, self.m
+        p, s, lay = mode.p, mode.s, mode.lay
+        e = Emitter()
         pid = hal_d.InterfaceWorkgroupIDOp(0).result
-        tid = self.m.thread_id(e)
-        self.tid = tid
+        tid = m.thread_id(e)
         batch = getattr(memrefs, "batch", None)
-        if batch is not None and (self.streamk or self.direct or self.swap or self.cfg.cluster_m > 1):
+        if batch is not None and (mode.streamk or mode.direct or mode.swap or mode.cluster_m > 1):
             raise WsUnsupported("a dynamic batch takes plain tiles (no stream-K, direct loads, swapped tiles "
                                 "or clusters)")
         rows = None if batch is None else e.mul(batch, p.Ho * p.Wo)
-        self.tiles = PersistentTiles(e, p, s, pid, rows)
+        tiles = PersistentTiles(e, p, s, pid, rows)
 
-        self.smem = SharedBlock(self.m, lay.total)
-        self.base = self.smem.base
-        self.ring = MbarrierRing(e, self.smem, lay.full, lay.empty)
-        self.res_ring = MbarrierRing(e, self.smem, lay.res_full, lay.res_empty)
+        smem = SharedBlock(m, lay.total)
+        ring = MbarrierRing(e, smem, lay.full, lay.empty)
+        res_ring = MbarrierRing(e, smem, lay.res_full, lay.res_empty, parts=2)
+        turns = PingPongTurns(e, smem, lay.turn)
 
         maps = tensor_maps(p, s)
         descs = [maps.activation, maps.filter, tm.encode_tiled(epilogue_map_args(p, p.out_dtype, lay.rows, lay.cols))]
         bindings = [memrefs[p.input], memrefs[p.filter], memrefs[p.num_operands]]
         # a dynamic batch: the activation's images and the output's rows are written in-kernel
         sizes = None if batch is None else [{3: batch}, {}, {1: rows}]
-        if self.res:
-            descs.append(tm.encode_tiled(epilogue_map_args(p, self.res.dtype, lay.rows, lay.cols)))
-            bindings.append(memrefs[self.res.operand])
+        if mode.res:
+            descs.append(tm.encode_tiled(epilogue_map_args(p, mode.res.dtype, lay.rows, lay.cols)))
+            bindings.append(memrefs[mode.res.operand])
             sizes = None if batch is None else sizes + [{1: rows}]
-        self.slots = descriptor_slots(pid, memrefs[-1], DESCRIPTORS)
-        self.trace = Trace(e, pid, address_of(memrefs[-1]), s.scratch_bytes)
-        if self.streamk:
-            self.work = StreamKWork(e, self.tiles.count, self.ktiles, s.grid[0], self.tiles.pid)
-            self.sk = sk.streamk_scratch(s.grid[0], s.block_m, s.block_n, s.grid[0] * DESCRIPTORS * tm.DESCRIPTOR_BYTES)
-            self.scratch = address_of(memrefs[-1])
+        slots = descriptor_slots(pid, memrefs[-1], DESCRIPTORS)
+        trace = Trace(e, pid, address_of(memrefs[-1]), s.scratch_bytes)
+        work = scratch_layout = scratch = None
+        if mode.streamk:
+            work = StreamKWork(e, tiles.count, mode.ktiles, s.grid[0], tiles.pid)
+            scratch_layout = sk.streamk_scratch(s.grid[0], s.block_m, s.block_n,
+                                                s.grid[0] * DESCRIPTORS * tm.DESCRIPTOR_BYTES)
+            scratch = address_of(memrefs[-1])
 
-        if self.direct:
+        def init_barriers() -> None:
+            ring.init((2 if mode.coop else 1) * WARPGROUP // 32 * mode.cluster_m)
+            res_ring.init(1 if lay.res_in_place else WARPGROUP)
+            turns.init()
+            mbarrier_init_fence()
+
+        prologue = None
+        if mode.direct:
             # Direct prologue (direct_loads.py): thread 0 initialises the barriers and issues
             # the descriptor stores first, so that the consumers' copies queue behind them; it
             # fences the maps while they copy.
             with e.if_(e.cmp("eq", tid, 0)):
-                self.trace.stamp("start")
-                self._init_barriers()
-                store_descriptors(descs, self.slots[:len(descs)], bindings)
-            self.m.barrier()
-            loaders = Loaders.of(self.coop)
-            self.prologue = DirectPrologue(e, p, s, memrefs, self.direct, lay.a0, lay.a_stage, lay.b0,
-                                           lay.b_stage, self.base, loaders)
+                trace.stamp("start")
+                init_barriers()
+                store_descriptors(descs, slots[:len(descs)], bindings)
+            m.barrier()
+            loaders = Loaders.of(mode.coop)
+            prologue = DirectPrologue(e, p, s, memrefs, mode.direct, lay.a0, lay.a_stage, lay.b0, lay.b_stage,
+                                      smem.base, loaders)
             with e.if_(e.all_of(e.cmp("sge", tid, WARPGROUP), e.cmp("slt", tid, WARPGROUP + loaders.threads))):
-                m0, n0 = self.tiles.origin(e.c(0))
-                self.prologue.issue(e.sub(tid, WARPGROUP), m0, n0)
+                m0, n0 = tiles.origin(e.c(0))
+                prologue.issue(e.sub(tid, WARPGROUP), m0, n0)
             with e.if_(e.cmp("eq", tid, 0)):
-                publish_descriptors(self.slots[:len(descs)], acquire=2)
-                self.trace.stamp("descriptors")
+                publish_descriptors(slots[:len(descs)], acquire=2)
+                trace.stamp("descriptors")
         else:
             with e.if_(e.cmp("eq", tid, 0)):
-                self.trace.stamp("start")
+                trace.stamp("start")
                 # Only the operand maps are acquired on the way to the first TMA; the residual's
                 # is acquired by the producer before its first residual load, the output's by the
                 # consumers.
-                write_descriptors(descs, self.slots[:len(descs)], bindings, acquire=2, sizes=sizes)
-                self.trace.stamp("descriptors")
-                self._init_barriers()
-        self.m.barrier()
-        if self.trace.on:
+                write_descriptors(descs, slots[:len(descs)], bindings, acquire=2, sizes=sizes)
+                trace.stamp("descriptors")
+                init_barriers()
+        m.barrier()
+        if trace.on:
             with e.if_(e.cmp("eq", tid, 0)):
-                self.trace.stamp("barriers")
-        if self.cfg.cluster_m > 1:
+                trace.stamp("barriers")
+        if mode.cluster_m > 1:
             # The kernel is compiled for a fixed cluster shape; refuse to run without it.
-            trap_unless(arith_d.cmpi(0, cluster_ctarank_count(), arith_d.constant(I32(), self.cfg.cluster_m)))
+            trap_unless(arith_d.cmpi(0, cluster_ctarank_count(), arith_d.constant(I32(), mode.cluster_m)))
             cluster_sync()             # every CTA's barriers are initialised before any multicast
 
-        if self.streamk:
-            split_roles(e, tid, self._producer_streamk, self._consumer_streamk)
+        k = WsState(mode, e, memrefs, tid, smem, ring, res_ring, turns, slots, tiles, trace, prologue, work,
+                    scratch_layout, scratch)
+        producer = Producer(k)
+        epilogue = Epilogue(k)
+        mainloop = MainLoop(k, epilogue)
+        if mode.streamk:
+            split_roles(e, tid, producer.run_streamk, StreamKConsumers(k, mainloop, epilogue).run)
         else:
-            split_roles(e, tid, self._producer, self._consumer)
-        if self.cfg.cluster_m > 1:
+            split_roles(e, tid, producer.run, mainloop.run)
+        if mode.cluster_m > 1:
             cluster_sync()             # no CTA leaves while a peer may still signal its barriers
-
-    def _init_barriers(self) -> None:
-        lay = self.lay
-        self.ring.init((2 if self.coop else 1) * WARPGROUP // 32 * self.cfg.cluster_m)
-        self.res_ring.init(1 if lay.res_in_place else WARPGROUP)
-        for w in range(2):
-            mbarrier_init(self.smem.element(lay.turn, w), 1)
-        mbarrier_init_fence()
-
-    # ------------------------------------------------------------------ helpers
-
-    def _slice(self, w):
-        """(pixel, channel) offsets of consumer warpgroup w's slice of a tile (w: an index
-        value; ping-pong warpgroups own whole tiles)."""
-        e = self.e
-        if not self.coop:
-            return e.c(0), e.c(0)
-        return (e.c(0), e.mul(w, self.lay.cols)) if self.swap else (e.mul(w, self.lay.rows), e.c(0))
-
-    def _slot(self, w, use):
-        """(epilogue slot index, phase parity as i32) of warpgroup w's use-th tile: the slots
-        of a warpgroup are used round-robin, so a slot's barriers complete a phase every
-        `slots` tiles."""
-        e, n = self.e, self.lay.slots
-        if n == 1:
-            return w, index_to(e.rem(use, 2), I32())
-        return e.add(e.mul(w, n), e.rem(use, n)), index_to(e.rem(e.div(use, n), 2), I32())
 
 
 def emit_sm90_ws(p: ConvProblem, s: Schedule, machine, memrefs) -> None:

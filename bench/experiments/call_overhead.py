@@ -100,6 +100,8 @@ SWEEP = {
     "graphs_sync_alloc_caching": ("--cuda_use_streams=false", "--cuda_async_allocations=false",
                                   "--device_allocator=caching"),
     "graphs_caching": ("--cuda_use_streams=false", "--device_allocator=caching"),
+    # IREE's own program (dynamic shapes: its command buffer recorded per call) on streams
+    "streams_sync_alloc_caching": ("--cuda_async_allocations=false", "--device_allocator=caching"),
 }
 
 
@@ -250,7 +252,7 @@ def run(args) -> None:
                 for k, fl in BENCH.items():
                     row[k] = _bench(vmfb, inp, irpa, fl)
                 if args.sweep:
-                    row["sweep"] = _sweep(vmfb, inp, irpa, chained=True)
+                    row["sweep"] = _sweep(vmfb, inp, irpa, chained=any(st.get("fixed_buffers") for st in entry.get("structure") or []))
             lm = LoadedModule(vmfb, "cuda", parameters=params)
             x_np = np.full(xshape, 0.5, np_dt)
             fn, dev = lm.function("main"), [lm.to_device(x_np, dt)]

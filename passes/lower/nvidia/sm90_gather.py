@@ -18,6 +18,7 @@ from ...problem import ConvProblem
 from ...kernel_configs import GatherConfig
 from ...schedule import Schedule
 from ..common.emit import cdiv, float_type, vec_type, zeros
+from ..common.executable import gemm_rows
 from .primitives import address_of, async_proxy_fence, i64, wgmma_wait, zero_accumulator
 from .smem import BLOCK_ALIGN
 from .sm90_igemm import ROW_BYTES, WARPGROUP, Sm90TmaWgmma, tile_row_floats, warpgroup_grid
@@ -94,7 +95,7 @@ class Sm90GatherWgmma(Sm90TmaWgmma):
         a_bytes = s.block_m * ROW_BYTES
         self.tile_off = {"a": e.c(0), "b": e.c(a_bytes // 2)}
         self.tiles = {"a": elems, "b": elems}
-        act = _ActivationSource(e, p, x)
+        act = _ActivationSource(e, p, x, gemm_rows(e, p, memrefs))
         filt = _FilterSource(e, p, w)
 
         ktiles = cdiv(p.gemm_k, K_TILE)
@@ -116,8 +117,8 @@ class _ActivationSource:
     """im2col rows of the NHWC input: row m = output pixel, k = (r, s, c), channels fastest.
     A chunk of 8 k is contiguous in memory when C is a multiple of 8 (one tap, 8 channels)."""
 
-    def __init__(self, e, p: ConvProblem, mem):
-        self.e, self.p, self.mem = e, p, mem
+    def __init__(self, e, p: ConvProblem, mem, rows):
+        self.e, self.p, self.mem, self.rows = e, p, mem, rows     # rows: M, an index value for a run-time batch
         self.contiguous = p.C % CHUNK == 0
 
     def row(self, m):
@@ -126,7 +127,7 @@ class _ActivationSource:
         n = e.div(m, howo)
         rem = e.rem(m, howo)
         ho, wo = e.div(rem, p.Wo), e.rem(rem, p.Wo)
-        return (e.cmp("slt", m, p.gemm_m), e.mul(n, p.H),
+        return (e.cmp("slt", m, self.rows), e.mul(n, p.H),
                 e.sub(e.mul(ho, p.stride[0]), p.pad[0]), e.sub(e.mul(wo, p.stride[1]), p.pad[1]))
 
     def k(self, k):

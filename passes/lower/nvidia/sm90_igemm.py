@@ -22,6 +22,7 @@ from ...kernel_configs import TmaWgmmaConfig
 from ...schedule import Schedule
 from ..common.emit import cdiv, vec_type, Emitter
 from ..common.epilogue import apply_and_store, load_operands
+from ..common.executable import gemm_rows
 from .primitives import (I64, address_of, cluster_sync, index_to, i64, load_remote_shared,
                          mbarrier_init_fence, smem_matrix_descriptor, wgmma_commit,
                          wgmma_fence, wgmma_m64nk16, wgmma_wait, zero_accumulator)
@@ -184,6 +185,8 @@ class Sm90TmaWgmma:
         # whose loads (clamped in bounds) are all issued before the first store.
         per_row = s.block_n // 8
         rows_per_pass = s.threads // per_row
+        rows = gemm_rows(e, p, memrefs)          # M: an index value for a run-time batch
+        last = rows - 1 if isinstance(rows, int) else e.sub(rows, 1)
         passes = s.block_m // rows_per_pass
         group = min(passes, EPILOGUE_ROWS_IN_FLIGHT)
         r_in = e.div(tid, per_row)
@@ -196,8 +199,8 @@ class Sm90TmaWgmma:
             for ps in range(g0, min(passes, g0 + group)):
                 r = e.add(r_in, ps * rows_per_pass)
                 m = e.add(m0, r)
-                m_ok = e.cmp("slt", m, p.gemm_m)
-                m_safe = e.select(m_ok, m, p.gemm_m - 1)
+                m_ok = e.cmp("slt", m, rows)
+                m_safe = e.select(m_ok, m, last)
                 at = e.add(e.mul(r, stride), c8)
                 vals = vector_d.load(vec_type(8, "f32"), tile, [at], alignment=16)
                 for rank in range(1, self.split_k):       # fixed order: deterministic sums

@@ -10,9 +10,10 @@ from ...problem import ConvProblem
 from ...schedule import Kernel, Schedule
 from ...target import Target
 from .common import narrow_block_n, tiles
-from .grouped_mma import narrow_dense
+from .grouped_mma import narrow_dense, narrow_stem
 from .portable import plan_portable
 from .registry import Declined
+from .sm90_gather import SM90_GATHER
 from .sm90_ws import SM90_WS, WsTile
 
 
@@ -51,11 +52,15 @@ def plan_dynamic_batch(p: ConvProblem, t: Target, precision: str = "tf32") -> Sc
     with one CTA per SM and plain tiles: ping-pong 64-row tiles (they balance small batches
     and stay close to the best on large ones); no clusters, swapped tiles, stream-K, direct
     prologue loads or ring-staged epilogues, which size their work at compile time. Dense
-    f16/bf16 convs with F <= 8 take the grouped tensor-core kernel as one group, as static
-    ones do (grouped_mma.narrow_dense). Else the portable kernel, with a grid computed from
-    the batch."""
+    f16/bf16 convs with F <= 8 and RGB stems of up to 3x3 take the grouped tensor-core kernel
+    as one group, as static ones do (grouped_mma.narrow_dense, narrow_stem). Convs whose
+    channel rows TMA cannot tile (other stems: C = 3 or 4) take the thread-gathered im2col +
+    wgmma kernel, one CTA per output tile, its grid computed from the batch: on the portable
+    kernel ResNet-50's 7x7 stem took 743 us at batch 32 where the static build's row-slab
+    kernel takes 28 (convc-e2e record, H200). Else the portable kernel, with a grid computed
+    from the batch."""
     why = None
-    narrow = narrow_dense(p, t) if t.has_wgmma else None
+    narrow = (narrow_dense(p, t) or narrow_stem(p, t)) if t.has_wgmma else None
     if narrow is not None:
         return narrow
     if t.has_wgmma and not (p.dtype == "f32" and precision == "fp32"):
@@ -63,6 +68,11 @@ def plan_dynamic_batch(p: ConvProblem, t: Target, precision: str = "tf32") -> Sc
         if isinstance(s, Schedule):
             return s
         why = str(s)
+        if p.dtype in ("f16", "bf16") and tma_loader.k_tile_channels(p.C, p.R * p.S, p.dtype) is None:
+            g = SM90_GATHER.attempt(p, t, why_not_tma=why)
+            if isinstance(g, Schedule):
+                return dataclasses.replace(g, reason=g.reason + ", batch read at run time")
+            why = f"{why}; {g}"
     exact = ", exact f32 math" if p.dtype == "f32" else ""
     return _portable(p, t, f"portable implicit GEMM{exact}, batch read at run time"
                            + (f" (persistent kernel declined: {why})" if why else ""))

@@ -1,6 +1,6 @@
 """convc-lower-kernel: emit a `hal.executable.source` for every planned conv.
 
-Looks up the kernel family of each Schedule.kernel in the registry (passes/plan/kernels/registry.py:
+Looks up the kernel family of each Schedule.kernel in the registry (passes/kernel_families.py:
 its emitter, and where its grid follows a run-time batch, that grid) and the Machine by the
 target's backend; the flow.executable is tagged `convc.kernel = @sym` for the splice pass.
 Identical problems with identical schedules share one kernel.
@@ -15,7 +15,7 @@ from ..problem import ConvProblem
 from ..schedule import Schedule
 from ..target import get_target
 from .common.executable import build_executable, conv_bindings
-from ..plan.kernels.registry import family_of
+from ..kernel_families import family_of
 from .amd.machine import AmdMachine
 from .cpu.machine import CpuMachine
 from .nvidia.machine import NvidiaMachine

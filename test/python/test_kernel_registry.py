@@ -5,7 +5,7 @@ import pytest
 
 import convc.passes.plan.plan_schedule as plan
 from convc.passes.plan.kernels.common import PlanError
-from convc.passes.plan.kernels.registry import FAMILIES, Declined
+from convc.passes.kernel_families import FAMILIES, Declined
 from convc.passes.plan.kernels.sm90 import TILE_RULES, Shape, tile_rule
 from convc.passes.schedule import Kernel, Schedule
 from convc.passes.target import TARGETS
@@ -26,14 +26,14 @@ def test_a_family_is_registered_once_with_its_config_and_emitter():
     """The registration is the one place a family names its config (whose KERNELS are its
     Schedule.kernel values), planner, emitter and batch grid; the lowering pass and Schedule
     look them up there."""
-    from convc.passes.plan.kernels.registry import family_of
+    from convc.passes.kernel_families import family_of
     from convc.passes.schedule import CONFIG_TYPES
     for k in Kernel:
         f = family_of(k)
         assert CONFIG_TYPES[k] is f.config and k in f.config.KERNELS
         assert callable(f.emit) and f.emit.__module__.startswith("convc.passes.lower.")
     grids = {name for name, f in FAMILIES.items() if f.batch_grid}
-    assert grids == {"portable_igemm", "direct_grouped", "global_pool", "row_map"}
+    assert grids == {"portable_igemm", "direct_grouped", "global_pool", "row_map", "sm90_gather_wgmma"}
 
 
 @pytest.mark.parametrize("arch", sorted(TARGETS))

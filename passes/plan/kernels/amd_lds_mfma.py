@@ -12,7 +12,7 @@ from ...target import Target
 from .common import PlanError, cdiv
 from .portable import plan_portable
 from ...lower.amd.igemm_mfma import emit_amd_lds_mfma
-from .registry import Declined, KernelFamily, register
+from ...kernel_families import Declined, KernelFamily, register
 
 AMD_MAX_STAGES = 3
 

@@ -19,7 +19,7 @@ from ...schedule import Kernel, Schedule
 from ...target import Target
 from .common import CTA_SMEM_RESERVE, MAX_CTAS, SM_REGISTERS, SM_SMEM, SM_THREADS, PlanError, accepted, cdiv
 from ...lower.nvidia.depthwise_mma import emit_depthwise_mma
-from .registry import KernelFamily, register
+from ...kernel_families import KernelFamily, register
 
 MAX_ACCUMULATORS = 64        # f32 accumulators per thread (one channel's fragments)
 MAX_SMEM = 64 * 1024         # per CTA: at least 3 CTAs share an SM

@@ -18,7 +18,7 @@ from ...schedule import Kernel, Schedule
 from ...target import Target
 from .common import CTA_SMEM_RESERVE, SM_REGISTERS, SM_SMEM, PlanError, accepted, cdiv
 from ...lower.nvidia.depthwise_strips import emit_depthwise_strips
-from .registry import KernelFamily, register
+from ...kernel_families import KernelFamily, register
 
 STAGES = 5                   # input-row slots (3 rows in flight: LAG = 2)
 MIN_BATCH = 16               # one item's images: below, mma rows idle

@@ -15,7 +15,7 @@ from ...target import Target
 from .common import CTA_SMEM_RESERVE, MAX_CTAS, SM_REGISTERS, SM_SMEM, SM_THREADS, PlanError, accepted, cdiv
 from .direct_grouped import default_accumulation, item_grid, split_rows_grid
 from ...lower.nvidia.depthwise_tma import emit_depthwise_tma
-from .registry import KernelFamily, register
+from ...kernel_families import KernelFamily, register
 
 
 

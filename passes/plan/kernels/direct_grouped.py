@@ -11,7 +11,7 @@ from ...schedule import Kernel, Schedule
 from ...target import Target
 from .common import PlanError, cdiv, largest_vector
 from ...lower.common.direct_grouped import emit_direct_grouped, direct_grouped_batch_grid
-from .registry import KernelFamily, register
+from ...kernel_families import KernelFamily, register
 
 # outputs along W per thread (register blocking of input columns and, grouped, filter vectors):
 # depthwise convs without multiplier, and grouped ones with a window and >= 8 channels per group

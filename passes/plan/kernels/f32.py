@@ -12,7 +12,7 @@ from ...target import Target
 from .common import narrow_block_n, tiles
 from .grouped_mma import narrow_dense, narrow_stem
 from .portable import plan_portable
-from .registry import Declined
+from ...kernel_families import Declined
 from .sm90_gather import SM90_GATHER
 from .sm90_ws import SM90_WS, WsTile
 

@@ -17,7 +17,7 @@ from ...schedule import Kernel, Schedule
 from ...target import Target
 from .common import PlanError, cdiv, largest_vector
 from ...lower.common.global_pool import emit_global_pool, global_pool_batch_grid
-from .registry import KernelFamily, register
+from ...kernel_families import KernelFamily, register
 
 # threads per workgroup; where even one vector per workgroup leaves SMs idle, the larger size
 # keeps more loads in flight on the SMs that have work

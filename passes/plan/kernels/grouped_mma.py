@@ -27,7 +27,7 @@ from .depthwise_strips import DEPTHWISE_STRIPS, prefers_strips, strips_candidate
 from .depthwise_tma import DEPTHWISE_TMA, prefers_tiles, tma_candidates
 from .direct_grouped import direct_candidates, plan_grouped
 from ...lower.nvidia.grouped_mma import emit_grouped_mma
-from .registry import Declined, KernelFamily, register
+from ...kernel_families import Declined, KernelFamily, register
 
 TUNING_TILES = 3                # tile options offered to the tuner
 NARROW_DENSE_F = 32             # dense convs this narrow may run as one group of all C (tuning)

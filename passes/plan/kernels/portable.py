@@ -8,7 +8,7 @@ from ...schedule import Kernel, Schedule
 from ...target import Target
 from .common import PlanError, cdiv, largest_vector
 from ...lower.common.igemm import emit_portable_igemm, portable_batch_grid
-from .registry import KernelFamily, register
+from ...kernel_families import KernelFamily, register
 
 
 def plan_portable(p: ConvProblem, t: Target) -> Schedule:

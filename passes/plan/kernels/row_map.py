@@ -18,7 +18,7 @@ from ...schedule import Kernel, Schedule
 from ...target import Target
 from .common import PlanError, cdiv, largest_vector
 from ...lower.common.row_map import emit_row_map, row_map_batch_grid
-from .registry import KernelFamily, register
+from ...kernel_families import KernelFamily, register
 
 THREADS = 256
 # 16-byte vectors of a row one lane keeps (registers): rows wider than lanes x this are declined

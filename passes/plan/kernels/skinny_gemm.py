@@ -17,7 +17,7 @@ from ...schedule import Kernel, Schedule
 from ...target import Target
 from .common import PlanError, cdiv, largest_vector
 from ...lower.common.skinny_gemm import emit_skinny_gemm
-from .registry import KernelFamily, register
+from ...kernel_families import KernelFamily, register
 
 # rows a GEMM may have to take this kernel, and the weights (F x K elements) it may read: the
 # tile kernels keep larger ones (a classifier's 1000 x 1280 weights re-read per row block)

@@ -28,7 +28,7 @@ from .common import PlanError, cdiv, require_descriptors
 from .grouped_mma import narrow_stem
 from .portable import plan_portable
 from ...lower.nvidia.sm100_ws import emit_sm100_ws
-from .registry import Declined, KernelFamily, register
+from ...kernel_families import Declined, KernelFamily, register
 
 # Per-SM rates behind the tile model: 2.25 PFLOP/s dense f16 over 148 SMs (MACs per ns), and
 # the operand bytes per ns an SM was measured to receive from L2 on the H200 (sm90_ws.py).

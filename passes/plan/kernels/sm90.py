@@ -17,7 +17,7 @@ from ...target import Target
 from .common import cdiv, narrow_block_n, tile_counts_for, tiles
 from .portable import plan_portable
 from .grouped_mma import NARROW_MMA_F, narrow_dense, narrow_stem
-from .registry import Declined
+from ...kernel_families import Declined
 from .sm90_gather import SM90_GATHER
 from .sm90_rows import SM90_ROWS
 from .sm90_tma import SM90_TMA, narrow_k_steps

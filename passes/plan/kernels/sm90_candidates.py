@@ -17,7 +17,7 @@ from ...target import Target
 from ..tuning import knobs_of
 from .common import tiles
 from .grouped_mma import GROUPED_MMA, NARROW_DENSE_F
-from .registry import KernelFamily
+from ...kernel_families import KernelFamily
 from .sm90 import COOPERATIVE, PINGPONG, STREAMK, fewer_columns_at_160, plan_sm90
 from .sm90_gather import SM90_GATHER
 from .sm90_tma import SM90_TMA

@@ -13,7 +13,7 @@ from ...target import Target
 from ...lower.common.emit import Emitter
 from .common import PlanError, cdiv
 from ...lower.nvidia.sm90_gather import emit_sm90_gather_wgmma
-from .registry import KernelFamily, register
+from ...kernel_families import KernelFamily, register
 
 
 def supports(p: ConvProblem, t: Target) -> str | None:

@@ -10,7 +10,7 @@ from ...schedule import Kernel, Schedule
 from ...target import Target
 from .common import SM90_SMEM_RESERVE, PlanError
 from ...lower.nvidia.sm90_rows import emit_sm90_rows
-from .registry import KernelFamily, register
+from ...kernel_families import KernelFamily, register
 
 
 def _slab_geometry(p: ConvProblem, t: Target):

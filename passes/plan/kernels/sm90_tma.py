@@ -10,7 +10,7 @@ from ...schedule import Kernel, Schedule
 from ...target import Target
 from .common import SM90_SMEM_RESERVE, PlanError, cdiv, require_descriptors, tiles
 from ...lower.nvidia.sm90_igemm import emit_sm90_tma_wgmma
-from .registry import KernelFamily, register
+from ...kernel_families import KernelFamily, register
 
 SPLIT_K_MIN_KTILES = 64
 

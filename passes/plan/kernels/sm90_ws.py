@@ -13,7 +13,7 @@ from ...schedule import Kernel, Schedule
 from ...target import Target
 from .common import SM90_SMEM_RESERVE, PlanError, cdiv, require_descriptors, tile_counts_for
 from ...lower.nvidia.sm90_ws import emit_sm90_ws
-from .registry import KernelFamily, register
+from ...kernel_families import KernelFamily, register
 from .sm90_tma import tma_unsupported
 
 WS_MAX_STAGES = 8

@@ -1,5 +1,9 @@
 """The kernel registry: every kernel family the planner can choose, as data.
 
+It sits beside problem.py and schedule.py, below the stages: the planner's families
+(passes/plan/kernels/, one module each) register themselves here and convc-lower-kernels looks
+their emitters up here, so the lower stage never imports the plan stage.
+
 A family is one module of passes/plan/kernels/ that registers itself here with what it supports
 (`supports(p, t)`: None, or the reason it cannot serve p on t: what a decline and `--report`
 show), how it plans a schedule (`plan(p, t, **config)`, which raises PlanError only for what
@@ -14,11 +18,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from ...problem import ConvProblem
-from ...kernel_configs import KernelConfig
-from ...schedule import Kernel, Schedule
-from ...target import Target
-from .common import PlanError
+from .problem import ConvProblem
+from .kernel_configs import KernelConfig
+from .schedule import Kernel, Schedule
+from .target import Target
+
+
+class PlanError(ValueError):
+    """What planning alone finds out (ring stages that do not fit, a tensor map the driver
+    would refuse): a family's `attempt` turns it into a Declined."""
 
 
 @dataclass(frozen=True)
@@ -71,6 +79,11 @@ def register(family: KernelFamily) -> KernelFamily:
 
 
 def family_of(kernel: Kernel | str) -> KernelFamily:
-    """The registered family that plans and emits `kernel`."""
-    return _BY_KERNEL[Kernel(kernel)]
+    """The registered family that plans and emits `kernel` (the families register when
+    passes.plan is imported, as passes/registry.py's pipeline does)."""
+    try:
+        return _BY_KERNEL[Kernel(kernel)]
+    except KeyError:
+        raise KeyError(f"no kernel family registered for {Kernel(kernel).value!r} "
+                       f"(import convc.passes.plan first)") from None
 

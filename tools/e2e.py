@@ -77,6 +77,11 @@ CASES = [
     Case("mobilenet_v3_large_b1", "mobilenet_v3_large", (1, 3, 224, 224)),
     # 2x2 stride-2 transposed convs (convc-subpixel-conv: four 1x1 phase convs each), channel concats
     Case("unet_b4", "unet", (4, 3, 256, 256)),
+    # concatenation-heavy with pre-activation BatchNorm + ReLU; channel split and shuffle
+    Case("densenet121_b32", "densenet121", (32, 3, 224, 224)),
+    Case("densenet121_b1", "densenet121", (1, 3, 224, 224)),
+    Case("shufflenet_v2_b32", "shufflenet_v2_x1_0", (32, 3, 224, 224)),
+    Case("shufflenet_v2_b1", "shufflenet_v2_x1_0", (1, 3, 224, 224)),
 ]
 
 

@@ -21,6 +21,11 @@
 - `unet()`: a U-Net (Ronneberger et al.) at widths 32-256: double 3x3 conv blocks with
   BatchNorm and ReLU, 2x2 max pools down, 2x2 stride-2 transposed convs up (nn.ConvTranspose2d)
   concatenated with the encoder's skip, a 1x1 conv to 2 classes.
+- `densenet121()`: torchvision's DenseNet-121 with its module names: dense blocks whose layers
+  concatenate every earlier map of the block and run pre-activation BatchNorm + ReLU before a
+  1x1 and a 3x3 conv; 1x1 + 2x2 average-pool transitions.
+- `shufflenet_v2_x1_0()`: torchvision's ShuffleNetV2 x1.0 with its module names: channel split,
+  1x1 -> 3x3 depthwise -> 1x1 branches, concatenation and a channel shuffle per unit.
 - `synthetic_weights(shapes, seed)`: deterministic weights per state_dict key (numpy, so the
   compiling machine and the GPU machine build the same ones without shipping them):
   He-scaled conv/linear weights, BatchNorm near identity.
@@ -381,9 +386,132 @@ def unet() -> nn.Module:
     return UNet()
 
 
+class _DenseLayer(nn.Module):
+    """torchvision's DenseNet layer: pre-activation BatchNorm + ReLU before a 1x1 and a 3x3
+    conv, over the concatenation of every earlier feature map of its block."""
+
+    def __init__(self, inp: int, growth: int, bn_size: int):
+        super().__init__()
+        self.norm1, self.relu1 = nn.BatchNorm2d(inp), nn.ReLU(inplace=True)
+        self.conv1 = nn.Conv2d(inp, bn_size * growth, 1, bias=False)
+        self.norm2, self.relu2 = nn.BatchNorm2d(bn_size * growth), nn.ReLU(inplace=True)
+        self.conv2 = nn.Conv2d(bn_size * growth, growth, 3, padding=1, bias=False)
+
+    def forward(self, features: list):
+        x = self.conv1(self.relu1(self.norm1(torch.cat(features, 1))))
+        return self.conv2(self.relu2(self.norm2(x)))
+
+
+class _DenseBlock(nn.ModuleDict):
+    def __init__(self, layers: int, inp: int, growth: int, bn_size: int = 4):
+        super().__init__()
+        for i in range(layers):
+            self.add_module(f"denselayer{i + 1}", _DenseLayer(inp + i * growth, growth, bn_size))
+
+    def forward(self, x):
+        features = [x]
+        for layer in self.values():
+            features.append(layer(features))
+        return torch.cat(features, 1)
+
+
+class DenseNet121(nn.Module):
+    """torchvision's DenseNet-121 (growth 32, blocks of 6/12/24/16 layers, 1x1 + 2x2 average-pool
+    transitions halving the channels) with its module names."""
+
+    def __init__(self, growth: int = 32, blocks=(6, 12, 24, 16), init: int = 64):
+        super().__init__()
+        self.features = nn.Sequential()
+        self.features.add_module("conv0", nn.Conv2d(3, init, 7, 2, 3, bias=False))
+        self.features.add_module("norm0", nn.BatchNorm2d(init))
+        self.features.add_module("relu0", nn.ReLU(inplace=True))
+        self.features.add_module("pool0", nn.MaxPool2d(3, 2, 1))
+        ch = init
+        for i, n in enumerate(blocks):
+            self.features.add_module(f"denseblock{i + 1}", _DenseBlock(n, ch, growth))
+            ch += n * growth
+            if i != len(blocks) - 1:
+                t = nn.Sequential()
+                t.add_module("norm", nn.BatchNorm2d(ch))
+                t.add_module("relu", nn.ReLU(inplace=True))
+                t.add_module("conv", nn.Conv2d(ch, ch // 2, 1, bias=False))
+                t.add_module("pool", nn.AvgPool2d(2, 2))
+                self.features.add_module(f"transition{i + 1}", t)
+                ch //= 2
+        self.features.add_module("norm5", nn.BatchNorm2d(ch))
+        self.classifier = nn.Linear(ch, 1000)
+
+    def forward(self, x):
+        x = nn.functional.relu(self.features(x))
+        return self.classifier(torch.flatten(nn.functional.adaptive_avg_pool2d(x, 1), 1))
+
+
+def densenet121() -> nn.Module:
+    return DenseNet121()
+
+
+def _channel_shuffle(x, groups: int):
+    b, c, h, w = x.shape
+    return x.view(b, groups, c // groups, h, w).transpose(1, 2).contiguous().view(b, c, h, w)
+
+
+class ShuffleUnit(nn.Module):
+    """torchvision's ShuffleNetV2 InvertedResidual: stride 1 splits the channels in two and
+    runs one half through 1x1 -> 3x3 depthwise -> 1x1; stride 2 runs both branches on the whole
+    input; the halves are concatenated and shuffled."""
+
+    def __init__(self, inp: int, oup: int, stride: int):
+        super().__init__()
+        self.stride = stride
+        bf = oup // 2
+        if stride > 1:
+            self.branch1 = nn.Sequential(nn.Conv2d(inp, inp, 3, stride, 1, bias=False, groups=inp), nn.BatchNorm2d(inp),
+                                         nn.Conv2d(inp, bf, 1, bias=False), nn.BatchNorm2d(bf), nn.ReLU(inplace=True))
+        else:
+            self.branch1 = nn.Sequential()
+        self.branch2 = nn.Sequential(nn.Conv2d(inp if stride > 1 else bf, bf, 1, bias=False), nn.BatchNorm2d(bf),
+                                     nn.ReLU(inplace=True), nn.Conv2d(bf, bf, 3, stride, 1, bias=False, groups=bf),
+                                     nn.BatchNorm2d(bf), nn.Conv2d(bf, bf, 1, bias=False), nn.BatchNorm2d(bf),
+                                     nn.ReLU(inplace=True))
+
+    def forward(self, x):
+        if self.stride == 1:
+            x1, x2 = x.chunk(2, dim=1)
+            out = torch.cat((x1, self.branch2(x2)), dim=1)
+        else:
+            out = torch.cat((self.branch1(x), self.branch2(x)), dim=1)
+        return _channel_shuffle(out, 2)
+
+
+class ShuffleNetV2(nn.Module):
+    """torchvision's ShuffleNetV2 x1.0 with its module names."""
+
+    def __init__(self, repeats=(4, 8, 4), channels=(24, 116, 232, 464, 1024)):
+        super().__init__()
+        self.conv1 = nn.Sequential(nn.Conv2d(3, channels[0], 3, 2, 1, bias=False), nn.BatchNorm2d(channels[0]),
+                                   nn.ReLU(inplace=True))
+        self.maxpool = nn.MaxPool2d(3, 2, 1)
+        inp = channels[0]
+        for name, n, out in zip(("stage2", "stage3", "stage4"), repeats, channels[1:]):
+            setattr(self, name, nn.Sequential(ShuffleUnit(inp, out, 2), *[ShuffleUnit(out, out, 1) for _ in range(n - 1)]))
+            inp = out
+        self.conv5 = nn.Sequential(nn.Conv2d(inp, channels[-1], 1, bias=False), nn.BatchNorm2d(channels[-1]),
+                                   nn.ReLU(inplace=True))
+        self.fc = nn.Linear(channels[-1], 1000)
+
+    def forward(self, x):
+        x = self.stage4(self.stage3(self.stage2(self.maxpool(self.conv1(x)))))
+        return self.fc(self.conv5(x).mean([2, 3]))
+
+
+def shufflenet_v2_x1_0() -> nn.Module:
+    return ShuffleNetV2()
+
+
 MODELS = {"resnet50": resnet50, "vae_decoder": vae_decoder, "mobilenet_v2": mobilenet_v2,
           "convnext_tiny": convnext_tiny, "resnext50_32x4d": resnext50_32x4d, "efficientnet_b0": efficientnet_b0,
-          "mobilenet_v3_large": mobilenet_v3_large, "unet": unet}
+          "mobilenet_v3_large": mobilenet_v3_large, "unet": unet, "densenet121": densenet121,
+          "shufflenet_v2_x1_0": shufflenet_v2_x1_0}
 
 
 def synthetic_weights(shapes: dict, seed: int = 0) -> dict:

@@ -43,7 +43,7 @@ def torch_models():
 def _torch_model(case: dict):
     models = torch_models()
     if case["model"] in ("resnet50", "mobilenet_v2", "convnext_tiny", "resnext50_32x4d", "efficientnet_b0",
-                         "mobilenet_v3_large"):
+                         "mobilenet_v3_large", "densenet121", "shufflenet_v2_x1_0"):
         try:
             import torchvision
             model = getattr(torchvision.models, case["model"])(weights=None)   # the real one, where present

@@ -61,8 +61,10 @@ phase in order, so no waiter is ever more than one phase ahead (test_sm100_proto
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ...ir import arith_d, hal_d, llvm_d
-from ...problem import ConvProblem, DTYPE_BYTES
+from ...problem import ConvProblem, DTYPE_BYTES, OperandLoad
 from ...kernel_configs import Sm100WsConfig
 from ...schedule import Schedule
 from ..common.emit import Emitter
@@ -82,102 +84,149 @@ from .tma_loader import (ConvTmaLoader, descriptor_slots, epilogue_map_args, k_t
                          write_descriptors)
 
 
-class Sm100WarpSpecialized(Epilogue):
+@dataclass(frozen=True)
+class Sm100Mode:
+    """The schedule resolved for the problem (sm100_mode): plain values, no IR."""
+    p: ConvProblem
+    s: Schedule
+    lay: Sm100Layout
+    group: int                       # tcgen05 cta_group: 1, or 2 for a CTA pair
+    ktiles: int
+    row: int                         # bytes of a swizzled K row
+    res: OperandLoad | None          # the TMA-loaded residual, if any
+    cols: int                        # tensor-memory columns allocated
+    idesc: int                       # the MMA instruction descriptor
+    desc_a: int                      # operand shared-memory descriptors at address 0
+    desc_b: int
+
+    @property
+    def pair(self) -> bool:
+        return self.group == 2
+
+    @property
+    def mask(self) -> int:
+        """The CTAs a commit arrives in: both of a pair."""
+        return 0b11 if self.pair else 0
+
+
+def sm100_mode(p: ConvProblem, s: Schedule) -> Sm100Mode:
+    """Resolves s for p, or raises Sm100Unsupported."""
+    cluster = s.config_as(Sm100WsConfig).cluster_m
+    if s.block_m != BLOCK_M or s.threads != THREADS or cluster not in (1, 2):
+        raise Sm100Unsupported(f"schedule {s.describe()} is not an sm100_ws tile")
+    check_supported(p, s.block_n, s.block_k, cluster)
+    lay = sm100_layout(p, s.block_n, s.block_k, s.stages, cluster)
+    if lay.total != s.smem_bytes:
+        raise Sm100Unsupported(f"schedule allots {s.smem_bytes} B of shared memory, the layout needs {lay.total}")
+    row = s.block_k * DTYPE_BYTES[p.dtype]
+    # operand descriptors at address 0 (the stage address is or-ed in): 8-row core
+    # matrices one swizzle atom (8 rows) apart, swizzled over the K row
+    return Sm100Mode(p=p, s=s, lay=lay, group=cluster, ktiles=k_tiles(p, s.block_k), row=row,
+                     res=p.residual_loads[0] if p.residual_loads else None, cols=tmem_columns(s.block_n),
+                     idesc=tc.instr_descriptor(BLOCK_M * cluster, s.block_n, p.dtype, cta_group=cluster),
+                     desc_a=tc.smem_descriptor(0, 8 * row, row), desc_b=tc.smem_descriptor(0, 8 * row, row))
+
+
+@dataclass(frozen=True)
+class Sm100State:
+    """What emit() builds before the role split and every role reads: the mode, the emitter,
+    the kernel's operands, the tile walk, shared memory with its rings, the descriptor slots
+    and the tensor-memory address. The roles set nothing on it."""
+    mode: Sm100Mode
+    e: Emitter
+    memrefs: object
+    tiles: PersistentTiles
+    smem: SharedBlock
+    ring: MbarrierRing              # operand stages: TMA thread -> MMA thread
+    accs: MbarrierRing              # accumulator stages: MMA thread -> epilogue warps
+    res_full: PhaseBarrier          # the residual's landing in the staging slot, once per tile
+    slots: list
+    taddr: object                   # the tensor memory's base address (i32)
+    leader: object                  # this CTA is rank 0 of its pair (i1)
+
+
+class Sm100WarpSpecialized:
+    """The kernel: its mode resolved at construction (a schedule it cannot run is refused
+    before any IR), its roles emitted from one Sm100State."""
+
     def __init__(self, p: ConvProblem, s: Schedule, machine):
-        cluster = s.config_as(Sm100WsConfig).cluster_m
-        if s.block_m != BLOCK_M or s.threads != THREADS or cluster not in (1, 2):
-            raise Sm100Unsupported(f"schedule {s.describe()} is not an sm100_ws tile")
-        check_supported(p, s.block_n, s.block_k, cluster)
-        self.p, self.s, self.m = p, s, machine
-        self.e = Emitter()
-        self.group = cluster                  # tcgen05 cta_group: 1, or 2 for a CTA pair
-        self.pair = self.group == 2
-        self.lay = sm100_layout(p, s.block_n, s.block_k, s.stages, self.group)
-        if self.lay.total != s.smem_bytes:
-            raise Sm100Unsupported(f"schedule allots {s.smem_bytes} B of shared memory, the layout needs {self.lay.total}")
-        self.ktiles = k_tiles(p, s.block_k)
-        self.row = s.block_k * DTYPE_BYTES[p.dtype]
-        self.res = p.residual_loads[0] if p.residual_loads else None
-        self.cols = tmem_columns(s.block_n)
-        self.mask = 0b11 if self.pair else 0     # a pair's commits arrive in both CTAs
-        self.idesc = tc.instr_descriptor(BLOCK_M * self.group, s.block_n, p.dtype, cta_group=self.group)
-        # operand descriptors at address 0 (the stage address is or-ed in): 8-row core
-        # matrices one swizzle atom (8 rows) apart, swizzled over the K row
-        self.desc_a = tc.smem_descriptor(0, 8 * self.row, self.row)
-        self.desc_b = tc.smem_descriptor(0, 8 * self.row, self.row)
+        self.mode = sm100_mode(p, s)
+        self.m = machine
 
     # ------------------------------------------------------------------ kernel
     def emit(self, memrefs) -> None:
-        p, s, e, lay = self.p, self.s, self.e, self.lay
-        self.memrefs = memrefs
+        mode = self.mode
+        p, s, lay = mode.p, mode.s, mode.lay
+        e = Emitter()
         pid = hal_d.InterfaceWorkgroupIDOp(0).result
         tid = self.m.thread_id(e)
-        self.tid = tid
-        self.tiles = PersistentTiles(e, p, s, pid)
-        self.smem = SharedBlock(self.m, lay.total)
+        tiles = PersistentTiles(e, p, s, pid)
+        smem = SharedBlock(self.m, lay.total)
         # operand stages (TMA thread -> MMA thread) and accumulator stages (MMA thread ->
         # epilogue warps: a tile's accumulator is the unit, so tile j is its iteration j)
-        self.ring = MbarrierRing(e, self.smem, lay.full, lay.empty)
-        self.accs = MbarrierRing(e, self.smem, lay.acc_full, lay.acc_empty)
+        ring = MbarrierRing(e, smem, lay.full, lay.empty)
+        accs = MbarrierRing(e, smem, lay.acc_full, lay.acc_empty)
         # the residual's landing in the staging slot, once per tile
-        self.res_full = PhaseBarrier(e, self.smem, lay.res_full)
+        res_full = PhaseBarrier(e, smem, lay.res_full)
 
         maps = tensor_maps(p, s)
         descs = [maps.activation, maps.filter, tm.encode_tiled(epilogue_map_args(p, p.out_dtype, BLOCK_M, s.block_n))]
         bindings = [memrefs[p.input], memrefs[p.filter], memrefs[p.num_operands]]
-        if self.res:
-            descs.append(tm.encode_tiled(epilogue_map_args(p, self.res.dtype, BLOCK_M, s.block_n)))
-            bindings.append(memrefs[self.res.operand])
-        self.slots = descriptor_slots(pid, memrefs[-1], DESCRIPTORS)
+        if mode.res:
+            descs.append(tm.encode_tiled(epilogue_map_args(p, mode.res.dtype, BLOCK_M, s.block_n)))
+            bindings.append(memrefs[mode.res.operand])
+        slots = descriptor_slots(pid, memrefs[-1], DESCRIPTORS)
         warp = e.div(tid, WARP)
         lane = e.rem(tid, WARP)
 
         with e.if_(e.cmp("eq", tid, 0)):
             # the operand maps are acquired by this thread (it issues their TMAs); the epilogue's
             # elected thread acquires the output and residual maps
-            write_descriptors(descs, self.slots[:len(descs)], bindings, acquire=2)
-            self._init_barriers()
-        if self.pair:
+            write_descriptors(descs, slots[:len(descs)], bindings, acquire=2)
+            _init_barriers(ring, accs, res_full, mode.group)
+        if mode.pair:
             # the kernel is compiled for a 2x1 cluster; both CTAs' barriers are initialised
             # before either allocates (the pair's allocation is collective) or signals the other
             self.m.barrier()
             trap_unless(arith_d.cmpi(0, cluster_ctarank_count(), i32(2)))
             cluster_sync()
         with e.if_(e.cmp("eq", warp, MMA_WARP)):
-            tc.tmem_alloc(self.smem.element(lay.tmem_slot, 0), self.cols, self.group)
-            tc.tmem_relinquish_alloc_permit(self.group)
+            tc.tmem_alloc(smem.element(lay.tmem_slot, 0), mode.cols, mode.group)
+            tc.tmem_relinquish_alloc_permit(mode.group)
         tc.fence_before_thread_sync()
-        if self.pair:
+        if mode.pair:
             cluster_sync()
         else:
             self.m.barrier()
         tc.fence_after_thread_sync()
-        self.taddr = llvm_d.load(I32(), as_shared_ptr(self.smem.element(lay.tmem_slot, 0)), alignment=4)
-        self.leader = e.cmp("eq", self.tiles.rank, 0)
+        taddr = llvm_d.load(I32(), as_shared_ptr(smem.element(lay.tmem_slot, 0)), alignment=4)
+        leader = e.cmp("eq", tiles.rank, 0)
+        k = Sm100State(mode=mode, e=e, memrefs=memrefs, tiles=tiles, smem=smem, ring=ring, accs=accs,
+                       res_full=res_full, slots=slots, taddr=taddr, leader=leader)
 
         with e.if_else(e.cmp("eq", warp, TMA_WARP)) as (tma_role, rest):
             with tma_role:
                 with e.if_(e.cmp("eq", lane, 0)):
-                    self._producer()
+                    _producer(k)
             with rest:
                 with e.if_else(e.cmp("eq", warp, MMA_WARP)) as (mma_role, epilogue_role):
                     with mma_role:
                         # a pair's MMAs are issued by the leader CTA alone
-                        with e.if_(arith_d.andi(e.cmp("eq", lane, 0), self.leader) if self.pair
+                        with e.if_(arith_d.andi(e.cmp("eq", lane, 0), leader) if mode.pair
                                    else e.cmp("eq", lane, 0)):
-                            self._mma()
-                        if not self.pair:
+                            _mma(k)
+                        if not mode.pair:
                             # every MMA completed (the epilogue saw each stage's last acc_full)
                             # and every tcgen05.ld was waited for: free the tensor memory
                             named_barrier(DEALLOC_BARRIER, WARP + EPILOGUE_THREADS)
                             tc.fence_after_thread_sync()
-                            tc.tmem_dealloc(self.taddr, self.cols)
+                            tc.tmem_dealloc(taddr, mode.cols)
                     with epilogue_role:
-                        self._epilogue(e.sub(tid, FIRST_EPILOGUE_WARP * WARP), warp, lane)
-                        if not self.pair:
+                        Epilogue(k).emit(e.sub(tid, FIRST_EPILOGUE_WARP * WARP), warp, lane)
+                        if not mode.pair:
                             tc.fence_before_thread_sync()
                             named_barrier(DEALLOC_BARRIER, WARP + EPILOGUE_THREADS)
-        if self.pair:
+        if mode.pair:
             # Both CTAs' epilogues are done (so every MMA of the pair completed and every
             # tcgen05.ld was waited for) before either frees its tensor memory, and no CTA
             # exits while its peer may still signal one of its barriers.
@@ -185,67 +234,73 @@ class Sm100WarpSpecialized(Epilogue):
             cluster_sync()
             tc.fence_after_thread_sync()
             with e.if_(e.cmp("eq", warp, MMA_WARP)):
-                tc.tmem_dealloc(self.taddr, self.cols, self.group)
+                tc.tmem_dealloc(taddr, mode.cols, mode.group)
 
-    def _init_barriers(self) -> None:
-        # full: the expect_tx arrival + TMA bytes; empty and acc_full: one tcgen05.commit;
-        # acc_empty: every epilogue thread of both CTAs of a pair; res_full: expect_tx + TMA
-        self.ring.init(1)
-        self.accs.init(EPILOGUE_THREADS * self.group)
-        self.res_full.init()
-        mbarrier_init_fence()
 
-    # ------------------------------------------------------------------ TMA warp
-    def _producer(self) -> None:
-        p, s, e, lay = self.p, self.s, self.e, self.lay
-        with e.for_(0, self.tiles.local_count(), 1) as (j, _, _y):
-            m0, n0 = self.tiles.origin(j)
-            loader = ConvTmaLoader(e, p, s, self.slots[0], self.slots[1], m0, n0)
-            with e.for_(0, self.ktiles, 1) as (kt, _, _y2):
-                st, ph = self.ring.slot(e.add(e.mul(j, self.ktiles), kt))
-                self.ring.acquire(st, ph)
-                a_dst, b_dst = self.smem.element(lay.a, st), self.smem.element(lay.b, st)
-                if self.pair:
-                    self._load_pair(loader, kt, a_dst, b_dst, self.ring.full(st))
-                else:
-                    loader.load(kt, a_dst, b_dst, self.ring.full(st))
+def _init_barriers(ring: MbarrierRing, accs: MbarrierRing, res_full: PhaseBarrier, group: int) -> None:
+    # full: the expect_tx arrival + TMA bytes; empty and acc_full: one tcgen05.commit;
+    # acc_empty: every epilogue thread of both CTAs of a pair; res_full: expect_tx + TMA
+    ring.init(1)
+    accs.init(EPILOGUE_THREADS * group)
+    res_full.init()
+    mbarrier_init_fence()
 
-    def _load_pair(self, loader, kt, a_dst, b_dst, full) -> None:
-        """A CTA pair's k-tile: this CTA's 128 activation rows and its half of the filter rows
-        (rank r: rows n0 + r block_n / 2 ..) into its own stage; the bytes of both CTAs count
-        on the leader's `full`, which the leader's TMA thread arms for both."""
-        e, p, s = self.e, self.p, self.s
-        bk = s.block_k
-        r, sx, c0 = k_tile_tap(e, p, bk, kt)
-        with e.if_(self.leader):
-            mbarrier_arrive_expect_tx(full, 2 * (self.lay.a_stage + self.lay.b_stage))
-        bar = tc.leader_barrier(full)
-        offsets = [index_to(e.mul(sx, p.dilation[1]), I16()), index_to(e.mul(r, p.dilation[0]), I16())]
-        tc.tma_load_pair(a_dst, loader.desc_a, [index_to(c0, I32()), loader.w0, loader.h0, loader.n_img], bar, offsets)
-        f0 = arith_d.addi(loader.f0, index_to(e.mul(self.tiles.rank, s.block_n // 2), I32()))
-        tc.tma_load_pair(b_dst, loader.desc_b, [index_to(e.mul(kt, bk), I32()), f0], bar)
 
-    # ------------------------------------------------------------------ MMA warp
-    def _mma(self) -> None:
-        e, lay, s = self.e, self.lay, self.s
-        with e.for_(0, self.tiles.local_count(), 1) as (j, _, _y):
-            acc, aph = self.accs.slot(j)
-            self.accs.acquire(acc, aph)
-            tc.fence_after_thread_sync()
-            d = arith_d.addi(self.taddr, index_to(e.mul(acc, s.block_n), I32()))
-            with e.for_(0, self.ktiles, 1) as (kt, _, _y2):
-                st, ph = self.ring.slot(e.add(e.mul(j, self.ktiles), kt))
-                self.ring.wait(st, ph)
-                da = tc.smem_descriptor_value(self.desc_a, self.smem.element(lay.a, st))
-                db = tc.smem_descriptor_value(self.desc_b, self.smem.element(lay.b, st))
-                for kk in range(self.row // 32):
-                    # K step kk: 32 bytes further along the swizzled K row of both operands
-                    first = e.cmp("ne", kt, 0) if kk == 0 else True
-                    tc.mma_f16(d, tc.descriptor_plus(da, 32 * kk), tc.descriptor_plus(db, 32 * kk),
-                               self.idesc, first, self.group)
-                # the stage is read: refill it (in both CTAs of a pair)
-                tc.commit(self.ring.empty(st), self.group, self.mask)
-            tc.commit(self.accs.full(acc), self.group, self.mask)   # the accumulator is done
+# ---------------------------------------------------------------------- TMA warp
+def _producer(k: Sm100State) -> None:
+    mode, e = k.mode, k.e
+    p, s, lay = mode.p, mode.s, mode.lay
+    with e.for_(0, k.tiles.local_count(), 1) as (j, _, _y):
+        m0, n0 = k.tiles.origin(j)
+        loader = ConvTmaLoader(e, p, s, k.slots[0], k.slots[1], m0, n0)
+        with e.for_(0, mode.ktiles, 1) as (kt, _, _y2):
+            st, ph = k.ring.slot(e.add(e.mul(j, mode.ktiles), kt))
+            k.ring.acquire(st, ph)
+            a_dst, b_dst = k.smem.element(lay.a, st), k.smem.element(lay.b, st)
+            if mode.pair:
+                _load_pair(k, loader, kt, a_dst, b_dst, k.ring.full(st))
+            else:
+                loader.load(kt, a_dst, b_dst, k.ring.full(st))
+
+
+def _load_pair(k: Sm100State, loader, kt, a_dst, b_dst, full) -> None:
+    """A CTA pair's k-tile: this CTA's 128 activation rows and its half of the filter rows
+    (rank r: rows n0 + r block_n / 2 ..) into its own stage; the bytes of both CTAs count
+    on the leader's `full`, which the leader's TMA thread arms for both."""
+    e, p, s, lay = k.e, k.mode.p, k.mode.s, k.mode.lay
+    bk = s.block_k
+    r, sx, c0 = k_tile_tap(e, p, bk, kt)
+    with e.if_(k.leader):
+        mbarrier_arrive_expect_tx(full, 2 * (lay.a_stage + lay.b_stage))
+    bar = tc.leader_barrier(full)
+    offsets = [index_to(e.mul(sx, p.dilation[1]), I16()), index_to(e.mul(r, p.dilation[0]), I16())]
+    tc.tma_load_pair(a_dst, loader.desc_a, [index_to(c0, I32()), loader.w0, loader.h0, loader.n_img], bar, offsets)
+    f0 = arith_d.addi(loader.f0, index_to(e.mul(k.tiles.rank, s.block_n // 2), I32()))
+    tc.tma_load_pair(b_dst, loader.desc_b, [index_to(e.mul(kt, bk), I32()), f0], bar)
+
+
+# ---------------------------------------------------------------------- MMA warp
+def _mma(k: Sm100State) -> None:
+    mode, e = k.mode, k.e
+    lay, s = mode.lay, mode.s
+    with e.for_(0, k.tiles.local_count(), 1) as (j, _, _y):
+        acc, aph = k.accs.slot(j)
+        k.accs.acquire(acc, aph)
+        tc.fence_after_thread_sync()
+        d = arith_d.addi(k.taddr, index_to(e.mul(acc, s.block_n), I32()))
+        with e.for_(0, mode.ktiles, 1) as (kt, _, _y2):
+            st, ph = k.ring.slot(e.add(e.mul(j, mode.ktiles), kt))
+            k.ring.wait(st, ph)
+            da = tc.smem_descriptor_value(mode.desc_a, k.smem.element(lay.a, st))
+            db = tc.smem_descriptor_value(mode.desc_b, k.smem.element(lay.b, st))
+            for kk in range(mode.row // 32):
+                # K step kk: 32 bytes further along the swizzled K row of both operands
+                first = e.cmp("ne", kt, 0) if kk == 0 else True
+                tc.mma_f16(d, tc.descriptor_plus(da, 32 * kk), tc.descriptor_plus(db, 32 * kk),
+                           mode.idesc, first, mode.group)
+            # the stage is read: refill it (in both CTAs of a pair)
+            tc.commit(k.ring.empty(st), mode.group, mode.mask)
+        tc.commit(k.accs.full(acc), mode.group, mode.mask)   # the accumulator is done
 
 
 def emit_sm100_ws(p: ConvProblem, s: Schedule, machine, memrefs) -> None:

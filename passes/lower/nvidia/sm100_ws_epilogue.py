@@ -18,39 +18,44 @@ from .warp_roles import swizzled
 
 
 class Epilogue:
-    """Mixin of Sm100WarpSpecialized: the epilogue warps."""
+    """The epilogue warps, reading the kernel's state (sm100_ws.Sm100State) and setting none."""
 
-    def _epilogue(self, etid, warp, lane) -> None:
-        p, s, e, lay = self.p, self.s, self.e, self.lay
+    def __init__(self, k):
+        self.k = k
+
+    def emit(self, etid, warp, lane) -> None:
+        k = self.k
+        p, s, e, lay = k.mode.p, k.mode.s, k.e, k.mode.lay
+        res = k.mode.res
         elected = e.cmp("eq", etid, 0)
         with e.if_(elected):
-            acquire_descriptor(self.slots[2])
-            if self.res:
-                acquire_descriptor(self.slots[3])
+            acquire_descriptor(k.slots[2])
+            if res:
+                acquire_descriptor(k.slots[3])
         quadrant = e.rem(warp, 4)                    # the tensor-memory lanes this warp may read
         row = e.add(e.mul(quadrant, WARP), lane)     # this thread's output row of the tile
         lane_field = arith_d.shli(index_to(e.mul(quadrant, WARP), I32()), i32(16))
-        slot = self.smem.element(lay.out, 0)
+        slot = k.smem.element(lay.out, 0)
         panel = epilogue_panel(p.out_dtype, s.block_n)
         width = store_width(p.out_dtype)
         chunks = s.block_n // tc.LD_COLUMNS
-        with e.for_(0, self.tiles.local_count(), 1) as (j, _, _y):
-            m0, n0 = self.tiles.origin(j)
-            acc, aph = self.accs.slot(j)
+        with e.for_(0, k.tiles.local_count(), 1) as (j, _, _y):
+            m0, n0 = k.tiles.origin(j)
+            acc, aph = k.accs.slot(j)
             with e.if_(elected):
                 bulk_wait_read(0)                    # the previous tile's store has read the slot
-                if self.res:
-                    self.res_full.arm(0, lay.out_slot)
-                    for off, ch in epilogue_panel(self.res.dtype, s.block_n).boxes(s.block_n, BLOCK_M):
-                        tma_load(arith_d.addi(slot, i64(off)), self.slots[3],
-                                 [index_to(e.add(n0, ch), I32()), index_to(m0, I32())], self.res_full.full())
-            if not self.res:
+                if res:
+                    k.res_full.arm(0, lay.out_slot)
+                    for off, ch in epilogue_panel(res.dtype, s.block_n).boxes(s.block_n, BLOCK_M):
+                        tma_load(arith_d.addi(slot, i64(off)), k.slots[3],
+                                 [index_to(e.add(n0, ch), I32()), index_to(m0, I32())], k.res_full.full())
+            if not res:
                 named_barrier(EPILOGUE_BARRIER, EPILOGUE_THREADS)   # nobody writes the slot before that
-            self.accs.wait(acc, aph)
+            k.accs.wait(acc, aph)
             tc.fence_after_thread_sync()
-            if self.res:
-                self.res_full.wait_at(j)
-            col0 = arith_d.addi(arith_d.addi(self.taddr, lane_field), index_to(e.mul(acc, s.block_n), I32()))
+            if res:
+                k.res_full.wait_at(j)
+            col0 = arith_d.addi(arith_d.addi(k.taddr, lane_field), index_to(e.mul(acc, s.block_n), I32()))
             # 32 columns per tcgen05.ld; chunk c + 1's load is in flight while chunk c is
             # processed (wait::ld waits for every earlier load, so it follows the processing)
             pending = tc.wait_ld_for(tc.ld_32x32b(col0))
@@ -62,10 +67,10 @@ class Epilogue:
                 else:
                     # the whole accumulator is in registers: the MMA warp may refill the stage
                     tc.fence_before_thread_sync()
-                    if self.pair:        # the leader's MMA thread waits for both CTAs
-                        mbarrier_arrive_remote(self.accs.empty(acc), i32(0))
+                    if k.mode.pair:        # the leader's MMA thread waits for both CTAs
+                        mbarrier_arrive_remote(k.accs.empty(acc), i32(0))
                     else:
-                        self.accs.release(acc)
+                        k.accs.release(acc)
                 vals = vector_d.bitcast(vec_type(tc.LD_COLUMNS, "f32"), words)
                 for u in range(tc.LD_COLUMNS // width):
                     accv = vector_d.extract_strided_slice(vec_type(width, "f32"), vals, [u * width], [width], [1])
@@ -84,7 +89,7 @@ class Epilogue:
             named_barrier(EPILOGUE_BARRIER, EPILOGUE_THREADS)
             with e.if_(elected):
                 for off, ch in panel.boxes(s.block_n, BLOCK_M):
-                    tma_store(self.slots[2], arith_d.addi(slot, i64(off)),
+                    tma_store(k.slots[2], arith_d.addi(slot, i64(off)),
                               [index_to(e.add(n0, ch), I32()), index_to(m0, I32())])
                 bulk_commit()
         with e.if_(elected):
@@ -94,7 +99,7 @@ class Epilogue:
         """{(load index, u): vector<width> of that per-channel operand at channels
         f0 + width u .. + width - 1}, clamped in bounds (F is a multiple of width; stores past F
         are clipped by the TMA store)."""
-        e, p = self.e, self.p
+        e, p = self.k.e, self.k.mode.p
         out = {}
         for i, ld in enumerate(p.operand_loads):
             if ld.broadcast != "channel":
@@ -102,6 +107,6 @@ class Epilogue:
             for u in range(tc.LD_COLUMNS // width):
                 f = e.add(f0, u * width)
                 f_safe = e.select(e.cmp("slt", f, p.F - width + 1), f, p.F - width)
-                out[(i, u)] = vector_d.load(vec_type(width, ld.dtype), self.memrefs[ld.operand], [f_safe],
+                out[(i, u)] = vector_d.load(vec_type(width, ld.dtype), self.k.memrefs[ld.operand], [f_safe],
                                             alignment=width * DTYPE_BYTES[ld.dtype] if width * DTYPE_BYTES[ld.dtype] <= 16 else 16)
         return out

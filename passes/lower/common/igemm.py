@@ -151,7 +151,8 @@ def emit_portable_igemm(p: ConvProblem, s: Schedule, machine, memrefs: list) -> 
 
 
 def portable_batch_grid(p: ConvProblem, s: Schedule):
-    """The grid for a runtime batch: one workgroup per output tile."""
+    """The grid for a runtime batch: one workgroup per output tile, pixel tiles major (also the
+    gathered-im2col wgmma kernel's)."""
     def grid(batch):
         e = Emitter()
         m_tiles = e.div(e.add(e.mul(batch, p.Ho * p.Wo), s.block_m - 1), s.block_m)

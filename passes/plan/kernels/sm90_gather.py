@@ -10,7 +10,7 @@ from ...problem import ConvProblem
 from ...kernel_configs import GatherConfig
 from ...schedule import Kernel, Schedule
 from ...target import Target
-from ...lower.common.emit import Emitter
+from ...lower.common.igemm import portable_batch_grid   # one CTA per output tile, the same layout
 from .common import PlanError, cdiv
 from ...lower.nvidia.sm90_gather import emit_sm90_gather_wgmma
 from ...kernel_families import KernelFamily, register
@@ -40,15 +40,5 @@ def plan_sm90_gather(p: ConvProblem, t: Target, why_not_tma: str = "") -> Schedu
     return dataclasses.replace(s, smem_bytes=sm90_gather.gather_smem_bytes(s))
 
 
-def gather_batch_grid(p: ConvProblem, s: Schedule):
-    """The grid for a run-time batch: one CTA per output tile, as plan_sm90_gather lays them
-    out (pixel tiles major, channel tiles minor)."""
-    def grid(batch):
-        e = Emitter()
-        m_tiles = e.div(e.add(e.mul(batch, p.Ho * p.Wo), s.block_m - 1), s.block_m)
-        return [e.mul(m_tiles, cdiv(p.F, s.block_n)), e.c(1), e.c(1)]
-    return grid
-
-
 SM90_GATHER = register(KernelFamily("sm90_gather_wgmma", GatherConfig, supports, plan_sm90_gather,
-                                    emit_sm90_gather_wgmma, batch_grid=gather_batch_grid))
+                                    emit_sm90_gather_wgmma, batch_grid=portable_batch_grid))

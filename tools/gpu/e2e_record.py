@@ -33,11 +33,11 @@ def gpu_count() -> int:
 
 
 def core_sets(n: int) -> list[set[int]]:
-    """This process's CPUs in n disjoint contiguous sets, one per GPU's worker. Unpinned, one
-    GPU's torch.compile (Inductor compiles on every core) preempted the IREE runtime's worker
-    and completion threads of a case timed on another GPU: the synchronous Python-timed calls of
-    a run of four workers took up to 1.8x their time alone (MobileNetV3-L b32 1181 against 702
-    us, VAE decoder b1 1659 against 931; bench/experiments/call_overhead.py, one H200, same day)."""
+    """This process's CPUs in n disjoint contiguous sets, one per GPU's worker, so that one
+    GPU's torch.compile (Inductor compiles on every core) does not share cores with a case
+    timed on another GPU. Host-timed numbers in a four-worker run stayed noisy with it (convc's
+    Python-timed call up to 2.4x its time alone, pinned or not; bench/experiments/
+    call_overhead.py): compare iree-benchmark-module's medians and CUDA-event times there."""
     cpus = sorted(os.sched_getaffinity(0))
     per = max(1, len(cpus) // max(1, n))
     return [set(cpus[i * per:(i + 1) * per] if i < n - 1 else cpus[i * per:]) or set(cpus) for i in range(n)]

@@ -52,7 +52,7 @@ def bench_layer(bundle: str, entry: dict, iters: int, rotate: int) -> dict:
     dev = [lm.to_device(np.ascontiguousarray(x.transpose(0, 2, 3, 1)).astype(storage), L["dtype"]) for x in xs]
     out = np.asarray(f(dev[0]).to_host()).astype(np.float32)
     row["rel_l2"] = float(rel_l2(out, ref))
-    row["correct"] = bool(out.shape == ref.shape and np.isfinite(out).all() and row["rel_l2"] <= TOLERANCE)
+    row["correct"] = bool(out.shape == ref.shape and np.isfinite(out).all() and row["rel_l2"] <= TOLERANCE[L["dtype"]])
     t, names = kernel_time_us(lambda i: f(dev[i % rotate]), iters)
     row["convc_us"], row["convc_kernels"] = t, names
     # cuDNN (channels_last, like convc's NHWC)

@@ -21,6 +21,8 @@ from ..passes.match.match_conv import (PROBLEM_ATTR, DECLINE_ATTR, MAP_DECLINE, 
 from ..passes.match.pad_dispatch import pad_dispatches, uncopyable_pad_dispatches
 from ..passes.plan.plan_schedule import SCHEDULE_ATTR
 from ..passes.splice.record_once import recordable_functions
+from ..passes.attrs import COPY_ATTR
+from ..passes.copy_problem import CopyProblem
 from ..passes.problem import ConvProblem
 from ..passes.registry import HAL_PHASE, INPUT_PHASE, PIPELINE, PassOptions, get_pass
 from ..passes.schedule import Schedule
@@ -67,6 +69,8 @@ class DispatchReport:
     schedule: Schedule | None = None
     sites: int = 1             # flow.dispatch ops running this executable per inference
     gemm: bool = False         # a Linear layer's GEMM (convc-linear-weights), not a conv
+    copy: CopyProblem | None = None   # an assembled tensor (convc-copy-chains)
+    copies_merged: int = 0     # IREE copy dispatches the assembled tensor replaced
 
     @property
     def is_pool(self) -> bool:
@@ -87,7 +91,7 @@ class DispatchReport:
         return self.problem is not None or self.reason.startswith("conv")
 
     def line(self) -> str:
-        shape = self.problem.shape_str() if self.problem else "-"
+        shape = self.problem.shape_str() if self.problem else self.copy.shape_str() if self.copy else "-"
         if self.gemm:
             p = self.problem
             shape = f"Linear as GEMM M={'?' if p.dynamic_batch else p.gemm_m} K={p.C} F={p.F} {p.dtype}->{p.out_dtype}"
@@ -110,7 +114,8 @@ class CompileResult:
         """The reports of convs, Linear-layer GEMMs, pooling windows and elementwise maps (other
         dispatches are IREE's alone)."""
         return {"convs": [r for r in self.reports if r.is_conv], "gemms": [r for r in self.reports if r.gemm],
-                "pools": [r for r in self.reports if r.is_pool], "maps": [r for r in self.reports if r.is_map]}
+                "pools": [r for r in self.reports if r.is_pool], "maps": [r for r in self.reports if r.is_map],
+                "copies": [r for r in self.reports if r.copy is not None]}
 
     def counts(self) -> dict[str, int]:
         """Executables of each kind and how many of them convc took ("convs", "convs_on_convc", ...)."""
@@ -137,6 +142,12 @@ class CompileResult:
                 lines.append(f"{len(on_r)} of {len(rs)} {what} executables on convc, running "
                              f"{sum(r.sites for r in on_r)} of {sum(r.sites for r in rs)} {unit} "
                              "dispatches per inference")
+        if kinds["copies"]:
+            rs = kinds["copies"]
+            lines.append(f"{len(rs)} assembled tensor{'s' if len(rs) > 1 else ''} (channel concatenations, sub-pixel "
+                         f"interleaves) on convc's copy kernel: {sum(r.sites for r in rs)} "
+                         f"dispatch{'es' if sum(r.sites for r in rs) > 1 else ''} per inference in place of "
+                         f"{sum(r.sites * r.copies_merged for r in rs)} IREE copies")
         counts: dict = {}
         for name, why in self.transposes:
             counts[(name, why)] = counts.get((name, why), 0) + 1
@@ -238,7 +249,11 @@ def collect_reports(module: ir.Module, linears: frozenset = frozenset()) -> list
             prob = ConvProblem.from_dict(attr_to_py(exe.attributes[PROBLEM_ATTR]))
         if SCHEDULE_ATTR in exe.attributes:
             sched = Schedule.from_dict(attr_to_py(exe.attributes[SCHEDULE_ATTR]))
-        if DECLINE_ATTR in exe.attributes:
+        if COPY_ATTR in exe.attributes and sched is not None:
+            copy = CopyProblem.from_dict(attr_to_py(exe.attributes[COPY_ATTR]))
+            out.append(DispatchReport(name, "convc", sched.reason, None, sched, copy=copy,
+                                      copies_merged=len(copy.pieces)))
+        elif DECLINE_ATTR in exe.attributes:
             why = ir.StringAttr(exe.attributes[DECLINE_ATTR]).value
             reason = ("pool not taken: " + why[len(POOL_DECLINE):] if why.startswith(POOL_DECLINE)
                       else "map not taken: " + why[len(MAP_DECLINE):] if why.startswith(MAP_DECLINE)

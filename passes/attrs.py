@@ -11,3 +11,4 @@ CONSTANTS_ATTR = "convc.constants"      # hoisted dense constants: kernel operan
 SCHEDULE_ATTR = "convc.schedule"        # Schedule as a DictAttr (convc-plan-schedule)
 KERNEL_ATTR = "convc.kernel"            # the hal.executable.source symbol (convc-lower-kernel)
 GROUPED_CONV_ATTR = "convc.grouped_conv"  # the grouped generics convc-channels-last makes
+COPY_ATTR = "convc.copy"                # CopyProblem as a DictAttr (convc-copy-chains)

@@ -45,6 +45,7 @@ class Kernel(str, Enum):
     GLOBAL_POOL = "global_pool"
     SKINNY_GEMM = "skinny_gemm"
     ROW_MAP = "row_map"
+    COPY_PIECES = "copy_pieces"
 
     def __str__(self) -> str:
         return self.value
@@ -211,6 +212,24 @@ class GlobalPoolConfig(KernelConfig):
 
     def describe(self) -> str:
         return f" vectors={self.vectors} unroll={self.unroll}"
+
+
+@dataclass(frozen=True)
+class CopyConfig(KernelConfig):
+    """copy_pieces: each thread moves `per_thread` vectors (block_n elements each, or fewer for
+    a piece whose slices are not vector-aligned), threads * per_thread consecutive vectors per
+    workgroup, the pieces' vectors numbered one after another."""
+
+    KERNELS: ClassVar[tuple[Kernel, ...]] = (Kernel.COPY_PIECES,)
+
+    per_thread: int = 1
+
+    def check(self, s) -> None:
+        if self.per_thread < 1:
+            raise ValueError(f"{self.per_thread} vectors per thread")
+
+    def describe(self) -> str:
+        return f" per_thread={self.per_thread}"
 
 
 @dataclass(frozen=True)

@@ -120,7 +120,7 @@ class EpilogueStep:
 
 
 # how ConvProblem.name begins for each kind of problem: what a timeline tells convc's kernels by
-KERNEL_NAME_PREFIXES = ("conv_", "poolmax_", "poolsum_", "map_", "rowmap")
+KERNEL_NAME_PREFIXES = ("conv_", "poolmax_", "poolsum_", "map_", "rowmap", "copy")
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from .layout.window import trim_windows
 from .layout.channel_pad import pad_channels
 from .layout.linear_weights import linear_weights
 from .match.pad_dispatch import pads_to_copies
+from .match.copy_chains import merge_copy_chains
 from .match.match_conv import match_conv
 from .plan.plan_schedule import plan_schedule
 from .lower.lower_kernels import lower_kernels
@@ -54,6 +55,7 @@ PASSES: dict[str, Callable] = {
     "convc-pad-channels": pad_channels,        # input-phase IR, after convc-trim-window
     "convc-linear-weights": linear_weights,    # input-phase IR, after convc-pad-channels
     "convc-pad-copy": pads_to_copies,          # flow-phase IR from here on
+    "convc-copy-chains": merge_copy_chains,
     "convc-match-conv": match_conv,
     "convc-plan-schedule": plan_schedule,
     "convc-lower-kernel": lower_kernels,
@@ -77,6 +79,7 @@ STAGES = (
                          "convc-pad-channels",
                          "convc-linear-weights")),
     ("flow", "match", ("convc-pad-copy",            # flow-phase IR from here on
+                       "convc-copy-chains",
                        "convc-match-conv")),
     ("flow", "plan", ("convc-plan-schedule",)),
     ("flow", "lower", ("convc-lower-kernel",)),

@@ -9,12 +9,13 @@ Identical problems with identical schedules share one kernel.
 from __future__ import annotations
 
 from ..ir import ir, attr_to_py, walk_ops
-from ..attrs import CONSTANTS_ATTR, KERNEL_ATTR, PROBLEM_ATTR, SCHEDULE_ATTR  # noqa: F401 (KERNEL_ATTR re-exported)
+from ..attrs import COPY_ATTR, CONSTANTS_ATTR, KERNEL_ATTR, PROBLEM_ATTR, SCHEDULE_ATTR  # noqa: F401 (KERNEL_ATTR re-exported)
 from ..match.match_conv import executable_function
+from ..copy_problem import CopyProblem
 from ..problem import ConvProblem
 from ..schedule import Schedule
 from ..target import get_target
-from .common.executable import build_executable, conv_bindings
+from .common.executable import build_executable, conv_bindings, copy_bindings
 from ..kernel_families import family_of
 from .amd.machine import AmdMachine
 from .cpu.machine import CpuMachine
@@ -50,9 +51,10 @@ def lower_kernels(module: ir.Module, options=None) -> ir.Module:
         for exe in list(walk_ops(module.operation, "flow.executable")):
             if SCHEDULE_ATTR not in exe.attributes:
                 continue
-            prob_d = attr_to_py(exe.attributes[PROBLEM_ATTR])
+            copy = COPY_ATTR in exe.attributes
+            prob_d = attr_to_py(exe.attributes[COPY_ATTR if copy else PROBLEM_ATTR])
             sched_d = attr_to_py(exe.attributes[SCHEDULE_ATTR])
-            p = ConvProblem.from_dict(prob_d)
+            p = CopyProblem.from_dict(prob_d) if copy else ConvProblem.from_dict(prob_d)
             s = Schedule.from_dict(sched_d)
             base = p.name
             if getattr(options, "candidate", None) is not None:
@@ -64,8 +66,11 @@ def lower_kernels(module: ir.Module, options=None) -> ir.Module:
                 n += 1
                 sym = f"{base}_{n}"
             if sym not in made:
-                shapes, dtypes = _operand_types(exe, p.num_operands)
-                bindings = conv_bindings(p, shapes, dtypes, s.scratch_bytes)
+                if copy:
+                    bindings = copy_bindings(p, s.scratch_bytes)
+                else:
+                    shapes, dtypes = _operand_types(exe, p.num_operands)
+                    bindings = conv_bindings(p, shapes, dtypes, s.scratch_bytes)
                 machine = machine_for(s.target)
                 family = family_of(s.kernel)
                 emitter = family.emit
@@ -73,7 +78,7 @@ def lower_kernels(module: ir.Module, options=None) -> ir.Module:
                 batch_grid = family.batch_grid(p, s) if family.batch_grid else None
                 with target_machine(machine):
                     build_executable(ir.InsertionPoint(exe), sym, s, machine, bindings,
-                                     lambda memrefs: emitter(p, s, machine, memrefs), p, batch_grid)
+                                     lambda memrefs: emitter(p, s, machine, memrefs), None if copy else p, batch_grid)
                 made[sym] = key
             exe.attributes[KERNEL_ATTR] = ir.FlatSymbolRefAttr.get(sym)
     return module

@@ -10,13 +10,14 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Callable
 
-from ..attrs import DECLINE_ATTR, PROBLEM_ATTR, SCHEDULE_ATTR  # noqa: F401 (SCHEDULE_ATTR re-exported)
+from ..attrs import COPY_ATTR, DECLINE_ATTR, PROBLEM_ATTR, SCHEDULE_ATTR  # noqa: F401 (SCHEDULE_ATTR re-exported)
 from ..ir import ir, attr_to_py, dict_attr, walk_ops
 from .kernels.amd_lds_mfma import plan_amd
 from .kernels.common import PlanError
 from .kernels.direct_grouped import plan_pool
 from .kernels.global_pool import plan_global_pool
 from .kernels.row_map import plan_row_map
+from .kernels.copy_pieces import plan_copy
 from .kernels.skinny_gemm import plan_skinny, supports as skinny_supports
 from .kernels.grouped_mma import grouped_candidates, plan_grouped_choice
 from .kernels.f32 import plan_dynamic_batch, plan_f32
@@ -24,6 +25,7 @@ from .kernels.portable import plan_portable
 from .kernels.sm100_ws import plan_sm100, sm100_candidates
 from .kernels.sm90 import plan_sm90
 from .kernels.sm90_candidates import sm90_candidates
+from ..copy_problem import CopyProblem
 from ..problem import ConvProblem
 from ..schedule import SETTING_NAMES, Schedule
 from ..target import Target, get_target
@@ -131,6 +133,10 @@ def plan_schedule(module: ir.Module, options=None) -> ir.Module:
     target = get_target(getattr(options, "target", None) or "sm_90a")
     with module.context:
         for exe in walk_ops(module.operation, "flow.executable"):
+            if COPY_ATTR in exe.attributes:     # an assembled tensor: one kernel, planned by size
+                copy = CopyProblem.from_dict(attr_to_py(exe.attributes[COPY_ATTR]))
+                exe.attributes[SCHEDULE_ATTR] = dict_attr(plan_copy(copy, target).to_dict())
+                continue
             if PROBLEM_ATTR not in exe.attributes:
                 continue
             prob = ConvProblem.from_dict(attr_to_py(exe.attributes[PROBLEM_ATTR]))

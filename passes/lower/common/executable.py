@@ -65,6 +65,12 @@ def conv_bindings(p: ConvProblem, operand_shapes: list[list[int]], operand_dtype
     return out
 
 
+def copy_bindings(p, scratch_bytes: int = SCRATCH_BYTES) -> list[Binding]:
+    """Bindings of a copy kernel (a CopyProblem): each piece, the destination, the scratch."""
+    out = [Binding(f"arg{i}", p.dtype, x.elements, True) for i, x in enumerate(p.pieces)]
+    return out + [Binding("out", p.dtype, p.elements, False), Binding("scratch", "i8", scratch_bytes, False)]
+
+
 def _layout(bindings: list[Binding], constants: int = 0) -> ir.Attribute:
     """Every binding is `Indirect`, as IREE marks the bindings of its own executables that
     carry activations: IREE then records the dispatch with binding-table slots, so the

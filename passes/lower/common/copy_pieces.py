@@ -1,0 +1,66 @@
+"""The copy kernel: every piece of an assembled tensor moved in one launch (plan:
+passes/plan/kernels/copy_pieces.py).
+
+The pieces' vectors are numbered one after another (piece i's from start[i]); thread t of
+workgroup w takes vectors (w * per_thread + j) * threads + t, so neighbouring threads move
+neighbouring vectors of a piece (coalesced on both sides: a piece's vectors follow its source in
+row-major order, and its innermost run is contiguous in the destination). A binary search over
+the pieces' start numbers, as nested branches with the boundaries as constants, finds the piece;
+the vector's source offset is then its number times the width, and its destination offset
+the piece's first element plus each axis index (the element offset taken apart over the
+piece's merged axes) times that axis's step.
+"""
+
+from __future__ import annotations
+
+from ...copy_problem import CopyProblem
+from ...ir import hal_d, vector_d
+from ...kernel_configs import CopyConfig
+from ...problem import DTYPE_BYTES
+from ...schedule import Schedule
+from .emit import vec_type, Emitter
+
+
+def emit_copy_pieces(p: CopyProblem, s: Schedule, machine, memrefs: list) -> None:
+    e = Emitter()
+    per = s.config_as(CopyConfig).per_thread
+    widths = p.vector_widths()
+    starts = [0]
+    for x, v in zip(p.pieces, widths):
+        starts.append(starts[-1] + x.elements // v)
+    out = memrefs[len(p.pieces)]
+    pid = hal_d.InterfaceWorkgroupIDOp(0).result
+    tid = machine.thread_id(e)
+
+    def move(i: int, unit) -> None:
+        piece, v = p.pieces[i], widths[i]
+        elem = e.mul(e.sub(unit, starts[i]) if starts[i] else unit, v)
+        base, axes = piece.axes(p.shape)
+        dest, rest = e.c(base), elem
+        for k, (size, step) in enumerate(reversed(axes)):
+            last = k == len(axes) - 1
+            idx = rest if last else e.rem(rest, size)
+            if not last:
+                rest = e.div(rest, size)
+            dest = e.add(dest, e.mul(idx, step))
+        t = vec_type(v, p.dtype)
+        x = vector_d.load(t, memrefs[i], [elem], alignment=v * DTYPE_BYTES[p.dtype])
+        vector_d.store(x, out, [dest], alignment=v * DTYPE_BYTES[p.dtype])
+
+    def search(lo: int, hi: int, unit) -> None:
+        if hi - lo == 1:
+            move(lo, unit)
+            return
+        mid = (lo + hi) // 2
+        with e.if_else(e.cmp("ult", unit, starts[mid])) as (below, above):
+            with below:
+                search(lo, mid, unit)
+            with above:
+                search(mid, hi, unit)
+
+    loop = e.for_(0, per, 1)
+    with loop as (j, _, done):
+        unit = e.add(e.mul(e.add(e.mul(pid, per), j), s.threads), tid)
+        with e.if_(e.cmp("ult", unit, starts[-1])):
+            search(0, len(p.pieces), unit)
+        done([])

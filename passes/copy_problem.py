@@ -64,12 +64,15 @@ class CopyPiece:
 
 @dataclass(frozen=True)
 class CopyProblem:
-    """The destination `shape` of `dtype`, written whole and once by `pieces` (operands
-    0..len(pieces)-1 of the dispatch, in order); the dispatch's only result."""
+    """The destination `shape` of `dtype`, written by `pieces` (operands 0..len(pieces)-1 of
+    the dispatch, in order): the dispatch's only result. `into`: the destination is also
+    operand len(pieces), tied to the result, and the pieces write only their slices of it (a
+    chain longer than one dispatch's bindings allow continues in a second dispatch)."""
 
     shape: tuple[int, ...]
     dtype: str
     pieces: tuple[CopyPiece, ...]
+    into: bool = False
 
     def __post_init__(self):
         object.__setattr__(self, "shape", tuple(int(x) for x in self.shape))
@@ -91,11 +94,6 @@ class CopyProblem:
     @property
     def elements(self) -> int:
         return math.prod(self.shape)
-
-    @property
-    def bytes_moved(self) -> int:
-        """Read once and written once."""
-        return 2 * self.elements * DTYPE_BYTES[self.dtype]
 
     @property
     def name(self) -> str:
@@ -121,17 +119,19 @@ class CopyProblem:
         return out
 
     def shape_str(self) -> str:
-        return (f"{len(self.pieces)} copies into {'x'.join(map(str, self.shape))} {self.dtype} "
-                f"({self.bytes_moved / 1e6:.1f} MB moved)")
+        moved = 2 * sum(p.elements for p in self.pieces) * DTYPE_BYTES[self.dtype]
+        return (f"{len(self.pieces)} copies into {'x'.join(map(str, self.shape))} {self.dtype}"
+                f"{' (in place)' if self.into else ''} ({moved / 1e6:.1f} MB moved)")
 
     def to_dict(self) -> dict:
-        return {"shape": list(self.shape), "dtype": self.dtype,
+        d = {"into": True} if self.into else {}
+        return d | {"shape": list(self.shape), "dtype": self.dtype,
                 "pieces": [{"operand": p.operand, "offsets": list(p.offsets), "sizes": list(p.sizes),
                             "strides": list(p.strides)} for p in self.pieces]}
 
     @classmethod
     def from_dict(cls, d: dict) -> "CopyProblem":
-        return cls(tuple(d["shape"]), d["dtype"], tuple(CopyPiece(**p) for p in d["pieces"]))
+        return cls(tuple(d["shape"]), d["dtype"], tuple(CopyPiece(**p) for p in d["pieces"]), bool(d.get("into", False)))
 
 
 def exact_cover(shape: tuple[int, ...], pieces) -> str | None:

@@ -8,6 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# bindings one dispatch may have: IREE 3.13's CUDA runtime refuses to load an executable whose
+# export declares more ("binding_flags count 17 exceeds maximum of 16", measured on an H200 with
+# a 25-piece concatenation); held for every target
+MAX_DISPATCH_BINDINGS = 16
+
 
 @dataclass(frozen=True)
 class Target:

@@ -12,8 +12,10 @@ A chain starts at a `flow.tensor.empty`, goes through copy dispatches each tied 
 previous one's result (its only use) and must write every destination element exactly once
 (so nothing of the empty tensor is left to read). It is replaced, at the place of its last
 copy, by one dispatch of a new executable that reads every piece and writes the destination
-(`convc.copy`: a CopyProblem), which convc's copy kernel runs in one launch. Executables no
-dispatch calls any more go away. Static shapes of f16/bf16/f32 only; other chains stay.
+(`convc.copy`: a CopyProblem), which convc's copy kernel runs in one launch; a chain of more
+pieces than one dispatch may bind (MAX_PIECES) continues in further dispatches, each writing its
+pieces in place into the previous one's result. Executables no dispatch calls any more go away.
+Static shapes of f16/bf16/f32 only; other chains stay.
 """
 
 from __future__ import annotations
@@ -22,6 +24,11 @@ from ..attrs import COPY_ATTR
 from ..copy_problem import CopyPiece, CopyProblem, exact_cover
 from ..ir import ir, dict_attr, walk_ops
 from ..problem import DTYPE_BYTES
+from ..target import MAX_DISPATCH_BINDINGS
+
+# pieces one merged dispatch reads: its bindings are the pieces, the destination and the
+# kernel's scratch (passes/lower/common/executable.py)
+MAX_PIECES = MAX_DISPATCH_BINDINGS - 2
 
 LOAD = "iree_tensor_ext.dispatch.tensor.load"
 STORE = "iree_tensor_ext.dispatch.tensor.store"
@@ -129,10 +136,11 @@ def _problem(chain, copies) -> CopyProblem | None:
     return CopyProblem(tuple(dst.shape), dtype, tuple(pieces))
 
 
-def _executable_text(name: str, chain, copies, dst: ir.RankedTensorType) -> str:
+def _executable_text(name: str, chain, copies, dst: ir.RankedTensorType, into: bool) -> str:
     """The merged dispatch's executable: each piece loaded and stored into its slice of the
-    write-only destination (what IREE would build were the kernel not spliced in)."""
-    out_t = f"!iree_tensor_ext.dispatch.tensor<writeonly:{dst}>"
+    write-only destination, read-write where it continues an earlier dispatch's (what IREE
+    would build were the kernel not spliced in)."""
+    out_t = f"!iree_tensor_ext.dispatch.tensor<{'readwrite' if into else 'writeonly'}:{dst}>"
     args, body = [], []
     for i, d in enumerate(chain):
         src, offsets, sizes, strides = copies[_callee(d)]
@@ -185,19 +193,29 @@ def merge_copy_chains(module: ir.Module, options=None) -> ir.Module:
                 found.append((chain, p))
         for chain, p in found:
             dst = ir.RankedTensorType(chain[0].results[0].type)
-            name = _fresh(taken, f"{_callee(chain[0])[0]}_copies")
-            parsed = ir.Module.parse(_executable_text(name, chain, copies, dst))
-            exe = _op(next(iter(parsed.body.operations)))
-            exe.move_before(first_exe)
-            exe.attributes[COPY_ATTR] = dict_attr(p.to_dict())
-            last = chain[-1]
-            entry = ir.ArrayAttr.get([ir.SymbolRefAttr.get([name, name])])
-            with ir.InsertionPoint(last), last.location:
-                new = ir.Operation.create(
-                    "flow.dispatch", results=[dst], operands=[c.operands[0] for c in chain],
-                    attributes={"entry_points": entry,
-                                "operandSegmentSizes": ir.DenseI32ArrayAttr.get([0, len(chain), 0, 0])})
-            last.results[0].replace_all_uses_with(new.results[0])
+            prev = None
+            for g in range(0, len(chain), MAX_PIECES):
+                part = chain[g:g + MAX_PIECES]
+                into = prev is not None
+                q = CopyProblem(p.shape, p.dtype, tuple(CopyPiece(i, x.offsets, x.sizes, x.strides)
+                                                        for i, x in enumerate(p.pieces[g:g + MAX_PIECES])), into)
+                name = _fresh(taken, f"{_callee(part[0])[0]}_copies")
+                parsed = ir.Module.parse(_executable_text(name, part, copies, dst, into))
+                exe = _op(next(iter(parsed.body.operations)))
+                exe.move_before(first_exe)
+                exe.attributes[COPY_ATTR] = dict_attr(q.to_dict())
+                last = part[-1]
+                entry = ir.ArrayAttr.get([ir.SymbolRefAttr.get([name, name])])
+                attrs = {"entry_points": entry,
+                         "operandSegmentSizes": ir.DenseI32ArrayAttr.get([0, len(part) + into, 0, 0])}
+                if into:      # the destination so far, written in place
+                    attrs["tied_operands"] = ir.ArrayAttr.get([ir.IntegerAttr.get(ir.IndexType.get(), len(part))])
+                with ir.InsertionPoint(last), last.location:
+                    new = ir.Operation.create("flow.dispatch", results=[dst],
+                                              operands=[c.operands[0] for c in part] + ([prev] if into else []),
+                                              attributes=attrs)
+                prev = new.results[0]
+            chain[-1].results[0].replace_all_uses_with(prev)
             empty = _op(chain[0].operands[1].owner)
             for c in reversed(chain):
                 c.erase()

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from convc.compiler.driver import CompileOptions, compile_file
+from convc.passes.match.copy_chains import MAX_PIECES
 from convc.passes.copy_problem import CopyPiece, CopyProblem, exact_cover
 from convc.runtime.module import LoadedModule
 
@@ -49,8 +50,9 @@ def _dense_reference(x, ws):
 
 
 @pytest.mark.parametrize("dtype,tol", [(np.float32, 1e-5), (np.float16, 3e-3)], ids=["f32", "f16"])
-@pytest.mark.parametrize("C,growth,layers,N,H,W", [(16, 8, 3, 2, 5, 6), (5, 3, 3, 1, 4, 7), (8, 12, 2, 3, 3, 3)],
-                         ids=["aligned", "odd_channels", "mixed"])
+@pytest.mark.parametrize("C,growth,layers,N,H,W", [(16, 8, 3, 2, 5, 6), (5, 3, 3, 1, 4, 7), (8, 12, 2, 3, 3, 3),
+                                                   (8, 4, 15, 1, 2, 3)],
+                         ids=["aligned", "odd_channels", "mixed", "past_the_bindings"])
 def test_dense_block_concatenations_run_on_the_copy_kernel(tmp_path, C, growth, layers, N, H, W, dtype, tol):
     model, ws = _dense_block(C, growth, layers, N, H, W, dtype)
     src, out = tmp_path / "dense.onnx", tmp_path / "dense.vmfb"
@@ -64,9 +66,12 @@ def test_dense_block_concatenations_run_on_the_copy_kernel(tmp_path, C, growth, 
     copies = res.by_kind()["copies"]
     lines = [r.line() for r in res.reports]
     # every concatenation of two or more pieces (layers 2.. and the output's) is one copy
-    # dispatch; no IREE copy executable is left
-    assert len(copies) == layers and all(r.path == "convc" for r in copies), lines
-    assert sorted(len(r.copy.pieces) for r in copies) == list(range(2, layers + 2)), lines
+    # dispatch, or (past MAX_PIECES pieces: IREE's CUDA runtime loads no export of more than 16
+    # bindings) a first one and others writing their pieces in place; no IREE copy is left
+    splits = sum((k - 1) // MAX_PIECES for k in range(2, layers + 2))
+    assert len(copies) == layers + splits and all(r.path == "convc" for r in copies), lines
+    assert sum(len(r.copy.pieces) for r in copies) == sum(range(2, layers + 2)), lines
+    assert all(len(r.copy.pieces) <= MAX_PIECES for r in copies) and sum(r.copy.into for r in copies) == splits
     assert not [r for r in res.reports if "slow_memcpy" in r.dispatch], lines
     if C % 4 or growth % 4:
         assert any(min(r.copy.vector_widths()) < 4 for r in copies), lines

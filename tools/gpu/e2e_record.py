@@ -78,7 +78,9 @@ def merge(dirs: list[str], out: str) -> int:
         print(f"e2e_record: error: cases from different devices or PyTorch versions: {sorted(devices)}", file=sys.stderr)
         return 1
     (device, torch_version), = devices
-    rows = [c for r in found.values() for c in r["cases"]]
+    # each case keeps the commit and date of the run that measured it
+    rows = [{**c, "commit": c.get("commit", r.get("commit")), "date": c.get("date", r.get("date"))}
+            for r in found.values() for c in r["cases"]]
     os.makedirs(out, exist_ok=True)
     write_result(out, {"device": device, "torch": torch_version, "merged_from": [os.path.basename(os.path.normpath(d)) for d in dirs],
                        "cases": rows})

@@ -17,7 +17,15 @@ or an NHWC zero-inserted tensor. Each phase conv reads the transposed input thro
 pad (fused into its dispatch, as for any conv), a strided slice of the transposed filter (a
 constant expression for a constant filter) behind a barrier, and accumulates into a zero
 fill; the phases are inserted into an [N, Qh, sh, Qw, sw, F] tensor collapsed to the output.
-The elementwise ops after the conv (bias, activation) stay where they were.
+
+The elementwise ops after the conv (the import's bias add, the activation, the cast to the
+model's type) move before the interleave, onto each phase's output: IREE then fuses them into
+the phase convs' dispatches (convc's epilogue), so the phases write the model's type, the
+interleave moves half the bytes of f32 and no elementwise dispatch follows it (measured before:
+an f32 interleave and a separate bias + ReLU map, results/bench/h200_transposed_latest.json).
+They move when each reads the value before it in loop order and otherwise only per-channel
+vectors (a broadcast of an [F] tensor, possibly transposed from NCHW), and the output needs no
+final crop; one conv of s^2 F channels takes each vector tiled s^2 times.
 
 Left as IREE imported it (still correct, with the zero-inserted input): dilated or strided
 inner convs (a dilated transposed conv), a dynamic batch, a phase that meets no tap (a filter
@@ -147,16 +155,150 @@ def rewrite_transposed(conv) -> bool:
     if any(ph is None or pw is None for _, _, ph, pw in phases):
         return False
     out_t = ir.RankedTensorType(conv.results[0].type)
+    same = all(len({a.phase(r)[1:] for r in range(a.stride)}) == 1 for a in axes)
+    chain = _epilogue_chain(conv.results[0], out_t.shape[3])
+    if [a.phase_out * a.stride for a in axes] != list(out_t.shape[1:3]):
+        chain = []        # the output is cropped after the interleave: the epilogue stays there
     with ir.InsertionPoint(conv), conv.location:
         x = ins.operands[0]
         # the input transposed once (behind a barrier, as convc-channels-last leaves a conv's
         # input transpose: IREE would fuse it into the phase convs' dispatches)
         xt = barrier(transpose(x, NCHW_TO_NHWC)) if nchw else x
-        same = all(len({a.phase(r)[1:] for r in range(a.stride)}) == 1 for a in axes)
-        y = (_one_conv if same else _phase_convs)(xt, w_pre, axes, phases, out_t)
-    conv.results[0].replace_all_uses_with(y)
+        parts, assemble = (_one_conv if same else _phase_convs)(xt, w_pre, axes, phases, out_t)
+        if not chain:
+            y = assemble(parts, out_t.element_type)
+    if not chain:
+        conv.results[0].replace_all_uses_with(y)
+        conv.erase()
+        return True
+    last = chain[-1][0]
+    tiles = 1 if not same else len(phases)
+    with ir.InsertionPoint(last), last.location:
+        parts = [_apply_chain(v, chain, tiles) for v in parts]
+        if same:       # else IREE fuses the epilogue into the depth-to-space, not into the conv
+            parts = [barrier(v) for v in parts]
+        y = assemble(parts, ir.RankedTensorType(last.results[0].type).element_type)
+    last.results[0].replace_all_uses_with(y)
+    for op, _ in reversed(chain):
+        op.erase()
     conv.erase()
     return True
+
+
+def _identity4(m: ir.AffineMap) -> bool:
+    return str(m) == "(d0, d1, d2, d3) -> (d0, d1, d2, d3)"
+
+
+def _channel_vector(v: ir.Value, f: int) -> ir.Value | None:
+    """The [f] tensor v broadcasts along N, H and W of the channels-last output (a
+    linalg.broadcast, possibly behind the NCHW -> NHWC transpose), else None."""
+    op = owner(v)
+    channel = 3
+    if op is not None and op.name == "linalg.transpose":
+        perm = list(ir.DenseI64ArrayAttr(op.attributes["permutation"]))
+        channel = perm[3]
+        op = owner(op.operands[0])
+    if op is None or op.name != "linalg.broadcast":
+        return None
+    vec = op.operands[0]
+    vt = ir.RankedTensorType(vec.type)
+    if vt.rank != 1 or vt.shape[0] != f or sorted(list(ir.DenseI64ArrayAttr(op.attributes["dimensions"])) + [channel]) != [0, 1, 2, 3]:
+        return None
+    return vec
+
+
+def _epilogue_chain(v: ir.Value, f: int) -> list:
+    """The elementwise generics after the conv that can move onto its phases: [(generic,
+    {operand index: per-channel [f] vector})], each the only user of the value before it,
+    reading it and per-channel vectors in loop order into a fresh tensor. Stops at the first
+    that cannot."""
+    chain = []
+    while True:
+        uses = list(v.uses)
+        if len(uses) != 1:
+            return chain
+        op = owner_of_use(uses[0])
+        if op is None or op.name != "linalg.generic" or len(op.results) != 1:
+            return chain
+        n_in = len(op.operands) - 1
+        maps = [ir.AffineMapAttr(a).value for a in op.attributes["indexing_maps"]]
+        block = op.regions[0].blocks[0]
+        if (any("parallel" not in str(a) for a in op.attributes["iterator_types"]) or len(maps) != n_in + 1
+                or not all(_identity4(m) for m in maps) or list(block.arguments[-1].uses)
+                or owner(op.operands[n_in]) is None or owner(op.operands[n_in]).name != "tensor.empty"):
+            return chain
+        vectors = {}
+        for i in range(n_in):
+            if op.operands[i] == v:
+                continue
+            vec = _channel_vector(op.operands[i], f)
+            if vec is None:
+                return chain
+            vectors[i] = vec
+        if len(vectors) != n_in - 1:
+            return chain
+        chain.append((op, vectors))
+        v = op.results[0]
+
+
+def _cast_of(vec: ir.Value):
+    """(source, cast op name) when vec is an elementwise generic that only casts a tensor
+    (extf/truncf of a constant bias, which IREE leaves unhoisted and would put inside the phase
+    conv's dispatch as a producer the epilogue cannot read), else None."""
+    op = owner(vec)
+    if op is None or op.name != "linalg.generic" or len(op.operands) != 2:
+        return None
+    body = [o.operation if hasattr(o, "operation") else o for o in op.regions[0].blocks[0].operations]
+    if len(body) != 2 or body[0].name not in ("arith.extf", "arith.truncf") or body[1].name != "linalg.yield":
+        return None
+    if body[0].operands[0] != op.regions[0].blocks[0].arguments[0] or body[1].operands[0] != body[0].results[0]:
+        return None
+    return op.operands[0], body[0].name
+
+
+def owner_of_use(use):
+    o = use.owner
+    return None if isinstance(o, ir.Block) else (o.operation if hasattr(o, "operation") else o)
+
+
+def _apply_chain(v: ir.Value, chain: list, tiles: int) -> ir.Value:
+    """The chain's generics re-created on one phase's output v ([N, Qh, Qw, C]): each
+    per-channel vector broadcast to v's shape, tiled `tiles` times along the channels (one conv
+    holding s^2 phases' channels)."""
+    shape = list(ir.RankedTensorType(v.type).shape)
+    for op, vectors in chain:
+        n_in = len(op.operands) - 1
+        ins, casts = [], {}
+        for i in range(n_in):
+            if i in vectors:
+                vec = vectors[i]
+                cast = _cast_of(vec)
+                if cast is not None:       # the cast moves into the generic's body
+                    vec, casts[i] = cast
+                vt = ir.RankedTensorType(vec.type)
+                if tiles > 1:
+                    vec = tensor_d.ConcatOp(ir.RankedTensorType.get([vt.shape[0] * tiles], vt.element_type),
+                                            0, [vec] * tiles).result
+                out = value_of(tensor_d.EmptyOp(shape, vt.element_type))
+                ins.append(value_of(linalg_d.broadcast(vec, outs=[out], dimensions=[0, 1, 2])))
+            else:
+                ins.append(v)
+        et = ir.RankedTensorType(op.results[0].type).element_type
+        init = value_of(tensor_d.EmptyOp(shape, et))
+        new = op.clone(ip=ir.InsertionPoint.current)
+        for i, x in enumerate(ins + [init]):
+            new.operands[i] = x
+        new.results[0].set_type(ir.RankedTensorType.get(shape, et))
+        block = new.regions[0].blocks[0]
+        for i, name in casts.items():
+            arg = block.arguments[i]
+            wide = arg.type
+            arg.set_type(ir.RankedTensorType(ins[i].type).element_type)
+            with ir.InsertionPoint.at_block_begin(block):
+                c = ir.Operation.create(name, results=[wide], operands=[arg])
+            arg.replace_all_uses_except(c.results[0], c)
+        v = new.results[0]
+    return v
 
 
 def _phase_conv(xt: ir.Value, w: ir.Value, ph, pw, f: int, et) -> ir.Value:
@@ -184,21 +326,26 @@ def _crop(y: ir.Value, start: list[int], size: list[int]) -> ir.Value:
     return _slice(y, [0, start[0], start[1], 0], [t.shape[0], size[0], size[1], t.shape[3]], [1, 1, 1, 1])
 
 
-def _phase_convs(xt, w, axes, phases, out_t) -> ir.Value:
-    """A conv per phase, inserted into an [N, Qh, sh, Qw, sw, F] tensor collapsed to the output."""
+def _phase_convs(xt, w, axes, phases, out_t):
+    """A conv per phase ([N, Qh, Qw, F] each), and how they assemble: inserted into an
+    [N, Qh, sh, Qw, sw, F] tensor collapsed to the output."""
     n, f, et = out_t.shape[0], out_t.shape[3], out_t.element_type
     qh, qw = axes[0].phase_out, axes[1].phase_out
     sh, sw = axes[0].stride, axes[1].stride
-    stacked = value_of(tensor_d.EmptyOp([n, qh, sh, qw, sw, f], et))
-    for rh, rw, ph, pw in phases:
-        yr = _crop(_phase_conv(xt, _sub_filter(w, ph, pw, sh, sw), ph, pw, f, et), [ph[4], pw[4]], [qh, qw])
-        stacked = tensor_d.InsertSliceOp(yr, stacked, [], [], [], [0, 0, rh, 0, rw, 0], [n, qh, 1, qw, 1, f],
-                                         [1] * 6).result
-    y = reshape(stacked, [n, qh * sh, qw * sw, f], [[0], [1, 2], [3, 4], [5]])
-    return _crop(y, [0, 0], list(out_t.shape[1:3]))
+    parts = [_crop(_phase_conv(xt, _sub_filter(w, ph, pw, sh, sw), ph, pw, f, et), [ph[4], pw[4]], [qh, qw])
+             for _, _, ph, pw in phases]
+
+    def assemble(values, et):
+        stacked = value_of(tensor_d.EmptyOp([n, qh, sh, qw, sw, f], et))
+        for (rh, rw, _, _), yr in zip(phases, values):
+            stacked = tensor_d.InsertSliceOp(yr, stacked, [], [], [], [0, 0, rh, 0, rw, 0], [n, qh, 1, qw, 1, f],
+                                             [1] * 6).result
+        y = reshape(stacked, [n, qh * sh, qw * sw, f], [[0], [1, 2], [3, 4], [5]])
+        return _crop(y, [0, 0], list(out_t.shape[1:3]))
+    return parts, assemble
 
 
-def _one_conv(xt, w, axes, phases, out_t) -> ir.Value:
+def _one_conv(xt, w, axes, phases, out_t):
     """Every phase with the same window and pads (e.g. K = s, the 2x2 stride-2 up-convs of a
     U-Net): one conv whose s^2 * F output channels are the phases' (sub-filters concatenated),
     then depth-to-space: [N, Qh, Qw, sh, sw, F] -> [N, Qh, sh, Qw, sw, F] -> the output."""
@@ -210,10 +357,14 @@ def _one_conv(xt, w, axes, phases, out_t) -> ir.Value:
     wall = tensor_d.ConcatOp(ir.RankedTensorType.get([len(subs) * f, *st.shape[1:]], st.element_type), 0, subs).result
     _, _, ph, pw = phases[0]
     y = _crop(_phase_conv(xt, wall, ph, pw, len(subs) * f, et), [ph[4], pw[4]], [qh, qw])
-    y = reshape(y, [n, qh, qw, sh, sw, f], [[0], [1], [2], [3, 4, 5]])
-    y = transpose(y, [0, 1, 3, 2, 4, 5])
-    y = reshape(y, [n, qh * sh, qw * sw, f], [[0], [1, 2], [3, 4], [5]])
-    return _crop(y, [0, 0], list(out_t.shape[1:3]))
+
+    def assemble(values, et):
+        y, = values
+        y = reshape(y, [n, qh, qw, sh, sw, f], [[0], [1], [2], [3, 4, 5]])
+        y = transpose(y, [0, 1, 3, 2, 4, 5])
+        y = reshape(y, [n, qh * sh, qw * sw, f], [[0], [1, 2], [3, 4], [5]])
+        return _crop(y, [0, 0], list(out_t.shape[1:3]))
+    return [y], assemble
 
 
 def subpixel_convs(module: ir.Module, options=None) -> ir.Module:
@@ -224,5 +375,5 @@ def subpixel_convs(module: ir.Module, options=None) -> ir.Module:
             rewrite_transposed(conv)
         # the zero-inserted tensor and its barrier / transpose, the filter's old barrier
         erase_dead(module, ("linalg.transpose", "tensor.empty", "tensor.insert_slice", "linalg.fill",
-                            "util.optimization_barrier", "tensor.extract_slice"))
+                            "util.optimization_barrier", "tensor.extract_slice", "linalg.broadcast"))
     return module

@@ -3,8 +3,10 @@
 // filter) becomes four sub-pixel convs over the real input: a 3x3 filter, pad 1, output
 // padding 1 splits into 1x1, 1x2, 2x1 and 2x2 phase filters (strided slices of the
 // channels-last filter, each behind a barrier), each phase conv reads the transposed input
-// through its own zero pad; the phases fill an [N, Q, 2, Q, 2, F] tensor collapsed to the
-// output, and the bias add stays after it.
+// through its own zero pad; the bias add (the conv's broadcast init, which convc-channels-last
+// made an add after it) moves onto each phase's output, the bias broadcast to the phase's
+// shape, so IREE fuses it into the phase conv's dispatch; the phases fill an
+// [N, Q, 2, Q, 2, F] tensor collapsed to the output, with no elementwise op after it.
 
 // RUN: convc-opt --pass=convc-channels-last,convc-subpixel-conv %s | FileCheck %s
 
@@ -14,19 +16,24 @@
 // CHECK: %[[W0:.*]] = tensor.extract_slice %{{.*}}[0, 1, 1, 0] [8, 1, 1, 16] [1, 2, 2, 1]
 // CHECK: util.optimization_barrier %[[W0]] : tensor<8x1x1x16xf32>
 // CHECK: linalg.conv_2d_nhwc_fhwc {{.*}} ins(%[[XB]], {{.*}} -> tensor<2x8x8x8xf32>
-// CHECK: tensor.insert_slice {{.*}}[0, 0, 0, 0, 0, 0] [2, 8, 1, 8, 1, 8] [1, 1, 1, 1, 1, 1] {{.*}} into tensor<2x8x2x8x2x8xf32>
 // CHECK: tensor.extract_slice %{{.*}}[0, 1, 0, 0] [8, 1, 2, 16] [1, 2, 2, 1]
 // CHECK: tensor.pad %[[XB]] low[0, 0, 0, 0] high[0, 0, 1, 0]
 // CHECK: linalg.conv_2d_nhwc_fhwc {{.*}} -> tensor<2x8x8x8xf32>
-// CHECK: tensor.insert_slice {{.*}}[0, 0, 0, 0, 1, 0] [2, 8, 1, 8, 1, 8]
 // CHECK: tensor.extract_slice %{{.*}}[0, 0, 1, 0] [8, 2, 1, 16] [1, 2, 2, 1]
 // CHECK: tensor.pad %[[XB]] low[0, 0, 0, 0] high[0, 1, 0, 0]
-// CHECK: tensor.insert_slice {{.*}}[0, 0, 1, 0, 0, 0] [2, 8, 1, 8, 1, 8]
 // CHECK: tensor.extract_slice %{{.*}}[0, 0, 0, 0] [8, 2, 2, 16] [1, 2, 2, 1]
 // CHECK: tensor.pad %[[XB]] low[0, 0, 0, 0] high[0, 1, 1, 0]
-// CHECK: tensor.insert_slice {{.*}}[0, 0, 1, 0, 1, 0] [2, 8, 1, 8, 1, 8]
+// CHECK: %[[B0:.*]] = linalg.broadcast ins(%arg2 : tensor<8xf32>) {{.*}} dimensions = [0, 1, 2]
+// CHECK: %[[P0:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %[[B0]] : tensor<2x8x8x8xf32>, tensor<2x8x8x8xf32>)
+// CHECK: %[[P1:.*]] = linalg.generic
+// CHECK: %[[P2:.*]] = linalg.generic
+// CHECK: %[[P3:.*]] = linalg.generic
+// CHECK: tensor.insert_slice %[[P0]] into {{.*}}[0, 0, 0, 0, 0, 0] [2, 8, 1, 8, 1, 8] [1, 1, 1, 1, 1, 1] {{.*}} into tensor<2x8x2x8x2x8xf32>
+// CHECK: tensor.insert_slice %[[P1]] into {{.*}}[0, 0, 0, 0, 1, 0] [2, 8, 1, 8, 1, 8]
+// CHECK: tensor.insert_slice %[[P2]] into {{.*}}[0, 0, 1, 0, 0, 0] [2, 8, 1, 8, 1, 8]
+// CHECK: tensor.insert_slice %[[P3]] into {{.*}}[0, 0, 1, 0, 1, 0] [2, 8, 1, 8, 1, 8]
 // CHECK: tensor.collapse_shape {{.*}} {{\[}}[0], [1, 2], [3, 4], [5]] : tensor<2x8x2x8x2x8xf32> into tensor<2x16x16x8xf32>
-// CHECK: linalg.generic
+// CHECK-NOT: linalg.generic
 // CHECK-NOT: tensor<2x16x18x18xf32>
 // CHECK-NOT: tensor<2x18x18x16xf32>
 func.func @up(%x: tensor<2x16x8x8xf32>, %w: tensor<8x16x3x3xf32>, %b: tensor<8xf32>) -> tensor<2x8x16x16xf32> {

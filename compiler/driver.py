@@ -38,8 +38,9 @@ from .structure import ProgramStructure, program_structure
 # own propagation would fold them into contractions in layouts no kernel reads.
 FLOW_FLAGS = ["--iree-dispatch-creation-enable-fuse-padding-into-linalg-consumer-ops",
               "--iree-global-opt-propagate-transposes=false"]
-# A convc kernel writes one result: where IREE's multi-use fusion gave a conv dispatch several,
-# the flow phase is built again without it
+# A convc kernel writes one result: where IREE's multi-use fusion gave a conv, pool or map
+# dispatch several (DenseNet's transition pools: the pooled tensor for the next concatenation
+# and its BatchNorm + ReLU for the next conv), the flow phase is built again without it
 NO_MULTI_USE_FLAG = "--iree-dispatch-creation-fuse-multi-use=false"
 # IREE 3.13's codegen fails on some dynamic-shape convs with the pad fused in: where convc
 # declines one, the flow phase is built again without pad fusion
@@ -288,9 +289,9 @@ def run_passes(module: ir.Module, opts: PassOptions, dump=None,
 
 
 def _flow_rebuilds(module: ir.Module, gemm_sigs, extra: list[str]) -> tuple[list[str], list[str], list[str]]:
-    """What the first flow phase calls for: (flags to add, flags to drop, notes). Conv
-    dispatches the matcher declines only for having several results call for IREE's multi-use
-    fusion off; a declined conv with a dynamic size, or a pad left in a dispatch of its own that
+    """What the first flow phase calls for: (flags to add, flags to drop, notes). Conv, pool and
+    map dispatches the matcher declines only for having several results call for IREE's
+    multi-use fusion off; a declined conv with a dynamic size, or a pad left in a dispatch of its own that
     convc-pad-copy cannot rewrite (IREE's GPU codegen computes it wrong), calls for pad fusion
     off: IREE then writes every pad as a fill and a copy into it."""
     match_conv(module, PassOptions(gemm_signatures=gemm_sigs))
@@ -300,7 +301,7 @@ def _flow_rebuilds(module: ir.Module, gemm_sigs, extra: list[str]) -> tuple[list
             continue
         name = ir.StringAttr(exe.attributes["sym_name"]).value
         why = ir.StringAttr(exe.attributes[DECLINE_ATTR]).value
-        if why == SEVERAL_RESULTS:
+        if why in (SEVERAL_RESULTS, POOL_DECLINE + SEVERAL_RESULTS, MAP_DECLINE + SEVERAL_RESULTS):
             several.append(name)
         func = executable_function(exe)
         # a declined map holds no conv and no pad: it leaves IREE's pad fusion alone
@@ -310,7 +311,7 @@ def _flow_rebuilds(module: ir.Module, gemm_sigs, extra: list[str]) -> tuple[list
     if several and not any("fuse-multi-use" in x for x in extra):
         add.append(NO_MULTI_USE_FLAG)
         notes.append(f"flow phase built with {NO_MULTI_USE_FLAG}: IREE's multi-use fusion gave {len(several)} "
-                     f"conv dispatch{'es' if len(several) > 1 else ''} several results ({', '.join(several)})")
+                     f"dispatch{'es' if len(several) > 1 else ''} convc would take several results ({', '.join(several)})")
     if dynamic:
         drop.append(PAD_FUSION_FLAG)
         notes.append(f"flow phase built without pad fusion: IREE compiles the dynamic-shape conv "

@@ -72,6 +72,38 @@ def test_pool_on_convc_matches_the_onnx_reference(tmp_path, op, kw, kind, dtype,
     assert err < tol, err
 
 
+def test_pool_with_two_consumers_is_taken_without_multi_use_fusion(tmp_path):
+    """DenseNet's transition: conv -> 2x2 average pool, the pooled tensor both concatenated and
+    (through BatchNorm + ReLU) the next conv's input. IREE's multi-use fusion puts the pool and
+    the BatchNorm + ReLU into one dispatch of two results, which no convc kernel writes: the
+    driver builds the flow phase without it, and the pool and the map are convc's."""
+    t = TensorProto.FLOAT
+    rng = np.random.default_rng(2)
+    inits = [numpy_helper.from_array((rng.standard_normal(s) * 0.3).astype(np.float32), n)
+             for n, s in (("w", (16, 8, 1, 1)), ("w2", (8, 16, 3, 3)), ("sc", (16,)), ("sh", (16,)))]
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"]),
+             helper.make_node("AveragePool", ["c"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
+             helper.make_node("Unsqueeze", ["sc", "ax"], ["sc4"]), helper.make_node("Unsqueeze", ["sh", "ax"], ["sh4"]),
+             helper.make_node("Mul", ["p", "sc4"], ["m"]), helper.make_node("Add", ["m", "sh4"], ["a"]),
+             helper.make_node("Relu", ["a"], ["r"]),
+             helper.make_node("Conv", ["r", "w2"], ["d"], pads=[1, 1, 1, 1]),
+             helper.make_node("Concat", ["p", "d"], ["y"], axis=1)]
+    inits.append(numpy_helper.from_array(np.array([0, 2, 3], dtype=np.int64), "ax"))
+    g = helper.make_graph(nodes, "transition", [helper.make_tensor_value_info("x", t, [2, 8, 10, 12])],
+                          [helper.make_tensor_value_info("y", t, None)], inits)
+    model = onnx.shape_inference.infer_shapes(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]))
+    src, out = tmp_path / "transition.onnx", tmp_path / "transition.vmfb"
+    onnx.save(model, str(src))
+    res = compile_file(str(src), str(out), CompileOptions(target="llvm-cpu"))
+    lines = [r.line() for r in res.reports] + res.notes
+    pools = [r for r in res.reports if r.is_pool]
+    assert len(pools) == 1 and pools[0].path == "convc" and pools[0].problem.pool == "sum", lines
+    assert any("fuse-multi-use=false" in n for n in res.notes), lines
+    x = np.random.default_rng(0).standard_normal((2, 8, 10, 12)).astype(np.float32)
+    ref = ReferenceEvaluator(model).run(None, {"x": x})[0].astype(np.float64)
+    got = LoadedModule(str(out), "local-task").call(None, [(x, "f32")])
+    assert got.shape == ref.shape
+    assert np.linalg.norm(got.astype(np.float64) - ref) / np.linalg.norm(ref) < 1e-5
 
 
 @pytest.mark.skipif(PTXAS is None, reason="ptxas not installed (pip install nvidia-cuda-nvcc)")

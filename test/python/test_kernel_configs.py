@@ -21,6 +21,8 @@ from convc.passes.lower.nvidia.machine import NvidiaMachine
 from convc.passes.lower.nvidia.sm90_ws import Sm90WarpSpecialized
 from convc.passes.lower.nvidia.tile_scheduler import origin_model
 from convc.passes.problem import ConvProblem, EpilogueOp, EpilogueStep, OperandLoad
+from convc.passes.copy_problem import CopyPiece, CopyProblem
+from convc.passes.plan.kernels.copy_pieces import plan_copy
 from convc.passes.plan.plan_schedule import candidate_schedules, candidate_with, choose_schedule, knobs_of, plan_schedule_for
 from convc.passes.registry import PassOptions
 from convc.passes.schedule import CONFIG_TYPES, Kernel, Schedule, WarpRole
@@ -62,13 +64,21 @@ def _between_convs() -> list[ConvProblem]:
                         epilogue=(EpilogueStep("cast", "f16"), norm))]
 
 
+def _concatenation() -> CopyProblem:
+    """A channel concatenation of 64 + 32 f16 channels: the copy kernel's problem."""
+    return CopyProblem((2, 8, 8, 96), "f16", (CopyPiece(0, (0, 0, 0, 0), (2, 8, 8, 64), (1, 1, 1, 1)),
+                                              CopyPiece(1, (0, 0, 0, 64), (2, 8, 8, 32), (1, 1, 1, 1))))
+
+
 def _every_family() -> list[Schedule]:
-    """Defaults and tuning candidates over the suites on every target: every kernel family."""
+    """Defaults and tuning candidates over the suites on every target, and the copy kernel's
+    plan (not a conv: planned by its own rule): every kernel family."""
     out = []
     for arch in ("sm_90a", "sm_100a", "gfx942", "gfx950", "llvm-cpu"):
         t = get_target(arch)
         for p in list(SUITE.values()) + list(GROUPED.values()) + _between_convs():
             out += candidate_schedules(p, t)
+        out.append(plan_copy(_concatenation(), t))
     return out
 
 

@@ -20,46 +20,66 @@ from .problem import DTYPE_BYTES
 
 @dataclass(frozen=True)
 class CopyPiece:
-    """Dispatch operand `operand`, read whole in row-major order, written to the destination
-    elements offsets + strides * index over `sizes` (destination rank; the source's shape is
-    `sizes` with its unit dims dropped where the source has fewer)."""
+    """Dispatch operand `operand` written to the destination elements offsets + strides * index
+    over `sizes` (destination rank). The operand is read whole in row-major order, or, with
+    `source` (its shape), the box at `source_offsets` of `source_sizes` (unit strides; a channel
+    slice of a channels-last tensor), in row-major order; the box's non-unit sizes are the
+    destination's, in order."""
 
     operand: int
     offsets: tuple[int, ...]
     sizes: tuple[int, ...]
     strides: tuple[int, ...]
+    source: tuple[int, ...] = ()
+    source_offsets: tuple[int, ...] = ()
+    source_sizes: tuple[int, ...] = ()
 
     def __post_init__(self):
-        for k in ("offsets", "sizes", "strides"):
+        for k in ("offsets", "sizes", "strides", "source", "source_offsets", "source_sizes"):
             object.__setattr__(self, k, tuple(int(x) for x in getattr(self, k)))
         if not (len(self.offsets) == len(self.sizes) == len(self.strides)):
             raise ValueError("a piece's offsets, sizes and strides have the destination's rank")
         if min(self.sizes, default=1) <= 0 or min(self.strides, default=1) <= 0 or min(self.offsets, default=0) < 0:
             raise ValueError("a piece has positive sizes and strides and non-negative offsets")
+        if self.source:
+            if not (len(self.source) == len(self.source_offsets) == len(self.source_sizes)):
+                raise ValueError("a piece's source box has the source's rank")
+            if [x for x in self.source_sizes if x != 1] != [x for x in self.sizes if x != 1]:
+                raise ValueError("a piece's source box and destination box differ")
+            if any(o < 0 or o + n > d for o, n, d in zip(self.source_offsets, self.source_sizes, self.source)):
+                raise ValueError("a piece's source box reaches past its source")
 
     @property
     def elements(self) -> int:
         return math.prod(self.sizes)
 
-    def axes(self, shape: tuple[int, ...]) -> tuple[int, tuple[tuple[int, int], ...]]:
-        """(first destination element, ((size, destination step), ...)): the piece as a strided
-        box over the flat destination, unit axes dropped and axes merged where stepping one
-        index equals stepping the next one through its whole size, innermost last."""
+    @property
+    def source_elements(self) -> int:
+        """Elements of the operand (what its binding holds)."""
+        return math.prod(self.source) if self.source else self.elements
+
+    def box(self, shape: tuple[int, ...]) -> tuple[int, int, tuple[tuple[int, int, int], ...]]:
+        """(first destination element, first source element, ((size, destination step, source
+        step), ...)): the piece as a strided box over the flat destination and the flat source,
+        unit axes dropped and axes merged where stepping one index equals stepping the next one
+        through its whole size on both sides, innermost last."""
         steps = [math.prod(shape[d + 1:]) for d in range(len(shape))]
         base = sum(o * st for o, st in zip(self.offsets, steps))
-        axes: list[list[int]] = []
-        for size, stride, st in zip(self.sizes, self.strides, steps):
-            if size == 1:
-                continue
-            step = stride * st
-            axes.append([size, step])
+        dst = [(size, stride * st) for size, stride, st in zip(self.sizes, self.strides, steps) if size != 1]
+        if self.source:
+            ssteps = [math.prod(self.source[d + 1:]) for d in range(len(self.source))]
+            sbase = sum(o * st for o, st in zip(self.source_offsets, ssteps))
+            src = [st for size, st in zip(self.source_sizes, ssteps) if size != 1]
+        else:
+            sbase = 0
+            src = [math.prod(size for size, _ in dst[d + 1:]) for d in range(len(dst))]
         merged: list[list[int]] = []
-        for size, step in axes:
-            if merged and merged[-1][1] == size * step:
-                merged[-1] = [merged[-1][0] * size, step]
+        for (size, step), sstep in zip(dst, src):
+            if merged and merged[-1][1] == size * step and merged[-1][2] == size * sstep:
+                merged[-1] = [merged[-1][0] * size, step, sstep]
             else:
-                merged.append([size, step])
-        return base, tuple((s, st) for s, st in merged) or ((1, 1),)
+                merged.append([size, step, sstep])
+        return base, sbase, tuple((a, b, c) for a, b, c in merged) or ((1, 1, 1),)
 
 
 @dataclass(frozen=True)
@@ -103,17 +123,18 @@ class CopyProblem:
 
     def vector_widths(self) -> list[int]:
         """Elements per vector of each piece: the widest power of two up to 16 bytes that
-        divides its innermost run (contiguous in the destination), its first element and every
+        divides its innermost run (contiguous on both sides), its first elements and every
         outer step, so that each vector is one aligned access on both sides (1 where the
         innermost run is strided)."""
         out = []
         for piece in self.pieces:
-            base, axes = piece.axes(self.shape)
-            inner, step = axes[-1]
+            base, sbase, axes = piece.box(self.shape)
+            inner, step, sstep = axes[-1]
             v = 16 // DTYPE_BYTES[self.dtype]
-            if step != 1:
+            if step != 1 or sstep != 1:
                 v = 1
-            while v > 1 and (inner % v or base % v or any(st % v for _, st in axes[:-1])):
+            while v > 1 and (inner % v or base % v or sbase % v
+                             or any(st % v or sst % v for _, st, sst in axes[:-1])):
                 v //= 2
             out.append(v)
         return out
@@ -127,7 +148,10 @@ class CopyProblem:
         d = {"into": True} if self.into else {}
         return d | {"shape": list(self.shape), "dtype": self.dtype,
                 "pieces": [{"operand": p.operand, "offsets": list(p.offsets), "sizes": list(p.sizes),
-                            "strides": list(p.strides)} for p in self.pieces]}
+                            "strides": list(p.strides)}
+                           | ({"source": list(p.source), "source_offsets": list(p.source_offsets),
+                               "source_sizes": list(p.source_sizes)} if p.source else {})
+                           for p in self.pieces]}
 
     @classmethod
     def from_dict(cls, d: dict) -> "CopyProblem":

@@ -24,6 +24,7 @@ from __future__ import annotations
 from iree.compiler.dialects import arith as arith_d, linalg as linalg_d, tensor as tensor_d
 
 from ..ir import ir, walk_ops
+from .channel_shuffle import assemble_shuffles
 from .builders import (NCHW_TO_NHWC, NHWC_TO_NCHW, barrier, erase_dead, ints, is_transpose, owner, truncf_tensor, users,
                                value_of)
 from .op_rewrites import (CONV_OPS, GROUPED_OPS, NHWC_CONVS, POOL_OPS, grouped_generic, is_nhwc_conv, rewrite_conv,
@@ -82,6 +83,9 @@ def channels_last(module: ir.Module, options=None) -> ir.Module:
         for func in walk_ops(module.operation):
             if func.name in ("func.func", "util.func"):
                 sink_transposes(func)
+        for func in walk_ops(module.operation):
+            if func.name in ("func.func", "util.func"):
+                assemble_shuffles(func)
         _isolate_transposes(module)
         demote = {"bf16": ir.BF16Type.get, "f16": ir.F16Type.get}.get(getattr(options, "precision", None))
         if demote is not None:
@@ -180,7 +184,7 @@ def _isolate_transposes(module: ir.Module) -> None:
 
 # what the rewrites leave without users: transposes, empties, pads and their constants, views
 DEAD_KINDS = ("linalg.transpose", "tensor.empty", "tensor.pad", "linalg.fill", "arith.constant", "tensor.dim",
-              "tensor.expand_shape", "tensor.collapse_shape")
+              "tensor.expand_shape", "tensor.collapse_shape", "tensor.concat")
 
 
 def layout_counts(module: ir.Module) -> dict[str, int]:

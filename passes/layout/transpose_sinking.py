@@ -143,6 +143,25 @@ def _shuffle_nhwc(src: ir.Value, expand) -> ir.Value:
     return reshape(y5, list(t.shape), [[0], [1], [2], [3, 4]])
 
 
+def _is_slice_4d(op) -> bool:
+    """A static, unit-stride, rank-keeping tensor.extract_slice of a 4-D tensor (ShuffleNet's
+    channel split after its shuffle)."""
+    if op is None or op.name != "tensor.extract_slice" or len(op.operands) != 1:
+        return False
+    src, out = ir.RankedTensorType(op.operands[0].type), ir.RankedTensorType(op.results[0].type)
+    return (src.rank == out.rank == 4 and out.has_static_shape
+            and list(ir.DenseI64ArrayAttr(op.attributes["static_strides"])) == [1] * 4)
+
+
+def _slice_nhwc(src: ir.Value, op) -> ir.Value:
+    """The NCHW slice `op` taken of the NHWC tensor src instead (offsets and sizes permuted)."""
+    off = list(ir.DenseI64ArrayAttr(op.attributes["static_offsets"]))
+    size = list(ir.DenseI64ArrayAttr(op.attributes["static_sizes"]))
+    t = ir.RankedTensorType.get([size[i] for i in NCHW_TO_NHWC], ir.RankedTensorType(src.type).element_type)
+    return tensor_d.ExtractSliceOp(t, src, [], [], [], [off[i] for i in NCHW_TO_NHWC],
+                                   [size[i] for i in NCHW_TO_NHWC], [1] * 4).result
+
+
 def sink_transposes(func) -> None:
     """Moves every NHWC->NCHW transpose down through elementwise users and channel concats
     until it meets an NCHW->NHWC transpose (both vanish) or an op that needs NCHW (it stays)."""
@@ -166,6 +185,12 @@ def sink_transposes(func) -> None:
                 collapse.results[0].replace_all_uses_with(back)
                 for dead in (collapse, shuffle, user):
                     dead.erase()
+                work.append(owner(back))
+            elif _is_slice_4d(user):
+                with ir.InsertionPoint(user), user.location:
+                    back = transpose(_slice_nhwc(src, user), NHWC_TO_NCHW)
+                user.results[0].replace_all_uses_with(back)
+                user.erase()
                 work.append(owner(back))
             elif _is_channel_concat(user):
                 with ir.InsertionPoint(user), user.location:

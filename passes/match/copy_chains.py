@@ -20,6 +20,8 @@ Static shapes of f16/bf16/f32 only; other chains stay.
 
 from __future__ import annotations
 
+import dataclasses
+
 from ..attrs import COPY_ATTR
 from ..copy_problem import CopyPiece, CopyProblem, exact_cover
 from ..ir import ir, dict_attr, walk_ops
@@ -53,9 +55,10 @@ def _callee(d) -> tuple[str, str]:
 
 
 def piece_copy(func):
-    """(source type, offsets, sizes, strides) of a dispatch function that only copies its
-    read-only operand 0, loaded whole, into a static slice of its read-write operand 1; else
-    None."""
+    """(source type, load offsets, load sizes, store offsets, sizes, strides) of a dispatch
+    function that only copies a static box of its read-only operand 0 (unit strides: the whole
+    operand, or a channel slice IREE folded into the load) into a static slice of its read-write
+    operand 1; else None."""
     block = func.regions[0].blocks[0]
     args = list(block.arguments)
     ops = [_op(o) for o in block.operations]
@@ -68,13 +71,16 @@ def piece_copy(func):
     if load.operands[0] != args[0] or len(load.operands) != 1 or store.operands[0] != load.results[0] \
             or store.operands[1] != args[1] or len(store.operands) != 2:
         return None
-    src = ir.RankedTensorType(load.results[0].type)
-    if not src.has_static_shape or _ints(load.attributes["static_offsets"]) != [0] * src.rank \
-            or _ints(load.attributes["static_sizes"]) != list(src.shape) \
-            or _ints(load.attributes["static_strides"]) != [1] * src.rank:
+    t = str(args[0].type)
+    src = ir.RankedTensorType(ir.Type.parse(t[t.index("tensor<", t.index(":")):-1]))
+    loaded = ir.RankedTensorType(load.results[0].type)
+    lsizes = _ints(load.attributes["static_sizes"])
+    if not src.has_static_shape or not loaded.has_static_shape or len(lsizes) != src.rank \
+            or _ints(load.attributes["static_strides"]) != [1] * src.rank \
+            or [x for x in lsizes if x != 1] != [x for x in loaded.shape if x != 1]:
         return None
-    return (src, _ints(store.attributes["static_offsets"]), _ints(store.attributes["static_sizes"]),
-            _ints(store.attributes["static_strides"]))
+    return (src, _ints(load.attributes["static_offsets"]), lsizes, _ints(store.attributes["static_offsets"]),
+            _ints(store.attributes["static_sizes"]), _ints(store.attributes["static_strides"]), loaded)
 
 
 def _copies(module: ir.Module) -> dict[tuple[str, str], tuple]:
@@ -127,10 +133,11 @@ def _problem(chain, copies) -> CopyProblem | None:
         return None
     pieces = []
     for i, d in enumerate(chain):
-        src, offsets, sizes, strides = copies[_callee(d)]
+        src, loffsets, lsizes, offsets, sizes, strides, _ = copies[_callee(d)]
         if str(src.element_type) != dtype or ir.RankedTensorType(d.operands[0].type) != src:
             return None
-        pieces.append(CopyPiece(i, offsets, sizes, strides))
+        whole = lsizes == list(src.shape)
+        pieces.append(CopyPiece(i, offsets, sizes, strides, *(() if whole else (src.shape, loffsets, lsizes))))
     if exact_cover(tuple(dst.shape), pieces) is not None:
         return None
     return CopyProblem(tuple(dst.shape), dtype, tuple(pieces))
@@ -143,14 +150,14 @@ def _executable_text(name: str, chain, copies, dst: ir.RankedTensorType, into: b
     out_t = f"!iree_tensor_ext.dispatch.tensor<{'readwrite' if into else 'writeonly'}:{dst}>"
     args, body = [], []
     for i, d in enumerate(chain):
-        src, offsets, sizes, strides = copies[_callee(d)]
+        src, loffsets, lsizes, offsets, sizes, strides, loaded = copies[_callee(d)]
         in_t = f"!iree_tensor_ext.dispatch.tensor<readonly:{src}>"
         args.append(f"%arg{i}: {in_t}")
-        zeros, whole, ones = [0] * src.rank, list(src.shape), [1] * src.rank
-        body.append(f"%v{i} = iree_tensor_ext.dispatch.tensor.load %arg{i}, offsets = {zeros}, sizes = {whole}, "
-                    f"strides = {ones} : {in_t} -> {src}")
+        ones = [1] * src.rank
+        body.append(f"%v{i} = iree_tensor_ext.dispatch.tensor.load %arg{i}, offsets = {loffsets}, sizes = {lsizes}, "
+                    f"strides = {ones} : {in_t} -> {loaded}")
         body.append(f"iree_tensor_ext.dispatch.tensor.store %v{i}, %out, offsets = {offsets}, sizes = {sizes}, "
-                    f"strides = {strides} : {src} -> {out_t}")
+                    f"strides = {strides} : {loaded} -> {out_t}")
     lines = "\n        ".join(body)
     return f"""
 flow.executable private @{name} {{
@@ -197,7 +204,7 @@ def merge_copy_chains(module: ir.Module, options=None) -> ir.Module:
             for g in range(0, len(chain), MAX_PIECES):
                 part = chain[g:g + MAX_PIECES]
                 into = prev is not None
-                q = CopyProblem(p.shape, p.dtype, tuple(CopyPiece(i, x.offsets, x.sizes, x.strides)
+                q = CopyProblem(p.shape, p.dtype, tuple(dataclasses.replace(x, operand=i)
                                                         for i, x in enumerate(p.pieces[g:g + MAX_PIECES])), into)
                 name = _fresh(taken, f"{_callee(part[0])[0]}_copies")
                 parsed = ir.Module.parse(_executable_text(name, part, copies, dst, into))

@@ -6,9 +6,10 @@ workgroup w takes vectors (w * per_thread + j) * threads + t, so neighbouring th
 neighbouring vectors of a piece (coalesced on both sides: a piece's vectors follow its source in
 row-major order, and its innermost run is contiguous in the destination). A binary search over
 the pieces' start numbers, as nested branches with the boundaries as constants, finds the piece;
-the vector's source offset is then its number times the width, and its destination offset
-the piece's first element plus each axis index (the element offset taken apart over the
-piece's merged axes) times that axis's step.
+the vector's element offset within the piece (its number times the width) is taken apart over
+the piece's merged axes, and its source and destination offsets are each side's first element
+plus each axis index times that side's step (a whole source read in order has steps that make
+the source offset the element offset).
 """
 
 from __future__ import annotations
@@ -35,16 +36,17 @@ def emit_copy_pieces(p: CopyProblem, s: Schedule, machine, memrefs: list) -> Non
     def move(i: int, unit) -> None:
         piece, v = p.pieces[i], widths[i]
         elem = e.mul(e.sub(unit, starts[i]) if starts[i] else unit, v)
-        base, axes = piece.axes(p.shape)
-        dest, rest = e.c(base), elem
-        for k, (size, step) in enumerate(reversed(axes)):
+        base, sbase, axes = piece.box(p.shape)
+        dest, src, rest = e.c(base), e.c(sbase), elem
+        for k, (size, step, sstep) in enumerate(reversed(axes)):
             last = k == len(axes) - 1
             idx = rest if last else e.rem(rest, size)
             if not last:
                 rest = e.div(rest, size)
             dest = e.add(dest, e.mul(idx, step))
+            src = e.add(src, e.mul(idx, sstep))
         t = vec_type(v, p.dtype)
-        x = vector_d.load(t, memrefs[i], [elem], alignment=v * DTYPE_BYTES[p.dtype])
+        x = vector_d.load(t, memrefs[i], [src], alignment=v * DTYPE_BYTES[p.dtype])
         vector_d.store(x, out, [dest], alignment=v * DTYPE_BYTES[p.dtype])
 
     def search(lo: int, hi: int, unit) -> None:

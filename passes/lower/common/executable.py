@@ -67,7 +67,7 @@ def conv_bindings(p: ConvProblem, operand_shapes: list[list[int]], operand_dtype
 
 def copy_bindings(p, scratch_bytes: int = SCRATCH_BYTES) -> list[Binding]:
     """Bindings of a copy kernel (a CopyProblem): each piece, the destination, the scratch."""
-    out = [Binding(f"arg{i}", p.dtype, x.elements, True) for i, x in enumerate(p.pieces)]
+    out = [Binding(f"arg{i}", p.dtype, x.source_elements, True) for i, x in enumerate(p.pieces)]
     return out + [Binding("out", p.dtype, p.elements, False), Binding("scratch", "i8", scratch_bytes, False)]
 
 

@@ -145,8 +145,8 @@ class CompileResult:
                              "dispatches per inference")
         if kinds["copies"]:
             rs = kinds["copies"]
-            lines.append(f"{len(rs)} assembled tensor{'s' if len(rs) > 1 else ''} (channel concatenations, sub-pixel "
-                         f"interleaves) on convc's copy kernel: {sum(r.sites for r in rs)} "
+            lines.append(f"{len(rs)} assembled tensor{'s' if len(rs) > 1 else ''} (channel concatenations and shuffles, "
+                         f"sub-pixel interleaves) on convc's copy kernel: {sum(r.sites for r in rs)} "
                          f"dispatch{'es' if sum(r.sites for r in rs) > 1 else ''} per inference in place of "
                          f"{sum(r.sites * r.copies_merged for r in rs)} IREE copies")
         counts: dict = {}

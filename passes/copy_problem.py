@@ -170,6 +170,13 @@ def exact_cover(shape: tuple[int, ...], pieces) -> str | None:
 
 
 def _meet(a: CopyPiece, b: CopyPiece, d: int) -> bool:
-    """Whether the index progressions of a and b along axis d share a value."""
-    xs = set(range(a.offsets[d], a.offsets[d] + a.sizes[d] * a.strides[d], a.strides[d]))
-    return any(v in xs for v in range(b.offsets[d], b.offsets[d] + b.sizes[d] * b.strides[d], b.strides[d]))
+    """Whether the index progressions of a and b along axis d share a value (constant time for
+    equal strides, else linear in the shorter one)."""
+    (o1, n1, s1), (o2, n2, s2) = (a.offsets[d], a.sizes[d], a.strides[d]), (b.offsets[d], b.sizes[d], b.strides[d])
+    if o1 + s1 * (n1 - 1) < o2 or o2 + s2 * (n2 - 1) < o1:
+        return False
+    if s1 == s2:
+        return (o1 - o2) % s1 == 0
+    if n1 > n2:
+        (o1, n1, s1), (o2, n2, s2) = (o2, n2, s2), (o1, n1, s1)
+    return any((o1 + s1 * i - o2) % s2 == 0 and o2 <= o1 + s1 * i <= o2 + s2 * (n2 - 1) for i in range(n1))

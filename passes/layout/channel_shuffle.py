@@ -21,7 +21,7 @@ from __future__ import annotations
 from iree.compiler.dialects import tensor as tensor_d
 
 from ..ir import ir, walk_ops
-from .builders import reshape, users, value_of
+from .builders import owner, reshape, user_op, users, value_of
 from .transpose_sinking import SHUFFLE_NHWC, is_transpose
 
 
@@ -36,11 +36,8 @@ def _shuffled_pieces(expand):
         return None
     if [[int(i) for i in ir.ArrayAttr(g)] for g in ir.ArrayAttr(expand.attributes["reassociation"])] != [[0], [1], [2], [3, 4]]:
         return None
-    cat = expand.operands[0].owner
-    if isinstance(cat, ir.Block):
-        return None
-    cat = cat.operation if hasattr(cat, "operation") else cat
-    if cat.name != "tensor.concat" or ir.IntegerAttr(cat.attributes["dim"]).value != 3:
+    cat = owner(expand.operands[0])
+    if cat is None or cat.name != "tensor.concat" or ir.IntegerAttr(cat.attributes["dim"]).value != 3:
         return None
     g, cg = ir.RankedTensorType(expand.results[0].type).shape[3:5]
     pieces = list(cat.operands)
@@ -55,7 +52,7 @@ def _shuffled_pieces(expand):
     return pieces, after[0]
 
 
-def _channel_slice(op, channels: int, groups: int):
+def _channel_slice(op, groups: int):
     """(k0, K) of a static unit-stride slice of channels [G*k0, G*(k0 + K)) of an NHWC tensor,
     whole along N, H and W, else None."""
     if op.name != "tensor.extract_slice" or len(op.operands) != 1:
@@ -90,10 +87,9 @@ def assemble_shuffles(func) -> None:
             continue
         pieces, collapse = found
         groups, cg = len(pieces), ir.RankedTensorType(pieces[0].type).shape[3]
-        whole = None
         for use in list(collapse.results[0].uses):
-            user = use.owner.operation if hasattr(use.owner, "operation") else use.owner
-            sl = _channel_slice(user, cg * groups, groups)
+            user = user_op(use)
+            sl = _channel_slice(user, groups)
             if sl is not None:
                 with ir.InsertionPoint(user), user.location:
                     v = _interleave(pieces, *sl)
@@ -101,5 +97,4 @@ def assemble_shuffles(func) -> None:
                 user.erase()
         if list(collapse.results[0].uses):
             with ir.InsertionPoint(collapse), collapse.location:
-                whole = _interleave(pieces, 0, cg)
-            collapse.results[0].replace_all_uses_with(whole)
+                collapse.results[0].replace_all_uses_with(_interleave(pieces, 0, cg))

@@ -39,7 +39,8 @@ from dataclasses import dataclass
 from iree.compiler.dialects import linalg as linalg_d, tensor as tensor_d
 
 from ..ir import ir, walk_ops
-from .builders import NCHW_TO_NHWC, barrier, erase_dead, ints, is_transpose, is_zero_fill, owner, reshape, transpose, value_of, zero
+from .builders import (NCHW_TO_NHWC, barrier, erase_dead, ints, is_transpose, is_zero_fill, owner, reshape, transpose,
+                       user_op, value_of, zero)
 
 
 @dataclass(frozen=True)
@@ -217,7 +218,7 @@ def _epilogue_chain(v: ir.Value, f: int) -> list:
         uses = list(v.uses)
         if len(uses) != 1:
             return chain
-        op = owner_of_use(uses[0])
+        op = user_op(uses[0])
         if op is None or op.name != "linalg.generic" or len(op.results) != 1:
             return chain
         n_in = len(op.operands) - 1
@@ -254,11 +255,6 @@ def _cast_of(vec: ir.Value):
     if body[0].operands[0] != op.regions[0].blocks[0].arguments[0] or body[1].operands[0] != body[0].results[0]:
         return None
     return op.operands[0], body[0].name
-
-
-def owner_of_use(use):
-    o = use.owner
-    return None if isinstance(o, ir.Block) else (o.operation if hasattr(o, "operation") else o)
 
 
 def _apply_chain(v: ir.Value, chain: list, tiles: int) -> ir.Value:

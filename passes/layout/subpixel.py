@@ -16,7 +16,8 @@ conv's input is (behind its barrier) the NCHW -> NHWC transpose of the zero-inse
 or an NHWC zero-inserted tensor. Each phase conv reads the transposed input through a zero
 pad (fused into its dispatch, as for any conv), a strided slice of the transposed filter (a
 constant expression for a constant filter) behind a barrier, and accumulates into a zero
-fill; the phases are inserted into an [N, Qh, sh, Qw, sw, F] tensor collapsed to the output.
+fill; each phase is inserted into the output with strides (s, s) at its offset (rows and columns
+past the output's end dropped).
 
 The elementwise ops after the conv (the import's bias add, the activation, the cast to the
 model's type) move before the interleave, onto each phase's output: IREE then fuses them into
@@ -24,8 +25,8 @@ the phase convs' dispatches (convc's epilogue), so the phases write the model's 
 interleave moves half the bytes of f32 and no elementwise dispatch follows it (measured before:
 an f32 interleave and a separate bias + ReLU map, results/bench/h200_transposed_latest.json).
 They move when each reads the value before it in loop order and otherwise only per-channel
-vectors (a broadcast of an [F] tensor, possibly transposed from NCHW), and the output needs no
-final crop; one conv of s^2 F channels takes each vector tiled s^2 times.
+vectors (a broadcast of an [F] tensor, possibly transposed from NCHW); one conv of s^2 F
+channels takes each vector tiled s^2 times, where its depth-to-space needs no final crop.
 
 Left as IREE imported it (still correct, with the zero-inserted input): dilated or strided
 inner convs (a dilated transposed conv), a dynamic batch, a phase that meets no tap (a filter
@@ -158,8 +159,8 @@ def rewrite_transposed(conv) -> bool:
     out_t = ir.RankedTensorType(conv.results[0].type)
     same = all(len({a.phase(r)[1:] for r in range(a.stride)}) == 1 for a in axes)
     chain = _epilogue_chain(conv.results[0], out_t.shape[3])
-    if [a.phase_out * a.stride for a in axes] != list(out_t.shape[1:3]):
-        chain = []        # the output is cropped after the interleave: the epilogue stays there
+    if same and [a.phase_out * a.stride for a in axes] != list(out_t.shape[1:3]):
+        chain = []        # cropped after the depth-to-space: the epilogue stays there
     with ir.InsertionPoint(conv), conv.location:
         x = ins.operands[0]
         # the input transposed once (behind a barrier, as convc-channels-last leaves a conv's
@@ -323,21 +324,36 @@ def _crop(y: ir.Value, start: list[int], size: list[int]) -> ir.Value:
 
 
 def _phase_convs(xt, w, axes, phases, out_t):
-    """A conv per phase ([N, Qh, Qw, F] each), and how they assemble: inserted into an
-    [N, Qh, sh, Qw, sw, F] tensor collapsed to the output."""
+    """A conv per phase ([N, Qh, Qw, F] each), and how they assemble: each inserted with strides
+    (sh, sw) at its phase's offset into the output, its last row and column dropped where the
+    output ends before them (an output size not a multiple of the stride)."""
     n, f, et = out_t.shape[0], out_t.shape[3], out_t.element_type
     qh, qw = axes[0].phase_out, axes[1].phase_out
     sh, sw = axes[0].stride, axes[1].stride
-    parts = [_crop(_phase_conv(xt, _sub_filter(w, ph, pw, sh, sw), ph, pw, f, et), [ph[4], pw[4]], [qh, qw])
-             for _, _, ph, pw in phases]
+    ho, wo = out_t.shape[1:3]
+    parts = []
+    for rh, rw, ph, pw in phases:
+        # a phase whose last output row (column) lies past the output's end computes one less
+        # (a smaller high pad) rather than cropping it after: a slice between the conv and its
+        # epilogue would keep IREE from fusing them
+        rows, cols = -(-(ho - rh) // sh), -(-(wo - rw) // sw)
+        if ph[4] == 0 and 0 < qh - rows <= ph[3]:
+            ph = (*ph[:3], ph[3] - (qh - rows), ph[4])
+        if pw[4] == 0 and 0 < qw - cols <= pw[3]:
+            pw = (*pw[:3], pw[3] - (qw - cols), pw[4])
+        y = _phase_conv(xt, _sub_filter(w, ph, pw, sh, sw), ph, pw, f, et)
+        parts.append(_crop(y, [ph[4], pw[4]], [min(qh, ir.RankedTensorType(y.type).shape[1] - ph[4]),
+                                               min(qw, ir.RankedTensorType(y.type).shape[2] - pw[4])]))
 
     def assemble(values, et):
-        stacked = value_of(tensor_d.EmptyOp([n, qh, sh, qw, sw, f], et))
+        y = value_of(tensor_d.EmptyOp([n, ho, wo, f], et))
         for (rh, rw, _, _), yr in zip(phases, values):
-            stacked = tensor_d.InsertSliceOp(yr, stacked, [], [], [], [0, 0, rh, 0, rw, 0], [n, qh, 1, qw, 1, f],
-                                             [1] * 6).result
-        y = reshape(stacked, [n, qh * sh, qw * sw, f], [[0], [1, 2], [3, 4], [5]])
-        return _crop(y, [0, 0], list(out_t.shape[1:3]))
+            rows, cols = -(-(ho - rh) // sh), -(-(wo - rw) // sw)
+            if rows <= 0 or cols <= 0:
+                continue
+            yr = _crop(yr, [0, 0], [rows, cols])
+            y = tensor_d.InsertSliceOp(yr, y, [], [], [], [0, rh, rw, 0], [n, rows, cols, f], [1, sh, sw, 1]).result
+        return y
     return parts, assemble
 
 

@@ -159,8 +159,6 @@ def rewrite_transposed(conv) -> bool:
     out_t = ir.RankedTensorType(conv.results[0].type)
     same = all(len({a.phase(r)[1:] for r in range(a.stride)}) == 1 for a in axes)
     chain = _epilogue_chain(conv.results[0], out_t.shape[3])
-    if same and [a.phase_out * a.stride for a in axes] != list(out_t.shape[1:3]):
-        chain = []        # cropped after the depth-to-space: the epilogue stays there
     with ir.InsertionPoint(conv), conv.location:
         x = ins.operands[0]
         # the input transposed once (behind a barrier, as convc-channels-last leaves a conv's
@@ -360,7 +358,9 @@ def _phase_convs(xt, w, axes, phases, out_t):
 def _one_conv(xt, w, axes, phases, out_t):
     """Every phase with the same window and pads (e.g. K = s, the 2x2 stride-2 up-convs of a
     U-Net): one conv whose s^2 * F output channels are the phases' (sub-filters concatenated),
-    then depth-to-space: [N, Qh, Qw, sh, sw, F] -> [N, Qh, sh, Qw, sw, F] -> the output."""
+    then depth-to-space: each phase's F channels inserted with strides (sh, sw) at its offset
+    into the output (copies, which convc-copy-chains makes one launch; rows and columns past
+    the output's end left out)."""
     n, f, et = out_t.shape[0], out_t.shape[3], out_t.element_type
     qh, qw = axes[0].phase_out, axes[1].phase_out
     sh, sw = axes[0].stride, axes[1].stride
@@ -370,12 +370,18 @@ def _one_conv(xt, w, axes, phases, out_t):
     _, _, ph, pw = phases[0]
     y = _crop(_phase_conv(xt, wall, ph, pw, len(subs) * f, et), [ph[4], pw[4]], [qh, qw])
 
+    ho, wo = out_t.shape[1:3]
+
     def assemble(values, et):
         y, = values
-        y = reshape(y, [n, qh, qw, sh, sw, f], [[0], [1], [2], [3, 4, 5]])
-        y = transpose(y, [0, 1, 3, 2, 4, 5])
-        y = reshape(y, [n, qh * sh, qw * sw, f], [[0], [1, 2], [3, 4], [5]])
-        return _crop(y, [0, 0], list(out_t.shape[1:3]))
+        out = value_of(tensor_d.EmptyOp([n, ho, wo, f], et))
+        for i, (rh, rw, _, _) in enumerate(phases):
+            rows, cols = -(-(ho - rh) // sh), -(-(wo - rw) // sw)
+            if rows <= 0 or cols <= 0:
+                continue
+            part = _slice(y, [0, 0, 0, i * f], [n, rows, cols, f], [1, 1, 1, 1])
+            out = tensor_d.InsertSliceOp(part, out, [], [], [], [0, rh, rw, 0], [n, rows, cols, f], [1, sh, sw, 1]).result
+        return out
     return [y], assemble
 
 

@@ -49,13 +49,18 @@ func.func @up(%x: tensor<2x16x8x8xf32>, %w: tensor<8x16x3x3xf32>, %b: tensor<8xf
 
 // A 2x2 stride-2 transposed conv (a U-Net's up-conv): every phase is a 1x1 conv with the same
 // pads, so one conv of 4 * F channels (the four 1x1 sub-filters concatenated) runs, then
-// depth-to-space ([N, Q, Q, 2, 2, F] -> [N, Q, 2, Q, 2, F]).
+// depth-to-space: each phase's F channels inserted into the output with strides (2, 2).
 // CHECK-LABEL: func.func @up2x2
 // CHECK: tensor.concat dim(0) {{.*}} -> tensor<32x1x1x16xf32>
 // CHECK: linalg.conv_2d_nhwc_fhwc {{.*}} -> tensor<2x8x8x32xf32>
-// CHECK: tensor.expand_shape {{.*}} tensor<2x8x8x32xf32> into tensor<2x8x8x2x2x8xf32>
-// CHECK: linalg.transpose {{.*}} permutation = [0, 1, 3, 2, 4, 5]
-// CHECK: tensor.collapse_shape {{.*}} : tensor<2x8x2x8x2x8xf32> into tensor<2x16x16x8xf32>
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 0, 0] [2, 8, 8, 8] [1, 1, 1, 1] : tensor<2x8x8x32xf32> to tensor<2x8x8x8xf32>
+// CHECK: tensor.insert_slice {{.*}}[0, 0, 0, 0] [2, 8, 8, 8] [1, 2, 2, 1] : tensor<2x8x8x8xf32> into tensor<2x16x16x8xf32>
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 0, 8] [2, 8, 8, 8]
+// CHECK: tensor.insert_slice {{.*}}[0, 0, 1, 0] [2, 8, 8, 8] [1, 2, 2, 1]
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 0, 16] [2, 8, 8, 8]
+// CHECK: tensor.insert_slice {{.*}}[0, 1, 0, 0] [2, 8, 8, 8] [1, 2, 2, 1]
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 0, 24] [2, 8, 8, 8]
+// CHECK: tensor.insert_slice {{.*}}[0, 1, 1, 0] [2, 8, 8, 8] [1, 2, 2, 1]
 // CHECK-NOT: tensor<2x16x17x17xf32>
 func.func @up2x2(%x: tensor<2x16x8x8xf32>, %w: tensor<8x16x2x2xf32>) -> tensor<2x8x16x16xf32> {
   %zero = arith.constant 0.0 : f32

@@ -93,6 +93,18 @@ def reshape(v: ir.Value, shape: list[int], groups: list[list[int]]) -> ir.Value:
 
 
 
+def extract(v: ir.Value, offsets: list[int], sizes: list[int], strides: list[int]) -> ir.Value:
+    """A static tensor.extract_slice of v."""
+    t = ir.RankedTensorType(v.type)
+    return tensor_d.ExtractSliceOp(ir.RankedTensorType.get(sizes, t.element_type), v, [], [], [],
+                                   offsets, sizes, strides).result
+
+
+def insert(v: ir.Value, dest: ir.Value, offsets: list[int], sizes: list[int], strides: list[int]) -> ir.Value:
+    """A static tensor.insert_slice of v into dest."""
+    return tensor_d.InsertSliceOp(v, dest, [], [], [], offsets, sizes, strides).result
+
+
 def barrier(v: ir.Value) -> ir.Value:
     """v behind a util.optimization_barrier (IREE cannot fold or fuse across it). A dynamic
     size (the batch) is tied back onto the result, since IREE cannot resolve sizes through

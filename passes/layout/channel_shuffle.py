@@ -21,7 +21,7 @@ from __future__ import annotations
 from iree.compiler.dialects import tensor as tensor_d
 
 from ..ir import ir, walk_ops
-from .builders import owner, reshape, user_op, users, value_of
+from .builders import extract, insert, owner, reshape, user_op, users, value_of
 from .transpose_sinking import SHUFFLE_NHWC, is_transpose
 
 
@@ -72,9 +72,8 @@ def _interleave(pieces: list, k0: int, k: int) -> ir.Value:
     g = len(pieces)
     out = value_of(tensor_d.EmptyOp([n, h, w, k, g], t.element_type))
     for i, p in enumerate(pieces):
-        src = p if (k0, k) == (0, cg) else tensor_d.ExtractSliceOp(
-            ir.RankedTensorType.get([n, h, w, k], t.element_type), p, [], [], [], [0, 0, 0, k0], [n, h, w, k], [1] * 4).result
-        out = tensor_d.InsertSliceOp(src, out, [], [], [], [0, 0, 0, 0, i], [n, h, w, k, 1], [1] * 5).result
+        src = p if (k0, k) == (0, cg) else extract(p, [0, 0, 0, k0], [n, h, w, k], [1] * 4)
+        out = insert(src, out, [0, 0, 0, 0, i], [n, h, w, k, 1], [1] * 5)
     return reshape(out, [n, h, w, k * g], [[0], [1], [2], [3, 4]])
 
 

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from iree.compiler.dialects import linalg as linalg_d, tensor as tensor_d
 
 from ..ir import ir, walk_ops
-from .builders import (NCHW_TO_NHWC, barrier, erase_dead, ints, is_transpose, is_zero_fill, owner, reshape, transpose,
+from .builders import (NCHW_TO_NHWC, barrier, erase_dead, extract, insert, ints, is_transpose, is_zero_fill, owner, transpose,
                        user_op, value_of, zero)
 
 
@@ -129,12 +129,6 @@ def _pad(x: ir.Value, lo: list[int], hi: list[int]) -> ir.Value:
     return pad.result
 
 
-def _slice(v: ir.Value, offsets: list[int], sizes: list[int], strides: list[int]) -> ir.Value:
-    t = ir.RankedTensorType(v.type)
-    return tensor_d.ExtractSliceOp(ir.RankedTensorType.get(sizes, t.element_type), v, [], [], [],
-                                   offsets, sizes, strides).result
-
-
 def rewrite_transposed(conv) -> bool:
     """Rewrites one channels-last conv over a zero-inserted input; False where it does not apply."""
     if conv.name != "linalg.conv_2d_nhwc_fhwc" or not is_zero_fill(conv.operands[2]):
@@ -175,8 +169,6 @@ def rewrite_transposed(conv) -> bool:
     tiles = 1 if not same else len(phases)
     with ir.InsertionPoint(last), last.location:
         parts = [_apply_chain(v, chain, tiles) for v in parts]
-        if same:       # else IREE fuses the epilogue into the depth-to-space, not into the conv
-            parts = [barrier(v) for v in parts]
         y = assemble(parts, ir.RankedTensorType(last.results[0].type).element_type)
     last.results[0].replace_all_uses_with(y)
     for op, _ in reversed(chain):
@@ -310,7 +302,7 @@ def _phase_conv(xt: ir.Value, w: ir.Value, ph, pw, f: int, et) -> ir.Value:
 def _sub_filter(w: ir.Value, ph, pw, sh: int, sw: int) -> ir.Value:
     wt = ir.RankedTensorType(w.type)
     (kh0, krh, *_), (kw0, krw, *_) = ph, pw
-    return _slice(w, [0, kh0, kw0, 0], [wt.shape[0], krh, krw, wt.shape[3]], [1, sh, sw, 1])
+    return extract(w, [0, kh0, kw0, 0], [wt.shape[0], krh, krw, wt.shape[3]], [1, sh, sw, 1])
 
 
 def _crop(y: ir.Value, start: list[int], size: list[int]) -> ir.Value:
@@ -318,7 +310,7 @@ def _crop(y: ir.Value, start: list[int], size: list[int]) -> ir.Value:
     t = ir.RankedTensorType(y.type)
     if list(t.shape[1:3]) == size and start == [0, 0]:
         return y
-    return _slice(y, [0, start[0], start[1], 0], [t.shape[0], size[0], size[1], t.shape[3]], [1, 1, 1, 1])
+    return extract(y, [0, start[0], start[1], 0], [t.shape[0], size[0], size[1], t.shape[3]], [1, 1, 1, 1])
 
 
 def _phase_convs(xt, w, axes, phases, out_t):
@@ -350,7 +342,7 @@ def _phase_convs(xt, w, axes, phases, out_t):
             if rows <= 0 or cols <= 0:
                 continue
             yr = _crop(yr, [0, 0], [rows, cols])
-            y = tensor_d.InsertSliceOp(yr, y, [], [], [], [0, rh, rw, 0], [n, rows, cols, f], [1, sh, sw, 1]).result
+            y = insert(yr, y, [0, rh, rw, 0], [n, rows, cols, f], [1, sh, sw, 1])
         return y
     return parts, assemble
 
@@ -379,8 +371,8 @@ def _one_conv(xt, w, axes, phases, out_t):
             rows, cols = -(-(ho - rh) // sh), -(-(wo - rw) // sw)
             if rows <= 0 or cols <= 0:
                 continue
-            part = _slice(y, [0, 0, 0, i * f], [n, rows, cols, f], [1, 1, 1, 1])
-            out = tensor_d.InsertSliceOp(part, out, [], [], [], [0, rh, rw, 0], [n, rows, cols, f], [1, sh, sw, 1]).result
+            part = extract(y, [0, 0, 0, i * f], [n, rows, cols, f], [1, 1, 1, 1])
+            out = insert(part, out, [0, rh, rw, 0], [n, rows, cols, f], [1, sh, sw, 1])
         return out
     return [y], assemble
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from iree.compiler.dialects import linalg as linalg_d, tensor as tensor_d
 
 from ..ir import ir, walk_ops
-from .builders import NCHW_TO_NHWC, NHWC_TO_NCHW, empty_like, is_transpose, owner, reshape, transpose, user_op, users
+from .builders import NCHW_TO_NHWC, NHWC_TO_NCHW, empty_like, extract, is_transpose, owner, reshape, transpose, user_op, users
 
 
 def _elementwise_4d(op) -> bool:
@@ -157,9 +157,7 @@ def _slice_nhwc(src: ir.Value, op) -> ir.Value:
     """The NCHW slice `op` taken of the NHWC tensor src instead (offsets and sizes permuted)."""
     off = list(ir.DenseI64ArrayAttr(op.attributes["static_offsets"]))
     size = list(ir.DenseI64ArrayAttr(op.attributes["static_sizes"]))
-    t = ir.RankedTensorType.get([size[i] for i in NCHW_TO_NHWC], ir.RankedTensorType(src.type).element_type)
-    return tensor_d.ExtractSliceOp(t, src, [], [], [], [off[i] for i in NCHW_TO_NHWC],
-                                   [size[i] for i in NCHW_TO_NHWC], [1] * 4).result
+    return extract(src, [off[i] for i in NCHW_TO_NHWC], [size[i] for i in NCHW_TO_NHWC], [1] * 4)
 
 
 def sink_transposes(func) -> None:

@@ -26,22 +26,12 @@ from ..attrs import COPY_ATTR
 from ..copy_problem import CopyPiece, CopyProblem, exact_cover
 from ..ir import ir, dict_attr, walk_ops
 from ..problem import DTYPE_BYTES
+from .pad_dispatch import LOAD, STORE, op_of, symbol_name
 from ..target import MAX_DISPATCH_BINDINGS
 
 # pieces one merged dispatch reads: its bindings are the pieces, the destination and the
 # kernel's scratch (passes/lower/common/executable.py)
 MAX_PIECES = MAX_DISPATCH_BINDINGS - 2
-
-LOAD = "iree_tensor_ext.dispatch.tensor.load"
-STORE = "iree_tensor_ext.dispatch.tensor.store"
-
-
-def _op(x):
-    return x.operation if hasattr(x, "operation") else x
-
-
-def _sym(op) -> str:
-    return ir.StringAttr(op.attributes["sym_name"]).value
 
 
 def _ints(a) -> list[int]:
@@ -61,7 +51,7 @@ def piece_copy(func):
     operand 1; else None."""
     block = func.regions[0].blocks[0]
     args = list(block.arguments)
-    ops = [_op(o) for o in block.operations]
+    ops = [op_of(o) for o in block.operations]
     if len(args) != 2 or [o.name for o in ops] != [LOAD, STORE, "func.return"]:
         return None
     load, store = ops[0], ops[1]
@@ -90,7 +80,7 @@ def _copies(module: ir.Module) -> dict[tuple[str, str], tuple]:
         for func in walk_ops(exe, "func.func"):
             c = piece_copy(func)
             if c is not None:
-                out[(_sym(exe), _sym(func))] = c
+                out[(symbol_name(exe), symbol_name(func))] = c
     return out
 
 
@@ -110,14 +100,14 @@ def _chain(start, copies) -> list | None:
     if len(ops) != 2 or _tied_to(start) != 1:
         return None
     empty = ops[1].owner
-    if isinstance(empty, ir.Block) or _op(empty).name != "flow.tensor.empty":
+    if isinstance(empty, ir.Block) or op_of(empty).name != "flow.tensor.empty":
         return None
     chain = [start]
     while True:
         uses = list(chain[-1].results[0].uses)
         if len(uses) != 1:
             break
-        nxt = _op(uses[0].owner)
+        nxt = op_of(uses[0].owner)
         if (nxt.name != "flow.dispatch" or _callee(nxt) not in copies or len(list(nxt.operands)) != 2
                 or nxt.operands[1] != chain[-1].results[0] or _tied_to(nxt) != 1
                 or nxt.operands[0] == chain[-1].results[0]):
@@ -189,7 +179,7 @@ def merge_copy_chains(module: ir.Module, options=None) -> ir.Module:
         copies = _copies(module)
         if not copies:
             return module
-        taken = {_sym(e) for e in walk_ops(module.operation, "flow.executable")}
+        taken = {symbol_name(e) for e in walk_ops(module.operation, "flow.executable")}
         first_exe = next(walk_ops(module.operation, "flow.executable"))
         # a chain begins only at a copy into a flow.tensor.empty: chains never share a dispatch
         found = []
@@ -208,7 +198,7 @@ def merge_copy_chains(module: ir.Module, options=None) -> ir.Module:
                                                         for i, x in enumerate(p.pieces[g:g + MAX_PIECES])), into)
                 name = _fresh(taken, f"{_callee(part[0])[0]}_copies")
                 parsed = ir.Module.parse(_executable_text(name, part, copies, dst, into))
-                exe = _op(next(iter(parsed.body.operations)))
+                exe = op_of(next(iter(parsed.body.operations)))
                 exe.move_before(first_exe)
                 exe.attributes[COPY_ATTR] = dict_attr(q.to_dict())
                 last = part[-1]
@@ -223,13 +213,13 @@ def merge_copy_chains(module: ir.Module, options=None) -> ir.Module:
                                               attributes=attrs)
                 prev = new.results[0]
             chain[-1].results[0].replace_all_uses_with(prev)
-            empty = _op(chain[0].operands[1].owner)
+            empty = op_of(chain[0].operands[1].owner)
             for c in reversed(chain):
                 c.erase()
             if not list(empty.results[0].uses):
                 empty.erase()
         called = {_callee(d)[0] for d in walk_ops(module.operation, "flow.dispatch")}
         for exe in list(walk_ops(module.operation, "flow.executable")):
-            if _sym(exe) not in called and any(k[0] == _sym(exe) for k in copies):
+            if symbol_name(exe) not in called and any(k[0] == symbol_name(exe) for k in copies):
                 exe.erase()
     return module

@@ -19,24 +19,24 @@ STORE = "iree_tensor_ext.dispatch.tensor.store"
 LOAD = "iree_tensor_ext.dispatch.tensor.load"
 
 
-def _op(x):
+def op_of(x):
     return x.operation if hasattr(x, "operation") else x
 
 
 def _users(v: ir.Value) -> list:
-    return [_op(u.owner) for u in v.uses]
+    return [op_of(u.owner) for u in v.uses]
 
 
 def _owner(v: ir.Value):
     o = v.owner
-    return None if isinstance(o, ir.Block) else _op(o)
+    return None if isinstance(o, ir.Block) else op_of(o)
 
 
 def _attrs(op) -> dict:
     return {op.attributes[i].name: op.attributes[i].attr for i in range(len(op.attributes))}
 
 
-def _sym(func) -> str:
+def symbol_name(func) -> str:
     return ir.StringAttr(func.attributes["sym_name"]).value
 
 
@@ -54,19 +54,19 @@ def stored_pads(module: ir.Module) -> list:
 
 def pad_dispatches(module: ir.Module) -> list[str]:
     """Entries of the dispatches that write a padded tensor (see the module docstring)."""
-    return [_sym(f) for _, f, _ in stored_pads(module)]
+    return [symbol_name(f) for _, f, _ in stored_pads(module)]
 
 
 def uncopyable_pad_dispatches(module: ir.Module) -> list[str]:
     """Entries of the pad dispatches this pass cannot rewrite (the driver then builds the flow
     phase without pad fusion)."""
-    return [_sym(f) for _, f, p in stored_pads(module) if _copyable(f, p) is None]
+    return [symbol_name(f) for _, f, p in stored_pads(module) if _copyable(f, p) is None]
 
 
 def _copyable(func, pad):
     """(load, store, pad value) when the dispatch is exactly load -> static pad by a constant
     -> store of the whole result into its second binding; else None."""
-    body = [_op(o) for o in func.regions[0].blocks[0].operations]
+    body = [op_of(o) for o in func.regions[0].blocks[0].operations]
     names = sorted(o.name for o in body if o.name != "arith.constant")
     if names != sorted([LOAD, "tensor.pad", STORE, "func.return"]) or len(func.regions[0].blocks[0].arguments) != 2:
         return None
@@ -80,7 +80,7 @@ def _copyable(func, pad):
         return None
     if [int(x) for x in store.attributes["static_offsets"]] != [0] * out_t.rank:
         return None
-    yields = [_op(o) for o in pad.regions[0].blocks[0].operations]
+    yields = [op_of(o) for o in pad.regions[0].blocks[0].operations]
     value = _owner(yields[0].operands[0]) if len(yields) == 1 and len(yields[0].operands) == 1 else None
     if value is None or value.name != "arith.constant":
         return None
@@ -101,13 +101,13 @@ def _rewrite_function(func, pad, load, store) -> None:
         ir.Operation.create(STORE, results=[], operands=[load.results[0], arg], attributes=attrs)
     store.erase()
     pad.erase()
-    for o in [_op(o) for o in func.regions[0].blocks[0].operations]:
+    for o in [op_of(o) for o in func.regions[0].blocks[0].operations]:
         if o.name == "arith.constant" and not list(o.results[0].uses):
             o.erase()
 
 
 def _rewrite_calls(module: ir.Module, exe, func, value: ir.Attribute, out_t: ir.Type) -> None:
-    ref = f"@{_sym(exe)}::@{_sym(func)}"
+    ref = f"@{symbol_name(exe)}::@{symbol_name(func)}"
     for d in list(walk_ops(module.operation, "flow.dispatch")):
         eps = d.attributes["entry_points"]
         if len(eps) != 1 or str(eps[0]) != ref:

@@ -1,8 +1,8 @@
 """ShuffleNetV2's channel shuffles and splits as interleaves of the concatenated pieces
 (passes/layout/channel_shuffle.py, in convc-channels-last), run by the copy kernel.
 
-PyTorch blocks in torchvision's ShuffleNetV2 form (a downsampling block: both branches, concat,
-shuffle; a basic block: split in halves, one half through the branch, concat, shuffle), exported
+ShuffleNetV2 units (tools/e2e_models.py, torchvision's form: a downsampling unit: both branches,
+concat, shuffle; a basic unit: split in halves, one half through the branch, concat, shuffle), exported
 with convc's PyTorch front end, compiled for llvm-cpu and run through the IREE runtime against
 PyTorch in float64. Structure: no transpose runs between the blocks (the shuffles and splits
 are copies) and every concatenation is on the copy kernel.
@@ -18,41 +18,13 @@ torch = pytest.importorskip("torch")
 nn = torch.nn
 
 
-def _shuffle(x, groups):
-    b, c, h, w = x.shape
-    return x.view(b, groups, c // groups, h, w).transpose(1, 2).contiguous().view(b, c, h, w)
-
-
-def _branch(cin, c, stride):
-    return nn.Sequential(nn.Conv2d(cin, c, 1, bias=False), nn.BatchNorm2d(c), nn.ReLU(),
-                         nn.Conv2d(c, c, 3, stride, 1, groups=c, bias=False), nn.BatchNorm2d(c),
-                         nn.Conv2d(c, c, 1, bias=False), nn.BatchNorm2d(c), nn.ReLU())
-
-
-class Block(nn.Module):
-    def __init__(self, cin, cout, stride):
-        super().__init__()
-        self.stride, c = stride, cout // 2
-        if stride > 1:
-            self.branch1 = nn.Sequential(nn.Conv2d(cin, cin, 3, stride, 1, groups=cin, bias=False), nn.BatchNorm2d(cin),
-                                         nn.Conv2d(cin, c, 1, bias=False), nn.BatchNorm2d(c), nn.ReLU())
-        self.branch2 = _branch(cin if stride > 1 else c, c, stride)
-
-    def forward(self, x):
-        if self.stride == 1:
-            x1, x2 = x.chunk(2, dim=1)
-            out = torch.cat((x1, self.branch2(x2)), dim=1)
-        else:
-            out = torch.cat((self.branch1(x), self.branch2(x)), dim=1)
-        return _shuffle(out, 2)
-
-
 @pytest.mark.parametrize("channels", [24, 58], ids=["aligned", "odd_halves"])
 def test_shufflenet_blocks_shuffle_and_split_without_transposes(tmp_path, channels):
     from convc.compiler.pytorch import export_mlir
+    from convc.tools.e2e_models import ShuffleUnit
     torch.manual_seed(0)
-    m = nn.Sequential(nn.Conv2d(3, 16, 3, 2, 1), Block(16, 2 * channels, 2), Block(2 * channels, 2 * channels, 1),
-                      Block(2 * channels, 2 * channels, 1), nn.Conv2d(2 * channels, 8, 1)).eval()
+    m = nn.Sequential(nn.Conv2d(3, 16, 3, 2, 1), ShuffleUnit(16, 2 * channels, 2), ShuffleUnit(2 * channels, 2 * channels, 1),
+                      ShuffleUnit(2 * channels, 2 * channels, 1), nn.Conv2d(2 * channels, 8, 1)).eval()
     for mod in m.modules():
         if isinstance(mod, nn.BatchNorm2d):
             mod.running_mean.uniform_(-0.5, 0.5)

@@ -164,9 +164,14 @@ def exact_cover(shape: tuple[int, ...], pieces) -> str | None:
         return "the pieces do not add up to the destination"
     for i, a in enumerate(pieces):
         for b in pieces[i + 1:]:
-            if all(_meet(a, b, d) for d in range(len(shape))):
+            if overlap(a, b):
                 return "two pieces overlap"
     return None
+
+
+def overlap(a: CopyPiece, b: CopyPiece) -> bool:
+    """Whether pieces a and b write a common destination element."""
+    return all(_meet(a, b, d) for d in range(len(a.offsets)))
 
 
 def _meet(a: CopyPiece, b: CopyPiece, d: int) -> bool:

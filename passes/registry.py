@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from .layout.input_layout import input_layout
+from .layout.conv3d import conv3d_to_2d
 from .layout.channels_last import channels_last
 from .layout.subpixel import subpixel_convs
 from .layout.window import trim_windows
@@ -49,6 +50,7 @@ class PassOptions:
 
 PASSES: dict[str, Callable] = {
     "convc-input-layout": input_layout,        # input-phase IR, first (a no-op unless input_layout="nhwc")
+    "convc-conv3d": conv3d_to_2d,              # input-phase IR, before convc-channels-last
     "convc-channels-last": channels_last,      # input-phase IR (before IREE's flow)
     "convc-subpixel-conv": subpixel_convs,     # input-phase IR, after convc-channels-last
     "convc-trim-window": trim_windows,         # input-phase IR, after convc-subpixel-conv
@@ -73,6 +75,7 @@ PASSES: dict[str, Callable] = {
 # slices of this list below; nothing else orders passes.
 STAGES = (
     ("input", "layout", ("convc-input-layout",      # first (a no-op unless input_layout="nhwc")
+                         "convc-conv3d",
                          "convc-channels-last",
                          "convc-subpixel-conv",
                          "convc-trim-window",

@@ -82,6 +82,8 @@ CASES = [
     Case("densenet121_b1", "densenet121", (1, 3, 224, 224)),
     Case("shufflenet_v2_b32", "shufflenet_v2_x1_0", (32, 3, 224, 224)),
     Case("shufflenet_v2_b1", "shufflenet_v2_x1_0", (1, 3, 224, 224)),
+    # a video network: 3-D convs (convc-conv3d), 16 frames of 112 x 112
+    Case("r2plus1d_18_b8", "r2plus1d_18", (8, 3, 16, 112, 112)),
 ]
 
 

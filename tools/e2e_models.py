@@ -26,6 +26,8 @@
   1x1 and a 3x3 conv; 1x1 + 2x2 average-pool transitions.
 - `shufflenet_v2_x1_0()`: torchvision's ShuffleNetV2 x1.0 with its module names: channel split,
   1x1 -> 3x3 depthwise -> 1x1 branches, concatenation and a channel shuffle per unit.
+- `r2plus1d_18()`: torchvision's R(2+1)D-18 video network with its module names: 3-D convs
+  split into 1x3x3 spatial and 3x1x1 temporal halves (convc-conv3d runs them as 2-D convs).
 - `synthetic_weights(shapes, seed)`: deterministic weights per state_dict key (numpy, so the
   compiling machine and the GPU machine build the same ones without shipping them):
   He-scaled conv/linear weights, BatchNorm near identity.
@@ -508,10 +510,65 @@ def shufflenet_v2_x1_0() -> nn.Module:
     return ShuffleNetV2()
 
 
+class Conv2Plus1D(nn.Sequential):
+    """torchvision's (2+1)D conv: a 1x3x3 spatial conv to `mid` channels, BatchNorm, ReLU, then a
+    3x1x1 temporal conv (the stride split between them)."""
+
+    def __init__(self, cin, cout, mid, stride=1):
+        super().__init__(nn.Conv3d(cin, mid, (1, 3, 3), (1, stride, stride), (0, 1, 1), bias=False),
+                         nn.BatchNorm3d(mid), nn.ReLU(inplace=True),
+                         nn.Conv3d(mid, cout, (3, 1, 1), (stride, 1, 1), (1, 0, 0), bias=False))
+
+
+class VideoBlock(nn.Module):
+    """torchvision's video BasicBlock with Conv2Plus1D: two (2+1)D convs and the residual (a
+    strided 1x1x1 conv + BatchNorm where the shape changes)."""
+
+    def __init__(self, cin, cout, stride=1):
+        super().__init__()
+        mid = cin * cout * 27 // (cin * 9 + 3 * cout)
+        self.conv1 = nn.Sequential(Conv2Plus1D(cin, cout, mid, stride), nn.BatchNorm3d(cout), nn.ReLU(inplace=True))
+        self.conv2 = nn.Sequential(Conv2Plus1D(cout, cout, mid), nn.BatchNorm3d(cout))
+        self.relu = nn.ReLU(inplace=True)
+        self.downsample = None
+        if stride != 1 or cin != cout:
+            self.downsample = nn.Sequential(nn.Conv3d(cin, cout, 1, stride, bias=False), nn.BatchNorm3d(cout))
+
+    def forward(self, x):
+        res = x if self.downsample is None else self.downsample(x)
+        return self.relu(self.conv2(self.conv1(x)) + res)
+
+
+class R2Plus1D(nn.Module):
+    """torchvision's r2plus1d_18 (torchvision.models.video) with its module names: the (2+1)D
+    stem, four stages of two blocks, global average pool and a 400-way classifier."""
+
+    def __init__(self, num_classes=400):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv3d(3, 45, (1, 7, 7), (1, 2, 2), (0, 3, 3), bias=False), nn.BatchNorm3d(45),
+                                  nn.ReLU(inplace=True), nn.Conv3d(45, 64, (3, 1, 1), 1, (1, 0, 0), bias=False),
+                                  nn.BatchNorm3d(64), nn.ReLU(inplace=True))
+        cin = 64
+        for i, cout in enumerate((64, 128, 256, 512)):
+            stride = 1 if i == 0 else 2
+            setattr(self, f"layer{i + 1}", nn.Sequential(VideoBlock(cin, cout, stride), VideoBlock(cout, cout)))
+            cin = cout
+        self.avgpool = nn.AdaptiveAvgPool3d((1, 1, 1))
+        self.fc = nn.Linear(512, num_classes)
+
+    def forward(self, x):
+        x = self.layer4(self.layer3(self.layer2(self.layer1(self.stem(x)))))
+        return self.fc(self.avgpool(x).flatten(1))
+
+
+def r2plus1d_18() -> nn.Module:
+    return R2Plus1D()
+
+
 MODELS = {"resnet50": resnet50, "vae_decoder": vae_decoder, "mobilenet_v2": mobilenet_v2,
           "convnext_tiny": convnext_tiny, "resnext50_32x4d": resnext50_32x4d, "efficientnet_b0": efficientnet_b0,
           "mobilenet_v3_large": mobilenet_v3_large, "unet": unet, "densenet121": densenet121,
-          "shufflenet_v2_x1_0": shufflenet_v2_x1_0}
+          "shufflenet_v2_x1_0": shufflenet_v2_x1_0, "r2plus1d_18": r2plus1d_18}
 
 
 def synthetic_weights(shapes: dict, seed: int = 0) -> dict:

@@ -29,7 +29,7 @@ from .builders import (NCHW_TO_NHWC, NHWC_TO_NCHW, barrier, erase_dead, ints, is
                                value_of)
 from .op_rewrites import (CONV_OPS, GROUPED_OPS, NHWC_CONVS, POOL_OPS, grouped_generic, is_nhwc_conv, rewrite_conv,
                                   rewrite_grouped, rewrite_pool, rewritable)
-from .transpose_sinking import SHUFFLE_NHWC, sink_transposes
+from .transpose_sinking import SHUFFLE_NHWC, TO_LAST, sink_transposes, to_first
 
 
 def _demote_conv_inputs(module: ir.Module, et: ir.Type) -> None:
@@ -140,7 +140,7 @@ def _reaches_output(t, depth: int = 8) -> bool:
         nxt = []
         for u in frontier:
             if u.name in ("tensor.expand_shape", "tensor.collapse_shape") or (
-                    u.name == "linalg.transpose" and not is_transpose(u, NCHW_TO_NHWC)):
+                    u.name == "linalg.transpose" and not any(is_transpose(u, p) for p in TO_LAST.values())):
                 nxt += users(u)
             elif not u.name.startswith("linalg."):
                 return True
@@ -154,7 +154,7 @@ def _isolate_transposes(module: ir.Module) -> None:
     one producing the model's NCHW output into the conv's epilogue, which would write it (one
     that feeds another op, e.g. a pool, fuses into that op instead)."""
     for t in list(walk_ops(module.operation, "linalg.transpose")):
-        if is_transpose(t, NHWC_TO_NCHW) and _reaches_output(t) and _after_conv(t.operands[0]):
+        if to_first(t) is not None and _reaches_output(t) and _after_conv(t.operands[0]):
             with ir.InsertionPoint(t), t.location:
                 x = t.operands[0]
                 t.operands[0] = barrier(x)
@@ -171,15 +171,23 @@ def _isolate_transposes(module: ir.Module) -> None:
             with ir.InsertionPoint(holder), holder.location:
                 holder.operands[0] = barrier(x)
     for conv in [c for c in walk_ops(module.operation) if is_nhwc_conv(c)]:
-        x = conv.operands[0]
-        holder, index = conv, 0
-        # through the pad and (a grouped conv's input) the [N, H, W, G, C/G] view
-        while owner(x) is not None and owner(x).name in ("tensor.pad", "tensor.expand_shape"):
-            holder, index = owner(x), 0
-            x = holder.operands[0]
-        if is_transpose(owner(x), NCHW_TO_NHWC):
-            with ir.InsertionPoint(holder), holder.location:
-                holder.operands[index] = barrier(x)
+        # through the pad and (a grouped conv's input) the [N, H, W, G, C/G] view; a 3-D conv's
+        # (convc-conv3d) through its 2-D view, depth pad, and im2col frames and concatenation
+        edges, seen = [(conv, 0)], set()
+        while edges:
+            holder, index = edges.pop()
+            x = holder.operands[index]
+            op = owner(x)
+            if op is not None and any(is_transpose(op, p) for p in TO_LAST.values()):
+                with ir.InsertionPoint(holder), holder.location:
+                    holder.operands[index] = barrier(x)
+            if op is None or op in seen:
+                continue
+            seen.add(op)
+            if op.name in ("tensor.pad", "tensor.expand_shape", "tensor.collapse_shape", "tensor.extract_slice"):
+                edges.append((op, 0))
+            elif op.name == "tensor.concat":
+                edges += [(op, i) for i in range(len(op.operands))]
 
 
 # what the rewrites leave without users: transposes, empties, pads and their constants, views

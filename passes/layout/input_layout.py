@@ -9,32 +9,33 @@ in memory, so a user who has the input that way gains nothing from the round tri
 input_layout "nhwc" each rank-4 tensor a public function imports is declared [N, H, W, C] and
 transposed back to the model's [N, C, H, W] right after the import; convc-channels-last's
 transpose to NHWC then meets it and IREE folds the pair away, so no dispatch touches the input
-before the first conv. Other ranks and "nchw" (the default) are left as they are.
+before the first conv. Rank-5 tensors (video clips and volumes for 3-D convs, convc-conv3d) are
+likewise declared [N, D, H, W, C]. Other ranks and "nchw" (the default) are left as they are.
 """
 
 from __future__ import annotations
 
 from ..ir import ir, walk_ops
-from .builders import NHWC_TO_NCHW, transpose
+from .builders import transpose
+from .transpose_sinking import TO_FIRST, TO_LAST
 
 LAYOUTS = ("nchw", "nhwc")
 
 
 def _nhwc_import(op) -> bool:
     t = op.results[0].type
-    if not isinstance(t, ir.RankedTensorType) or ir.RankedTensorType(t).rank != 4:
+    if not isinstance(t, ir.RankedTensorType) or ir.RankedTensorType(t).rank not in TO_LAST:
         return False
     rt = ir.RankedTensorType(t)
-    n, c, h, w = (rt.get_dim_size(i) for i in range(4))
-    if any(rt.is_dynamic_dim(i) for i in (1, 2, 3)):
+    if any(rt.is_dynamic_dim(i) for i in range(1, rt.rank)):
         return False            # only a dynamic batch: dims that move stay static
     uses = list(op.results[0].uses)
-    nhwc = ir.RankedTensorType.get([n, h, w, c], rt.element_type, rt.encoding)
+    nhwc = ir.RankedTensorType.get([rt.get_dim_size(i) for i in TO_LAST[rt.rank]], rt.element_type, rt.encoding)
     op.results[0].set_type(nhwc)
     if "target_encoding" in op.attributes:        # the buffer's type, as the import declares it
         op.attributes["target_encoding"] = ir.TypeAttr.get(nhwc)
     with ir.InsertionPoint.after(op), op.location:
-        back = transpose(op.results[0], NHWC_TO_NCHW)
+        back = transpose(op.results[0], TO_FIRST[rt.rank])
     for use in uses:
         use.owner.operands[use.operand_number] = back
     return True

@@ -9,24 +9,35 @@ from ..ir import ir, walk_ops
 from .builders import NCHW_TO_NHWC, NHWC_TO_NCHW, empty_like, extract, is_transpose, owner, reshape, transpose, user_op, users
 
 
-def _elementwise_4d(op) -> bool:
-    """A linalg.generic that maps 4-D inputs to one 4-D output point by point (broadcasts
-    allowed), with a body that does not read the loop indices."""
+# channels first <-> last by rank: NCHW/NHWC, and NCDHW/NDHWC (3-D convs, convc-conv3d)
+TO_LAST = {4: NCHW_TO_NHWC, 5: [0, 2, 3, 4, 1]}
+TO_FIRST = {4: NHWC_TO_NCHW, 5: [0, 4, 1, 2, 3]}
+
+
+def to_first(op) -> int | None:
+    """The rank of a channels-last -> channels-first transpose, else None."""
+    return next((r for r, perm in TO_FIRST.items() if is_transpose(op, perm)), None)
+
+
+def _elementwise(op, rank: int) -> bool:
+    """A linalg.generic that maps rank-`rank` inputs to one output of that rank point by point
+    (broadcasts allowed), with a body that does not read the loop indices."""
     if op.name != "linalg.generic" or len(op.results) != 1:
         return False
     if any("parallel" not in str(a) for a in op.attributes["iterator_types"]):
         return False
     maps = [ir.AffineMapAttr(a).value for a in op.attributes["indexing_maps"]]
-    if maps[-1] != ir.AffineMap.get_identity(4) or len(maps[-1].results) != 4:
+    if maps[-1] != ir.AffineMap.get_identity(rank) or len(maps[-1].results) != rank:
         return False
     body = [o.operation.name for o in op.regions[0].blocks[0].operations]
-    return "linalg.index" not in body and all(m.n_dims == 4 for m in maps)
+    return "linalg.index" not in body and all(m.n_dims == rank for m in maps)
 
 
-# loop dims of an NCHW generic in terms of the NHWC one's: d = (e0, e3, e1, e2)
-def _nchw_loops_in_nhwc() -> ir.AffineMap:
-    e = [ir.AffineDimExpr.get(i) for i in range(4)]
-    return ir.AffineMap.get(4, 0, [e[0], e[3], e[1], e[2]])
+# loop dims of a channels-first generic in terms of the channels-last one's: d = (e0, e[r-1],
+# e1, ..., e[r-2]) (NCHW: (e0, e3, e1, e2))
+def _first_loops_in_last(rank: int) -> ir.AffineMap:
+    e = [ir.AffineDimExpr.get(i) for i in range(rank)]
+    return ir.AffineMap.get(rank, 0, [e[0], e[rank - 1], *e[1:rank - 1]])
 
 
 def _constant(e) -> int | None:
@@ -57,28 +68,28 @@ def _squeeze_unit_broadcast(v: ir.Value, exprs: list) -> tuple:
     return reshape(v, [t.shape[i] for i in keep], groups), [exprs[i] for i in keep]
 
 
-def _sink_through(gen, nhwc_of: dict) -> ir.Value:
-    """Rebuilds elementwise generic `gen` (NCHW loops) over NHWC loops. Inputs that are
-    back-transposes are read from their NHWC source; others keep their value with the map
-    composed. Returns the NHWC result."""
+def _sink_through(gen, nhwc_of: dict, rank: int = 4) -> ir.Value:
+    """Rebuilds elementwise generic `gen` (channels-first loops) over channels-last loops.
+    Inputs that are back-transposes are read from their channels-last source; others keep
+    their value with the map composed. Returns the channels-last result."""
     n_in = len(gen.operands) - 1
     maps = [ir.AffineMapAttr(a).value for a in gen.attributes["indexing_maps"]]
-    to_old = _nchw_loops_in_nhwc()
+    to_old = _first_loops_in_last(rank)
     ins, new_maps = [], []
-    ident = ir.AffineMap.get_identity(4)
+    ident = ir.AffineMap.get_identity(rank)
     for v, m in zip(list(gen.operands)[:n_in], maps[:n_in]):
         if m == ident:
             # a full-size NCHW operand not yet channels-last gets its own transpose, which
             # cancels once its producer's back-transpose sinks to it
-            ins.append(nhwc_of[v] if v in nhwc_of else transpose(v, NCHW_TO_NHWC))
+            ins.append(nhwc_of[v] if v in nhwc_of else transpose(v, TO_LAST[rank]))
             new_maps.append(ident)
         else:
             v, exprs = _squeeze_unit_broadcast(v, [e.compose(to_old) for e in m.results])
             ins.append(v)
-            new_maps.append(ir.AffineMap.get(4, 0, exprs))
+            new_maps.append(ir.AffineMap.get(rank, 0, exprs))
     out = gen.operands[n_in]
-    init = empty_like(out, NCHW_TO_NHWC)
-    new_maps.append(ir.AffineMap.get_identity(4))
+    init = empty_like(out, TO_LAST[rank])
+    new_maps.append(ir.AffineMap.get_identity(rank))
     new = linalg_d.GenericOp([init.type], ins, [init],
                              ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in new_maps]),
                              gen.attributes["iterator_types"])
@@ -162,10 +173,12 @@ def _slice_nhwc(src: ir.Value, op) -> ir.Value:
 
 def sink_transposes(func) -> None:
     """Moves every NHWC->NCHW transpose down through elementwise users and channel concats
-    until it meets an NCHW->NHWC transpose (both vanish) or an op that needs NCHW (it stays)."""
-    work = [op for op in walk_ops(func) if is_transpose(op, NHWC_TO_NCHW)]
+    until it meets an NCHW->NHWC transpose (both vanish) or an op that needs NCHW (it stays);
+    NDHWC->NCDHW ones (3-D convs) likewise through elementwise users."""
+    work = [op for op in walk_ops(func) if to_first(op) is not None]
     while work:
         op = work.pop()
+        rank = to_first(op)
         src = op.operands[0]
         users = []
         for use in op.results[0].uses:
@@ -173,9 +186,12 @@ def sink_transposes(func) -> None:
             if not any(user == u for u, _ in users):
                 users.append((user, use.operand_number))
         for user, operand_number in users:
-            if is_transpose(user, NCHW_TO_NHWC):
+            if is_transpose(user, TO_LAST[rank]):
                 user.results[0].replace_all_uses_with(src)
                 user.erase()
+            elif rank == 5:
+                if _elementwise(user, 5) and operand_number < len(user.operands) - 1:
+                    work.append(_sink_elementwise(user, 5))
             elif _channel_shuffle(user) is not None:
                 shuffle, collapse = _channel_shuffle(user)
                 with ir.InsertionPoint(collapse), collapse.location:
@@ -196,17 +212,23 @@ def sink_transposes(func) -> None:
                 user.results[0].replace_all_uses_with(back)
                 user.erase()
                 work.append(owner(back))
-            elif _elementwise_4d(user) and operand_number < len(user.operands) - 1:
-                nhwc_of = {}
-                for v in list(user.operands)[:-1]:
-                    p = owner(v)
-                    if is_transpose(p, NHWC_TO_NCHW):
-                        nhwc_of[v] = p.operands[0]
-                with ir.InsertionPoint(user), user.location:
-                    back = transpose(_sink_through(user, nhwc_of), NHWC_TO_NCHW)
-                user.results[0].replace_all_uses_with(back)
-                user.erase()
-                work.append(owner(back))
+            elif _elementwise(user, 4) and operand_number < len(user.operands) - 1:
+                work.append(_sink_elementwise(user, 4))
         if not list(op.results[0].uses):
             op.erase()
+
+
+def _sink_elementwise(user, rank: int):
+    """Elementwise `user` of a back-transpose rebuilt channels-last, followed by the
+    back-transpose of its result (returned, to sink further)."""
+    nhwc_of = {}
+    for v in list(user.operands)[:-1]:
+        p = owner(v)
+        if is_transpose(p, TO_FIRST[rank]):
+            nhwc_of[v] = p.operands[0]
+    with ir.InsertionPoint(user), user.location:
+        back = transpose(_sink_through(user, nhwc_of, rank), TO_FIRST[rank])
+    user.results[0].replace_all_uses_with(back)
+    user.erase()
+    return owner(back)
 

@@ -10,7 +10,10 @@ CUPTI, results/e2e). The sub-pixel interleave of a transposed conv's phases
 
 A chain starts at a `flow.tensor.empty`, goes through copy dispatches each tied to the
 previous one's result (its only use) and must write every destination element exactly once
-(so nothing of the empty tensor is left to read). It is replaced, at the place of its last
+(so nothing of the empty tensor is left to read). A chain may also start at a
+`flow.tensor.splat` (a zero-filled tensor the copies write parts of: the frames of a 3-D conv's
+depth im2col, convc-conv3d, where some taps read padding): its pieces must not overlap, the
+splat stays (a fill on the queue) and the merged dispatch writes into it in place. It is replaced, at the place of its last
 copy, by one dispatch of a new executable that reads every piece and writes the destination
 (`convc.copy`: a CopyProblem), which convc's copy kernel runs in one launch; a chain of more
 pieces than one dispatch may bind (MAX_PIECES) continues in further dispatches, each writing its
@@ -23,7 +26,7 @@ from __future__ import annotations
 import dataclasses
 
 from ..attrs import COPY_ATTR
-from ..copy_problem import CopyPiece, CopyProblem, exact_cover
+from ..copy_problem import CopyPiece, CopyProblem, exact_cover, overlap as _overlap
 from ..ir import ir, dict_attr, walk_ops
 from ..problem import DTYPE_BYTES
 from .pad_dispatch import LOAD, STORE, op_of, symbol_name
@@ -100,7 +103,7 @@ def _chain(start, copies) -> list | None:
     if len(ops) != 2 or _tied_to(start) != 1:
         return None
     empty = ops[1].owner
-    if isinstance(empty, ir.Block) or op_of(empty).name != "flow.tensor.empty":
+    if isinstance(empty, ir.Block) or op_of(empty).name not in ("flow.tensor.empty", "flow.tensor.splat"):
         return None
     chain = [start]
     while True:
@@ -116,10 +119,14 @@ def _chain(start, copies) -> list | None:
     return chain
 
 
+def _splat_start(chain) -> bool:
+    return op_of(chain[0].operands[1].owner).name == "flow.tensor.splat"
+
+
 def _problem(chain, copies) -> CopyProblem | None:
     dst = ir.RankedTensorType(chain[0].results[0].type)
     dtype = str(dst.element_type)
-    if not dst.has_static_shape or dtype not in DTYPE_BYTES or len(chain) < 2:
+    if not dst.has_static_shape or dtype not in DTYPE_BYTES or len(chain) < (1 if _splat_start(chain) else 2):
         return None
     pieces = []
     for i, d in enumerate(chain):
@@ -128,7 +135,9 @@ def _problem(chain, copies) -> CopyProblem | None:
             return None
         whole = lsizes == list(src.shape)
         pieces.append(CopyPiece(i, offsets, sizes, strides, *(() if whole else (src.shape, loffsets, lsizes))))
-    if exact_cover(tuple(dst.shape), pieces) is not None:
+    why = exact_cover(tuple(dst.shape), pieces)
+    if why is not None and not (_splat_start(chain) and why == "the pieces do not add up to the destination"
+                                and not any(_overlap(a, b) for i, a in enumerate(pieces) for b in pieces[i + 1:])):
         return None
     return CopyProblem(tuple(dst.shape), dtype, tuple(pieces))
 
@@ -190,7 +199,8 @@ def merge_copy_chains(module: ir.Module, options=None) -> ir.Module:
                 found.append((chain, p))
         for chain, p in found:
             dst = ir.RankedTensorType(chain[0].results[0].type)
-            prev = None
+            splat = _splat_start(chain)
+            prev = chain[0].operands[1] if splat else None
             for g in range(0, len(chain), MAX_PIECES):
                 part = chain[g:g + MAX_PIECES]
                 into = prev is not None
@@ -216,7 +226,7 @@ def merge_copy_chains(module: ir.Module, options=None) -> ir.Module:
             empty = op_of(chain[0].operands[1].owner)
             for c in reversed(chain):
                 c.erase()
-            if not list(empty.results[0].uses):
+            if not splat and not list(empty.results[0].uses):
                 empty.erase()
         called = {_callee(d)[0] for d in walk_ops(module.operation, "flow.dispatch")}
         for exe in list(walk_ops(module.operation, "flow.executable")):

@@ -67,8 +67,11 @@ def bench_layer(bundle: str, entry: dict, iters: int, rotate: int) -> dict:
     return row
 
 
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="bench_transposed", description=__doc__.splitlines()[0])
+def run_bench(argv, prog: str, doc: str, bench_layer, result_file: str) -> int:
+    """The bench loop of a layer bundle (this one, and convc.tools.gpu.bench_conv3d): every
+    layer through bench_layer(bundle, entry, iters, rotate), one failure reported without
+    stopping the others, the geomean of convc / cuDNN, the rows in OUT/result_file."""
+    p = argparse.ArgumentParser(prog=prog, description=doc.splitlines()[0])
     p.add_argument("--bundle", required=True)
     p.add_argument("--out", required=True)
     p.add_argument("--iters", type=int, default=50)
@@ -94,14 +97,17 @@ def main(argv=None) -> int:
     geo = float(np.exp(np.mean(np.log(ratios)))) if ratios else None
     result = {"date": datetime.date.today().isoformat(), "device": device_name("cuda"), "iters": args.iters,
               "rotate": args.rotate, "tolerance": TOLERANCE, "geomean_convc_over_cudnn": geo,
-              "method": __doc__.split("\n\n")[1].replace("\n", " "), "layers": rows}
+              "method": doc.split("\n\n")[1].replace("\n", " "), "layers": rows}
     os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, "transposed.json"), "w") as fh:
+    with open(os.path.join(args.out, result_file), "w") as fh:
         json.dump(result, fh, indent=1)
     bad = [r["name"] for r in rows if not r.get("correct")]
     print(f"geomean convc / cuDNN {geo:.3f}" if geo else "no ratio", f"; {len(rows) - len(bad)}/{len(rows)} correct")
     return 0 if not bad else 1
 
+
+def main(argv=None) -> int:
+    return run_bench(argv, "bench_transposed", __doc__, bench_layer, "transposed.json")
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -43,10 +43,12 @@ def torch_models():
 def _torch_model(case: dict):
     models = torch_models()
     if case["model"] in ("resnet50", "mobilenet_v2", "convnext_tiny", "resnext50_32x4d", "efficientnet_b0",
-                         "mobilenet_v3_large", "densenet121", "shufflenet_v2_x1_0"):
+                         "mobilenet_v3_large", "densenet121", "shufflenet_v2_x1_0", "r2plus1d_18"):
         try:
             import torchvision
-            model = getattr(torchvision.models, case["model"])(weights=None)   # the real one, where present
+            import torchvision.models.video
+            zoo = torchvision.models.video if case["model"] == "r2plus1d_18" else torchvision.models
+            model = getattr(zoo, case["model"])(weights=None)   # the real one, where present
         except ImportError:
             model = models.MODELS[case["model"]]()
     else:
@@ -275,8 +277,10 @@ def run_case(bundle: str, entry: dict, iters: int, baselines=TORCH_BASELINES,
     torch.backends.cuda.matmul.allow_tf32 = False
     with torch.no_grad():
         ref = model.float()(x32).float().cpu().numpy()
-    model = model.to(getattr(torch, case.get("dtype", "float16"))).to(memory_format=torch.channels_last)
-    x = x32.to(getattr(torch, case.get("dtype", "float16"))).contiguous(memory_format=torch.channels_last)
+    # channels-last for images, channels_last_3d for clips and volumes (3-D convs)
+    fmt = torch.channels_last_3d if x32.dim() == 5 else torch.channels_last
+    model = model.to(getattr(torch, case.get("dtype", "float16"))).to(memory_format=fmt)
+    x = x32.to(getattr(torch, case.get("dtype", "float16"))).contiguous(memory_format=fmt)
     params = {k: v.detach().cpu().numpy() for k, v in model.state_dict().items() if k in set(entry["parameters"])}
     torch.backends.cudnn.benchmark = True
     torch.backends.cudnn.allow_tf32 = True          # PyTorch's defaults for convs; f32 matmuls too
@@ -298,7 +302,7 @@ def run_case(bundle: str, entry: dict, iters: int, baselines=TORCH_BASELINES,
             # a channels-last build takes the image as [N, H, W, C], as PyTorch's channels_last
             # input is laid out (converted here, outside the timing, as PyTorch's is)
             nhwc = variant == "convc" and entry.get("convc_input_layout") == "nhwc"
-            xv = np.ascontiguousarray(x_np.transpose(0, 2, 3, 1)) if nhwc else x_np
+            xv = np.ascontiguousarray(np.moveaxis(x_np, 1, -1)) if nhwc else x_np    # NHWC, or NDHWC for a clip
             out = lm.call("main", [(xv, dt)])
             checks[variant] = rel_l2(out.astype(np.float32), ref)
             f, args = lm.function("main"), [lm.to_device(xv, dt)]

@@ -22,9 +22,9 @@ from .problem import DTYPE_BYTES
 class CopyPiece:
     """Dispatch operand `operand` written to the destination elements offsets + strides * index
     over `sizes` (destination rank). The operand is read whole in row-major order, or, with
-    `source` (its shape), the box at `source_offsets` of `source_sizes` (unit strides; a channel
-    slice of a channels-last tensor), in row-major order; the box's non-unit sizes are the
-    destination's, in order."""
+    `source` (its shape), the box at `source_offsets` of `source_sizes` (a channel slice of a
+    channels-last tensor; every sd-th frame of a volume with `source_strides`), in row-major
+    order; the box's non-unit sizes are the destination's, in order."""
 
     operand: int
     offsets: tuple[int, ...]
@@ -33,9 +33,12 @@ class CopyPiece:
     source: tuple[int, ...] = ()
     source_offsets: tuple[int, ...] = ()
     source_sizes: tuple[int, ...] = ()
+    source_strides: tuple[int, ...] = ()      # () : unit strides
 
     def __post_init__(self):
-        for k in ("offsets", "sizes", "strides", "source", "source_offsets", "source_sizes"):
+        if self.source and not self.source_strides:
+            object.__setattr__(self, "source_strides", (1,) * len(self.source))
+        for k in ("offsets", "sizes", "strides", "source", "source_offsets", "source_sizes", "source_strides"):
             object.__setattr__(self, k, tuple(int(x) for x in getattr(self, k)))
         if not (len(self.offsets) == len(self.sizes) == len(self.strides)):
             raise ValueError("a piece's offsets, sizes and strides have the destination's rank")
@@ -46,7 +49,10 @@ class CopyPiece:
                 raise ValueError("a piece's source box has the source's rank")
             if [x for x in self.source_sizes if x != 1] != [x for x in self.sizes if x != 1]:
                 raise ValueError("a piece's source box and destination box differ")
-            if any(o < 0 or o + n > d for o, n, d in zip(self.source_offsets, self.source_sizes, self.source)):
+            if min(self.source_strides) <= 0:
+                raise ValueError("a piece's source strides are positive")
+            if any(o < 0 or o + (n - 1) * st >= d for o, n, st, d in zip(self.source_offsets, self.source_sizes,
+                                                                       self.source_strides, self.source)):
                 raise ValueError("a piece's source box reaches past its source")
 
     @property
@@ -69,7 +75,7 @@ class CopyPiece:
         if self.source:
             ssteps = [math.prod(self.source[d + 1:]) for d in range(len(self.source))]
             sbase = sum(o * st for o, st in zip(self.source_offsets, ssteps))
-            src = [st for size, st in zip(self.source_sizes, ssteps) if size != 1]
+            src = [st * k for size, st, k in zip(self.source_sizes, ssteps, self.source_strides) if size != 1]
         else:
             sbase = 0
             src = [math.prod(size for size, _ in dst[d + 1:]) for d in range(len(dst))]
@@ -151,6 +157,8 @@ class CopyProblem:
                             "strides": list(p.strides)}
                            | ({"source": list(p.source), "source_offsets": list(p.source_offsets),
                                "source_sizes": list(p.source_sizes)} if p.source else {})
+                           | ({"source_strides": list(p.source_strides)}
+                              if p.source and any(k != 1 for k in p.source_strides) else {})
                            for p in self.pieces]}
 
     @classmethod

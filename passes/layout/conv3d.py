@@ -82,7 +82,7 @@ def _pad(v: ir.Value, low: list[int], high: list[int], value) -> ir.Value:
 def _frames(x5: ir.Value, T: int, Do: int, sd: int, dd: int, pad: int, value) -> ir.Value:
     """[N, Do, H, W, T*C]: output frame o's channels t*C .. t*C + C - 1 hold input frame
     o*sd + t*dd - pad (the pad value where that is outside the volume). x5 itself for one tap
-    reading every frame; a strided slice for one tap; else each tap's frames inserted into its
+    reading every frame; a strided slice for one tap (a copy of its own); else each tap's frames inserted into its
     channel slice of an empty tensor (a zero fill where some tap reads padding): IREE makes one
     copy dispatch per tap, which convc-copy-chains merges into one copy-kernel launch."""
     N, D, H, W, C = ir.RankedTensorType(x5.type).shape
@@ -96,7 +96,9 @@ def _frames(x5: ir.Value, T: int, Do: int, sd: int, dd: int, pad: int, value) ->
     if T == 1 and spans[0] == (0, 0, Do) and sd == 1:
         return x5
     if T == 1 and spans[0][1:] == (0, Do):
-        return extract(x5, [0, spans[0][0], 0, 0, 0], [N, Do, H, W, C], [1, sd, 1, 1, 1])
+        # behind a barrier: IREE would fuse the strided read into the conv's dispatch (a layout
+        # no kernel reads); alone it is a strided copy, which convc-copy-chains gives the copy kernel
+        return barrier(extract(x5, [0, spans[0][0], 0, 0, 0], [N, Do, H, W, C], [1, sd, 1, 1, 1]))
     out_t = [N, Do, H, W, T * C]
     dest = tensor_d.EmptyOp(out_t, et).result
     if any((lo, hi) != (0, Do) for _, lo, hi in spans):

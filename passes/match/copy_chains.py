@@ -13,7 +13,9 @@ previous one's result (its only use) and must write every destination element ex
 (so nothing of the empty tensor is left to read). A chain may also start at a
 `flow.tensor.splat` (a zero-filled tensor the copies write parts of: the frames of a 3-D conv's
 depth im2col, convc-conv3d, where some taps read padding): its pieces must not overlap, the
-splat stays (a fill on the queue) and the merged dispatch writes into it in place. It is replaced, at the place of its last
+splat stays (a fill on the queue) and the merged dispatch writes into it in place. A strided
+copy on its own (a load with strides into a write-only result: every sd-th frame of a volume
+for a 3-D conv's depth stride) is a chain of one. A chain is replaced, at the place of its last
 copy, by one dispatch of a new executable that reads every piece and writes the destination
 (`convc.copy`: a CopyProblem), which convc's copy kernel runs in one launch; a chain of more
 pieces than one dispatch may bind (MAX_PIECES) continues in further dispatches, each writing its
@@ -48,10 +50,11 @@ def _callee(d) -> tuple[str, str]:
 
 
 def piece_copy(func):
-    """(source type, load offsets, load sizes, store offsets, sizes, strides) of a dispatch
-    function that only copies a static box of its read-only operand 0 (unit strides: the whole
-    operand, or a channel slice IREE folded into the load) into a static slice of its read-write
-    operand 1; else None."""
+    """(source type, load offsets, load sizes, store offsets, sizes, strides, loaded type, load
+    strides, in place) of a dispatch function that only copies a static box of its read-only
+    operand 0 (the whole operand, a channel slice IREE folded into the load, every sd-th frame
+    of a volume) into a static slice of its read-write operand 1 (in place), or whole into its
+    write-only result (a strided slice on its own: a 3-D conv's depth stride); else None."""
     block = func.regions[0].blocks[0]
     args = list(block.arguments)
     ops = [op_of(o) for o in block.operations]
@@ -59,7 +62,7 @@ def piece_copy(func):
         return None
     load, store = ops[0], ops[1]
     src_t, dst_t = str(args[0].type), str(args[1].type)
-    if "readonly:" not in src_t or "readwrite:" not in dst_t:
+    if "readonly:" not in src_t or ("readwrite:" not in dst_t and "writeonly:" not in dst_t):
         return None
     if load.operands[0] != args[0] or len(load.operands) != 1 or store.operands[0] != load.results[0] \
             or store.operands[1] != args[1] or len(store.operands) != 2:
@@ -68,12 +71,19 @@ def piece_copy(func):
     src = ir.RankedTensorType(ir.Type.parse(t[t.index("tensor<", t.index(":")):-1]))
     loaded = ir.RankedTensorType(load.results[0].type)
     lsizes = _ints(load.attributes["static_sizes"])
+    lstrides = _ints(load.attributes["static_strides"])
     if not src.has_static_shape or not loaded.has_static_shape or len(lsizes) != src.rank \
-            or _ints(load.attributes["static_strides"]) != [1] * src.rank \
-            or [x for x in lsizes if x != 1] != [x for x in loaded.shape if x != 1]:
+            or min(lstrides) <= 0 or [x for x in lsizes if x != 1] != [x for x in loaded.shape if x != 1]:
         return None
+    into = "readwrite:" in dst_t
+    if not into:        # a write-only result: the copy must write all of it
+        d = ir.RankedTensorType(ir.Type.parse(dst_t[dst_t.index("tensor<", dst_t.index(":")):-1]))
+        if not d.has_static_shape or _ints(store.attributes["static_sizes"]) != list(d.shape) \
+                or any(_ints(store.attributes["static_offsets"])) or lstrides == [1] * src.rank:
+            return None
     return (src, _ints(load.attributes["static_offsets"]), lsizes, _ints(store.attributes["static_offsets"]),
-            _ints(store.attributes["static_sizes"]), _ints(store.attributes["static_strides"]), loaded)
+            _ints(store.attributes["static_sizes"]), _ints(store.attributes["static_strides"]), loaded, lstrides,
+            into)
 
 
 def _copies(module: ir.Module) -> dict[tuple[str, str], tuple]:
@@ -100,6 +110,8 @@ def _chain(start, copies) -> list | None:
     if start.name != "flow.dispatch" or _callee(start) not in copies or len(start.results) != 1:
         return None
     ops = list(start.operands)
+    if not copies[_callee(start)][-1]:          # a strided slice on its own: a chain of one
+        return [start] if len(ops) == 1 and _tied_to(start) in (None, -1) else None
     if len(ops) != 2 or _tied_to(start) != 1:
         return None
     empty = ops[1].owner
@@ -111,7 +123,8 @@ def _chain(start, copies) -> list | None:
         if len(uses) != 1:
             break
         nxt = op_of(uses[0].owner)
-        if (nxt.name != "flow.dispatch" or _callee(nxt) not in copies or len(list(nxt.operands)) != 2
+        if (nxt.name != "flow.dispatch" or _callee(nxt) not in copies or not copies[_callee(nxt)][-1]
+                or len(list(nxt.operands)) != 2
                 or nxt.operands[1] != chain[-1].results[0] or _tied_to(nxt) != 1
                 or nxt.operands[0] == chain[-1].results[0]):
             break
@@ -120,21 +133,27 @@ def _chain(start, copies) -> list | None:
 
 
 def _splat_start(chain) -> bool:
-    return op_of(chain[0].operands[1].owner).name == "flow.tensor.splat"
+    return len(chain[0].operands) == 2 and op_of(chain[0].operands[1].owner).name == "flow.tensor.splat"
+
+
+def _standalone(chain) -> bool:
+    return len(chain[0].operands) == 1
 
 
 def _problem(chain, copies) -> CopyProblem | None:
     dst = ir.RankedTensorType(chain[0].results[0].type)
     dtype = str(dst.element_type)
-    if not dst.has_static_shape or dtype not in DTYPE_BYTES or len(chain) < (1 if _splat_start(chain) else 2):
+    if not dst.has_static_shape or dtype not in DTYPE_BYTES or \
+            len(chain) < (1 if _splat_start(chain) or _standalone(chain) else 2):
         return None
     pieces = []
     for i, d in enumerate(chain):
-        src, loffsets, lsizes, offsets, sizes, strides, _ = copies[_callee(d)]
+        src, loffsets, lsizes, offsets, sizes, strides, _, lstrides, _ = copies[_callee(d)]
         if str(src.element_type) != dtype or ir.RankedTensorType(d.operands[0].type) != src:
             return None
         whole = lsizes == list(src.shape)
-        pieces.append(CopyPiece(i, offsets, sizes, strides, *(() if whole else (src.shape, loffsets, lsizes))))
+        pieces.append(CopyPiece(i, offsets, sizes, strides,
+                                *(() if whole else (src.shape, loffsets, lsizes, lstrides))))
     why = exact_cover(tuple(dst.shape), pieces)
     if why is not None and not (_splat_start(chain) and why == "the pieces do not add up to the destination"
                                 and not any(_overlap(a, b) for i, a in enumerate(pieces) for b in pieces[i + 1:])):
@@ -149,12 +168,11 @@ def _executable_text(name: str, chain, copies, dst: ir.RankedTensorType, into: b
     out_t = f"!iree_tensor_ext.dispatch.tensor<{'readwrite' if into else 'writeonly'}:{dst}>"
     args, body = [], []
     for i, d in enumerate(chain):
-        src, loffsets, lsizes, offsets, sizes, strides, loaded = copies[_callee(d)]
+        src, loffsets, lsizes, offsets, sizes, strides, loaded, lstrides, _ = copies[_callee(d)]
         in_t = f"!iree_tensor_ext.dispatch.tensor<readonly:{src}>"
         args.append(f"%arg{i}: {in_t}")
-        ones = [1] * src.rank
         body.append(f"%v{i} = iree_tensor_ext.dispatch.tensor.load %arg{i}, offsets = {loffsets}, sizes = {lsizes}, "
-                    f"strides = {ones} : {in_t} -> {loaded}")
+                    f"strides = {lstrides} : {in_t} -> {loaded}")
         body.append(f"iree_tensor_ext.dispatch.tensor.store %v{i}, %out, offsets = {offsets}, sizes = {sizes}, "
                     f"strides = {strides} : {loaded} -> {out_t}")
     lines = "\n        ".join(body)
@@ -223,10 +241,10 @@ def merge_copy_chains(module: ir.Module, options=None) -> ir.Module:
                                               attributes=attrs)
                 prev = new.results[0]
             chain[-1].results[0].replace_all_uses_with(prev)
-            empty = op_of(chain[0].operands[1].owner)
+            empty = op_of(chain[0].operands[1].owner) if len(chain[0].operands) == 2 else None
             for c in reversed(chain):
                 c.erase()
-            if not splat and not list(empty.results[0].uses):
+            if empty is not None and not splat and not list(empty.results[0].uses):
                 empty.erase()
         called = {_callee(d)[0] for d in walk_ops(module.operation, "flow.dispatch")}
         for exe in list(walk_ops(module.operation, "flow.executable")):

@@ -56,3 +56,31 @@ func.func @left_alone(%x: tensor<1x8x8x64xf16>, %w1: tensor<255x1x1x64xf16>, %w3
   %c3 = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w3 : tensor<1x8x8x64xf16>, tensor<16x3x3x64xf16>) outs(%a3 : tensor<1x6x6x16xf32>) -> tensor<1x6x6x16xf32>
   return %c1, %c3 : tensor<1x8x8x255xf32>, tensor<1x6x6x16xf32>
 }
+
+// A 45-channel conv whose result reaches another conv through its bias + ReLU: the channels
+// are padded to 64 (the next conv's input: a whole 64-byte K step of 16-bit values) and carried
+// on: the bias is widened with ones, the epilogue runs on 64 channels, and the next conv's filter
+// gets 19 zero input channels; no slice is left.
+// CHECK-LABEL: func.func @carried
+// CHECK: linalg.conv_2d_nhwc_fhwc {{.*}} -> tensor<2x8x8x64xf32>
+// CHECK: tensor.insert_slice %arg3 into %{{.*}}[0] [45] [1] : tensor<45xf32> into tensor<64xf32>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<2x8x8x64xf32>, tensor<64xf32>)
+// CHECK: tensor.insert_slice %arg2 into %{{.*}}[0, 0, 0, 0] [16, 1, 1, 45] [1, 1, 1, 1] : tensor<16x1x1x45xf32> into tensor<16x1x1x64xf32>
+// CHECK: linalg.conv_2d_nhwc_fhwc {{.*}} ins(%{{.*}}, %{{.*}} : tensor<2x8x8x64xf32>, tensor<16x1x1x64xf32>)
+// CHECK-NOT: tensor.extract_slice
+func.func @carried(%x: tensor<2x10x10x32xf32>, %w: tensor<45x3x3x32xf32>, %w2: tensor<16x1x1x45xf32>, %b: tensor<45xf32>) -> tensor<2x8x8x16xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x8x8x45xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<2x8x8x45xf32>) -> tensor<2x8x8x45xf32>
+  %c = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<2x10x10x32xf32>, tensor<45x3x3x32xf32>) outs(%f : tensor<2x8x8x45xf32>) -> tensor<2x8x8x45xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(n,h,w,c)->(n,h,w,c)>, affine_map<(n,h,w,c)->(c)>, affine_map<(n,h,w,c)->(n,h,w,c)>], iterator_types = ["parallel","parallel","parallel","parallel"]} ins(%c, %b : tensor<2x8x8x45xf32>, tensor<45xf32>) outs(%e : tensor<2x8x8x45xf32>) {
+  ^bb0(%a: f32, %bb: f32, %o: f32):
+    %s = arith.addf %a, %bb : f32
+    %m = arith.maximumf %s, %z : f32
+    linalg.yield %m : f32
+  } -> tensor<2x8x8x45xf32>
+  %e2 = tensor.empty() : tensor<2x8x8x16xf32>
+  %f2 = linalg.fill ins(%z : f32) outs(%e2 : tensor<2x8x8x16xf32>) -> tensor<2x8x8x16xf32>
+  %y = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%r, %w2 : tensor<2x8x8x45xf32>, tensor<16x1x1x45xf32>) outs(%f2 : tensor<2x8x8x16xf32>) -> tensor<2x8x8x16xf32>
+  return %y : tensor<2x8x8x16xf32>
+}

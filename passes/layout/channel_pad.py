@@ -1,6 +1,7 @@
 """convc-pad-channels: a dense conv whose output channel count F is not a multiple of 8 (an RGB
 or mask output, F = 3 or 1; any odd F) computes F rounded up to a multiple of 8 with zero
-filters, and its result is sliced back to the first F channels.
+filters, and its result is sliced back to the first F channels. An f32 conv whose input
+channels no TF32 K step tiles (an f32 RGB stem) reads them zero-padded (_pad_f32_input).
 
 Why: convc's tensor-core kernels move output channels in 16-byte vectors (TMA filter boxes and
 TMA-store epilogues), so such convs fell to the portable kernel (the VAE decoder's 256 -> 3
@@ -340,6 +341,40 @@ def _erase_if_dead(op) -> None:
         op = nxt
 
 
+# f32 input channels per TF32 K step of the im2col TMA kernels with several filter taps (64
+# bytes), tma_loader.k_tile_channels
+TF32_INPUT_MULTIPLE = 16
+
+
+def _pad_f32_input(op) -> bool:
+    """An f32 conv (taken as TF32) whose input channels no TF32 K step tiles (the RGB stem:
+    C = 3 with a 7x7 filter) reads them padded with zeros to a multiple of 16, with zero filter
+    channels: a TF32 tensor-core kernel instead of the portable one (ResNet-50's f32 stem at
+    batch 32: 737 us on the portable kernel, results/e2e/h200_latest.json). The activation is
+    inserted into a zero tensor (a copy into a zero fill: the copy kernel, in place) before its
+    spatial pad, which still fuses into the conv."""
+    from ..lower.nvidia.tma_loader import k_tile_channels
+    x, w = op.operands[0], op.operands[1]
+    xt, wt = ir.RankedTensorType(x.type), ir.RankedTensorType(w.type)
+    if op.name != "linalg.conv_2d_nhwc_fhwc" or not (xt.has_static_shape and wt.has_static_shape) \
+            or str(xt.element_type) != "f32" or str(wt.element_type) != "f32":
+        return False
+    c, taps = wt.shape[3], wt.shape[1] * wt.shape[2]
+    if k_tile_channels(c, taps, "f32") is not None:
+        return False
+    c16 = -(-c // TF32_INPUT_MULTIPLE) * TF32_INPUT_MULTIPLE
+    with ir.InsertionPoint(op), op.location:
+        pad = owner(x)
+        if pad is not None and pad.name == "tensor.pad" and _carry(pad, 0, pad.operands[0]) == "pad":
+            wide = _widen(pad.operands[0], 3, c16)
+            x16 = _rebuild(pad, "pad", wide, pad.operands[0])
+        else:
+            x16 = _widen(x, 3, c16)
+        op.operands[1] = _widen_filter(w, 3, c16)
+        op.operands[0] = x16
+    return True
+
+
 def pad_channels(module: ir.Module, options=None) -> ir.Module:
     """Pass convc-pad-channels (input-phase IR, after convc-trim-window)."""
     arch = getattr(options, "target", None) or "sm_90a"
@@ -348,4 +383,7 @@ def pad_channels(module: ir.Module, options=None) -> ir.Module:
     with module.context, ir.Location.unknown():
         for op in [o for o in walk_ops(module.operation) if o.name in FILTER_F_DIM]:
             _pad_conv(op)
+        if (getattr(options, "precision", None) or "tf32") == "tf32":
+            for op in [o for o in walk_ops(module.operation) if o.name in FILTER_F_DIM]:
+                _pad_f32_input(op)
     return module

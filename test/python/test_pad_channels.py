@@ -78,3 +78,39 @@ def test_dynamic_batch_narrow_output_runs_as_one_group():
     assert s.kernel == "grouped_mma" and "batch read at run time" in s.reason and "one group" in s.reason, s.reason
     s = plan_schedule_for(dataclasses.replace(p, dtype="f32"), get_target("sm_90a"))
     assert s.kernel == "sm90_ws_pingpong" and s.block_n == 32, s.reason
+
+
+F32_STEMS = [
+    Layer("stem_c3_7x7_f32", 2, 20, 18, 3, 16, 7, 7, (2, 2), (1, 1), (3, 3, 3, 3), "f32", "bias_relu"),
+    Layer("c5_3x3_f32", 1, 9, 11, 5, 8, 3, 3, (1, 1), (1, 1), (1, 1, 1, 1), "f32", "bias_residual_relu"),
+]
+
+
+@pytest.mark.parametrize("layer", F32_STEMS, ids=[c.name for c in F32_STEMS])
+def test_f32_input_channels_padded_for_tf32(tmp_path, layer):
+    """An f32 conv whose C no TF32 K step tiles (the RGB stem) reads C padded to 16 with zero
+    filter channels (as run for sm_90a with TF32, the default); exact: the model still
+    computes the original conv (checked on llvm-cpu against numpy). With --precision fp32 the
+    input stays as it is (the exact portable kernel)."""
+    with ir.Context() as ctx:
+        module = ir.Module.parse(layer_mlir(layer, output_arg=True), ctx)
+        text = str(pad_channels(module, PassOptions(target="sm_90a")))
+    padded_input = f"x{layer.W}x16xf32>"
+    assert padded_input in text
+    path = tmp_path / f"{layer.name}.padded.mlir"
+    path.write_text(text)
+    vmfb = tmp_path / f"{layer.name}.vmfb"
+    res = compile_file(str(path), str(vmfb), CompileOptions(target="llvm-cpu"))
+    (conv,) = [r for r in res.reports if r.problem is not None]
+    assert conv.path == "convc" and conv.problem.C == 16, conv.line()
+    assert_outputs_right(vmfb, layer, seeds=(0, 1), f32_tol=1e-5)
+    with ir.Context() as ctx:
+        module = ir.Module.parse(layer_mlir(layer, output_arg=True), ctx)
+        assert padded_input not in str(pad_channels(module, PassOptions(target="sm_90a", precision="fp32")))
+
+
+def test_f32_stem_on_tf32_tensor_cores(tmp_path):
+    layer = Layer("r50_stem_f32", 2, 224, 224, 3, 64, 7, 7, (2, 2), (1, 1), (3, 3, 3, 3), "f32", "bias_relu")
+    _, res = compile_layer(tmp_path, layer, target="sm_90a", tuning_cache="none")
+    (conv,) = [r for r in res.reports if r.problem is not None]
+    assert conv.problem.C == 16 and conv.schedule.kernel.startswith("sm90_ws"), conv.line()

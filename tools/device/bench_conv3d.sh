@@ -9,4 +9,4 @@ OUTDIR=${2:-${OUT:-out}}
 mkdir -p "$OUTDIR"
 source "$(dirname "$0")/env.sh"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
-python3 -m convc.tools.gpu.bench_conv3d --bundle "$BUNDLE" --out "$OUTDIR" 2>&1 | grep -v -i warn | tee "$OUTDIR/conv3d.log"
+python3 -m convc.tools.gpu.bench_conv3d --bundle "$BUNDLE" --out "$OUTDIR" --iters ${ITERS:-50} 2>&1 | grep -v -i warn | tee "$OUTDIR/conv3d.log"

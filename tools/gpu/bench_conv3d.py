@@ -17,6 +17,7 @@ import sys
 
 import numpy as np
 
+from ...runtime.arrays import from_f32, to_f32
 from ...runtime.module import LoadedModule
 from .bench import kernel_time_us
 from .bench_transposed import run_bench
@@ -33,10 +34,10 @@ def bench_layer(bundle: str, entry: dict, iters: int, rotate: int) -> dict:
            "iree_dispatches": entry["iree_dispatches"], "dispatches": entry["dispatches"]}
     w = np.load(os.path.join(bundle, f"{name}.w.npy"))
     b = np.load(os.path.join(bundle, f"{name}.b.npy"))
-    dt = {"f16": torch.float16, "f32": torch.float32}[L["dtype"]]
+    dt = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32}[L["dtype"]]
     rng = np.random.default_rng(7)
     xs = [rng.standard_normal((L["N"], L["C"], L["D"], L["H"], L["W"])).astype(np.float32) for _ in range(rotate)]
-    args = dict(stride=tuple(L["stride"]), padding=tuple(L["pad"]))
+    args = dict(stride=tuple(L["stride"]), padding=tuple(L["pad"]), dilation=tuple(L.get("dilation", (1, 1, 1))))
     torch.backends.cudnn.allow_tf32 = False
     wt, bt = torch.from_numpy(w.astype(np.float32)).cuda(), torch.from_numpy(b.astype(np.float32)).cuda()
     with torch.no_grad():
@@ -45,9 +46,8 @@ def bench_layer(bundle: str, entry: dict, iters: int, rotate: int) -> dict:
     torch.backends.cudnn.benchmark = True
     lm = LoadedModule(os.path.join(bundle, entry["vmfb"]), "cuda")
     f = lm.function(None)
-    storage = np.float16 if L["dtype"] == "f16" else np.float32
-    dev = [lm.to_device(np.ascontiguousarray(x.transpose(0, 2, 3, 4, 1)).astype(storage), L["dtype"]) for x in xs]
-    out = np.asarray(f(dev[0]).to_host()).astype(np.float32)
+    dev = [lm.to_device(from_f32(np.ascontiguousarray(x.transpose(0, 2, 3, 4, 1)), L["dtype"]), L["dtype"]) for x in xs]
+    out = to_f32(np.asarray(f(dev[0]).to_host()), L["dtype"])
     row["rel_l2"] = float(rel_l2(out, ref))
     row["correct"] = bool(out.shape == ref.shape and np.isfinite(out).all() and row["rel_l2"] <= TOLERANCE[L["dtype"]])
     t, names = kernel_time_us(lambda i: f(dev[i % rotate]), iters)
@@ -58,8 +58,8 @@ def bench_layer(bundle: str, entry: dict, iters: int, rotate: int) -> dict:
         row["cudnn_us"], row["cudnn_kernels"] = kernel_time_us(lambda i: F.conv3d(xt[i % rotate], wq, bq, **args), iters)
         row["cudnn_relu_us"], _ = kernel_time_us(lambda i: F.relu(F.conv3d(xt[i % rotate], wq, bq, **args)), iters)
     out_vox = 1
-    for n, p, k, s in zip((L["D"], L["H"], L["W"]), L["pad"], L["taps"], L["stride"]):
-        out_vox *= (n + 2 * p - k) // s + 1
+    for n, p, k, s, d in zip((L["D"], L["H"], L["W"]), L["pad"], L["taps"], L["stride"], L.get("dilation", (1, 1, 1))):
+        out_vox *= (n + 2 * p - d * (k - 1) - 1) // s + 1
     flops = 2 * L["N"] * out_vox * L["F"] * L["C"] * int(np.prod(L["taps"]))
     row["convc_tflops"] = round(flops / row["convc_us"] / 1e6, 1) if row["convc_us"] else None
     row["convc_over_cudnn"] = round(row["convc_us"] / row["cudnn_us"], 3) if row["convc_us"] and row["cudnn_us"] else None

@@ -35,9 +35,12 @@ def record_compile(entry: dict, res) -> dict:
     entry["timings"] = {k: round(v, 3) for k, v in res.timings.items()}
     entry["dispatches"] = [{"dispatch": r.dispatch, "path": r.path, "reason": r.reason,
                             "kernel": r.schedule.describe() if r.schedule else None} for r in res.reports]
-    entry["path"] = "convc" if any(r.path == "convc" for r in res.reports) else "IREE"
+    # the layer's conv decides (a copy kernel beside it, e.g. a padded filter assembled at run
+    # time, does not)
+    convs = [r for r in res.reports if r.problem is not None] or res.reports
+    entry["path"] = "convc" if any(r.path == "convc" for r in convs) else "IREE"
     entry["ok"] = True
-    entry["schedule"] = next((r.schedule.to_dict() for r in res.reports if r.schedule), None)
+    entry["schedule"] = next((r.schedule.to_dict() for r in convs if r.schedule), None)
     return entry
 
 

@@ -246,7 +246,7 @@ def _ptx(layer, arch, work):
         f.write(layer_mlir(layer, output_arg=True))
     dump = os.path.join(work, f"dump_{layer.name}_{arch}")
     res = compile_file(src, os.path.join(work, f"{layer.name}.vmfb"), CompileOptions(target=arch, dump_dir=dump))
-    (conv,) = [r for r in res.reports if r.schedule is not None]
+    (conv,) = [r for r in res.reports if r.problem is not None]
     assert conv.schedule.kernel == "grouped_mma", conv.reason
     (path,) = glob.glob(os.path.join(dump, "binaries", "*.ptx"))
     return path

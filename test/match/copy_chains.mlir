@@ -13,3 +13,18 @@
 // CHECK: flow.dispatch @[[A]]::@[[A]](%{{.+}}, %{{.+}}) : (tensor<3x3x8xf32>, tensor<3x3x4xf32>) -> tensor<1x3x3x12xf32>
 // CHECK: flow.dispatch @[[B]]::@[[B]](%{{.+}}, %{{.+}}, %{{.+}}) : (tensor<3x3x8xf32>, tensor<3x3x4xf32>, tensor<3x3x4xf32>) -> tensor<1x3x3x16xf32>
 // CHECK-NOT: slow_memcpy
+
+// Chains into a zero fill and strided copies (a 3-D conv's frames, convc-conv3d; input: a 3x3x3
+// conv with depth padding then a 1x1x1 stride-2 conv, ONNX, flow phase): the depth im2col's three
+// copies into a flow.tensor.splat become one dispatch writing in place into the splat (the
+// first and last taps leave the padding frames zero); the channel padding of the f32 im2col for
+// TF32 (24 -> 32 channels) is a one-piece chain into a splat; every second frame of the volume
+// (the stride-2 conv's input) is a strided copy on its own, with source strides.
+// RUN: convc-opt --pass=convc-copy-chains %inputs/conv3d_frames.flow.mlir | FileCheck %s --check-prefix=SPLAT
+// SPLAT: flow.executable private @[[I:frames\$async_dispatch_0_copies]] attributes {convc.copy = {dtype = "f32", into = true, pieces = [{offsets = [0, 1, 0, 0, 0], operand = 0 : i64, sizes = [1, 3, 6, 6, 8], source = [1, 4, 6, 6, 8], source_offsets = [0, 0, 0, 0, 0], source_sizes = [1, 3, 6, 6, 8]
+// SPLAT: flow.executable private @[[P:frames\$async_dispatch_3_copies]] attributes {convc.copy = {dtype = "f32", into = true, pieces = [{offsets = [0, 0, 0, 0], operand = 0 : i64, sizes = [4, 6, 6, 24], strides = [1, 1, 1, 1]}], shape = [4, 6, 6, 32]}}
+// SPLAT: flow.executable private @[[S:frames\$async_dispatch_5_copies]] attributes {convc.copy = {dtype = "f32", pieces = [{offsets = [0, 0, 0, 0], operand = 0 : i64, sizes = [2, 6, 6, 8], source = [1, 4, 6, 6, 8], source_offsets = [0, 0, 0, 0, 0], source_sizes = [1, 2, 6, 6, 8], source_strides = [1, 2, 1, 1, 1], strides = [1, 1, 1, 1]}], shape = [2, 6, 6, 8]}}
+// SPLAT: %[[Z:.+]] = flow.tensor.splat %{{.+}} : tensor<1x4x6x6x24xf32>
+// SPLAT: flow.dispatch @[[I]]::@[[I]](%{{.+}}, %{{.+}}, %{{.+}}, %[[Z]]) : (tensor<1x4x6x6x8xf32>, tensor<4x6x6x8xf32>, tensor<1x4x6x6x8xf32>, tensor<1x4x6x6x24xf32>) -> %[[Z]]
+// SPLAT: flow.dispatch @[[S]]::@[[S]](%{{.+}}) : (tensor<1x4x6x6x8xf32>) -> tensor<2x6x6x8xf32>
+// SPLAT-NOT: slow_memcpy

@@ -8,6 +8,7 @@ from typing import Callable
 
 from .layout.input_layout import input_layout
 from .layout.conv3d import conv3d_to_2d
+from .layout.upsample import nearest_upsamples
 from .layout.channels_last import channels_last
 from .layout.subpixel import subpixel_convs
 from .layout.window import trim_windows
@@ -51,6 +52,7 @@ class PassOptions:
 PASSES: dict[str, Callable] = {
     "convc-input-layout": input_layout,        # input-phase IR, first (a no-op unless input_layout="nhwc")
     "convc-conv3d": conv3d_to_2d,              # input-phase IR, before convc-channels-last
+    "convc-nearest-upsample": nearest_upsamples,  # input-phase IR, before convc-channels-last
     "convc-channels-last": channels_last,      # input-phase IR (before IREE's flow)
     "convc-subpixel-conv": subpixel_convs,     # input-phase IR, after convc-channels-last
     "convc-trim-window": trim_windows,         # input-phase IR, after convc-subpixel-conv
@@ -76,6 +78,7 @@ PASSES: dict[str, Callable] = {
 STAGES = (
     ("input", "layout", ("convc-input-layout",      # first (a no-op unless input_layout="nhwc")
                          "convc-conv3d",
+                         "convc-nearest-upsample",
                          "convc-channels-last",
                          "convc-subpixel-conv",
                          "convc-trim-window",

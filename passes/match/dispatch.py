@@ -39,6 +39,7 @@ class Dispatch:
             self._find_batch(index_args)
         self.hoisted: list = []        # (value, elements attribute) of constants made kernel operands
         self.out_channel_dims = 1      # trailing output dims that index channels (grouped GEMMs: 2)
+        self.flat_map = False          # a map over one collapsed axis, taken as pixels x channels
         self.image_operands = False    # epilogue operands may be [N, C] (elementwise maps)
         self.row_values: list = []     # (value, OperandLoad): a map's row reduction, read per row
 

@@ -8,6 +8,10 @@ Such a dispatch is the direct kernel's 1x1 sum window (the identity, ConvProblem
 followed by its epilogue: the generic's body, reading operands shaped like the output ("full"),
 per channel ("channel") or per image and channel ("image"), and float constants.
 
+A map whose operands are all shaped like the output comes collapsed to one axis of L elements; it
+is taken as L / C pixels of C channels (the widest power of two up to 256 dividing L): every
+operand is read at the same linear offset whatever C is.
+
 The activation is the first operand the generic reads unbroadcast from a dispatch input, in a
 type convc kernels read; a dispatch without one (a transpose, a broadcast of a smaller tensor)
 is not a map and stays IREE's without a decline.
@@ -26,8 +30,9 @@ from .ir_reading import Decline, linear_terms, owner_op
 from .pool_forms import COMBINES, combine_op
 
 # ranks of the activations maps are taken over: [N, P, C] (IREE collapses H and W), [N, H, W, C],
-# and [P, C] (batch 1: IREE drops the unit batch; or a dynamic number of rows)
-MAP_RANKS = (2, 3, 4)
+# [P, C] (batch 1: IREE drops the unit batch; or a dynamic number of rows), and [L] (a map without
+# broadcast operands, whose dims IREE collapses all: a SiLU of a tensor that also feeds a residual)
+MAP_RANKS = (1, 2, 3, 4)
 
 
 def _identity(m, rank: int) -> bool:

@@ -198,6 +198,13 @@ def _match_map(func, gen, x_index: int, row) -> tuple[ConvProblem, list]:
                                                      element_dtype(ir.ShapedType(row.results[0].type).element_type)))]
         rows = dict(row_reduce=row_program(row), row_combine=combine)
     shape = d.shape(gen.results[0].type)
+    if len(shape) == 1:                     # no broadcasts: any split into pixels x channels
+        if d.batch is not None or row is not None:
+            raise Decline("a map over one dynamic axis")
+        C = next((c for c in (256, 128, 64, 32, 16, 8) if shape[0] % c == 0), None)
+        if C is None:
+            raise Decline(f"a flat map of {shape[0]} elements (not a multiple of 8)")
+        shape, d.flat_map = [1, shape[0] // C, C], True
     if len(shape) == 2 and d.batch is None:
         shape = [1, *shape]                 # [pixels, C]: batch 1, whose unit axis IREE dropped
     pixels = 1
@@ -260,7 +267,7 @@ def _chain_problem(d: Dispatch, v: ir.Value, fields: dict, steps: list, cur_t: s
     channels = 1
     for x in out_shape[len(out_shape) - d.out_channel_dims:] if d.out_channel_dims else []:
         channels *= x
-    if channels != prob.F or n_out != prob.gemm_m * prob.F:
+    if (channels != prob.F and not d.flat_map) or n_out != prob.gemm_m * prob.F:
         raise Decline(f"output shape {out_shape} does not match the conv")
     return prob, [a for _, a in d.hoisted]
 

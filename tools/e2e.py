@@ -18,6 +18,7 @@ import os
 import sys
 from dataclasses import asdict, dataclass
 
+from .floors import dispatch_costs
 from ..compiler.driver import CompileOptions, compile_file
 from ..compiler.errors import ConvcError
 from ..compiler.iree_tools import iree_compile
@@ -119,6 +120,7 @@ def prepare_case(case: Case, out: str, extra_flags: tuple = (), stock: bool = Tr
                  transposes=[{"dispatch": d, "why": w} for d, w in res.transposes],
                  kernels={r.dispatch: r.schedule.describe() for rs in kinds.values() for r in rs if r.schedule},
                  executables=len(res.reports),
+                 dispatch_costs=dispatch_costs(res),      # per kernel name: FLOPs and bytes (tools/floors.py)
                  structure=[s.as_dict() for s in res.structure],
                  stock_structure=[s.as_dict() for s in stream_structure(src, STOCK_IREE_FLAGS)])
     if case.dynamic:

@@ -26,6 +26,7 @@ from .dispatch import Dispatch, trace_input
 from .epilogue import chain_user, init_steps, interpret_elementwise, pool_prologue, row_program
 from .ir_reading import ROWS_HINT, Decline, element_dtype, float_const, owner_op, static_shape
 from .map_forms import map_root, row_reduction
+from .pad_dispatch import symbol_name
 from .pool_forms import global_reduction_dims, identity_value, is_pool, plain_combine, pool_geometry
 from ..problem import ConvProblem, EpilogueStep, INPUT_DTYPES, OperandLoad
 
@@ -40,9 +41,11 @@ MAP_DECLINE = "elementwise map: "
 SEVERAL_RESULTS = "dispatch has several results"
 
 
-def match_function(func, allowed_gemms=None) -> tuple[ConvProblem, list] | None:
+def match_function(func, allowed_gemms=None, at_load: bool = False) -> tuple[ConvProblem, list] | None:
     """Returns (the ConvProblem of a dispatch function, the elements attributes of the
     constants hoisted into kernel operands), None if it has no conv; raises Decline.
+    at_load: the dispatch runs only in the module's initializers (a weight's conversion, once
+    per load): its flat elementwise maps stay IREE's (nothing to gain per inference).
 
     IREE rewrites 1x1 convs into GEMM-form contractions before dispatch formation. Those are
     taken as 1x1 convs; `allowed_gemms`, if given, restricts them to the (M, K, F) signatures
@@ -62,7 +65,7 @@ def match_function(func, allowed_gemms=None) -> tuple[ConvProblem, list] | None:
             raise Decline(f"{POOL_DECLINE}dispatch holds several pooling windows")
         if not pools:
             root = map_root(func)
-            if root is None:
+            if root is None or (at_load and ir.ShapedType(root[0].results[0].type).rank == 1):
                 return None
             try:
                 return _match_map(func, *root)
@@ -286,13 +289,26 @@ def match_conv(module: ir.Module, options=None) -> ir.Module:
     return module
 
 
+def _load_only(module: ir.Module) -> set[str]:
+    """Executables dispatched only from util.initializer ops (run once per module load)."""
+    at_load, per_call = set(), set()
+    for d in walk_ops(module.operation, "flow.dispatch"):
+        exe = str(d.attributes["entry_points"][0]).split("::")[0].lstrip("@")
+        parent = d.operation.parent if hasattr(d, "operation") else d.parent
+        while parent is not None and parent.name not in ("util.initializer", "util.func", "func.func"):
+            parent = parent.parent
+        (at_load if parent is not None and parent.name == "util.initializer" else per_call).add(exe)
+    return at_load - per_call
+
+
 def _match_all(module: ir.Module, allowed_gemms) -> None:
+    at_load = _load_only(module)
     for exe in walk_ops(module.operation, "flow.executable"):
         func = executable_function(exe)
         if func is None:
             continue
         try:
-            matched = match_function(func, allowed_gemms)
+            matched = match_function(func, allowed_gemms, symbol_name(exe) in at_load)
         except Decline as e:
             exe.attributes[DECLINE_ATTR] = ir.StringAttr.get(str(e))
             continue

@@ -43,3 +43,20 @@ def test_flat_silu_runs_as_a_convc_map(tmp_path):
     maps = res.by_kind()["maps"]
     assert maps and all(r.path == "convc" for r in maps), lines
     assert not [r for r in res.reports if r.path == "IREE" and "elementwise" in r.dispatch], lines
+
+
+def test_load_time_flat_maps_stay_iree(tmp_path):
+    """With the weights as parameters (convc-e2e's builds), the BatchNorm's per-channel vectors
+    are computed in the module's initializers (flat elementwise dispatches, once per load):
+    those stay IREE's."""
+    torch = pytest.importorskip("torch")
+    from convc.compiler.pytorch import export_mlir
+    nn = torch.nn
+    m = nn.Sequential(nn.Conv2d(8, 16, 3, padding=1, bias=False), nn.BatchNorm2d(16), nn.ReLU()).eval()
+    params: list = []
+    src = tmp_path / "m.mlir"
+    src.write_text(export_mlir(m, (torch.zeros(1, 8, 6, 6),), parameters=params))
+    res = compile_file(str(src), str(tmp_path / "m.vmfb"), CompileOptions(target="llvm-cpu"))
+    lines = [r.line() for r in res.reports]
+    assert any(r.dispatch.startswith("_initializer") for r in res.reports), lines
+    assert not [r for r in res.reports if r.dispatch.startswith("_initializer") and r.path == "convc"], lines

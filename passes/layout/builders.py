@@ -105,6 +105,32 @@ def insert(v: ir.Value, dest: ir.Value, offsets: list[int], sizes: list[int], st
     return tensor_d.InsertSliceOp(v, dest, [], [], [], offsets, sizes, strides).result
 
 
+def pad(v: ir.Value, low: list[int], high: list[int], value: ir.Value) -> ir.Value:
+    """tensor.pad of static v by `value` (static low/high)."""
+    t = ir.RankedTensorType(v.type)
+    new = tensor_d.PadOp(ir.RankedTensorType.get([n + a + b for n, a, b in zip(t.shape, low, high)], t.element_type),
+                         v, [], [], low, high)
+    block = new.regions[0].blocks.append(*([ir.IndexType.get()] * t.rank))
+    with ir.InsertionPoint(block):
+        tensor_d.YieldOp(value)
+    return new.result
+
+
+def regenerate(gen, ins: list[ir.Value], init: ir.Value, maps: ir.ArrayAttr | None = None) -> ir.Value:
+    """generic `gen` rebuilt on new inputs and output (same iterators; `maps`, or its own), its
+    body moved over; gen itself is left without a body, for the caller to replace and erase."""
+    new = linalg_d.GenericOp([init.type], ins, [init], maps or gen.attributes["indexing_maps"],
+                             gen.attributes["iterator_types"])
+    old = gen.regions[0].blocks[0]
+    block = new.regions[0].blocks.append(*[a.type for a in old.arguments])
+    for old_a, new_a in zip(old.arguments, block.arguments):
+        old_a.replace_all_uses_with(new_a)
+    for o in list(old.operations):
+        o.operation.detach_from_parent()
+        ir.InsertionPoint(block).insert(o.operation)
+    return new.results[0]
+
+
 def barrier(v: ir.Value) -> ir.Value:
     """v behind a util.optimization_barrier (IREE cannot fold or fuse across it). A dynamic
     size (the batch) is tied back onto the result, since IREE cannot resolve sizes through

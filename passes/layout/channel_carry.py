@@ -17,7 +17,7 @@ from __future__ import annotations
 from iree.compiler.dialects import arith as arith_d, linalg as linalg_d, tensor as tensor_d
 
 from ..ir import ir
-from .builders import barrier, mixed_sizes, owner, user_op, zero
+from .builders import barrier, mixed_sizes, owner, pad, regenerate, user_op, zero
 
 
 def split_sizes(sizes: list) -> tuple[list[int], list[ir.Value]]:
@@ -191,12 +191,7 @@ def rebuild(user, kind: str, wide: ir.Value, narrow: ir.Value):
     if kind == "pad":
         low = [int(v) for v in user.attributes["static_low"]]
         high = [int(v) for v in user.attributes["static_high"]]
-        t = _wide_type(user.results[0], width)
-        pad = tensor_d.PadOp(t, wide, [], [], low, high)
-        b = pad.regions[0].blocks.append(*([ir.IndexType.get()] * t.rank))
-        with ir.InsertionPoint(b):
-            tensor_d.YieldOp([o.operation for o in user.regions[0].blocks[0].operations][0].operands[0])
-        return pad.result
+        return pad(wide, low, high, [o.operation for o in user.regions[0].blocks[0].operations][0].operands[0])
     # an elementwise generic
     n_in = len(user.operands) - 1
     maps = [ir.AffineMapAttr(a).value for a in user.attributes["indexing_maps"]]
@@ -215,16 +210,7 @@ def rebuild(user, kind: str, wide: ir.Value, narrow: ir.Value):
         else:
             ins.append(_oneswiden(v, list(m.results).index(ir.AffineDimExpr.get(m.n_dims - 1)), width))
     out_t = _wide_type(user.results[0], width)
-    init = tensor_d.EmptyOp(list(out_t.shape), out_t.element_type).result
-    new = linalg_d.GenericOp([out_t], ins, [init], user.attributes["indexing_maps"], user.attributes["iterator_types"])
-    block = user.regions[0].blocks[0]
-    nb = new.regions[0].blocks.append(*[a.type for a in block.arguments])
-    for old_a, new_a in zip(block.arguments, nb.arguments):
-        old_a.replace_all_uses_with(new_a)
-    for o in list(block.operations):
-        o.operation.detach_from_parent()
-        ir.InsertionPoint(nb).insert(o.operation)
-    return new.results[0]
+    return regenerate(user, ins, tensor_d.EmptyOp(list(out_t.shape), out_t.element_type).result)
 
 
 def sink_slice(sl) -> None:

@@ -25,7 +25,7 @@ from iree.compiler.dialects import arith as arith_d, linalg as linalg_d, tensor 
 
 from ..ir import ir, walk_ops
 from .channel_shuffle import assemble_shuffles
-from .builders import (NCHW_TO_NHWC, NHWC_TO_NCHW, barrier, erase_dead, ints, is_transpose, owner, truncf_tensor, users,
+from .builders import (barrier, erase_dead, ints, is_transpose, owner, truncf_tensor, users,
                                value_of)
 from .op_rewrites import (CONV_OPS, GROUPED_OPS, NHWC_CONVS, POOL_OPS, grouped_generic, is_nhwc_conv, rewrite_conv,
                                   rewrite_grouped, rewrite_pool, rewritable)

@@ -36,7 +36,7 @@ from __future__ import annotations
 from iree.compiler.dialects import linalg as linalg_d, tensor as tensor_d
 
 from ..ir import ir, walk_ops
-from .builders import (add_elementwise, barrier, erase_dead, extract, insert, ints, is_zero_fill, owner, reshape,
+from .builders import (add_elementwise, barrier, pad, erase_dead, extract, insert, ints, is_zero_fill, owner, reshape,
                        transpose, value_of, zero)
 
 CONV3D_OPS = ("linalg.conv_3d_ncdhw_fcdhw", "linalg.conv_3d_ndhwc_dhwcf")
@@ -66,22 +66,9 @@ def _unpadded(x: ir.Value, ncdhw: bool):
     return x, [0] * 5, [0] * 5, None
 
 
-def _pad(v: ir.Value, low: list[int], high: list[int], value) -> ir.Value:
-    """v zero-padded (with `value`) by low/high; v itself where there is nothing to pad."""
-    if not any(low) and not any(high):
-        return v
-    t = ir.RankedTensorType(v.type)
-    shape = [t.shape[i] + low[i] + high[i] for i in range(t.rank)]
-    pad = tensor_d.PadOp(ir.RankedTensorType.get(shape, t.element_type), v, [], [], low, high)
-    block = pad.regions[0].blocks.append(*([ir.IndexType.get()] * t.rank))
-    with ir.InsertionPoint(block):
-        tensor_d.YieldOp(value)
-    return pad.result
-
-
-def _frames(x5: ir.Value, T: int, Do: int, sd: int, dd: int, pad: int, value) -> ir.Value:
+def _frames(x5: ir.Value, T: int, Do: int, sd: int, dd: int, front: int, value) -> ir.Value:
     """[N, Do, H, W, T*C]: output frame o's channels t*C .. t*C + C - 1 hold input frame
-    o*sd + t*dd - pad (the pad value where that is outside the volume). x5 itself for one tap
+    o*sd + t*dd - front (the pad value where that is outside the volume). x5 itself for one tap
     reading every frame; a strided slice for one tap (a copy of its own); else each tap's frames inserted into its
     channel slice of an empty tensor (a zero fill where some tap reads padding): IREE makes one
     copy dispatch per tap, which convc-copy-chains merges into one copy-kernel launch."""
@@ -89,7 +76,7 @@ def _frames(x5: ir.Value, T: int, Do: int, sd: int, dd: int, pad: int, value) ->
     et = ir.RankedTensorType(x5.type).element_type
     spans = []
     for t in range(T):
-        first = t * dd - pad                        # the input frame output frame 0 reads
+        first = t * dd - front                      # the input frame output frame 0 reads
         lo = max(0, -(first // sd))                 # output frames [lo, hi) read inside the volume
         hi = min(Do, (D - 1 - first) // sd + 1) if first <= D - 1 else 0
         spans.append((first, lo, max(lo, hi)))
@@ -144,7 +131,7 @@ def rewrite_conv3d(op) -> None:
     if form == "temporal":
         x4 = reshape(x5, [N, D, H * W, C], [[0], [1], [2, 3], [4]])
         if low[1] or high[1]:
-            x4 = _pad(barrier(x4), [0, low[1], 0, 0], [0, high[1], 0, 0], value)
+            x4 = pad(barrier(x4), [0, low[1], 0, 0], [0, high[1], 0, 0], value)
         w4 = reshape(transpose(w, to_ftrsc), [F, T, 1, C], [[0], [1], [2, 3], [4]])
         strides, dilations, out4 = [sd, 1], [dd, 1], [N, Do, H * W, F]
         groups = [[0], [1], [2, 3], [4]]
@@ -153,7 +140,7 @@ def rewrite_conv3d(op) -> None:
         if any(low[2:4]) or any(high[2:4]):
             # behind a barrier, or IREE moves the view past the pad, which then no longer fuses
             # into the conv's dispatch
-            x4 = _pad(barrier(x4), [0, low[2], low[3], 0], [0, high[2], high[3], 0], value)
+            x4 = pad(barrier(x4), [0, low[2], low[3], 0], [0, high[2], high[3], 0], value)
         # the depth taps next to the channels: K runs over (r, s, t, c)
         to_frstc = [to_ftrsc[i] for i in (0, 2, 3, 1, 4)]
         w4 = reshape(transpose(w, to_frstc), [F, R, S, T * C], [[0], [1], [2], [3, 4]])

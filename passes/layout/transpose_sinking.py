@@ -3,10 +3,11 @@ channel shuffles, so that pairs meet and cancel."""
 
 from __future__ import annotations
 
-from iree.compiler.dialects import linalg as linalg_d, tensor as tensor_d
+from iree.compiler.dialects import tensor as tensor_d
 
 from ..ir import ir, walk_ops
-from .builders import NCHW_TO_NHWC, NHWC_TO_NCHW, empty_like, extract, is_transpose, owner, reshape, transpose, user_op, users
+from .builders import (NCHW_TO_NHWC, NHWC_TO_NCHW, empty_like, extract, is_transpose, owner, regenerate, reshape, transpose,
+                       user_op, users)
 
 
 # channels first <-> last by rank: NCHW/NHWC, and NCDHW/NDHWC (3-D convs, convc-conv3d)
@@ -90,17 +91,7 @@ def _sink_through(gen, nhwc_of: dict, rank: int = 4) -> ir.Value:
     out = gen.operands[n_in]
     init = empty_like(out, TO_LAST[rank])
     new_maps.append(ir.AffineMap.get_identity(rank))
-    new = linalg_d.GenericOp([init.type], ins, [init],
-                             ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in new_maps]),
-                             gen.attributes["iterator_types"])
-    old_block = gen.regions[0].blocks[0]
-    block = new.regions[0].blocks.append(*[a.type for a in old_block.arguments])
-    for old_a, new_a in zip(old_block.arguments, block.arguments):
-        old_a.replace_all_uses_with(new_a)
-    for o in list(old_block.operations):
-        o.operation.detach_from_parent()
-        ir.InsertionPoint(block).insert(o.operation)
-    return new.results[0]
+    return regenerate(gen, ins, init, ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in new_maps]))
 
 
 def _is_channel_concat(op) -> bool:

@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..ir import ir, walk_ops
-from .builders import zero
+from .builders import pad as padded, zero
 from iree.compiler.dialects import tensor as tensor_d
 
 # channels-last convs: (input spatial dims, filter spatial dims)
@@ -198,27 +198,16 @@ def _trim(op) -> None:
         if pad is not None or widen:
             value = ([o.operation for o in pad.regions[0].blocks[0].operations][0].operands[0] if pad is not None
                      else zero(st.element_type))
-            v = _pad(v, [ax.low for ax in axes], [ax.high for ax in axes], value)
+            v = padded(v, [ax.low for ax in axes], [ax.high for ax in axes], value)
         if widen:
             it = types[2]
-            op.operands[2] = _pad(init, [0] * it.rank, [1 if d in widen else 0 for d in range(it.rank)],
+            op.operands[2] = padded(init, [0] * it.rank, [1 if d in widen else 0 for d in range(it.rank)],
                                   zero(it.element_type))
     op.operands[0] = v
     if widen:
         _slice_result(op, list(types[2].shape))
     if pad is not None and not list(pad.results[0].uses):
         pad.erase()
-
-
-def _pad(v: ir.Value, low: list[int], high: list[int], value: ir.Value) -> ir.Value:
-    """tensor.pad of v by value (static low/high)."""
-    t = ir.RankedTensorType(v.type)
-    new = tensor_d.PadOp(ir.RankedTensorType.get([n + a + b for n, a, b in zip(t.shape, low, high)], t.element_type),
-                         v, [], [], low, high)
-    block = new.regions[0].blocks.append(*([ir.IndexType.get()] * t.rank))
-    with ir.InsertionPoint(block):
-        tensor_d.YieldOp(value)
-    return new.result
 
 
 def _slice_result(op, shape: list[int]) -> None:

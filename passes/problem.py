@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 
 # Element types convc kernels accept as conv inputs, and byte sizes of all types we touch.
 INPUT_DTYPES = ("f16", "bf16", "f32")
-DTYPE_BYTES = {"f16": 2, "bf16": 2, "f32": 4}
+# int8 convs (s8 x s8, accumulated in i32: convc-quantized-conv's, or linalg's own): dense only
+INT_INPUT_DTYPES = ("i8",)
+DTYPE_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "i8": 1, "i16": 2, "i32": 4}
 # how an epilogue operand is indexed (OperandLoad)
 BROADCASTS = ("channel", "full", "image", "row")
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from .layout.input_layout import input_layout
+from .layout.quantized import quantized_convs
 from .layout.conv3d import conv3d_to_2d
 from .layout.upsample import nearest_upsamples
 from .layout.channels_last import channels_last
@@ -51,6 +52,7 @@ class PassOptions:
 
 PASSES: dict[str, Callable] = {
     "convc-input-layout": input_layout,        # input-phase IR, first (a no-op unless input_layout="nhwc")
+    "convc-quantized-conv": quantized_convs,   # input-phase IR, before convc-channels-last
     "convc-conv3d": conv3d_to_2d,              # input-phase IR, before convc-channels-last
     "convc-nearest-upsample": nearest_upsamples,  # input-phase IR, before convc-channels-last
     "convc-channels-last": channels_last,      # input-phase IR (before IREE's flow)
@@ -77,6 +79,7 @@ PASSES: dict[str, Callable] = {
 # slices of this list below; nothing else orders passes.
 STAGES = (
     ("input", "layout", ("convc-input-layout",      # first (a no-op unless input_layout="nhwc")
+                         "convc-quantized-conv",
                          "convc-conv3d",
                          "convc-nearest-upsample",
                          "convc-channels-last",

@@ -26,15 +26,22 @@ def from_f32(a: np.ndarray, dtype: str) -> np.ndarray:
 
 
 def storage_dtype(dtype: str):
-    return {"f16": np.float16, "bf16": np.uint16, "f32": np.float32}[dtype]
+    return {"f16": np.float16, "bf16": np.uint16, "f32": np.float32, "i8": np.int8, "i32": np.int32}[dtype]
 
 
 def poison(shape, dtype: str) -> np.ndarray:
-    """NaN in the element type: any element a kernel fails to write stays NaN."""
+    """NaN in the element type: any element a kernel fails to write stays NaN. Integers have
+    no NaN: i32 outputs (raw accumulators) get INT32_MIN, which no checked sum reaches, i8
+    outputs -128, which a requantized output reaches only when clamped."""
+    if dtype in ("i8", "i32"):
+        return np.full(shape, np.iinfo(storage_dtype(dtype)).min, storage_dtype(dtype))
     return from_f32(np.full(shape, np.nan, np.float32), dtype)
 
 
 def random_input(rng: np.random.Generator, shape, dtype: str, scale: float = 1.0) -> np.ndarray:
+    """Uniform in [-scale, scale]; i8: uniform over its whole range."""
+    if dtype == "i8":
+        return rng.integers(-128, 128, size=shape, dtype=np.int8)
     return from_f32(rng.uniform(-scale, scale, size=shape).astype(np.float32), dtype)
 
 

@@ -7,7 +7,7 @@ import numpy as np
 import iree.runtime as rt
 
 _ELEM = {"f16": rt.HalElementType.FLOAT_16, "bf16": rt.HalElementType.BFLOAT_16,
-         "f32": rt.HalElementType.FLOAT_32}
+         "f32": rt.HalElementType.FLOAT_32, "i8": rt.HalElementType.SINT_8, "i32": rt.HalElementType.SINT_32}
 
 
 # convc-record-once marks the async functions it rewrote in their reflection: their command

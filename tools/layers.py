@@ -56,7 +56,19 @@ class Layer:
 
     @property
     def out_dtype(self):
+        if self.dtype == "i8":      # the raw i32 accumulator, or requantized to i8
+            return "i32" if self.epilogue == "none" else "i8"
         return "f32" if self.epilogue == "none" else self.dtype
+
+    @property
+    def int8(self) -> bool:
+        return self.dtype == "i8"
+
+    @property
+    def requant_scale(self) -> float:
+        """An i8 layer's accumulator scale (a constant of its model): random i8 operands make
+        sums of std ~ 74^2 sqrt(K), which this brings to std ~ 32 before rounding to i8."""
+        return 32.0 / (74.0 * 74.0 * (self.C // self.groups * self.R * self.S) ** 0.5)
 
     @property
     def flops(self) -> int:
@@ -85,7 +97,7 @@ class Layer:
         out = [((self.N, self.H, self.W, self.C), self.dtype),
                (self.filter_shape(), self.dtype)]
         if self.epilogue != "none":
-            out.append(((self.F,), self.dtype))
+            out.append(((self.F,), "f32" if self.int8 else self.dtype))
         if self.epilogue == "bias_residual_relu":
             out.append(((self.N, self.Ho, self.Wo, self.F), self.dtype))
         return out
@@ -94,7 +106,16 @@ class Layer:
         return (self.N, self.Ho, self.Wo, self.F)
 
     def expected_problem(self) -> ConvProblem:
-        """The ConvProblem convc's matcher must read off this layer's model."""
+        """The ConvProblem convc's matcher must read off this layer's model (an i8 layer's
+        epilogue, a program the matcher reads off the IR, is left out: its shape and types are
+        what planning needs)."""
+        if self.int8:
+            return ConvProblem(N=self.N, H=self.H, W=self.W, C=self.C, F=self.F, R=self.R, S=self.S,
+                               stride=self.stride, dilation=self.dilation, pad=self.pad, dtype="i8",
+                               acc_dtype="i32", out_dtype=self.out_dtype, input=0, filter=1,
+                               num_operands=2 + (self.epilogue != "none") + (self.epilogue == "bias_residual_relu"),
+                               groups=self.groups,
+                               filter_layout=self.filter_layout)
         steps = []
         if self.epilogue != "none":
             steps.append(EpilogueStep("add", self.dtype, 2, "channel"))
@@ -208,6 +229,8 @@ def _t(shape, dtype) -> str:
 
 def layer_mlir(L: Layer, func_name: str = "main", output_arg: bool = False) -> str:
     """A single-conv model for layer L."""
+    if L.int8:
+        return _int8_layer_mlir(L, func_name, output_arg)
     x_t = _t((L.N, L.H, L.W, L.C), L.dtype)
     w_t = _t(L.filter_shape(), L.dtype)
     o = L.output_shape()
@@ -308,6 +331,79 @@ def layer_mlir(L: Layer, func_name: str = "main", output_arg: bool = False) -> s
     body += ([f"    linalg.yield {last} : f32"] if f32_in else
              [f"    %v3 = arith.truncf {last} : f32 to {L.dtype}", f"    linalg.yield %v3 : {L.dtype}"])
     bargs.append(f"%o: {L.dtype}")
+    lines += [f"  %e2 = tensor.empty() : {res_t}",
+              f"  %y = linalg.generic {{indexing_maps = [{', '.join(maps + [ident])}], "
+              "iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\"]} "
+              f"ins({', '.join(ins)} : {', '.join(ins_t)}) outs(%e2 : {res_t}) {{",
+              f"  ^bb0({', '.join(bargs)}):"] + body + [f"  }} -> {res_t}", f"  return %y : {res_t}", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def _int8_layer_mlir(L: Layer, func_name: str, output_arg: bool) -> str:
+    """An i8 layer as a quantized model's conv: s8 x s8 summed in i32 (linalg's named conv on
+    i8 operands with an i32 accumulator); with an epilogue, requantized to i8 the way
+    convc-quantized-conv and QuantizeLinear leave it: acc * scale + bias[f] (+ residual) (relu),
+    rounded half to even, clamped to [-128, 127]. Dense layers only."""
+    if L.groups != 1:
+        raise ValueError(f"{L.name}: i8 layers are dense")
+    x_t = _t((L.N, L.H, L.W, L.C), "i8")
+    w_t = _t(L.filter_shape(), "i8")
+    o = L.output_shape()
+    acc_t, res_t = _t(o, "i32"), _t(o, L.out_dtype)
+    args = [f"%x: {x_t}", f"%w: {w_t}"]
+    if L.epilogue != "none":
+        args.append(f"%b: {_t((L.F,), 'f32')}")
+    if L.epilogue == "bias_residual_relu":
+        args.append(f"%res: {_t(o, 'i8')}")
+    if output_arg:
+        args.append(f"%out: {res_t} {{iree.abi.output = 0 : index}}")
+    lines = [f"func.func @{func_name}({', '.join(args)}) -> {res_t} {{"]
+    src = "%x"
+    if any(L.pad):
+        pt, pl, pb, pr = L.pad
+        padded = _t([L.N, L.H + pt + pb, L.W + pl + pr, L.C], "i8")
+        lines += ["  %zero = arith.constant 0 : i8",
+                  f"  %xp = tensor.pad %x low{[0, pt, pl, 0]} high{[0, pb, pr, 0]} {{",
+                  "  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):",
+                  "    tensor.yield %zero : i8",
+                  f"  }} : {x_t} to {padded}"]
+        src, x_t = "%xp", padded
+    attrs = (f"{{dilations = dense<[{L.dilation[0]}, {L.dilation[1]}]> : tensor<2xi64>, "
+             f"strides = dense<[{L.stride[0]}, {L.stride[1]}]> : tensor<2xi64>}}")
+    lines += ["  %iz = arith.constant 0 : i32",
+              f"  %e = tensor.empty() : {acc_t}",
+              f"  %acc = linalg.fill ins(%iz : i32) outs(%e : {acc_t}) -> {acc_t}",
+              f"  %conv = linalg.conv_2d_nhwc_fhwc {attrs} ins({src}, %w : {x_t}, {w_t}) outs(%acc : {acc_t}) -> {acc_t}"]
+    if L.epilogue == "none":
+        lines += [f"  return %conv : {acc_t}", "}"]
+        return "\n".join(lines) + "\n"
+    ident = "affine_map<(n, h, w, f) -> (n, h, w, f)>"
+    chan = "affine_map<(n, h, w, f) -> (f)>"
+    ins, ins_t, maps = ["%conv", "%b"], [acc_t, _t((L.F,), "f32")], [ident, chan]
+    bargs = ["%a: i32", "%bb: f32"]
+    body = [f"    %s = arith.constant {L.requant_scale!r} : f32",
+            "    %af = arith.sitofp %a : i32 to f32",
+            "    %v0m = arith.mulf %af, %s : f32",
+            "    %v0 = arith.addf %v0m, %bb : f32"]
+    last = "%v0"
+    if L.epilogue == "bias_residual_relu":
+        ins.append("%res")
+        ins_t.append(_t(o, "i8"))
+        maps.append(ident)
+        bargs.append("%rr: i8")
+        body += ["    %rf = arith.sitofp %rr : i8 to f32", "    %v1 = arith.addf %v0, %rf : f32"]
+        last = "%v1"
+    if L.epilogue in ("bias_relu", "bias_residual_relu"):
+        body += ["    %fz = arith.constant 0.0 : f32", f"    %v2 = arith.maximumf {last}, %fz : f32"]
+        last = "%v2"
+    body += [f"    %q0 = math.roundeven {last} : f32",
+             "    %lo = arith.constant -128.0 : f32",
+             "    %hi = arith.constant 127.0 : f32",
+             "    %q1 = arith.maxnumf %q0, %lo : f32",
+             "    %q2 = arith.minnumf %q1, %hi : f32",
+             "    %q = arith.fptosi %q2 : f32 to i8",
+             "    linalg.yield %q : i8"]
+    bargs.append("%o: i8")
     lines += [f"  %e2 = tensor.empty() : {res_t}",
               f"  %y = linalg.generic {{indexing_maps = [{', '.join(maps + [ident])}], "
               "iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\"]} "

@@ -26,6 +26,12 @@ def channels_last_input(x: ir.Value, view=None) -> ir.Value:
     into the conv's dispatch as it does for NHWC models."""
     view = view or (lambda v: v)
     op = owner(x)
+    if op is not None and op.name == "util.optimization_barrier" and len(op.operands) == 1:
+        inner = owner(op.operands[0])
+        if inner is not None and inner.name == "tensor.pad":
+            # a pad kept out of the conv's dispatch (a quantized input's zero point,
+            # convc-quantized-conv): re-created channels-last, still behind its barrier
+            return barrier(channels_last_input(op.operands[0], view))
     if op is not None and op.name == "tensor.pad":
         low = [int(v) for v in op.attributes["static_low"]]
         high = [int(v) for v in op.attributes["static_high"]]

@@ -46,7 +46,7 @@ def _named_grouped_maps(op):
     st = [int(v) for v in op.attributes["strides"]]
     dl = [int(v) for v in op.attributes["dilations"]]
     x = x.format(sh=st[0], sw=st[1], dh=dl[0], dw=dl[1])
-    maps = [ir.AffineMap(ir.AffineMapAttr(ir.Attribute.parse(f"affine_map<{dims} -> {r}>")).value)
+    maps = [ir.AffineMapAttr(ir.Attribute.parse(f"affine_map<{dims} -> {r}>", op.context)).value
             for r in (x, f, o)]
     return ["r" if c == "r" else "p" for c in iters.replace(" ", "")], maps
 
@@ -191,8 +191,14 @@ def check_conv_body(op) -> None:
         return
     names = [o.operation.name for o in op.regions[0].blocks[0].operations]
     if "arith.muli" in names:
-        dtype = ir.ShapedType(op.operands[0].type).element_type
-        raise Decline(f"{dtype} convolution: the input type is not supported (f16, bf16 or f32 convs only)")
+        types = [str(ir.ShapedType(v.type).element_type) for v in op.operands]
+        if types != ["i8", "i8", "i32"]:
+            raise Decline(f"{types[0]} convolution: the input type is not supported "
+                          "(f16, bf16 or f32 convs, or i8 accumulated in i32)")
+        bad = [n for n in names if n not in {"arith.extsi", "arith.muli", "arith.addi", "linalg.yield"}]
+        if bad or names.count("arith.muli") != 1 or names.count("arith.addi") != 1:
+            raise Decline(f"convolution body is not a multiply-accumulate ({', '.join(bad) or 'shape'})")
+        return
     allowed = {"arith.extf", "arith.mulf", "arith.addf", "linalg.yield"}
     bad = [n for n in names if n not in allowed]
     if bad or names.count("arith.mulf") != 1 or names.count("arith.addf") != 1:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..ir import ir, walk_ops
 from .conv_forms import Geometry
-from .ir_reading import BATCH_HINT, ROWS_HINT, Decline, Operand, element_dtype, float_const, owner_op, static_shape, tensor_text
+from .ir_reading import BATCH_HINT, ROWS_HINT, Decline, Operand, element_dtype, float_const, int_const, owner_op, static_shape, tensor_text
 
 
 class Dispatch:
@@ -135,7 +135,10 @@ def trace_input(d: Dispatch, v: ir.Value, g: Geometry, pad_ok=lambda value: valu
             raise Decline("padding of the batch or channel dimension")
         body = [o.operation for o in op.regions[0].blocks[0].operations]
         yv = body[-1].operands[0]
-        if not pad_ok(float_const(yv)):
+        value = float_const(yv)
+        if value is None and int_const(yv) is not None:     # an i8 conv's padding
+            value = float(int_const(yv))
+        if not pad_ok(value):
             raise Decline("padding value is not zero" if pad_ok(0.0) else "padding value is not the pool's identity")
         hp, wp = g.x_pos["h"], g.x_pos["w"]
         pad = (low[hp], low[wp], high[hp], high[wp])

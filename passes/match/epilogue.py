@@ -9,7 +9,7 @@ import dataclasses
 from ..ir import ir
 from ..problem import EpilogueOp, EpilogueStep, OperandLoad, DTYPE_BYTES
 from .dispatch import Dispatch
-from .ir_reading import Decline, element_dtype, float_const, linear_terms, owner_op
+from .ir_reading import Decline, element_dtype, float_const, int_const, linear_terms, owner_op
 from .pool_forms import combine_op
 
 
@@ -19,6 +19,8 @@ def init_steps(v: ir.Value, conv_t: str) -> list[EpilogueStep]:
     that adds it, in the conv's result type."""
     op = owner_op(v)
     c = float_const(op.operands[0]) if op is not None and op.name == "linalg.fill" else None
+    if c is None and op is not None and op.name == "linalg.fill" and int_const(op.operands[0]) == 0:
+        return []                  # an integer conv's zero accumulator
     if c is None:
         raise Decline("convolution does not accumulate into a constant fill (it reads an earlier result)")
     if c == 0.0:
@@ -167,7 +169,7 @@ def _check_program_op(o) -> None:
     for v in list(o.operands) + list(o.results):
         t = str(v.type)
         if t not in DTYPE_BYTES and t != "i1":
-            raise Decline(f"epilogue op {n} computes on {t}: only f16/bf16/f32 values "
+            raise Decline(f"epilogue op {n} computes on {t}: only f16/bf16/f32 and i8/i16/i32 values "
                           "(and comparison results) are fused")
 
 
@@ -219,8 +221,10 @@ def _outside_constant(v: ir.Value, out_arg, user: str) -> ir.FloatAttr:
     if v == out_arg:
         raise Decline(f"epilogue op {user} reads the output buffer's previous value")
     op = owner_op(v)
-    if op is None or op.name != "arith.constant" or not isinstance(op.attributes["value"], ir.FloatAttr):
-        raise Decline(f"epilogue op {user} uses a value from outside its body that is not a float constant")
+    if (op is None or op.name != "arith.constant"
+            or not isinstance(op.attributes["value"], (ir.FloatAttr, ir.IntegerAttr))
+            or str(op.attributes["value"].type) not in DTYPE_BYTES):
+        raise Decline(f"epilogue op {user} uses a value from outside its body that is not a scalar constant")
     return op.attributes["value"]
 
 

@@ -69,6 +69,14 @@ def linear_terms(e: ir.AffineExpr) -> dict[int, int]:
     raise Decline(f"non-linear indexing expression {e}")
 
 
+def int_const(v: ir.Value) -> int | None:
+    op = owner_op(v)
+    if op is None or op.name != "arith.constant":
+        return None
+    a = op.attributes["value"]
+    return a.value if isinstance(a, ir.IntegerAttr) else None
+
+
 def float_const(v: ir.Value) -> float | None:
     op = owner_op(v)
     if op is None or op.name != "arith.constant":

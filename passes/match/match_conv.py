@@ -28,7 +28,7 @@ from .ir_reading import ROWS_HINT, Decline, element_dtype, float_const, owner_op
 from .map_forms import map_root, row_reduction
 from .pad_dispatch import symbol_name
 from .pool_forms import global_reduction_dims, identity_value, is_pool, plain_combine, pool_geometry
-from ..problem import ConvProblem, EpilogueStep, INPUT_DTYPES, OperandLoad
+from ..problem import ConvProblem, EpilogueStep, INPUT_DTYPES, INT_INPUT_DTYPES, OperandLoad
 
 
 # the start of a pooling window's and an elementwise map's decline reasons (reports tell them
@@ -122,8 +122,10 @@ def match_function(func, allowed_gemms=None, at_load: bool = False) -> tuple[Con
         dilation, pad = (1, 1), (0, 0, 0, 0)
         if d.batch == ROWS_HINT:
             N, H = H, 1                       # dynamic rows: the batch is the row count
-    if x_op.dtype not in INPUT_DTYPES or f_op.dtype != x_op.dtype:
-        raise Decline(f"input/filter types {x_op.dtype}/{f_op.dtype} not supported (f16, bf16 or f32, both the same)")
+    if x_op.dtype not in INPUT_DTYPES + INT_INPUT_DTYPES or f_op.dtype != x_op.dtype:
+        raise Decline(f"input/filter types {x_op.dtype}/{f_op.dtype} not supported (f16, bf16, f32 or i8, both the same)")
+    if x_op.dtype in INT_INPUT_DTYPES and groups > 1:
+        raise Decline(f"grouped {x_op.dtype} conv: integer convs take the dense kernels only")
     return _problem(d, conv, conv.operands[2], dict(
         N=N, H=H, W=W, C=C, F=F, R=R, S=S, stride=stride, dilation=dilation, pad=pad, dtype=x_op.dtype,
         input=x_op.index, filter=f_op.index, groups=groups,
@@ -230,9 +232,12 @@ def _problem(d: Dispatch, conv, init, fields: dict, out_channel_dims: int) -> tu
     # A 16-bit conv result (a model demoted to f16 by --precision f16 accumulates in f16) is
     # computed with f32 accumulation and rounded to its type before the epilogue: the same
     # values, with a more accurate sum.
-    if conv_t != "f32" and conv_t != fields["dtype"]:
+    if fields["dtype"] in INT_INPUT_DTYPES:
+        if conv_t != "i32":
+            raise Decline(f"accumulation in {conv_t} for {fields['dtype']} inputs (i32 required)")
+    elif conv_t != "f32" and conv_t != fields["dtype"]:
         raise Decline(f"accumulation in {conv_t} for {fields['dtype']} inputs (f32, or the input type, required)")
-    acc_t = "f32"
+    acc_t = "i32" if conv_t == "i32" else "f32"
 
     steps: list[EpilogueStep] = [] if conv_t == acc_t else [EpilogueStep("cast", conv_t)]
     if init is not None:

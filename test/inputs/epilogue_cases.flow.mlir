@@ -110,9 +110,9 @@ module attributes {stream.affinity.default = #hal.device.affinity<@__device_0>} 
         } -> tensor<2x7x7x24xf32>
         %6 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%5 : tensor<2x7x7x24xf32>) outs(%2 : tensor<2x7x7x24xf16>) {
         ^bb0(%in0: f32, %out: f16):
-          %7 = arith.fptosi %in0 : f32 to i32
-          %8 = arith.addi %7, %7 : i32
-          %9 = arith.sitofp %8 : i32 to f16
+          %7 = arith.fptosi %in0 : f32 to i64
+          %8 = arith.addi %7, %7 : i64
+          %9 = arith.sitofp %8 : i64 to f16
           linalg.yield %9 : f16
         } -> tensor<2x7x7x24xf16>
         iree_tensor_ext.dispatch.tensor.store %6, %arg2, offsets = [0, 0, 0, 0], sizes = [2, 7, 7, 24], strides = [1, 1, 1, 1] : tensor<2x7x7x24xf16> -> !iree_tensor_ext.dispatch.tensor<writeonly:tensor<2x7x7x24xf16>>

@@ -41,9 +41,9 @@
 // The conv value read through two operands of one generic.
 // CASES: program = [{args = [0, 0], attrs = {}, dtype = "f32", op = "arith.mulf"}
 // What cannot be expressed declines, naming the op and why.
-// CASES: convc.decline = "epilogue op arith.fptosi computes on i32: only f16/bf16/f32 values (and comparison results) are fused"
+// CASES: convc.decline = "epilogue op arith.fptosi computes on i64: only f16/bf16/f32 and i8/i16/i32 values (and comparison results) are fused"
 // CASES: convc.decline = "epilogue op linalg.index reads the iteration index: only math on each output element is fused"
-// CASES: convc.decline = "epilogue op arith.extf computes on f64: only f16/bf16/f32 values (and comparison results) are fused"
+// CASES: convc.decline = "epilogue op arith.extf computes on f64: only f16/bf16/f32 and i8/i16/i32 values (and comparison results) are fused"
 // CASES: convc.decline = "epilogue op arith.addf reads the output buffer's previous value"
 // CASES: convc.decline = "epilogue is not elementwise (it reduces)"
 // select(x > 0, x, 0) keeps relu's fixed encoding; select(x < 0, x, 0) is min(x, 0), a program.

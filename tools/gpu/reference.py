@@ -73,8 +73,43 @@ def apply_epilogue(y, epilogue: str, bias=None, residual=None):
     return y
 
 
+def int8_reference(layer, inputs: list[np.ndarray]) -> np.ndarray:
+    """An i8 layer's output (tools.layers._int8_layer_mlir) from an exact integer conv (int64
+    sums of the i8 operands): the i32 accumulator, or its requantization (f32 math as the
+    model writes it, rounded half to even, clamped), as f32 values."""
+    x, w = (np.asarray(a, np.float64) for a in inputs[:2])
+    acc = np.rint(conv_nhwc_fhwc_numpy64(x, w, layer.stride, layer.dilation, layer.pad))
+    if layer.epilogue == "none":
+        return acc.astype(np.float32)
+    y = acc.astype(np.float32) * np.float32(layer.requant_scale) + inputs[2].astype(np.float32)
+    if layer.epilogue == "bias_residual_relu":
+        y = y + inputs[3].astype(np.float32)
+    if layer.epilogue in ("bias_relu", "bias_residual_relu"):
+        y = np.maximum(y, 0)
+    return np.clip(np.rint(y), -128, 127).astype(np.float32)
+
+
+def conv_nhwc_fhwc_numpy64(x, w, stride, dilation, pad) -> np.ndarray:
+    """conv_nhwc_fhwc_numpy in float64 (exact for i8 operands: sums below 2^53)."""
+    pt, pl, pb, pr = pad
+    xp = np.pad(x, ((0, 0), (pt, pb), (pl, pr), (0, 0)))
+    N, Hp, Wp, C = xp.shape
+    F, R, S, _ = w.shape
+    (sh, sw), (dh, dw) = stride, dilation
+    Ho = (Hp - dh * (R - 1) - 1) // sh + 1
+    Wo = (Wp - dw * (S - 1) - 1) // sw + 1
+    out = np.zeros((N, Ho, Wo, F), np.float64)
+    for r in range(R):
+        for s in range(S):
+            win = xp[:, r * dh: r * dh + sh * (Ho - 1) + 1: sh, s * dw: s * dw + sw * (Wo - 1) + 1: sw, :]
+            out += np.tensordot(win, w[:, r, s, :], axes=([3], [1]))
+    return out
+
+
 def layer_reference_numpy(layer, inputs: list[np.ndarray]) -> np.ndarray:
     """fp32 reference output of a tools.layers.Layer for its model inputs."""
+    if layer.dtype == "i8":
+        return int8_reference(layer, inputs)
     f = [to_f32(a, t) for a, (_, t) in zip(inputs, layer.input_shapes())]
     y = conv_nhwc_fhwc_numpy(f[0], f[1], layer.stride, layer.dilation, layer.pad, layer.groups, layer.filter_layout)
     return apply_epilogue(y, layer.epilogue, *(f[2:] + [None] * (4 - len(f))))

@@ -144,6 +144,9 @@ def cdiv(a: int, b: int) -> int:
 
 
 def float_type(dtype: str) -> ir.Type:
+    """The MLIR element type of a dtype name (integers signless: i8 convs, i32 accumulators)."""
+    if dtype in ("i8", "i16", "i32"):
+        return ir.IntegerType.get_signless(int(dtype[1:]))
     return {"f16": ir.F16Type.get, "bf16": ir.BF16Type.get, "f32": ir.F32Type.get}[dtype]()
 
 
@@ -152,6 +155,9 @@ def vec_type(n: int, dtype: str) -> ir.VectorType:
 
 
 def zeros(t: ir.Type) -> ir.Value:
+    et = ir.VectorType(t).element_type
+    if isinstance(et, ir.IntegerType):
+        return arith_d.constant(t, ir.DenseElementsAttr.get_splat(t, ir.IntegerAttr.get(et, 0)))
     return splat(t, 0.0)
 
 
@@ -161,11 +167,20 @@ def splat(t: ir.Type, value: float) -> ir.Value:
 
 
 def convert(v: ir.Value, to: ir.Type) -> ir.Value:
-    """extf/truncf between float (vector) types; identity when equal."""
+    """extf/truncf between float (vector) types, extsi/trunci/sitofp/fptosi where integers are
+    involved; identity when equal."""
     src = ir.VectorType(v.type).element_type if _is_vector(v.type) else v.type
     dst = ir.VectorType(to).element_type if _is_vector(to) else to
     if str(src) == str(dst):
         return v
+    if isinstance(src, ir.IntegerType) or isinstance(dst, ir.IntegerType):
+        # integer convs: signed widening of the i8 operands, the i32 accumulator to float
+        if not isinstance(dst, ir.IntegerType):
+            return arith_d.sitofp(to, v)
+        if not isinstance(src, ir.IntegerType):
+            return arith_d.fptosi(to, v)
+        wider = ir.IntegerType(dst).width > ir.IntegerType(src).width
+        return arith_d.extsi(to, v) if wider else arith_d.trunci(to, v)
     width = {"f16": 16, "bf16": 16, "f32": 32}
     if width[str(src)] < width[str(dst)]:
         return arith_d.extf(to, v)

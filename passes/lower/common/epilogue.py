@@ -66,7 +66,7 @@ def store_row_masked(e: Emitter, p: ConvProblem, memrefs: list, acc: ir.Value, w
         for c in range(width):
             fc = e.add(f, c)
             with e.if_(e.cmp("slt", fc, p.F)):
-                one = vector_d.extract_strided_slice(vec_type(1, "f32"), acc, [c], [1], [1])
+                one = vector_d.extract_strided_slice(vec_type(1, p.acc_dtype), acc, [c], [1], [1])
                 apply_and_store(e, p, memrefs, one, 1, m, fc, aligned=False, row=row)
 
 

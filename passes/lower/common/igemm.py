@@ -14,7 +14,7 @@ from ...ir import ir, arith_d, hal_d, memref_d, vector_d
 from ...problem import ConvProblem, DTYPE_BYTES
 from ...kernel_configs import PortableConfig
 from ...schedule import Schedule
-from .emit import cdiv, convert, vec_type, zeros, Emitter
+from .emit import cdiv, convert, float_type, vec_type, zeros, Emitter
 from .epilogue import store_row_masked
 from .executable import gemm_rows
 
@@ -117,8 +117,8 @@ class PortableIgemm:
         cols = s.block_n // self.cfg.thread_n
         tm0 = e.mul(e.div(tid, cols), self.cfg.thread_m)
         tn0 = e.mul(e.rem(tid, cols), self.cfg.thread_n)
-        f32 = ir.F32Type.get()
-        acc_t = ir.VectorType.get([self.cfg.thread_m, self.cfg.thread_n], f32)
+        # f32 accumulators (i32 for int8 convs: exact products and sums)
+        acc_t = ir.VectorType.get([self.cfg.thread_m, self.cfg.thread_n], float_type(p.acc_dtype))
         acc0 = zeros(acc_t)
         ktiles = cdiv(p.gemm_k, s.block_k)
         loop = e.for_(0, ktiles, 1, [acc0])
@@ -130,9 +130,9 @@ class PortableIgemm:
             inner = e.for_(0, s.block_k, 1, [acc])
             with inner as (kk, (acc_i,), set_i):
                 a = convert(vector_d.load(vec_type(self.cfg.thread_m, p.dtype), a_tile, [kk, tm0]),
-                            vec_type(self.cfg.thread_m, "f32"))
+                            vec_type(self.cfg.thread_m, p.acc_dtype))
                 b = convert(vector_d.load(vec_type(self.cfg.thread_n, p.dtype), b_tile, [kk, tn0]),
-                            vec_type(self.cfg.thread_n, "f32"))
+                            vec_type(self.cfg.thread_n, p.acc_dtype))
                 set_i([vector_d.outerproduct(acc_t, a, b, acc=acc_i)])
             mach.barrier()
             set_k(inner.results)

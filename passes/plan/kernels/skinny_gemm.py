@@ -32,6 +32,8 @@ def supports(p: ConvProblem, t: Target) -> str | None:
         return "not a GEMM-form 1x1 conv"
     if p.dynamic_batch:
         return "the row count is read at run time"
+    if p.acc_dtype != "f32":
+        return f"{p.dtype} operands (the skinny kernel sums in f32)"
     if p.gemm_m > MAX_ROWS:
         return f"{p.gemm_m} rows (more than {MAX_ROWS}: the tile kernels' work)"
     if p.F * p.C > MAX_WEIGHTS:

@@ -1,0 +1,318 @@
+"""convc-quantized-conv: float convs of dequantized int8 operands as int8 convs.
+
+A QDQ model (ONNX QuantizeLinear/DequantizeLinear around each Conv, as onnxruntime's
+quantize_static writes it) reaches IREE's input phase as
+
+    x = dequantize_affine(xq: i8, sx, zx)          per tensor
+    w = dequantize_affine(wq: i8, sw[F])           per output channel (or per tensor), zero point 0
+    y = conv(pad(x, 0.0), w) outs(init)            f32 (init: the broadcast bias, or zeros)
+    yq = quantize_affine(y, sy, zy)                ... which the next conv dequantizes
+
+and IREE runs it as an f32 conv beside the (de)quantize dispatches. This pass rewrites the conv
+into the integer conv the tensor cores run (s8 x s8 -> s32) and an elementwise epilogue:
+
+    acc = conv(pad(xq, zx), wq) outs(0: i32)
+    y   = init + float(acc - zx * colsum(wq)[f]) * (sx * sw[f])
+
+which is the same sum: (xq - zx) * wq summed over the window, the padded taps holding zx
+(dequantized 0.0). IREE fuses the epilogue and the quantize that follows into the conv's
+dispatch, so the conv reads and writes int8 and the activations stay int8 between convs.
+colsum (the filter's sum per output channel) is an IR reduction over the constant filter, which
+IREE evaluates at compile time.
+
+The pad with the zero point: a symmetric activation (zx = 0) pads with zeros, fused into the
+conv as usual. An asymmetric one pads with zx, which the kernels' zero-filled windows cannot
+give, so its padded input is built by its own dispatch (behind a barrier, as convc's other
+materialized pads): correct, one extra pass over the int8 activation.
+
+Declined (left as IREE's float conv): grouped and depthwise convs, non-constant scales or
+zero points, a weight zero point that is not 0, other integer ranges (uint8: quant_min 0).
+"""
+
+from __future__ import annotations
+
+from iree.compiler.dialects import arith as arith_d, linalg as linalg_d, math as math_d, tensor as tensor_d
+
+from ..ir import ir, walk_ops
+from .builders import barrier, erase_dead, owner, pad, value_of, zero
+
+# the named dense convs the rewrite takes, and the position of F in their filter / output
+CONVS = {
+    "linalg.conv_2d_nchw_fchw": (0, 1),
+    "linalg.conv_2d_nhwc_fhwc": (0, 3),
+    "linalg.conv_2d_nhwc_hwcf": (3, 3),
+}
+DEQUANTIZE = "iree_linalg_ext.dequantize_affine"
+QUANTIZE = "iree_linalg_ext.quantize_affine"
+INT8_RANGE = (-128, 127)
+
+
+def _int_const(v: ir.Value) -> int | None:
+    op = owner(v)
+    if op is None or op.name != "arith.constant":
+        return None
+    a = op.attributes["value"]
+    return a.value if isinstance(a, ir.IntegerAttr) else None
+
+
+def _float_const(v: ir.Value) -> float | None:
+    op = owner(v)
+    if op is None or op.name != "arith.constant":
+        return None
+    a = op.attributes["value"]
+    if isinstance(a, ir.FloatAttr):
+        return a.value
+    if isinstance(a, ir.DenseFPElementsAttr) and a.is_splat:
+        return a.get_splat_value().value
+    return None
+
+
+class Dequantized:
+    """A dequantize_affine of an int8 tensor: its operands read off the op."""
+
+    def __init__(self, op):
+        ins = list(op.operands)[:-1]
+        maps = [ir.AffineMapAttr(m).value for m in op.attributes["indexing_maps"]]
+        self.q, self.scale = ins[0], ins[1]
+        self.scale_map = maps[1]
+        self.zp = ins[2] if len(ins) > 2 else None
+        self.zp_map = maps[2] if len(ins) > 2 else None
+        self.range = (ir.IntegerAttr(op.attributes["quant_min"]).value, ir.IntegerAttr(op.attributes["quant_max"]).value)
+
+    @classmethod
+    def of(cls, v: ir.Value) -> "Dequantized | None":
+        op = owner(v)
+        if op is None or op.name != DEQUANTIZE:
+            return None
+        d = cls(op)
+        if str(ir.ShapedType(d.q.type).element_type) != "i8" or d.range != INT8_RANGE:
+            return None
+        return d
+
+    def zero_point(self) -> int | None:
+        """The per-tensor zero point (0 without one); None: not a scalar constant."""
+        if self.zp is None:
+            return 0
+        if list(self.zp_map.results):
+            return None
+        return _int_const(self.zp)
+
+    def channel_scale(self, f_dim: int) -> bool:
+        """Whether the scale is per tensor or indexed by dimension f_dim only."""
+        results = list(self.scale_map.results)
+        return not results or (len(results) == 1 and str(results[0]) == f"d{f_dim}")
+
+
+def _input(x: ir.Value):
+    """(dequantized input, pad op or None) of a conv input, or None."""
+    op = owner(x)
+    if op is not None and op.name == "tensor.pad":
+        yielded = op.regions[0].blocks[0].operations[0].operands[0]
+        if _float_const(yielded) != 0.0:
+            return None
+        d = Dequantized.of(op.operands[0])
+        return (d, op) if d is not None else None
+    d = Dequantized.of(x)
+    return (d, None) if d is not None else None
+
+
+def quantized_operands(op):
+    """(input dequantize, its pad, filter dequantize, zx) where op is a rewritable conv, else None."""
+    if op.name not in CONVS:
+        return None
+    f_dim, _ = CONVS[op.name]
+    got = _input(op.operands[0])
+    wd = Dequantized.of(op.operands[1])
+    if got is None or wd is None:
+        return None
+    xd, pad_op = got
+    zx = xd.zero_point()
+    if zx is None or list(xd.scale_map.results):
+        return None
+    if wd.zero_point() != 0 or not wd.channel_scale(f_dim):
+        return None
+    if not all(ir.RankedTensorType(v.type).has_static_shape for v in (xd.q, wd.q, op.results[0])):
+        return None
+    return xd, pad_op, wd, zx
+
+
+def _channel_map(rank: int, dim: int) -> ir.AffineMapAttr:
+    return ir.AffineMapAttr.get(ir.AffineMap.get(rank, 0, [ir.AffineDimExpr.get(dim)]))
+
+
+def _identity(rank: int) -> ir.AffineMapAttr:
+    return ir.AffineMapAttr.get(ir.AffineMap.get_identity(rank))
+
+
+def _iterators(kinds: list[str]) -> ir.ArrayAttr:
+    return ir.ArrayAttr.get([ir.Attribute.parse(f"#linalg.iterator_type<{k}>") for k in kinds])
+
+
+def filter_sums(wq: ir.Value, f_dim: int) -> ir.Value:
+    """[F] i32: the int8 filter summed over everything but its output-channel dimension."""
+    t = ir.RankedTensorType(wq.type)
+    i32 = ir.IntegerType.get_signless(32)
+    F = t.shape[f_dim]
+    acc = value_of(linalg_d.fill(zero(i32), outs=[tensor_d.EmptyOp([F], i32).result]))
+    kinds = ["parallel" if d == f_dim else "reduction" for d in range(t.rank)]
+    gen = linalg_d.GenericOp([acc.type], [wq], [acc],
+                             ir.ArrayAttr.get([_identity(t.rank), _channel_map(t.rank, f_dim)]), _iterators(kinds))
+    block = gen.regions[0].blocks.append(t.element_type, i32)
+    with ir.InsertionPoint(block):
+        linalg_d.YieldOp([arith_d.addi(block.arguments[1], arith_d.extsi(i32, block.arguments[0]))])
+    return gen.results[0]
+
+
+def channel_scales(sx: ir.Value, sw: ir.Value) -> ir.Value:
+    """[F] f32: sx * sw[f], the accumulator's scale per output channel (constant-folded by IREE)."""
+    t = ir.RankedTensorType(sw.type)
+    gen = linalg_d.GenericOp([t], [sw], [tensor_d.EmptyOp(list(t.shape), t.element_type).result],
+                             ir.ArrayAttr.get([_identity(1)] * 2), _iterators(["parallel"]))
+    block = gen.regions[0].blocks.append(t.element_type, t.element_type)
+    with ir.InsertionPoint(block):
+        linalg_d.YieldOp([arith_d.mulf(block.arguments[0], sx)])
+    return gen.results[0]
+
+
+def dequantize_accumulator(acc: ir.Value, init: ir.Value, c_dim: int, scale: ir.Value,
+                           corr: ir.Value | None) -> ir.Value:
+    """init + float(acc - corr[c]) * scale[c] (scale: [F], or a scalar): the f32 conv result
+    of the int32 accumulator."""
+    t = ir.RankedTensorType(acc.type)
+    f32 = ir.F32Type.get()
+    rank = t.rank
+    chan = _channel_map(rank, c_dim)
+    ins, maps = [acc], [_identity(rank)]
+    if corr is not None:
+        ins.append(corr)
+        maps.append(chan)
+    if _shaped(scale):
+        ins.append(scale)
+        maps.append(chan)
+    ins.append(init)
+    maps.append(_identity(rank))
+    out = tensor_d.EmptyOp(list(t.shape), f32).result
+    gen = linalg_d.GenericOp([out.type], ins, [out], ir.ArrayAttr.get(maps + [_identity(rank)]),
+                             _iterators(["parallel"] * rank))
+    block = gen.regions[0].blocks.append(*[ir.ShapedType(v.type).element_type for v in ins], f32)
+    args = list(block.arguments)
+    with ir.InsertionPoint(block):
+        a = args.pop(0)
+        if corr is not None:
+            a = arith_d.subi(a, args.pop(0))
+        s = args.pop(0) if _shaped(scale) else scale
+        y = arith_d.addf(args.pop(0), arith_d.mulf(arith_d.sitofp(f32, a), s))
+        linalg_d.YieldOp([y])
+    return gen.results[0]
+
+
+def _shaped(v: ir.Value) -> bool:
+    return str(v.type).startswith("tensor<")
+
+
+def f32_or_int(v: ir.Value) -> bool:
+    """Whether v (a tensor or scalar) holds f32 or signless integers: the types as_generic writes for."""
+    t = ir.ShapedType(v.type).element_type if _shaped(v) else v.type
+    return str(t) == "f32" or isinstance(t, ir.IntegerType)
+
+
+def _scalar(v: ir.Value) -> ir.Value:
+    """A scalar f32 operand of a dequantize (a 0-d tensor is read through tensor.extract)."""
+    if _shaped(v):
+        return tensor_d.extract(v, [])
+    return v
+
+
+def rewrite_quantized_conv(op, xd: Dequantized, pad_op, wd: Dequantized, zx: int) -> None:
+    f_dim, c_dim = CONVS[op.name]
+    i8, i32 = ir.IntegerType.get_signless(8), ir.IntegerType.get_signless(32)
+    xq = xd.q
+    if pad_op is not None:
+        low = list(ir.DenseI64ArrayAttr(pad_op.attributes["static_low"]))
+        high = list(ir.DenseI64ArrayAttr(pad_op.attributes["static_high"]))
+        xq = pad(xq, low, high, arith_d.constant(i8, ir.IntegerAttr.get(i8, zx)))
+        if zx:
+            xq = barrier(xq)        # not fused: the kernels' windows pad with zeros
+    out_t = ir.RankedTensorType(op.results[0].type)
+    acc0 = value_of(linalg_d.fill(zero(i32), outs=[tensor_d.EmptyOp(list(out_t.shape), i32).result]))
+    attrs = {k: op.attributes[k] for k in ("strides", "dilations") if k in op.attributes}
+    builder = getattr(linalg_d, op.name.split(".", 1)[1])
+    acc = value_of(builder(xq, wd.q, outs=[acc0], **{k: [int(x) for x in ir.DenseIntElementsAttr(v)]
+                                                     for k, v in attrs.items()}))
+    corr = None
+    if zx:
+        sums = filter_sums(wd.q, f_dim)
+        corr = value_of(linalg_d.GenericOp(
+            [sums.type], [sums], [tensor_d.EmptyOp(ir.RankedTensorType(sums.type).shape, i32).result],
+            ir.ArrayAttr.get([_identity(1)] * 2), _iterators(["parallel"])))
+        gen = owner(corr)
+        block = gen.regions[0].blocks.append(i32, i32)
+        with ir.InsertionPoint(block):
+            linalg_d.YieldOp([arith_d.muli(block.arguments[0], arith_d.constant(i32, ir.IntegerAttr.get(i32, zx)))])
+    sx = _scalar(xd.scale)
+    if list(wd.scale_map.results):
+        scale = channel_scales(sx, wd.scale)
+    else:
+        scale = arith_d.mulf(sx, _scalar(wd.scale))
+    y = dequantize_accumulator(acc, op.operands[2], c_dim, scale, corr)
+    op.results[0].replace_all_uses_with(y)
+    op.erase()
+
+
+def as_generic(op) -> None:
+    """A quantize_affine / dequantize_affine rewritten as the linalg.generic IREE decomposes it
+    into (same arithmetic; scalar scales and zero points used in the body, not operands), so
+    that convc-channels-last moves transposes through it like any elementwise op:
+    quantize: clamp(roundeven(x / scale) + zp, qmin, qmax) -> int; dequantize: (q - zp) * scale,
+    the difference taken in a wider integer."""
+    operands, out = list(op.operands)[:-1], op.operands[-1]
+    maps = list(op.attributes["indexing_maps"])
+    out_t = ir.RankedTensorType(out.type)
+    tensors = [i for i, v in enumerate(operands) if _shaped(v)]
+    lo, hi = (ir.IntegerAttr(op.attributes[k]).value for k in ("quant_min", "quant_max"))
+    gen = linalg_d.GenericOp([out_t], [operands[i] for i in tensors], [out],
+                             ir.ArrayAttr.get([maps[i] for i in tensors] + [maps[-1]]),
+                             _iterators(["parallel"] * out_t.rank))
+    block = gen.regions[0].blocks.append(*[ir.ShapedType(operands[i].type).element_type for i in tensors],
+                                         out_t.element_type)
+    a = list(operands)
+    for i, arg in zip(tensors, block.arguments):
+        a[i] = arg
+    f32 = ir.F32Type.get()
+    with ir.InsertionPoint(block):
+        if op.name == DEQUANTIZE:
+            bits = ir.IntegerType(a[0].type).width
+            wide = ir.IntegerType.get_signless(32 if bits < 32 else 64)
+            v = arith_d.extsi(wide, a[0]) if bits < wide.width else a[0]
+            if len(a) > 2:
+                zbits = ir.IntegerType(a[2].type).width
+                zp = (arith_d.extsi(wide, a[2]) if zbits < wide.width else
+                      arith_d.trunci(wide, a[2]) if zbits > wide.width else a[2])
+                v = arith_d.subi(v, zp)
+            linalg_d.YieldOp([arith_d.mulf(arith_d.sitofp(f32, v), a[1])])
+        else:
+            v = math_d.roundeven(arith_d.divf(a[0], a[1]))
+            if len(a) > 2:
+                v = arith_d.addf(v, arith_d.sitofp(f32, a[2]))
+            v = arith_d.maxnumf(v, arith_d.constant(f32, float(lo)))
+            v = arith_d.minnumf(v, arith_d.constant(f32, float(hi)))
+            linalg_d.YieldOp([arith_d.fptosi(out_t.element_type, v)])
+    op.results[0].replace_all_uses_with(gen.results[0])
+    op.erase()
+
+
+def quantized_convs(module: ir.Module, options=None) -> ir.Module:
+    """Pass convc-quantized-conv."""
+    with module.context, ir.Location.unknown():
+        for op in list(walk_ops(module.operation)):
+            got = quantized_operands(op)
+            if got is not None:
+                with ir.InsertionPoint(op), op.location:
+                    rewrite_quantized_conv(op, *got)
+        erase_dead(module, (DEQUANTIZE, "tensor.pad", "linalg.fill", "tensor.empty", "linalg.broadcast",
+                            "arith.constant"))
+        for op in list(walk_ops(module.operation)):
+            if op.name in (DEQUANTIZE, QUANTIZE) and all(f32_or_int(v) for v in op.operands):
+                with ir.InsertionPoint(op), op.location:
+                    as_generic(op)
+    return module

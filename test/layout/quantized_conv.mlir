@@ -1,0 +1,93 @@
+// convc-quantized-conv: a float conv of dequantized int8 operands (a QDQ model as IREE's ONNX
+// import leaves it) becomes an int8 conv accumulating in i32, then
+// init + float(acc - zx * filter_sum[f]) * (sx * sw[f]). The input's zero point pads it: 0 (a
+// symmetric activation) keeps the pad fusable; 8 puts the padded input behind a barrier. The
+// (de)quantizes left become linalg.generics (convc-channels-last moves transposes through
+// them). A weight zero point other than 0 leaves the float conv.
+
+// RUN: convc-opt --pass=convc-quantized-conv %s | FileCheck %s
+
+// CHECK-LABEL: func.func @asymmetric
+// CHECK: %[[Q:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<2x16x8x8xf32>) outs(%{{.*}} : tensor<2x16x8x8xi8>)
+// CHECK: math.roundeven
+// CHECK: arith.fptosi %{{.*}} : f32 to i8
+// CHECK: %[[P:.*]] = tensor.pad %[[Q]] low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: tensor.yield %{{.*}} : i8
+// CHECK: %[[B:.*]] = util.optimization_barrier %[[P]] : tensor<2x16x10x10xi8>
+// CHECK: %[[ACC:.*]] = linalg.conv_2d_nchw_fchw {{.*}} ins(%[[B]], %{{.*}} : tensor<2x16x10x10xi8>, tensor<32x16x3x3xi8>) outs(%{{.*}} : tensor<2x32x8x8xi32>)
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "reduction", "reduction"]} ins(%{{.*}} : tensor<32x16x3x3xi8>) outs(%{{.*}} : tensor<32xi32>)
+// CHECK: arith.extsi
+// CHECK: %[[CORR:.*]] = linalg.generic {{.*}} ins(%[[SUM]] : tensor<32xi32>)
+// CHECK: arith.muli %{{.*}}, %c8_i32
+// CHECK: %[[SCALE:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<32xf32>)
+// CHECK: %[[Y:.*]] = linalg.generic {{.*}} ins(%[[ACC]], %[[CORR]], %[[SCALE]], %{{.*}} : tensor<2x32x8x8xi32>, tensor<32xi32>, tensor<32xf32>, tensor<2x32x8x8xf32>)
+// CHECK: arith.subi
+// CHECK: arith.sitofp %{{.*}} : i32 to f32
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK: return %[[Y]]
+// CHECK-NOT: dequantize_affine
+
+// CHECK-LABEL: func.func @symmetric
+// CHECK: %[[P:.*]] = tensor.pad %arg0 low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK-NOT: util.optimization_barrier
+// CHECK: linalg.conv_2d_nchw_fchw {{.*}} ins(%[[P]], %{{.*}} : tensor<2x16x10x10xi8>, tensor<32x16x3x3xi8>) outs(%{{.*}} : tensor<2x32x8x8xi32>)
+// CHECK-NOT: arith.subi
+
+// CHECK-LABEL: func.func @weight_zero_point
+// CHECK: linalg.conv_2d_nchw_fchw {{.*}} ins(%{{.*}}, %{{.*}} : tensor<2x16x8x8xf32>, tensor<32x16x3x3xf32>) outs(%{{.*}} : tensor<2x32x6x6xf32>)
+
+func.func @asymmetric(%x: tensor<2x16x8x8xf32>, %b: tensor<32xf32>) -> tensor<2x32x8x8xf32> {
+  %zp = arith.constant 8 : i64
+  %sx = arith.constant 0.03 : f32
+  %wq = arith.constant dense<3> : tensor<32x16x3x3xi8>
+  %sw = arith.constant dense<0.004> : tensor<32xf32>
+  %e8 = tensor.empty() : tensor<2x16x8x8xi8>
+  %q = iree_linalg_ext.quantize_affine <indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> ()>, affine_map<(d0, d1, d2, d3) -> ()>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], quant_min = -128, quant_max = 127> ins(%x, %sx, %zp : tensor<2x16x8x8xf32>, f32, i64) outs(%e8 : tensor<2x16x8x8xi8>) -> tensor<2x16x8x8xi8>
+  %ef = tensor.empty() : tensor<2x16x8x8xf32>
+  %dx = iree_linalg_ext.dequantize_affine <indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> ()>, affine_map<(d0, d1, d2, d3) -> ()>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], quant_min = -128, quant_max = 127> ins(%q, %sx, %zp : tensor<2x16x8x8xi8>, f32, i64) outs(%ef : tensor<2x16x8x8xf32>) -> tensor<2x16x8x8xf32>
+  %ew = tensor.empty() : tensor<32x16x3x3xf32>
+  %dw = iree_linalg_ext.dequantize_affine <indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], quant_min = -128, quant_max = 127> ins(%wq, %sw : tensor<32x16x3x3xi8>, tensor<32xf32>) outs(%ew : tensor<32x16x3x3xf32>) -> tensor<32x16x3x3xf32>
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %dx low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<2x16x8x8xf32> to tensor<2x16x10x10xf32>
+  %eo = tensor.empty() : tensor<2x32x8x8xf32>
+  %init = linalg.broadcast ins(%b : tensor<32xf32>) outs(%eo : tensor<2x32x8x8xf32>) dimensions = [0, 2, 3]
+  %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%p, %dw : tensor<2x16x10x10xf32>, tensor<32x16x3x3xf32>) outs(%init : tensor<2x32x8x8xf32>) -> tensor<2x32x8x8xf32>
+  return %y : tensor<2x32x8x8xf32>
+}
+
+func.func @symmetric(%xq: tensor<2x16x8x8xi8>) -> tensor<2x32x8x8xf32> {
+  %sx = arith.constant 0.03 : f32
+  %wq = arith.constant dense<3> : tensor<32x16x3x3xi8>
+  %sw = arith.constant dense<0.004> : tensor<32xf32>
+  %ef = tensor.empty() : tensor<2x16x8x8xf32>
+  %dx = iree_linalg_ext.dequantize_affine <indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> ()>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], quant_min = -128, quant_max = 127> ins(%xq, %sx : tensor<2x16x8x8xi8>, f32) outs(%ef : tensor<2x16x8x8xf32>) -> tensor<2x16x8x8xf32>
+  %ew = tensor.empty() : tensor<32x16x3x3xf32>
+  %dw = iree_linalg_ext.dequantize_affine <indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], quant_min = -128, quant_max = 127> ins(%wq, %sw : tensor<32x16x3x3xi8>, tensor<32xf32>) outs(%ew : tensor<32x16x3x3xf32>) -> tensor<32x16x3x3xf32>
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %dx low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<2x16x8x8xf32> to tensor<2x16x10x10xf32>
+  %eo = tensor.empty() : tensor<2x32x8x8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x32x8x8xf32>) -> tensor<2x32x8x8xf32>
+  %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%p, %dw : tensor<2x16x10x10xf32>, tensor<32x16x3x3xf32>) outs(%init : tensor<2x32x8x8xf32>) -> tensor<2x32x8x8xf32>
+  return %y : tensor<2x32x8x8xf32>
+}
+
+func.func @weight_zero_point(%x: tensor<2x16x8x8xf32>) -> tensor<2x32x6x6xf32> {
+  %wq = arith.constant dense<3> : tensor<32x16x3x3xi8>
+  %sw = arith.constant dense<0.004> : tensor<32xf32>
+  %zw = arith.constant dense<1> : tensor<32xi8>
+  %ew = tensor.empty() : tensor<32x16x3x3xf32>
+  %dw = iree_linalg_ext.dequantize_affine <indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0)>, affine_map<(d0, d1, d2, d3) -> (d0)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], quant_min = -128, quant_max = 127> ins(%wq, %sw, %zw : tensor<32x16x3x3xi8>, tensor<32xf32>, tensor<32xi8>) outs(%ew : tensor<32x16x3x3xf32>) -> tensor<32x16x3x3xf32>
+  %zero = arith.constant 0.0 : f32
+  %eo = tensor.empty() : tensor<2x32x6x6xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x32x6x6xf32>) -> tensor<2x32x6x6xf32>
+  %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %dw : tensor<2x16x8x8xf32>, tensor<32x16x3x3xf32>) outs(%init : tensor<2x32x6x6xf32>) -> tensor<2x32x6x6xf32>
+  return %y : tensor<2x32x6x6xf32>
+}

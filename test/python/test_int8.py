@@ -1,0 +1,85 @@
+"""int8 convs on llvm-cpu: linalg i8 convs (s8 x s8 summed in i32) and QDQ ONNX models.
+
+i8 layers are checked exactly against an integer numpy conv (the raw i32 accumulator) or its
+requantization (at most one step off where f32 rounding meets a half); outputs are poisoned
+(INT32_MIN / -128). QDQ models (onnxruntime's quantize_static, symmetric and asymmetric
+activations) are compared with onnxruntime's CPU result for the same model: convc-quantized-conv
+must have made their convs int8 (i8 -> i8 on convc's kernels).
+"""
+
+import numpy as np
+import pytest
+
+from conftest import compile_layer, run_layer_cpu
+from convc.compiler.driver import CompileOptions, compile_file
+from convc.runtime.module import LoadedModule
+from convc.tools.layers import Layer
+
+I8_LAYERS = [
+    Layer("i8_acc_3x3", 2, 9, 7, 16, 24, 3, 3, (1, 1), (1, 1), (1, 1, 1, 1), "i8", "none"),
+    Layer("i8_3x3s2_relu", 2, 9, 7, 32, 40, 3, 3, (2, 2), (1, 1), (1, 1, 1, 1), "i8", "bias_relu"),
+    Layer("i8_1x1_residual", 2, 6, 6, 24, 40, 1, 1, (1, 1), (1, 1), (0, 0, 0, 0), "i8", "bias_residual_relu"),
+    Layer("i8_1x1_bias_n1", 1, 8, 8, 64, 48, 1, 1, (1, 1), (1, 1), (0, 0, 0, 0), "i8", "bias"),
+    Layer("i8_5x5_dil_asym", 1, 13, 11, 16, 20, 5, 3, (1, 2), (2, 1), (2, 1, 3, 0), "i8", "bias_relu"),
+]
+
+
+@pytest.mark.parametrize("layer", I8_LAYERS, ids=[L.name for L in I8_LAYERS])
+def test_int8_layer_is_exact(tmp_path, layer):
+    vmfb, res = compile_layer(tmp_path, layer)
+    (r,) = res.reports
+    assert r.path == "convc" and r.problem.dtype == "i8" and r.problem.acc_dtype == "i32", r.line()
+    assert r.problem.out_dtype == layer.out_dtype
+    for seed in (0, 1):
+        got, ref = run_layer_cpu(vmfb, layer, seed)
+        diff = np.abs(got - ref)
+        if layer.epilogue == "none":
+            assert diff.max() == 0
+        else:
+            assert diff.max() <= 1 and np.count_nonzero(diff) <= diff.size // 1000, (diff.max(), np.count_nonzero(diff))
+
+
+def test_grouped_int8_conv_declines_with_its_reason(tmp_path):
+    """Grouped i8 convs are IREE's (correct), with the reason in the report."""
+    src = tmp_path / "g.mlir"
+    src.write_text("""
+func.func @main(%x: tensor<1x8x8x4x8xi8>, %w: tensor<4x8x3x3x8xi8>) -> tensor<1x6x6x4x8xi32> {
+  %z = arith.constant 0 : i32
+  %e = tensor.empty() : tensor<1x6x6x4x8xi32>
+  %f = linalg.fill ins(%z : i32) outs(%e : tensor<1x6x6x4x8xi32>) -> tensor<1x6x6x4x8xi32>
+  %y = linalg.conv_2d_nhwgc_gfhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+       ins(%x, %w : tensor<1x8x8x4x8xi8>, tensor<4x8x3x3x8xi8>) outs(%f : tensor<1x6x6x4x8xi32>) -> tensor<1x6x6x4x8xi32>
+  return %y : tensor<1x6x6x4x8xi32>
+}
+""")
+    res = compile_file(str(src), str(tmp_path / "g.vmfb"), CompileOptions(target="llvm-cpu"))
+    (r,) = res.reports
+    assert r.path == "IREE" and "grouped i8 conv" in r.reason, r.line()
+
+
+onnx = pytest.importorskip("onnx")
+pytest.importorskip("onnxruntime")
+
+
+@pytest.mark.parametrize("symmetric", [True, False], ids=["symmetric", "asymmetric"])
+def test_qdq_model_matches_onnxruntime(tmp_path, symmetric):
+    from convc.tools.quantized import ort_reference, qdq_quantize, small_net
+    f, q = str(tmp_path / "f.onnx"), str(tmp_path / "q.onnx")
+    small_net(f)
+    qdq_quantize(f, q, symmetric=symmetric)
+    res = compile_file(q, str(tmp_path / "q.vmfb"), CompileOptions(target="llvm-cpu"))
+    convs = res.by_kind()["convs"]
+    assert len(convs) == 4 and all(r.path == "convc" and r.problem.dtype == "i8" for r in convs), \
+        [r.line() for r in convs]
+    # activations stay int8 between the convs; the last conv's output is dequantized by the graph
+    assert [r.problem.out_dtype for r in convs].count("i8") >= 3
+    m = LoadedModule(str(tmp_path / "q.vmfb"), "local-task")
+    for seed in (0, 1):
+        x = np.random.default_rng(seed).standard_normal((2, 16, 10, 9)).astype(np.float32)
+        (ref,) = ort_reference(q, {"x": x})
+        got = np.asarray(m.call(m.entry, [(x, "f32")]))
+        # the output's quantization step: outputs agree to within one step
+        step = np.min(np.diff(np.unique(ref))) if np.unique(ref).size > 1 else 1.0
+        assert got.shape == ref.shape
+        assert np.abs(got - ref).max() <= step * 1.01, np.abs(got - ref).max()
+        assert np.mean(got == ref) >= 0.99

@@ -1,0 +1,146 @@
+"""Quantized (int8) models and layers: QDQ ONNX models quantized here, and the int8 bench suite.
+
+  python3 -m convc.tools.quantized qdq MODEL.onnx -o Q.onnx [--asymmetric] [--per-tensor]
+  python3 -m convc.tools.quantized suite -o SUITE.json      (f16 and i8 ResNet-50 layers)
+
+`qdq` quantizes a float ONNX model the way users do: onnxruntime's `quantize_static` in QDQ
+format (QuantizeLinear/DequantizeLinear around each Conv), int8 activations and per-channel
+int8 weights, calibrated on synthetic data (random inputs of the model's shape, drawn from a
+fixed seed). Activations are symmetric by default (zero point 0, as TensorRT quantizes);
+`--asymmetric` keeps onnxruntime's default asymmetric activations, whose padded convs convc
+pads with the zero point in a dispatch of its own (passes/layout/quantized.py). The reference
+for such a model is onnxruntime's own CPU result on the same QDQ model.
+
+`suite` writes the int8 bench suite: the ResNet-50 group of the layer suite twice, as the
+suite's f16 layers and as i8 layers of the same shapes (tools.layers: s8 x s8 summed in i32,
+requantized to i8 in the epilogue), so one bench run times convc's int8 kernels against its
+own f16 ones. The RGB stem (C = 3: no 16-byte channel rows for int8 TMA) is left out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+
+import numpy as np
+
+from .layers import Layer, load_suite
+
+
+def int8_suite_layers() -> list[Layer]:
+    """The suite's ResNet-50 layers (f16) and their i8 twins (group resnet50_i8)."""
+    f16 = [L for L in load_suite() if L.group == "resnet50" and L.C % 16 == 0]
+    return f16 + [dataclasses.replace(L, name=L.name + "_i8", dtype="i8", group="resnet50_i8") for L in f16]
+
+
+def write_suite(path: str) -> list[Layer]:
+    layers = int8_suite_layers()
+    with open(path, "w") as f:
+        json.dump({"about": "convc int8 bench suite: ResNet-50 layers in f16 and i8 (tools/quantized.py)",
+                   "layers": [dataclasses.asdict(L) for L in layers]}, f, indent=1)
+    return layers
+
+
+class _Calibration:
+    """onnxruntime's CalibrationDataReader over `count` random inputs (fixed seed)."""
+
+    def __init__(self, feeds: list[dict]):
+        self._it = iter(feeds)
+
+    def get_next(self):
+        return next(self._it, None)
+
+    def rewind(self):      # onnxruntime >= 1.17 calls it between calibration passes
+        pass
+
+
+def calibration_feeds(model_path: str, count: int = 8, seed: int = 0) -> list[dict]:
+    """Random inputs for each graph input of a float ONNX model (static shapes), N(0, 1)."""
+    import onnx
+    m = onnx.load(model_path)
+    init = {i.name for i in m.graph.initializer}
+    rng = np.random.default_rng(seed)
+    feeds = []
+    for _ in range(count):
+        feed = {}
+        for v in m.graph.input:
+            if v.name in init:
+                continue
+            shape = [d.dim_value for d in v.type.tensor_type.shape.dim]
+            if not all(shape):
+                raise ValueError(f"input {v.name} has a dynamic shape: calibration needs a static one")
+            feed[v.name] = rng.standard_normal(shape).astype(np.float32)
+        feeds.append(feed)
+    return feeds
+
+
+def qdq_quantize(model_path: str, out_path: str, symmetric: bool = True, per_channel: bool = True,
+                 count: int = 8, seed: int = 0) -> None:
+    """A float ONNX model -> its QDQ int8 model (onnxruntime quantize_static)."""
+    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
+    reader = _Calibration(calibration_feeds(model_path, count, seed))
+    quantize_static(model_path, out_path, reader, quant_format=QuantFormat.QDQ, per_channel=per_channel,
+                    activation_type=QuantType.QInt8, weight_type=QuantType.QInt8,
+                    extra_options={"ActivationSymmetric": symmetric, "WeightSymmetric": True})
+
+
+def small_net(path: str, N: int = 2, C: int = 16, H: int = 10, W: int = 9, seed: int = 0) -> None:
+    """A float ONNX test net of the conv kinds a quantized CNN has: a padded 3x3 (bias, ReLU), a
+    strided 3x3, a 1x1 with a residual add, a 1x1 to a float output."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    rng = np.random.default_rng(seed)
+
+    def weight(name, f, c, k):
+        return numpy_helper.from_array((rng.standard_normal((f, c, k, k)) / np.sqrt(c * k * k)).astype(np.float32), name)
+
+    def bias(name, f):
+        return numpy_helper.from_array((rng.standard_normal(f) * 0.1).astype(np.float32), name)
+
+    inits = [weight("w1", 32, C, 3), bias("b1", 32), weight("w2", 32, 32, 3), bias("b2", 32),
+             weight("w3", 32, 32, 1), bias("b3", 32), weight("w4", 24, 32, 1), bias("b4", 24)]
+    nodes = [helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["c1"], ["r1"]),
+             helper.make_node("Conv", ["r1", "w2", "b2"], ["c2"], pads=[1, 1, 1, 1], strides=[2, 2]),
+             helper.make_node("Relu", ["c2"], ["r2"]),
+             helper.make_node("Conv", ["r2", "w3", "b3"], ["c3"]),
+             helper.make_node("Add", ["c3", "r2"], ["a3"]),
+             helper.make_node("Relu", ["a3"], ["r3"]),
+             helper.make_node("Conv", ["r3", "w4", "b4"], ["y"])]
+    Ho, Wo = (H + 1) // 2, (W + 1) // 2
+    g = helper.make_graph(nodes, "qnet", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [N, C, H, W])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [N, 24, Ho, Wo])], inits)
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), path)
+
+
+def ort_reference(model_path: str, feed: dict) -> list[np.ndarray]:
+    """onnxruntime's CPU outputs of a model (the reference for a QDQ model)."""
+    import onnxruntime as ort
+    return ort.InferenceSession(model_path, providers=["CPUExecutionProvider"]).run(None, feed)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python3 -m convc.tools.quantized", description=__doc__.splitlines()[0])
+    p.add_argument("action", choices=["qdq", "suite"])
+    p.add_argument("model", nargs="?", help="qdq: the float ONNX model")
+    p.add_argument("-o", "--out", required=True)
+    p.add_argument("--asymmetric", action="store_true", help="qdq: asymmetric activations (zero points)")
+    p.add_argument("--per-tensor", action="store_true", help="qdq: one weight scale per tensor")
+    p.add_argument("--calibration", type=int, default=8, help="qdq: random calibration inputs")
+    args = p.parse_args(argv)
+    if args.action == "suite":
+        layers = write_suite(args.out)
+        print(f"{len(layers)} layers -> {args.out}")
+        return 0
+    if not args.model:
+        p.error("qdq needs the float model")
+    qdq_quantize(args.model, args.out, symmetric=not args.asymmetric, per_channel=not args.per_tensor,
+                 count=args.calibration)
+    print(f"QDQ int8 model -> {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

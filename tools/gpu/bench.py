@@ -32,10 +32,10 @@ from ...runtime.module import LoadedModule
 from ..layers import Layer
 from .bench_report import plot, print_report
 from .check import TOLERANCE, device_name
-from .reference import fhwc_filter, apply_epilogue, conv_nhwc_fhwc_torch, rel_l2
+from .reference import fhwc_filter, apply_epilogue, conv_nhwc_fhwc_torch, layer_reference_numpy, rel_l2
 
 _TORCH_DT = {"f16": "float16", "bf16": "bfloat16", "f32": "float32"}     # torch dtype names
-_BYTES = {"f16": 2, "bf16": 2, "f32": 4}
+_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "i8": 1, "i32": 4}
 
 
 # ------------------------------------------------------------------------ timing
@@ -121,7 +121,10 @@ def _bytes(L) -> int:
 
 
 def _floor_us(L, peak_tflops, bw_tbs):
-    return max(L.flops / (peak_tflops * 1e12), _bytes(L) / (bw_tbs * 1e12)) * 1e6
+    """FLOPs at the measured bf16 matmul ceiling (int8: twice that, Hopper's int8 rate) or bytes
+    at the copy bandwidth, whichever is longer."""
+    peak = peak_tflops * (2 if L.dtype == "i8" else 1)
+    return max(L.flops / (peak * 1e12), _bytes(L) / (bw_tbs * 1e12)) * 1e6
 
 
 _COPY_BUFFERS: list = []
@@ -223,6 +226,8 @@ def bench_layer(bundle, entry, iters, rotate, peak, bw, seed):
         row.update(ptxas_resources(os.path.join(bundle, entry["ptx"])))
     rng = np.random.default_rng(seed)
     inputs = [[random_input(rng, s, t) for s, t in L.input_shapes()] for _ in range(rotate)]
+    if L.dtype == "i8":
+        return _bench_int8(bundle, entry, L, row, inputs, iters, rotate)
     f32 = [_torch_inputs(L, x) for x in inputs]          # fp32 copies of the rounded inputs
     ref_conv = conv_nhwc_fhwc_torch(f32[0][0], f32[0][1], L.stride, L.dilation, L.pad, L.groups, L.filter_layout)
     ref = apply_epilogue(ref_conv, L.epilogue, *(f32[0][2:] + [None] * (4 - len(f32[0]))))
@@ -319,6 +324,32 @@ def bench_layer(bundle, entry, iters, rotate, peak, bw, seed):
         for k in ("cudnn", "cudnn_fused", "iree", "torch_eager"):
             if row.get(f"{k}_us"):
                 row[f"convc_vs_{k}"] = c / row[f"{k}_us"]
+    for k in ("convc_us", "iree_us", "cudnn_us", "cudnn_fused_us", "torch_eager_us"):
+        row.setdefault(k, None)
+    return row
+
+
+def _bench_int8(bundle, entry, L, row, inputs, iters, rotate):
+    """An i8 layer: convc's kernel against the exact integer reference; no PyTorch baseline
+    (PyTorch has no int8 cuDNN conv on CUDA: the suite's f16 twin of the layer, timed in the
+    same run, is the comparison)."""
+    checks = {}
+    try:
+        fn, out = _iree_variant(os.path.join(bundle, entry["vmfb"]), L, inputs, rotate)
+        checks["convc"] = _check(out, layer_reference_numpy(L, inputs[0]), L.out_dtype)
+        row["convc_us"], row["convc_kernels"] = kernel_time_us(fn, iters)
+        row["convc_invoke_us"] = wall_time_us(fn, iters)
+        row["copy_us"] = copy_us(_bytes(L), iters, rotate)
+        row["copy_one_buffer_us"] = copy_us(_bytes(L), iters)
+    except Exception as e:
+        checks["convc"] = {"ok": False, "error": str(e).splitlines()[0]}
+    row["checks"] = checks
+    row["correct"] = row["all_outputs_correct"] = bool(checks["convc"].get("ok"))
+    c = row.get("convc_us")
+    if c:
+        row["convc_tflops"] = L.flops / (c * 1e-6) / 1e12
+        row["pct_of_floor"] = 100.0 * row["floor_us"] / c
+        row["pct_of_copy"] = 100.0 * row["copy_us"] / c
     for k in ("convc_us", "iree_us", "cudnn_us", "cudnn_fused_us", "torch_eager_us"):
         row.setdefault(k, None)
     return row

@@ -32,9 +32,11 @@ import numpy as np
 from ...runtime.arrays import poison, random_input, storage_dtype, to_f32
 from ...runtime.module import LoadedModule, ModuleError, require_driver
 from ..layers import Layer
-from .reference import apply_epilogue, conv_nhwc_fhwc_numpy, conv_nhwc_fhwc_torch, rel_l2
+from .reference import apply_epilogue, conv_nhwc_fhwc_numpy, conv_nhwc_fhwc_torch, int8_reference, rel_l2
 
-TOLERANCE = {"f16": 1e-2, "bf16": 1e-2, "f32": 1e-3}
+# i32: an int8 conv's raw accumulator, exact; i8: its requantization (a value one step off
+# where f32 rounding meets a half: rel. L2 of a few such in a tensor is ~1e-4)
+TOLERANCE = {"f16": 1e-2, "bf16": 1e-2, "f32": 1e-3, "i32": 0.0, "i8": 2e-3}
 # f32 inputs on the tensor cores (TF32: 10 mantissa bits, rounded by the TMA): their relative
 # rounding error is that of f16 operands, whatever the output type (measured 2.3-2.7e-4)
 TF32_TOLERANCE = 1e-2
@@ -51,6 +53,8 @@ def _layer_from(d):
 
 
 def reference(layer, inputs, device):
+    if layer.dtype == "i8":                     # exact integer sums (numpy float64)
+        return int8_reference(layer, inputs)
     f = [to_f32(a, t) for a, (_, t) in zip(inputs, layer.input_shapes())]
     extra = f[2:] + [None] * (4 - len(f))
     if device == "numpy":

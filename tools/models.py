@@ -202,8 +202,34 @@ def prepare_model(src: str, name: str, out: str, target: str, precision: str, x:
     return entry
 
 
+# rel. L2 bound of a QDQ int8 model against onnxruntime's CPU run of the same model: both sum
+# the int8 products exactly, but requantize with their own float rounding (onnxruntime: its
+# MLAS kernels), so a value at a rounding half lands one step apart now and then, and the step
+# propagates through the layers after it (measured on llvm-cpu: docs/quantized.md)
+QDQ_TOLERANCE = 5e-2
+
+
+def prepare_quantized(name: str, out: str, target: str, seed: int) -> dict:
+    """`{name}_qdq`: the light model with random weights (seed), quantized to QDQ int8 here
+    (tools.quantized: symmetric int8 activations, per-channel weights, synthetic calibration),
+    against onnxruntime's CPU result on a random input."""
+    from .quantized import qdq_quantize
+    src = os.path.join(light_dir(), f"light_{name}.onnx")
+    x, _, function = model_io(src)
+    fsrc, qsrc = os.path.join(out, f"{name}_float.onnx"), os.path.join(out, f"{name}_qdq.onnx")
+    randomized(src, fsrc, seed)
+    qdq_quantize(fsrc, qsrc, seed=seed)
+    xr = np.random.default_rng(seed).standard_normal(x.shape).astype(np.float32)
+    entry = prepare_model(qsrc, f"{name}_qdq", out, target, "tf32", xr, onnxruntime_output(qsrc, xr), function,
+                          f"onnxruntime CPU on the same QDQ model, random weights (seed {seed})")
+    entry["tolerance"] = QDQ_TOLERANCE
+    os.remove(fsrc)
+    os.remove(qsrc)
+    return entry
+
+
 def prepare(out: str, target: str, precision: str, only: list[str] | None, random_seed: int | None = None,
-            decoders_seed: int | None = None) -> dict:
+            decoders_seed: int | None = None, quantized_seed: int | None = None) -> dict:
     """Every light model with its shipped input and output; with random_seed, each also with
     random weights and input, against ONNX Runtime's CPU result (`{name}_random`); with
     decoders_seed, the DECODERS too."""
@@ -227,6 +253,8 @@ def prepare(out: str, target: str, precision: str, only: list[str] | None, rando
                                          onnxruntime_output(rsrc, xr), function,
                                          f"onnxruntime CPU, random weights (seed {random_seed})"))
             os.remove(rsrc)
+    for name in [m for m in only or LIGHT_MODELS if m in LIGHT_MODELS] if quantized_seed is not None else ():
+        entries.append(prepare_quantized(name, out, target, quantized_seed))
     manifest = {"target": target, "precision": precision, "tolerance": TOLERANCE[precision],
                 "commit": git_commit(), "models": entries}
     with open(os.path.join(out, "manifest.json"), "w") as f:
@@ -246,6 +274,9 @@ def main(argv=None) -> int:
     p.add_argument("--decoders", type=int, metavar="SEED",
                    help="also the transposed-conv decoders (DECODERS), random weights and input, against ONNX "
                         "Runtime's CPU result")
+    p.add_argument("--quantized", type=int, metavar="SEED",
+                   help="also each model quantized to QDQ int8 here (random weights, synthetic calibration), "
+                        "against ONNX Runtime's CPU result for the same QDQ model")
     args = p.parse_args(argv)
     only = args.only.split(",") if args.only else None
     unknown = [m for m in only or [] if m not in LIGHT_MODELS and m not in DECODERS]
@@ -255,7 +286,7 @@ def main(argv=None) -> int:
               file=sys.stderr)
         return 2
     try:
-        prepare(args.out, args.target, args.precision, only, args.random_weights, args.decoders)
+        prepare(args.out, args.target, args.precision, only, args.random_weights, args.decoders, args.quantized)
     except ConvcError as e:
         print(f"convc-models: error: {e}", file=sys.stderr)
         return 1

@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import sys
 
 import numpy as np
@@ -78,12 +79,26 @@ def calibration_feeds(model_path: str, count: int = 8, seed: int = 0) -> list[di
 
 def qdq_quantize(model_path: str, out_path: str, symmetric: bool = True, per_channel: bool = True,
                  count: int = 8, seed: int = 0) -> None:
-    """A float ONNX model -> its QDQ int8 model (onnxruntime quantize_static)."""
+    """A float ONNX model -> its QDQ int8 model (onnxruntime quantize_static), after
+    onnxruntime's recommended pre-processing (shape inference and graph optimization, which folds
+    BatchNorms into their convs). Models of opsets before 13 (no per-channel DequantizeLinear)
+    and IR versions before 7 are converted to opset 17 / IR 8 first."""
+    import onnx
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+    m = onnx.load(model_path)
+    if next((o.version for o in m.opset_import if o.domain in ("", "ai.onnx")), 17) < 13 or m.ir_version < 7:
+        m = onnx.version_converter.convert_version(m, 17)
+        m.ir_version = 8
+    converted = out_path + ".pre.onnx"
+    onnx.save(m, converted)
+    quant_pre_process(converted, converted)
+    model_path = converted
     reader = _Calibration(calibration_feeds(model_path, count, seed))
     quantize_static(model_path, out_path, reader, quant_format=QuantFormat.QDQ, per_channel=per_channel,
                     activation_type=QuantType.QInt8, weight_type=QuantType.QInt8,
                     extra_options={"ActivationSymmetric": symmetric, "WeightSymmetric": True})
+    os.remove(converted)
 
 
 def small_net(path: str, N: int = 2, C: int = 16, H: int = 10, W: int = 9, seed: int = 0) -> None:

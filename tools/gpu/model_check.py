@@ -56,7 +56,7 @@ def main(argv=None) -> int:
         manifest = json.load(f)
     rows = []
     for entry in manifest["models"]:
-        row = check_model(args.bundle, entry, args.driver, manifest["tolerance"])
+        row = check_model(args.bundle, entry, args.driver, entry.get("tolerance", manifest["tolerance"]))
         rows.append(row)
         status = "ok" if row["correct"] else "FAIL"
         detail = f"rel_l2={row['rel_l2']:.2e}" if "rel_l2" in row else row.get("error", "")

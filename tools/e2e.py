@@ -40,6 +40,10 @@ class Case:
     # how convc's build takes the image: "nhwc" (channels-last, as the PyTorch baselines get theirs:
     # torch.channels_last) or "nchw" (the model's declared layout; a transpose runs first)
     input_layout: str = "nhwc"
+    # convc runs the model quantized to QDQ int8 here (tools.quantized, the same synthetic
+    # weights), checked against onnxruntime's CPU run of that QDQ model; PyTorch runs the float
+    # model in `dtype`
+    quantized: bool = False
 
 
 CASES = [
@@ -85,10 +89,59 @@ CASES = [
     Case("shufflenet_v2_b1", "shufflenet_v2_x1_0", (1, 3, 224, 224)),
     # a video network: 3-D convs (convc-conv3d), 16 frames of 112 x 112
     Case("r2plus1d_18_b8", "r2plus1d_18", (8, 3, 16, 112, 112)),
+    # int8: QDQ models (symmetric int8 activations, per-channel weights) against PyTorch in f16
+    Case("resnet50_qdq_b32", "resnet50", (32, 3, 224, 224), quantized=True),
+    Case("mobilenet_v2_qdq_b32", "mobilenet_v2", (32, 3, 224, 224), quantized=True),
 ]
+
+# rel. L2 of a QDQ case's output against onnxruntime's CPU run of the same QDQ model (both sum
+# int8 products exactly and requantize in f32; a value at a rounding half now and then lands
+# one step apart and the step propagates: tools/models.QDQ_TOLERANCE)
+QDQ_TOLERANCE = 5e-2
+
+
+def prepare_quantized_case(case: Case, out: str, extra_flags: tuple = ()) -> dict:
+    """A QDQ case: the float model (synthetic weights) exported to ONNX, quantized here
+    (tools.quantized.qdq_quantize), compiled with convc; the input the GPU side feeds (its
+    seed's normal draw, rounded to `dtype` as PyTorch's input is) and onnxruntime's CPU output
+    for it are saved beside the vmfb."""
+    import numpy as np
+    import torch
+    from .quantized import ort_reference, qdq_quantize
+    models = torch_models()
+    model = models.load_synthetic(models.MODELS[case.model](), case.seed).float().eval()
+    fsrc, qsrc = os.path.join(out, f"{case.name}.float.onnx"), os.path.join(out, f"{case.name}.qdq.onnx")
+    torch.onnx.export(model, (torch.zeros(case.input_shape),), fsrc, dynamo=False, opset_version=17,
+                      input_names=["x"], output_names=["y"])
+    qdq_quantize(fsrc, qsrc, count=2, seed=case.seed)
+    os.remove(fsrc)
+    np_dt = {"float16": np.float16, "float32": np.float32}[case.dtype]
+    x = np.random.default_rng(case.seed).standard_normal(case.input_shape).astype(np_dt).astype(np.float32)
+    (expected,) = ort_reference(qsrc, {"x": x})
+    np.save(os.path.join(out, f"{case.name}.expected.npy"), expected)
+    res = compile_file(qsrc, os.path.join(out, f"{case.name}.convc.vmfb"),
+                       CompileOptions(target="sm_90a", tuning_cache="none", extra_flags=tuple(extra_flags),
+                                      input_layout=case.input_layout))
+    os.remove(qsrc)
+    kinds = res.by_kind()
+    convs = kinds["convs"]
+    return {"case": asdict(case), "parameters": [], "convc_vmfb": f"{case.name}.convc.vmfb",
+            "convc_input_layout": case.input_layout, "convc_input_dtype": "f32",
+            "expected": f"{case.name}.expected.npy", "tolerance": QDQ_TOLERANCE,
+            "reference": "onnxruntime CPU, the same QDQ model and input",
+            "compile_s": round(res.timings["total"], 1), **res.counts(),
+            "int8_convs": sum(1 for r in convs if r.problem is not None and r.problem.dtype == "i8"),
+            "declined": [r.line() for r in convs if r.path != "convc"],
+            "transposes": [{"dispatch": d, "why": w} for d, w in res.transposes],
+            "kernels": {r.dispatch: r.schedule.describe() for rs in kinds.values() for r in rs if r.schedule},
+            "executables": len(res.reports), "dispatch_costs": dispatch_costs(res),
+            "structure": [s.as_dict() for s in res.structure],
+            "iree_error": "no stock IREE build of a QDQ case"}
 
 
 def prepare_case(case: Case, out: str, extra_flags: tuple = (), stock: bool = True) -> dict:
+    if case.quantized:
+        return prepare_quantized_case(case, out, extra_flags)
     import torch
     models = torch_models()
 

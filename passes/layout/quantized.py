@@ -25,6 +25,12 @@ conv as usual. An asymmetric one pads with zx, which the kernels' zero-filled wi
 give, so its padded input is built by its own dispatch (behind a barrier, as convc's other
 materialized pads): correct, one extra pass over the int8 activation.
 
+Few input channels (C not a multiple of 16, the RGB stem: int8 pixel rows that are no 16-byte
+TMA vectors): the conv runs on (xq - zx) and wq as integer-valued f16 tensors summed in f32,
+which is exact while every partial sum stays below 2^24 (checked from the filter size), on the
+f16 kernels built for such convs; the zero point is subtracted before the pad, so it pads with
+zeros.
+
 Declined (left as IREE's float conv): grouped and depthwise convs, non-constant scales or
 zero points, a weight zero point that is not 0, other integer ranges (uint8: quant_min 0).
 """
@@ -177,7 +183,7 @@ def channel_scales(sx: ir.Value, sw: ir.Value) -> ir.Value:
 def dequantize_accumulator(acc: ir.Value, init: ir.Value, c_dim: int, scale: ir.Value,
                            corr: ir.Value | None) -> ir.Value:
     """init + float(acc - corr[c]) * scale[c] (scale: [F], or a scalar): the f32 conv result
-    of the int32 accumulator."""
+    of the int32 accumulator (or of an exact f32 one, _rewrite_as_f16)."""
     t = ir.RankedTensorType(acc.type)
     f32 = ir.F32Type.get()
     rank = t.rank
@@ -201,7 +207,9 @@ def dequantize_accumulator(acc: ir.Value, init: ir.Value, c_dim: int, scale: ir.
         if corr is not None:
             a = arith_d.subi(a, args.pop(0))
         s = args.pop(0) if _shaped(scale) else scale
-        y = arith_d.addf(args.pop(0), arith_d.mulf(arith_d.sitofp(f32, a), s))
+        if isinstance(a.type, ir.IntegerType):
+            a = arith_d.sitofp(f32, a)
+        y = arith_d.addf(args.pop(0), arith_d.mulf(a, s))
         linalg_d.YieldOp([y])
     return gen.results[0]
 
@@ -223,10 +231,43 @@ def _scalar(v: ir.Value) -> ir.Value:
     return v
 
 
+def integer_valued_f16(q: ir.Value, zp: int) -> ir.Value:
+    """q - zp (an int8 tensor less its zero point) as f16: exact (integers of at most 9 bits)."""
+    t = ir.RankedTensorType(q.type)
+    f16, i32 = ir.F16Type.get(), ir.IntegerType.get_signless(32)
+    out = tensor_d.EmptyOp(list(t.shape), f16).result
+    gen = linalg_d.GenericOp([out.type], [q], [out], ir.ArrayAttr.get([_identity(t.rank)] * 2),
+                             _iterators(["parallel"] * t.rank))
+    block = gen.regions[0].blocks.append(t.element_type, f16)
+    with ir.InsertionPoint(block):
+        v = arith_d.extsi(i32, block.arguments[0])
+        if zp:
+            v = arith_d.subi(v, arith_d.constant(i32, ir.IntegerAttr.get(i32, zp)))
+        linalg_d.YieldOp([arith_d.sitofp(f16, v)])
+    return gen.results[0]
+
+
+def exact_in_f16(op, zx: int) -> bool:
+    """Whether the conv's sums stay exact on f16 operands with f32 accumulation: every product
+    (at most 255 x 128) and every partial sum below 2^24."""
+    wt = ir.RankedTensorType(op.operands[1].type)
+    f_dim, _ = CONVS[op.name]
+    k = 1
+    for d, n in enumerate(wt.shape):
+        k *= 1 if d == f_dim else n
+    return k * max(127 - zx, 128 + zx) * 128 < 2 ** 24
+
+
 def rewrite_quantized_conv(op, xd: Dequantized, pad_op, wd: Dequantized, zx: int) -> None:
     f_dim, c_dim = CONVS[op.name]
     i8, i32 = ir.IntegerType.get_signless(8), ir.IntegerType.get_signless(32)
     xq = xd.q
+    channels = ir.RankedTensorType(xq.type).shape[1 if op.name.endswith("nchw_fchw") else 3]
+    if channels % 16 and exact_in_f16(op, zx):
+        # Few input channels (the RGB stem: 3): int8 rows of C bytes are no TMA vectors, but
+        # the same integers in f16 are exact and take the f16 kernels built for such convs
+        # (the row-slab stem), the zero point subtracted before the pad (zeros again)
+        return _rewrite_as_f16(op, xd, pad_op, wd, zx)
     if pad_op is not None:
         low = list(ir.DenseI64ArrayAttr(pad_op.attributes["static_low"]))
         high = list(ir.DenseI64ArrayAttr(pad_op.attributes["static_high"]))
@@ -255,6 +296,29 @@ def rewrite_quantized_conv(op, xd: Dequantized, pad_op, wd: Dequantized, zx: int
     else:
         scale = arith_d.mulf(sx, _scalar(wd.scale))
     y = dequantize_accumulator(acc, op.operands[2], c_dim, scale, corr)
+    op.results[0].replace_all_uses_with(y)
+    op.erase()
+
+
+def _rewrite_as_f16(op, xd: Dequantized, pad_op, wd: Dequantized, zx: int) -> None:
+    """The conv of (xq - zx) and wq as integer-valued f16 operands summed in f32 (exact, see
+    exact_in_f16), then init + acc * (sx * sw[f])."""
+    f_dim, c_dim = CONVS[op.name]
+    f16, f32 = ir.F16Type.get(), ir.F32Type.get()
+    x = integer_valued_f16(xd.q, zx)
+    if pad_op is not None:
+        low = list(ir.DenseI64ArrayAttr(pad_op.attributes["static_low"]))
+        high = list(ir.DenseI64ArrayAttr(pad_op.attributes["static_high"]))
+        x = pad(x, low, high, arith_d.constant(f16, 0.0))
+    w = integer_valued_f16(wd.q, 0)
+    out_t = ir.RankedTensorType(op.results[0].type)
+    acc0 = value_of(linalg_d.fill(zero(f32), outs=[tensor_d.EmptyOp(list(out_t.shape), f32).result]))
+    attrs = {k: [int(v) for v in ir.DenseIntElementsAttr(op.attributes[k])] for k in ("strides", "dilations")
+             if k in op.attributes}
+    acc = value_of(getattr(linalg_d, op.name.split(".", 1)[1])(x, w, outs=[acc0], **attrs))
+    sx = _scalar(xd.scale)
+    scale = channel_scales(sx, wd.scale) if list(wd.scale_map.results) else arith_d.mulf(sx, _scalar(wd.scale))
+    y = dequantize_accumulator(acc, op.operands[2], c_dim, scale, None)
     op.results[0].replace_all_uses_with(y)
     op.erase()
 

@@ -35,6 +35,14 @@
 // CHECK: linalg.conv_2d_nchw_fchw {{.*}} ins(%[[P]], %{{.*}} : tensor<2x16x10x10xi8>, tensor<32x16x3x3xi8>) outs(%{{.*}} : tensor<2x32x8x8xi32>)
 // CHECK-NOT: arith.subi
 
+// Three input channels: integer-valued f16 operands, the zero point subtracted before the pad.
+// CHECK-LABEL: func.func @rgb
+// CHECK: arith.subi %{{.*}}, %c5_i32
+// CHECK: arith.sitofp %{{.*}} : i32 to f16
+// CHECK: %[[P:.*]] = tensor.pad
+// CHECK: tensor.yield %{{.*}} : f16
+// CHECK: linalg.conv_2d_nchw_fchw {{.*}} ins(%[[P]], %{{.*}} : tensor<1x3x10x10xf16>, tensor<8x3x3x3xf16>) outs(%{{.*}} : tensor<1x8x8x8xf32>)
+
 // CHECK-LABEL: func.func @weight_zero_point
 // CHECK: linalg.conv_2d_nchw_fchw {{.*}} ins(%{{.*}}, %{{.*}} : tensor<2x16x8x8xf32>, tensor<32x16x3x3xf32>) outs(%{{.*}} : tensor<2x32x6x6xf32>)
 
@@ -90,4 +98,24 @@ func.func @weight_zero_point(%x: tensor<2x16x8x8xf32>) -> tensor<2x32x6x6xf32> {
   %init = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x32x6x6xf32>) -> tensor<2x32x6x6xf32>
   %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %dw : tensor<2x16x8x8xf32>, tensor<32x16x3x3xf32>) outs(%init : tensor<2x32x6x6xf32>) -> tensor<2x32x6x6xf32>
   return %y : tensor<2x32x6x6xf32>
+}
+
+func.func @rgb(%xq: tensor<1x3x8x8xi8>) -> tensor<1x8x8x8xf32> {
+  %zp = arith.constant 5 : i64
+  %sx = arith.constant 0.03 : f32
+  %wq = arith.constant dense<3> : tensor<8x3x3x3xi8>
+  %sw = arith.constant dense<0.004> : tensor<8xf32>
+  %ef = tensor.empty() : tensor<1x3x8x8xf32>
+  %dx = iree_linalg_ext.dequantize_affine <indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> ()>, affine_map<(d0, d1, d2, d3) -> ()>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], quant_min = -128, quant_max = 127> ins(%xq, %sx, %zp : tensor<1x3x8x8xi8>, f32, i64) outs(%ef : tensor<1x3x8x8xf32>) -> tensor<1x3x8x8xf32>
+  %ew = tensor.empty() : tensor<8x3x3x3xf32>
+  %dw = iree_linalg_ext.dequantize_affine <indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], quant_min = -128, quant_max = 127> ins(%wq, %sw : tensor<8x3x3x3xi8>, tensor<8xf32>) outs(%ew : tensor<8x3x3x3xf32>) -> tensor<8x3x3x3xf32>
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %dx low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<1x3x8x8xf32> to tensor<1x3x10x10xf32>
+  %eo = tensor.empty() : tensor<1x8x8x8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%eo : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%p, %dw : tensor<1x3x10x10xf32>, tensor<8x3x3x3xf32>) outs(%init : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  return %y : tensor<1x8x8x8xf32>
 }

@@ -285,17 +285,22 @@ I8_CONV = """func.func @main(%x: tensor<1x8x8x16xi8>, %w: tensor<32x3x3x16xi8>) 
 """
 
 
-def test_int8_conv_is_declined_by_its_type(tmp_path):
-    """An i8 conv is counted as a conv and left to IREE with the dtype named, and the IREE
-    fallback still computes it right."""
-    src = tmp_path / "i8.mlir"
-    src.write_text(I8_CONV)
+@pytest.mark.parametrize("dtype", ["i8", "i16"])
+def test_integer_conv_is_taken_or_declined_by_its_type(tmp_path, dtype):
+    """An i8 conv summed in i32 is convc's (exact); an i16 one is counted as a conv and left to
+    IREE with the dtype named, and the IREE fallback still computes it right."""
+    src = tmp_path / f"{dtype}.mlir"
+    src.write_text(I8_CONV.replace("xi8>", f"x{dtype}>"))
     out, res = _compile(tmp_path, src)
     convs = [r for r in res.reports if r.is_conv]
-    assert [r.path for r in convs] == ["IREE"] and "i8 convolution: the input type is not supported" in convs[0].reason
+    if dtype == "i8":
+        assert [r.path for r in convs] == ["convc"] and convs[0].problem.acc_dtype == "i32"
+    else:
+        assert [r.path for r in convs] == ["IREE"] and "i16 convolution: the input type is not supported" in convs[0].reason
     rng = np.random.default_rng(0)
-    x = rng.integers(-8, 8, (1, 8, 8, 16)).astype(np.int8)
-    w = rng.integers(-8, 8, (32, 3, 3, 16)).astype(np.int8)
+    np_t = {"i8": np.int8, "i16": np.int16}[dtype]
+    x = rng.integers(-8, 8, (1, 8, 8, 16)).astype(np_t)
+    w = rng.integers(-8, 8, (32, 3, 3, 16)).astype(np_t)
     m = LoadedModule(str(out), "local-task")
     got = np.asarray(m.function("main")(x, w).to_host())
     ref = np.zeros((1, 6, 6, 32), np.int64)

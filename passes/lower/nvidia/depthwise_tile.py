@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...problem import ConvProblem, DTYPE_BYTES
+from ...problem import INPUT_DTYPES, ConvProblem, DTYPE_BYTES
 from . import tensormap as tm
 from .tma_loader import _TM_ELEM
 from ..common.emit import cdiv
@@ -113,7 +113,7 @@ def depthwise_tile(p: ConvProblem, channels: int, rows: int, cols: int, pixels: 
     kernel cannot do it."""
     if not (p.depthwise and p.F == p.C):
         raise DepthwiseTileUnsupported("not a depthwise conv with channel multiplier 1")
-    if p.dtype not in _TM_ELEM:
+    if p.dtype not in INPUT_DTYPES:          # float operands (the TMA maps also take i8)
         raise DepthwiseTileUnsupported(f"dtype {p.dtype}")
     eb = DTYPE_BYTES[p.dtype]
     vec = 16 // eb

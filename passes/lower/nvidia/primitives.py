@@ -179,9 +179,17 @@ def smem_descriptor_at(lo_i32, byte_offset: int, stride_byte_offset: int, layout
     return arith_d.ori(arith_d.extui(I64(), lo), i64(hi - (1 << 64) if hi >= (1 << 63) else hi))
 
 
-def accumulator_type(n: int) -> ir.Type:
-    """The m64nNk16 f32 accumulator fragment: N/2 floats per thread."""
-    return ir.Type.parse("!llvm.struct<(" + ", ".join(["f32"] * (n // 2)) + ")>")
+# wgmma operands by convc dtype: (PTX operand type, K per instruction, accumulator dtype). Every
+# instruction reads 32 bytes of K per row, so descriptors step alike in bytes; f32 operands run
+# as TF32 (k8), i8 as s8 summed in s32 (k32).
+WGMMA_OPERANDS = {"f16": ("f16", 16, "f32"), "bf16": ("bf16", 16, "f32"), "f32": ("tf32", 8, "f32"),
+                  "i8": ("s8", 32, "i32")}
+
+
+def accumulator_type(n: int, acc: str = "f32") -> ir.Type:
+    """The m64nN accumulator fragment: N/2 values per thread, f32 (or i32: s32 accumulators
+    of integer operands, in the same fragment positions)."""
+    return ir.Type.parse("!llvm.struct<(" + ", ".join([acc] * (n // 2)) + ")>")
 
 
 def zero_accumulator(n: int):
@@ -219,9 +227,10 @@ def wgmma_m64nk16_rega(acc, a_regs, desc_b, n: int, dtype: str, accumulate: bool
                               has_side_effects=True).result
 
 
-def undef_accumulator(n: int):
-    """An accumulator fragment for a first wgmma with scale-d 0 (its value is never read)."""
-    return llvm_d.mlir_undef(accumulator_type(n))
+def undef_accumulator(n: int, acc: str = "f32"):
+    """An accumulator fragment (of `acc` values) for a first wgmma with scale-d 0 (its value
+    is never read)."""
+    return llvm_d.mlir_undef(accumulator_type(n, acc))
 
 
 def wgmma_fence() -> None:
@@ -239,16 +248,17 @@ def wgmma_wait(pending: int) -> None:
 def wgmma_m64nk16(acc, desc_a, desc_b, n: int, dtype: str, accumulate: bool = True):
     """wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{dtype}.{dtype}: D += A * B (D = A * B with
     accumulate=False: scale-d 0, the input accumulator is ignored), both operands K-major in
-    shared memory (A "row", B "col": no transposes). f32 operands run as m64n{n}k8 TF32: the
-    same 32 bytes of K per instruction."""
-    k = 16
-    if dtype == "f32":
-        dtype, k = "tf32", 8
-    ty = parse_attr(f"#nvvm.wgmma_type<{dtype}>")
+    shared memory (A "row", B "col": no transposes). f32 operands run as m64n{n}k8 TF32, i8 as
+    m64n{n}k32.s32.s8.s8 (wrapping i32 sums): the same 32 bytes of K per instruction
+    (WGMMA_OPERANDS). For s32 the op's PTX leaves out the imm-scale-a/b operands PTX refuses
+    on integer wgmma (and the transposes, as for every non-16-bit type)."""
+    wtype, k, acc_dtype = WGMMA_OPERANDS[dtype]
+    ty = parse_attr(f"#nvvm.wgmma_type<{wtype}>")
     scale = "one" if accumulate else "zero"
+    d_type = "s32" if acc_dtype == "i32" else "f32"
     return nvvm_d.WgmmaMmaAsyncOp(
-        accumulator_type(n), acc, desc_a, desc_b, parse_attr(f"#nvvm.shape<m = 64, n = {n}, k = {k}>"),
-        ty, ty, parse_attr("#nvvm.wgmma_type<f32>"), parse_attr(f"#nvvm.wgmma_scale_out<{scale}>"),
+        accumulator_type(n, acc_dtype), acc, desc_a, desc_b, parse_attr(f"#nvvm.shape<m = 64, n = {n}, k = {k}>"),
+        ty, ty, parse_attr(f"#nvvm.wgmma_type<{d_type}>"), parse_attr(f"#nvvm.wgmma_scale_out<{scale}>"),
         parse_attr("#nvvm.wgmma_scale_in<one>"), parse_attr("#nvvm.wgmma_scale_in<one>"),
         parse_attr("#nvvm.mma_layout<row>"), parse_attr("#nvvm.mma_layout<col>")).result
 

@@ -20,7 +20,7 @@ residual elsewhere.
 from __future__ import annotations
 
 from ...ir import arith_d, hal_d, llvm_d, memref_d, vector_d
-from ...problem import ConvProblem, DTYPE_BYTES
+from ...problem import INPUT_DTYPES, ConvProblem, DTYPE_BYTES
 from ...schedule import Schedule
 from ..common.emit import Emitter, float_type, vec_type
 from .primitives import (I32, I64, as_shared_ptr, async_proxy_fence, bulk_commit, bulk_wait_read, i64,
@@ -94,7 +94,7 @@ def check_supported(p: ConvProblem) -> RowSlab:
     g = row_slab(p)
     if p.reads_residual:
         raise RowSlabUnsupported("output-shaped epilogue operand (residual)")
-    if p.dtype not in _TM_TYPE:
+    if p.dtype not in INPUT_DTYPES:          # float operands (the TMA maps also take i8)
         raise RowSlabUnsupported(f"dtype {p.dtype}")
     tm.encode_tiled(input_map_args(p, g))
     tm.encode_tiled(output_map_args(p, 64 * g.subs))

@@ -36,6 +36,12 @@ two tiles of shared memory for ring stages; the slot is handed back to the produ
 (`res_empty`) after the previous tile's TMA store has read it, early in the next main loop
 (with two slots, that slot takes the residual of the tile after this one).
 
+int8 convs (s8 x s8): one m64nNk32 s8 wgmma per 32 bytes of K (the ring, swizzle and
+descriptors of 16-bit operands, in bytes) into s32 accumulators, in the positions of f32 ones;
+the epilogue program starts from those i32 values, and i8 outputs are staged as pairs of
+adjacent channels (128-channel panels). No stream-K (its partials travel as f32) and no direct
+prologue loads (16-bit chunks).
+
 Epilogue in the ring (epilogue_slots = 0, cooperative): no staging slots. After a tile's
 k-tiles the producer lends each consumer warpgroup the next ring stage (TMA-loading its
 residual slice into the stage's activation or filter part, or just completing `full`); the

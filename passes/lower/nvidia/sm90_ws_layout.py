@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from ...problem import ConvProblem, DTYPE_BYTES, OperandLoad
 from ...schedule import Kernel, WarpRole
 from . import tensormap as tm
+from .primitives import WGMMA_OPERANDS
 from .smem import Carve, OperandRingNames, Region
 from .tma_loader import CHANNELS_PER_TILE, epilogue_map_args, epilogue_panel
 from .warp_roles import WARPGROUP
@@ -112,12 +113,29 @@ def ws_layout(p: ConvProblem, kernel: str, block_m: int, block_n: int, stages: i
                     res_empty, turn, carve.top)
 
 
+def check_operands(p: ConvProblem, role: WarpRole, mma_n: int) -> None:
+    """What the operand type adds to check_supported: the accumulator type the wgmma sums in;
+    for s8 (summed in s32), an N the integer wgmma takes (8, 16, 24, 32, then multiples of 16:
+    ptxas refuses e.g. m64n40k32 or m64n136k32) and no stream-K (its partial sums travel
+    through the scratch buffer as f32)."""
+    acc = WGMMA_OPERANDS[p.dtype][2]
+    if p.acc_dtype != acc:
+        raise WsUnsupported(f"{p.dtype} operands accumulated in {p.acc_dtype} (the wgmma sums them in {acc})")
+    if acc != "i32":
+        return
+    if role is WarpRole.STREAM_K:
+        raise WsUnsupported("stream-K for int8 convs (its partial sums travel as f32)")
+    if mma_n > 32 and mma_n % 16:
+        raise WsUnsupported(f"an s8 wgmma with N={mma_n} (8, 16, 24, 32, then multiples of 16)")
+
+
 def check_supported(p: ConvProblem, kernel: str, block_m: int, block_n: int, slots: int = 1,
                     swap: bool = False, cluster_m: int = 1, block_k: int = CHANNELS_PER_TILE) -> None:
     """Raises WsUnsupported with the reason when the kernel cannot serve p with this tile."""
     res = residual_step(p)
     rows, cols = consumer_slice(kernel, block_m, block_n, swap)
     role = Kernel(kernel).role
+    check_operands(p, role, block_m if swap else block_n)
     if role is WarpRole.STREAM_K and res:
         raise WsUnsupported("stream-K with a residual (the residual load follows tiles, not segments)")
     if slots not in (0, 1, 2) or (role is WarpRole.STREAM_K and slots != 1):

@@ -45,8 +45,8 @@ class MainLoop:
             st0, ph0 = k.ring.slot(e.mul(j, mode.per_tile))
             # the CTA's first tile (ring iteration 0 on): its leading k-tiles may be direct loads
             direct = e.cmp("eq", j, 0) if mode.direct else None
-            accs = self.k_step(st0, ph0, [undef_accumulator(mode.mma_n) for _ in range(subs)], row_base, first=True,
-                               direct=None if direct is None else (0, direct))
+            undef = [undef_accumulator(mode.mma_n, mode.p.acc_dtype) for _ in range(subs)]
+            accs = self.k_step(st0, ph0, undef, row_base, first=True, direct=None if direct is None else (0, direct))
             first_tile = arith_d.andi(elected, e.cmp("eq", use, 0)) if k.trace.on else None
             k.trace.consumer(e, cw, "first_data", first_tile)
             if mode.in_ring:
@@ -137,8 +137,8 @@ class MainLoop:
 
     def _mma_stage(self, accs, a_stage, b_stage, row_base, first: bool = False):
         """One K tile of block_k channels: per 64-row sub-block, one wgmma m64n{N}k16 (k8 for
-        TF32) per 32 bytes of the row (the first of a tile with scale-d 0: D = A * B). The
-        sub-blocks are activation rows (N = block_n), or filter rows when swapped (N = block_m
+        TF32, k32 for s8) per 32 bytes of the row (the first of a tile with scale-d 0: D = A * B).
+        The sub-blocks are activation rows (N = block_n), or filter rows when swapped (N = block_m
         pixels)."""
         mode = self.mode
         row, lay = mode.row, mode.swizzle_layout

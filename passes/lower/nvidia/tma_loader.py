@@ -23,7 +23,7 @@ from .primitives import (I16, I32, I64, address_of, i64, index_to, mbarrier_arri
                          tensormap_acquire, tensormap_prefetch, tensormap_release, tma_load)
 from ...ir import arith_d
 
-CHANNELS_PER_TILE = 64          # 128 B of f16/bf16: one 128B-swizzle row
+CHANNELS_PER_TILE = 64          # 128 B of f16/bf16: one 128B-swizzle row (other dtypes: k_tile_channels)
 NARROW_CHANNELS_PER_TILE = 32   # 64 B: one 64B-swizzle row, for C = 32 (mod 64)
 
 
@@ -34,8 +34,9 @@ def k_tile_channels(C: int, taps: int = 1, dtype: str = "f16") -> int | None:
     past C and TMA fills it with zeros, in the activation and in the filter alike (with several
     taps a step would run into the next tap's filter channels). Rows are counted in bytes
     because f32 operands (TF32 wgmma: 32 or 16 channels per row) and a k8 TF32 wgmma consume
-    the same 32 bytes of K as a k16 one of 16-bit operands, so the ring, the swizzle and the
-    descriptors are those of 16-bit operands."""
+    the same 32 bytes of K as a k16 one of 16-bit operands, as do i8 operands (128 or 64
+    channels per row) and a k32 s8 wgmma, so the ring, the swizzle and the descriptors are
+    those of 16-bit operands."""
     eb = DTYPE_BYTES[dtype]
     if C % (128 // eb) == 0:
         return 128 // eb
@@ -56,9 +57,12 @@ DESCRIPTORS_PER_CTA = 2         # activation (im2col), filter (tiled)
 
 # f32 operands load as TFLOAT32: the TMA rounds them to TF32 on the way to shared memory (the
 # wgmma alone truncates: 2.6x the error, results/gpu_check/h100_sm90a_tf32_latest.json (the truncated-operand run: results/index.jsonl)); outputs and
-# residuals stay f32
-_TM_TYPE = {"f16": tm.DataType.FLOAT16, "bf16": tm.DataType.BFLOAT16, "f32": tm.DataType.TFLOAT32}
-_TM_ELEM = dict(_TM_TYPE, f32=tm.DataType.FLOAT32)
+# residuals stay f32. i8 moves as UINT8: the TMA only copies bytes, and its out-of-bounds fill
+# (0) is s8 zero too.
+_TM_TYPE = {"f16": tm.DataType.FLOAT16, "bf16": tm.DataType.BFLOAT16, "f32": tm.DataType.TFLOAT32,
+            "i8": tm.DataType.UINT8}
+# outputs and residuals (i32: an int8 conv's raw accumulator)
+_TM_ELEM = dict(_TM_TYPE, f32=tm.DataType.FLOAT32, i32=tm.DataType.INT32)
 
 
 @dataclass(frozen=True)

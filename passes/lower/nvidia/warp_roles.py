@@ -5,9 +5,9 @@ pass (per-channel operands, an optional residual from shared memory, swizzled pa
 
 from __future__ import annotations
 
-from ...ir import ir, arith_d, llvm_d, memref_d, vector_d
+from ...ir import arith_d, llvm_d, memref_d, vector_d
 from ...problem import ConvProblem, DTYPE_BYTES
-from ..common.emit import vec_type
+from ..common.emit import float_type, vec_type
 from ..common.epilogue import apply_steps
 from .primitives import I32, I64, as_shared_ptr, index_to, ldmatrix_x4, set_max_registers, stmatrix_x4
 from .tma_loader import epilogue_panel
@@ -86,11 +86,12 @@ def channel_operands_rows(e, p: ConvProblem, memrefs, ch0, warp, lane, subs: int
 EPILOGUE_BATCH = 12
 
 
-def _acc_pair(acc, j: int, h: int):
-    """vector<2xf32> of the fragment (8-column block j, row half h) of an accumulator."""
-    f32 = ir.F32Type.get()
-    return vector_d.from_elements(vec_type(2, "f32"), [llvm_d.extractvalue(f32, acc, [4 * j + 2 * h]),
-                                                       llvm_d.extractvalue(f32, acc, [4 * j + 2 * h + 1])])
+def _acc_pair(acc, j: int, h: int, dtype: str):
+    """vector<2 x dtype> of the fragment (8-column block j, row half h) of an accumulator of
+    dtype values (f32, or i32: the s32 fragments of s8 wgmma sit in the same positions)."""
+    t = float_type(dtype)
+    return vector_d.from_elements(vec_type(2, dtype), [llvm_d.extractvalue(t, acc, [4 * j + 2 * h]),
+                                                       llvm_d.extractvalue(t, acc, [4 * j + 2 * h + 1])])
 
 
 def _operands(p: ConvProblem, channel_ops, j: int, residual) -> list:
@@ -102,11 +103,12 @@ def _operands(p: ConvProblem, channel_ops, j: int, residual) -> list:
 
 def stage_fragments(e, p: ConvProblem, accs, block_n: int, slot, rows: int, warp, lane, channel_ops,
                     res_slot=None, first_sub: int = 0) -> None:
-    """Epilogue of m64nNk16 f32 fragments (lane l of warp w holds, per 8-column block j, rows
-    16w + l/4 (+8) of each 64-row sub-block and columns 8j + 2(l%4) + {0, 1}): apply the
-    epilogue steps (residual read from res_slot, same swizzled layout; it may be the staging
-    slot itself) and store the result into the staging slot for a TMA store. accs[i] is
-    sub-block first_sub + i of the slot."""
+    """Epilogue of m64nNk16 f32 fragments, or i32 ones of s8 wgmma (lane l of warp w holds, per
+    8-column block j, rows 16w + l/4 (+8) of each 64-row sub-block and columns 8j + 2(l%4) +
+    {0, 1}): apply the epilogue steps from p.acc_dtype (residual read from res_slot, same
+    swizzled layout; it may be the staging slot itself) and store the result into the staging
+    slot for a TMA store, a pair of adjacent channels per store (2 bytes of an i8 output).
+    accs[i] is sub-block first_sub + i of the slot."""
     if (DTYPE_BYTES[p.out_dtype] == 2 and all(DTYPE_BYTES[ld.dtype] == 2 for ld in p.residual_loads)
             and block_n % 16 == 0):
         _stage_fragments_matrix(e, p, accs, block_n, slot, rows, warp, lane, channel_ops, res_slot, first_sub)
@@ -124,7 +126,7 @@ def stage_fragments(e, p: ConvProblem, accs, block_n: int, slot, rows: int, warp
             batch.append((acc, j, h, row, _operands(p, channel_ops, j, residual)))
         for acc, j, h, row, operands in batch:
             addr = swizzled(e, slot, rows, row, 8 * j, q2, p.out_dtype, block_n)
-            llvm_d.StoreOp(apply_steps(p, _acc_pair(acc, j, h), operands, 2), as_shared_ptr(addr),
+            llvm_d.StoreOp(apply_steps(p, _acc_pair(acc, j, h, p.acc_dtype), operands, 2), as_shared_ptr(addr),
                            alignment=2 * DTYPE_BYTES[p.out_dtype])
 
 
@@ -169,7 +171,7 @@ def _move_matrix_groups(e, p: ConvProblem, groups, lane_addr, slot, res_slot, op
                 jj, h = j + mm // 2, mm % 2
                 operands = operands_of(sub, jj, h,
                                        lambda i, ld: llvm_d.bitcast(vec_type(2, ld.dtype), res[i][mm]))
-                regs.append(llvm_d.bitcast(I32(), apply_steps(p, _acc_pair(acc, jj, h), operands, 2)))
+                regs.append(llvm_d.bitcast(I32(), apply_steps(p, _acc_pair(acc, jj, h, p.acc_dtype), operands, 2)))
             stmatrix_x4(lane_addr(slot, sub, j, p.out_dtype), regs, trans=trans)
 
 

@@ -1,0 +1,39 @@
+"""int8 convs (s8 x s8 summed in i32, then the epilogue program that requantizes them): on
+sm_90a the warp-specialized persistent TMA + wgmma kernel with s8 wgmma (lower/nvidia/sm90_ws.py:
+the same ring, swizzle and descriptors as 16-bit operands, 32 bytes of K per instruction);
+elsewhere, and where that kernel declines (e.g. C not a multiple of 64 with several filter taps),
+the portable kernel, which sums in i32 too and is the reference path."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ...lower.nvidia import tma_loader
+from ...problem import ConvProblem
+from ...schedule import Kernel, Schedule
+from ...target import Target
+from .portable import plan_portable
+from .sm90_ws import SM90_WS, WsTile
+
+
+def plan_int8(p: ConvProblem, t: Target) -> Schedule:
+    """Cooperative 128x128 tiles (128x64 for F <= 64: an i8 output's narrowest TMA-store panel
+    is 64 channels), the persistent kernel's default tile; no tuned rules yet (none were
+    measured on int8). The kernel refuses stream-K for int8 and loads no direct prologue
+    k-tiles (16-bit chunks only)."""
+    if not t.has_wgmma:
+        return _portable(p, t, f"portable implicit GEMM (int8, i32 sums: no s8 tensor-core kernel for {t.arch})")
+    if p.dynamic_batch:
+        return _portable(p, t, "portable implicit GEMM (int8 with a run-time batch: the s8 wgmma kernel is built "
+                               "for static shapes so far)")
+    s = SM90_WS.attempt(p, t, tile=WsTile(Kernel.SM90_WS_COOPERATIVE, 128, 128 if p.F > 64 else 64))
+    if isinstance(s, Schedule):
+        return dataclasses.replace(s, reason=s.reason + ", s8 wgmma (i32 accumulation)")
+    why = str(s)
+    if tma_loader.k_tile_channels(p.C, p.R * p.S, p.dtype) is None:
+        why = f"{why}; 64-channel steps need C a multiple of 64, or of 16 with one filter tap"
+    return _portable(p, t, f"portable implicit GEMM (int8, i32 sums: s8 wgmma kernel declined: {why})")
+
+
+def _portable(p: ConvProblem, t: Target, reason: str) -> Schedule:
+    return dataclasses.replace(plan_portable(p, t), reason=reason)

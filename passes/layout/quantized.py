@@ -247,6 +247,37 @@ def integer_valued_f16(q: ir.Value, zp: int) -> ir.Value:
     return gen.results[0]
 
 
+def requantized_f16(qop, zp: int) -> ir.Value:
+    """The integers quantize_affine `qop` computes from its f32 input, less zero point zp, as
+    f16 in one elementwise op from the f32 values: clamp(roundeven(x / s) + zp) - zp. Not a
+    widening of an int8 tensor, which IREE would clone into the conv's dispatch as a
+    dequantization (a conv input convc cannot read)."""
+    x, scale = qop.operands[0], qop.operands[1]
+    lo, hi = (ir.IntegerAttr(qop.attributes[k]).value for k in ("quant_min", "quant_max"))
+    t = ir.RankedTensorType(x.type)
+    f16, f32 = ir.F16Type.get(), ir.F32Type.get()
+    out = tensor_d.EmptyOp(list(t.shape), f16).result
+    gen = linalg_d.GenericOp([out.type], [x], [out], ir.ArrayAttr.get([_identity(t.rank)] * 2),
+                             _iterators(["parallel"] * t.rank))
+    block = gen.regions[0].blocks.append(t.element_type, f16)
+    with ir.InsertionPoint(block):
+        v = math_d.roundeven(arith_d.divf(block.arguments[0], _scalar(scale)))
+        v = arith_d.minnumf(arith_d.maxnumf(v, arith_d.constant(f32, float(lo - zp))), arith_d.constant(f32, float(hi - zp)))
+        linalg_d.YieldOp([arith_d.truncf(f16, v)])
+    return gen.results[0]
+
+
+def _quantize_zero_point(qop) -> int | None:
+    """A per-tensor quantize_affine's constant zero point (0 without one), else None."""
+    ins = list(qop.operands)[:-1]
+    maps = [ir.AffineMapAttr(m).value for m in qop.attributes["indexing_maps"]]
+    if list(maps[1].results) or _shaped(ins[1]):
+        return None
+    if len(ins) < 3:
+        return 0
+    return None if list(maps[2].results) else _int_const(ins[2])
+
+
 def exact_in_f16(op, zx: int) -> bool:
     """Whether the conv's sums stay exact on f16 operands with f32 accumulation: every product
     (at most 255 x 128) and every partial sum below 2^24."""
@@ -305,7 +336,12 @@ def _rewrite_as_f16(op, xd: Dequantized, pad_op, wd: Dequantized, zx: int) -> No
     exact_in_f16), then init + acc * (sx * sw[f])."""
     f_dim, c_dim = CONVS[op.name]
     f16, f32 = ir.F16Type.get(), ir.F32Type.get()
-    x = integer_valued_f16(xd.q, zx)
+    qop = owner(xd.q)
+    if qop is not None and qop.name == QUANTIZE and _quantize_zero_point(qop) == zx and str(
+            ir.RankedTensorType(qop.operands[0].type).element_type) == "f32":
+        x = requantized_f16(qop, zx)
+    else:
+        x = barrier(integer_valued_f16(xd.q, zx))    # kept out of the conv's dispatch
     if pad_op is not None:
         low = list(ir.DenseI64ArrayAttr(pad_op.attributes["static_low"]))
         high = list(ir.DenseI64ArrayAttr(pad_op.attributes["static_high"]))

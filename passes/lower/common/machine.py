@@ -37,6 +37,11 @@ class Machine:
         expands into a polynomial)."""
         return None
 
+    def round_even(self, x: ir.Value) -> ir.Value | None:
+        """x (an f32 vector) rounded to the nearest integer, halves to even, by one target
+        instruction, or None (program_math then keeps math.roundeven, which IREE expands)."""
+        return None
+
     def barrier(self) -> None:
         raise NotImplementedError
 

@@ -17,7 +17,12 @@ Two kinds of rewrite, chosen here and nowhere else:
   (`afn`: one reciprocal instruction); math.exp as the hardware exp2 of x * log2(e);
   math.erf as Abramowitz-Stegun 7.1.26 (|error| <= 1.5e-7) on that exp2. Each is computed
   in f32, so its error (a few f32 ulp) is far below the half-ulp of the 16-bit result
-  (2^-11 relative). f32 programs keep IREE's exact expansions.
+  (2^-11 relative). f32 programs keep IREE's exact expansions. An int8 result (a quantized
+  conv's requantize: x / scale rounded to an integer) takes them too: a few-ulp change of the
+  value moves its rounding only where it lies within a few ulp of a half.
+- a target instruction where IREE's expansion is long: math.roundeven (the requantize's
+  rounding, ~40 instructions as IREE expands it) as the machine's round_even (cvt.rni on
+  NVIDIA), exact.
 """
 
 from __future__ import annotations
@@ -77,8 +82,10 @@ def fold_constants(program: tuple[EpilogueOp, ...], first: int) -> tuple[tuple[E
 
 
 def fast_math(result_dtype: str) -> bool:
-    """Whether a program's result is coarse enough for the approximate forms."""
-    return result_dtype in ("f16", "bf16")
+    """Whether a program's result is coarse enough for the approximate forms: 16-bit floats,
+    and int8 (a requantized output, whose rounding a few-ulp change of the value moves only
+    within a few ulp of a half: the quantize's division by its scale becomes a multiply)."""
+    return result_dtype in ("f16", "bf16", "i8")
 
 
 def _afn() -> ir.Attribute:
@@ -132,6 +139,12 @@ def emit_fast(ins: EpilogueOp, args: list, t: ir.Type, consts: dict[int, float],
     def in_f32(fn, *vals):
         return convert(fn(*[convert(v, f32) for v in vals]), t)
 
+    if ins.op == "math.roundeven" and ins.dtype == "f32":
+        # the requantize of int8 epilogues: one instruction where the target has it
+        m = _MACHINE.get()
+        got = m.round_even(args[0]) if m is not None else None
+        if got is not None:
+            return got
     if ins.op == "arith.divf":
         c = consts.get(ins.args[1])
         if c is not None and c != 0.0:

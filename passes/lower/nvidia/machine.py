@@ -31,6 +31,17 @@ class NvidiaMachine(GpuMachine):
             out = vector_d.insert(y, out, [], [i])
         return out
 
+    def round_even(self, x):
+        """cvt.rni.f32.f32 per lane: the requantize of int8 epilogues (IREE refuses
+        llvm.intr.roundeven and expands math.roundeven into ~40 instructions per value)."""
+        vt = ir.VectorType(x.type)
+        out = x
+        for i in range(vt.shape[0]):
+            lane = vector_d.extract(x, [], [i])
+            y = llvm_d.InlineAsmOp(ir.F32Type.get(), [lane], "cvt.rni.f32.f32 $0, $1;", "=f,f").result
+            out = vector_d.insert(y, out, [], [i])
+        return out
+
     def async_copy_16(self, dst, dst_index, src, src_index, valid):
         """cp.async.cg (16 bytes, L2 only; src-size 0 zero-fills)."""
         cp_async_16(_byte_address(dst, dst_index), _byte_address(src, src_index), valid)

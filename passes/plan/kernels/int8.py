@@ -26,13 +26,28 @@ def plan_int8(p: ConvProblem, t: Target) -> Schedule:
     if p.dynamic_batch:
         return _portable(p, t, "portable implicit GEMM (int8 with a run-time batch: the s8 wgmma kernel is built "
                                "for static shapes so far)")
-    s = SM90_WS.attempt(p, t, tile=WsTile(Kernel.SM90_WS_COOPERATIVE, 128, 128 if p.F > 64 else 64))
+    s = _f16_rules(p, t)
+    if not isinstance(s, Schedule):
+        s = SM90_WS.attempt(p, t, tile=WsTile(Kernel.SM90_WS_COOPERATIVE, 128, 128 if p.F > 64 else 64))
     if isinstance(s, Schedule):
         return dataclasses.replace(s, reason=s.reason + ", s8 wgmma (i32 accumulation)")
     why = str(s)
     if tma_loader.k_tile_channels(p.C, p.R * p.S, p.dtype) is None:
         why = f"{why}; 64-channel steps need C a multiple of 64, or of 16 with one filter tap"
     return _portable(p, t, f"portable implicit GEMM (int8, i32 sums: s8 wgmma kernel declined: {why})")
+
+
+def _f16_rules(p: ConvProblem, t: Target):
+    """The tile the f16 rules (sm90.plan_sm90) pick for the same shape, where the s8 kernel
+    takes it (they pick stream-K for some grids, which int8 refuses)."""
+    from .sm90 import plan_sm90
+    from .common import PlanError
+    from ...kernel_families import Declined
+    try:
+        s = plan_sm90(p, t)
+    except PlanError as e:
+        return Declined(str(e))
+    return s if s.kernel in (Kernel.SM90_WS_COOPERATIVE, Kernel.SM90_WS_PINGPONG) else Declined(s.kernel)
 
 
 def _portable(p: ConvProblem, t: Target, reason: str) -> Schedule:

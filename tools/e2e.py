@@ -122,11 +122,13 @@ def prepare_quantized_case(case: Case, out: str, extra_flags: tuple = ()) -> dic
     res = compile_file(qsrc, os.path.join(out, f"{case.name}.convc.vmfb"),
                        CompileOptions(target="sm_90a", tuning_cache="none", extra_flags=tuple(extra_flags),
                                       input_layout=case.input_layout))
+    import onnx
+    function = onnx.load(qsrc, load_external_data=False).graph.name     # what the import exports
     os.remove(qsrc)
     kinds = res.by_kind()
     convs = kinds["convs"]
     return {"case": asdict(case), "parameters": [], "convc_vmfb": f"{case.name}.convc.vmfb",
-            "convc_input_layout": case.input_layout, "convc_input_dtype": "f32",
+            "convc_input_layout": case.input_layout, "convc_input_dtype": "f32", "function": function,
             "expected": f"{case.name}.expected.npy", "tolerance": QDQ_TOLERANCE,
             "reference": "onnxruntime CPU, the same QDQ model and input",
             "compile_s": round(res.timings["total"], 1), **res.counts(),

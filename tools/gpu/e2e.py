@@ -306,14 +306,15 @@ def run_case(bundle: str, entry: dict, iters: int, baselines=TORCH_BASELINES,
             xdt = entry.get("convc_input_dtype", dt) if variant == "convc" else dt
             if xdt != dt:                      # a QDQ model takes f32 (the same values)
                 xv = xv.astype(np.float32)
-            out = lm.call("main", [(xv, xdt)])
+            fname = entry.get("function", "main")       # an ONNX model exports its graph's name
+            out = lm.call(fname, [(xv, xdt)])
             if variant == "convc" and entry.get("expected"):
                 # a QDQ model: against onnxruntime's run of the same model (prepared with it)
                 checks[variant] = rel_l2(out.astype(np.float32), np.load(os.path.join(bundle, entry["expected"])))
                 row["convc_reference"] = entry.get("reference")
             else:
                 checks[variant] = rel_l2(out.astype(np.float32), ref)
-            f, args = lm.function("main"), [lm.to_device(xv, xdt)]
+            f, args = lm.function(fname), [lm.to_device(xv, xdt)]
             times[f"{variant}_us"] = _time_iree(f, args, iters)
             if variant == "convc":
                 row["convc_breakdown"] = _breakdown(f, args, times["convc_us"])
@@ -322,11 +323,12 @@ def run_case(bundle: str, entry: dict, iters: int, baselines=TORCH_BASELINES,
                 if records_once(vmfb):          # as LoadedModule runs it, unless the caller says
                     given = {f.split("=")[0] for f in flags}
                     flags += tuple(f for f in RECORD_ONCE_FLAGS if f.split("=")[0] not in given)
-                row["convc_benchmark_module"] = _benchmark_module(vmfb, params, xv.shape, xdt, flags=flags)
+                row["convc_benchmark_module"] = _benchmark_module(vmfb, params, xv.shape, xdt, flags=flags,
+                                                                  function=fname)
                 row["convc_runtime_flags"] = " ".join(flags)
                 if records_once(vmfb):     # also timed as PyTorch is: calls back to back
                     row["convc_benchmark_module_chained"] = _benchmark_module(vmfb, params, xv.shape, xdt,
-                                                                              flags=flags, batch=16)
+                                                                              flags=flags, batch=16, function=fname)
                 row["convc_input_layout"] = entry.get("convc_input_layout", "nchw")
         except Exception as e:
             row[f"{variant}_error"] = f"{type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"

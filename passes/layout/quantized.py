@@ -47,7 +47,10 @@ CONVS = {
     "linalg.conv_2d_nchw_fchw": (0, 1),
     "linalg.conv_2d_nhwc_fhwc": (0, 3),
     "linalg.conv_2d_nhwc_hwcf": (3, 3),
+    # depthwise: the f16 route always (the direct kernel; no int8 depthwise kernel)
+    "linalg.depthwise_conv_2d_nchw_chw": (0, 1),
 }
+DEPTHWISE = ("linalg.depthwise_conv_2d_nchw_chw",)
 DEQUANTIZE = "iree_linalg_ext.dequantize_affine"
 QUANTIZE = "iree_linalg_ext.quantize_affine"
 INT8_RANGE = (-128, 127)
@@ -77,6 +80,7 @@ class Dequantized:
     """A dequantize_affine of an int8 tensor: its operands read off the op."""
 
     def __init__(self, op):
+        self.view = None        # a collapse_shape of the dequantized tensor the conv reads
         ins = list(op.operands)[:-1]
         maps = [ir.AffineMapAttr(m).value for m in op.attributes["indexing_maps"]]
         self.q, self.scale = ins[0], ins[1]
@@ -122,13 +126,25 @@ def _input(x: ir.Value):
     return (d, None) if d is not None else None
 
 
+def _filter(w: ir.Value) -> "Dequantized | None":
+    """The dequantized filter, read through a collapse_shape (a depthwise filter's [C, 1, R, S]
+    as [C, R, S])."""
+    view = owner(w)
+    if view is not None and view.name == "tensor.collapse_shape":
+        d = Dequantized.of(view.operands[0])
+        if d is not None:
+            d.view = view
+        return d
+    return Dequantized.of(w)
+
+
 def quantized_operands(op):
     """(input dequantize, its pad, filter dequantize, zx) where op is a rewritable conv, else None."""
     if op.name not in CONVS:
         return None
     f_dim, _ = CONVS[op.name]
     got = _input(op.operands[0])
-    wd = Dequantized.of(op.operands[1])
+    wd = _filter(op.operands[1])
     if got is None or wd is None:
         return None
     xd, pad_op = got
@@ -138,6 +154,8 @@ def quantized_operands(op):
     if wd.zero_point() != 0 or not wd.channel_scale(f_dim):
         return None
     if not all(ir.RankedTensorType(v.type).has_static_shape for v in (xd.q, wd.q, op.results[0])):
+        return None
+    if op.name in DEPTHWISE and not exact_in_f16(op, zx):
         return None
     return xd, pad_op, wd, zx
 
@@ -293,8 +311,8 @@ def rewrite_quantized_conv(op, xd: Dequantized, pad_op, wd: Dequantized, zx: int
     f_dim, c_dim = CONVS[op.name]
     i8, i32 = ir.IntegerType.get_signless(8), ir.IntegerType.get_signless(32)
     xq = xd.q
-    channels = ir.RankedTensorType(xq.type).shape[1 if op.name.endswith("nchw_fchw") else 3]
-    if channels % 16 and exact_in_f16(op, zx):
+    channels = ir.RankedTensorType(xq.type).shape[1 if "nchw" in op.name else 3]
+    if (channels % 16 or op.name in DEPTHWISE) and exact_in_f16(op, zx):
         # Few input channels (the RGB stem: 3): int8 rows of C bytes are no TMA vectors, but
         # the same integers in f16 are exact and take the f16 kernels built for such convs
         # (the row-slab stem), the zero point subtracted before the pad (zeros again)
@@ -347,6 +365,10 @@ def _rewrite_as_f16(op, xd: Dequantized, pad_op, wd: Dequantized, zx: int) -> No
         high = list(ir.DenseI64ArrayAttr(pad_op.attributes["static_high"]))
         x = pad(x, low, high, arith_d.constant(f16, 0.0))
     w = integer_valued_f16(wd.q, 0)
+    if wd.view is not None:
+        shape = ir.RankedTensorType(wd.view.results[0].type).shape
+        w = tensor_d.CollapseShapeOp(ir.RankedTensorType.get(shape, f16), w,
+                                     wd.view.attributes["reassociation"]).result
     out_t = ir.RankedTensorType(op.results[0].type)
     acc0 = value_of(linalg_d.fill(zero(f32), outs=[tensor_d.EmptyOp(list(out_t.shape), f32).result]))
     attrs = {k: [int(v) for v in ir.DenseIntElementsAttr(op.attributes[k])] for k in ("strides", "dilations")

@@ -61,22 +61,26 @@ onnx = pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime")
 
 
-@pytest.mark.parametrize("symmetric,C", [(True, 16), (False, 16), (True, 3), (False, 3)],
-                         ids=["symmetric", "asymmetric", "rgb_symmetric", "rgb_asymmetric"])
-def test_qdq_model_matches_onnxruntime(tmp_path, symmetric, C):
+@pytest.mark.parametrize("symmetric,C,depthwise", [(True, 16, False), (False, 16, False), (True, 3, False),
+                                                  (False, 3, False), (True, 16, True), (False, 16, True)],
+                         ids=["symmetric", "asymmetric", "rgb_symmetric", "rgb_asymmetric", "depthwise_symmetric",
+                              "depthwise_asymmetric"])
+def test_qdq_model_matches_onnxruntime(tmp_path, symmetric, C, depthwise):
     """C = 3: the first conv (3 input channels: no int8 TMA rows) runs on integer-valued f16
-    operands summed in f32, exactly; the others as int8."""
+    operands summed in f32, exactly, and so does a depthwise conv; the others as int8."""
     from convc.tools.quantized import ort_reference, qdq_quantize, small_net
     f, q = str(tmp_path / "f.onnx"), str(tmp_path / "q.onnx")
-    small_net(f, C=C)
+    small_net(f, C=C, depthwise=depthwise)
     qdq_quantize(f, q, symmetric=symmetric)
     res = compile_file(q, str(tmp_path / "q.vmfb"), CompileOptions(target="llvm-cpu"))
     convs = res.by_kind()["convs"]
-    want = ["f16" if C == 3 else "i8"] + ["i8"] * 3
+    want = ["f16" if C == 3 else "i8", "f16" if depthwise else "i8", "i8", "i8"]
     assert len(convs) == 4 and all(r.path == "convc" for r in convs), [r.line() for r in convs]
     assert sorted(r.problem.dtype for r in convs) == sorted(want), [r.line() for r in convs]
-    # activations stay int8 between the convs; the last conv's output is dequantized by the graph
-    assert [r.problem.out_dtype for r in convs].count("i8") >= 3
+    # activations stay int8 between the convs (integer-valued f16 into a depthwise conv); the last
+    # conv's output is dequantized by the graph
+    outs = sorted(r.problem.out_dtype for r in convs)
+    assert outs == (["f16", "f32", "i8", "i8"] if depthwise else ["f32", "i8", "i8", "i8"]), outs
     m = LoadedModule(str(tmp_path / "q.vmfb"), "local-task")
     for seed in (0, 1):
         x = np.random.default_rng(seed).standard_normal((2, C, 10, 9)).astype(np.float32)

@@ -102,10 +102,10 @@ def qdq_quantize(model_path: str, out_path: str, symmetric: bool = True, per_cha
 
 
 def small_net(path: str, N: int = 2, C: int = 16, H: int = 10, W: int = 9, seed: int = 0,
-              depthwise: bool = False) -> None:
-    """A float ONNX test net of the conv kinds a quantized CNN has: a padded 3x3 (bias, ReLU), a
-    strided 3x3 (`depthwise`: a depthwise one, as MobileNets have), a 1x1 with a residual add,
-    a 1x1 to a float output."""
+              depthwise: bool = False, pool: bool = False) -> None:
+    """A float ONNX test net of the conv kinds a quantized CNN has: a padded 3x3 (bias, ReLU;
+    `pool`: then a 3x3 max-pool, stride 1, padded), a strided 3x3 (`depthwise`: a depthwise one,
+    as MobileNets have), a 1x1 with a residual add, a 1x1 to a float output."""
     import onnx
     from onnx import TensorProto, helper, numpy_helper
     rng = np.random.default_rng(seed)
@@ -119,7 +119,8 @@ def small_net(path: str, N: int = 2, C: int = 16, H: int = 10, W: int = 9, seed:
     inits = [weight("w1", 32, C, 3), bias("b1", 32), weight("w2", 32, 1 if depthwise else 32, 3), bias("b2", 32),
              weight("w3", 32, 32, 1), bias("b3", 32), weight("w4", 24, 32, 1), bias("b4", 24)]
     nodes = [helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]),
-             helper.make_node("Relu", ["c1"], ["r1"]),
+             helper.make_node("Relu", ["c1"], ["r1" if not pool else "r1p"]),
+             *([helper.make_node("MaxPool", ["r1p"], ["r1"], kernel_shape=[3, 3], pads=[1, 1, 1, 1])] if pool else []),
              helper.make_node("Conv", ["r1", "w2", "b2"], ["c2"], pads=[1, 1, 1, 1], strides=[2, 2],
                               group=32 if depthwise else 1),
              helper.make_node("Relu", ["c2"], ["r2"]),

@@ -38,7 +38,13 @@ def channels_last_input(x: ir.Value, view=None) -> ir.Value:
         body = [o.operation for o in op.regions[0].blocks[0].operations]
         if (len(low) == 4 and low[:2] == [0, 0] and high[:2] == [0, 0] and min(low + high) >= 0
                 and len(op.operands) == 1 and len(body) == 1):
-            src = view(transpose(op.operands[0], NCHW_TO_NHWC))
+            inner = owner(op.operands[0])
+            if inner is not None and inner.name == "util.optimization_barrier" and len(inner.operands) == 1:
+                # the padded tensor kept apart from its producer too (convc-quantized-conv's
+                # zero-point pads): transposed before that barrier, where it meets the producer's
+                src = view(barrier(transpose(inner.operands[0], NCHW_TO_NHWC)))
+            else:
+                src = view(transpose(op.operands[0], NCHW_TO_NHWC))
             value = body[0].operands[0]
             st = ir.RankedTensorType(src.type)
             extra = [0] * (st.rank - 4)

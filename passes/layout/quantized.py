@@ -113,12 +113,14 @@ class Dequantized:
         return not results or (len(results) == 1 and str(results[0]) == f"d{f_dim}")
 
 
-def _input(x: ir.Value):
-    """(dequantized input, pad op or None) of a conv input, or None."""
+def _input(x: ir.Value, pad_value: float | None = 0.0):
+    """(dequantized input, pad op or None) of a conv input (a pool's: any constant pad value,
+    pad_value=None), or None."""
     op = owner(x)
     if op is not None and op.name == "tensor.pad":
         yielded = op.regions[0].blocks[0].operations[0].operands[0]
-        if _float_const(yielded) != 0.0:
+        value = _float_const(yielded)
+        if value is None or (pad_value is not None and value != pad_value):
             return None
         d = Dequantized.of(op.operands[0])
         return (d, op) if d is not None else None
@@ -320,9 +322,13 @@ def rewrite_quantized_conv(op, xd: Dequantized, pad_op, wd: Dequantized, zx: int
     if pad_op is not None:
         low = list(ir.DenseI64ArrayAttr(pad_op.attributes["static_low"]))
         high = list(ir.DenseI64ArrayAttr(pad_op.attributes["static_high"]))
-        xq = pad(xq, low, high, arith_d.constant(i8, ir.IntegerAttr.get(i8, zx)))
         if zx:
-            xq = barrier(xq)        # not fused: the kernels' windows pad with zeros
+            # its own dispatch (the kernels' windows pad with zeros), fused neither into the conv
+            # nor into the producer (which would write the padded buffer in place: a conv
+            # result tied to its operand, which convc declines)
+            xq = barrier(pad(barrier(xq), low, high, arith_d.constant(i8, ir.IntegerAttr.get(i8, zx))))
+        else:
+            xq = pad(xq, low, high, arith_d.constant(i8, ir.IntegerAttr.get(i8, zx)))
     out_t = ir.RankedTensorType(op.results[0].type)
     acc0 = value_of(linalg_d.fill(zero(i32), outs=[tensor_d.EmptyOp(list(out_t.shape), i32).result]))
     attrs = {k: op.attributes[k] for k in ("strides", "dilations") if k in op.attributes}
@@ -354,12 +360,7 @@ def _rewrite_as_f16(op, xd: Dequantized, pad_op, wd: Dequantized, zx: int) -> No
     exact_in_f16), then init + acc * (sx * sw[f])."""
     f_dim, c_dim = CONVS[op.name]
     f16, f32 = ir.F16Type.get(), ir.F32Type.get()
-    qop = owner(xd.q)
-    if qop is not None and qop.name == QUANTIZE and _quantize_zero_point(qop) == zx and str(
-            ir.RankedTensorType(qop.operands[0].type).element_type) == "f32":
-        x = requantized_f16(qop, zx)
-    else:
-        x = barrier(integer_valued_f16(xd.q, zx))    # kept out of the conv's dispatch
+    x = _f16_integers(xd, zx)
     if pad_op is not None:
         low = list(ir.DenseI64ArrayAttr(pad_op.attributes["static_low"]))
         high = list(ir.DenseI64ArrayAttr(pad_op.attributes["static_high"]))
@@ -423,6 +424,57 @@ def as_generic(op) -> None:
     op.erase()
 
 
+def _f16_integers(xd: Dequantized, zx: int) -> ir.Value:
+    """xq - zx as f16: from the f32 values its quantize reads where it has one (the producer's
+    epilogue then writes f16 integers), else widened from the int8 tensor behind a barrier."""
+    qop = owner(xd.q)
+    if qop is not None and qop.name == QUANTIZE and _quantize_zero_point(qop) == zx and str(
+            ir.RankedTensorType(qop.operands[0].type).element_type) == "f32":
+        return requantized_f16(qop, zx)
+    return barrier(integer_valued_f16(xd.q, zx))     # kept out of the consumer's dispatch
+
+
+def quantized_max_pool(op):
+    """(input dequantize, its pad, zx) of a max-pool of dequantized int8 values, else None."""
+    if op.name != "linalg.pooling_nchw_max":
+        return None
+    got = _input(op.operands[0], pad_value=None)
+    if got is None or not ir.RankedTensorType(op.results[0].type).has_static_shape:
+        return None
+    if got[1] is not None and _float_const(got[1].regions[0].blocks[0].operations[0].operands[0]) > -1e30:
+        return None                  # a pad a window's max could pick (not -inf / lowest)
+    xd, pad_op = got
+    zx = xd.zero_point()
+    if zx is None or list(xd.scale_map.results) or _shaped(xd.scale):
+        return None
+    return xd, pad_op, zx
+
+
+def rewrite_quantized_max_pool(op, xd: Dequantized, pad_op, zx: int) -> None:
+    """max(sx * (q - zx)) = sx * max(q - zx) (sx > 0): the pool on f16 integers (exact, half
+    the bytes of the dequantized f32 it read), scaled after; the quantize after it fuses in."""
+    f16, f32 = ir.F16Type.get(), ir.F32Type.get()
+    x = _f16_integers(xd, zx)
+    lowest = arith_d.constant(f16, float("-inf"))
+    if pad_op is not None:
+        low = list(ir.DenseI64ArrayAttr(pad_op.attributes["static_low"]))
+        high = list(ir.DenseI64ArrayAttr(pad_op.attributes["static_high"]))
+        x = pad(x, low, high, lowest)
+    out_t = ir.RankedTensorType(op.results[0].type)
+    init = value_of(linalg_d.fill(lowest, outs=[tensor_d.EmptyOp(list(out_t.shape), f16).result]))
+    window = tensor_d.EmptyOp(ir.RankedTensorType(op.operands[1].type).shape, f16).result
+    attrs = {k: [int(v) for v in ir.DenseIntElementsAttr(op.attributes[k])] for k in ("strides", "dilations")}
+    pooled = value_of(linalg_d.pooling_nchw_max(x, window, outs=[init], **attrs))
+    out = tensor_d.EmptyOp(list(out_t.shape), f32).result
+    gen = linalg_d.GenericOp([out.type], [pooled], [out], ir.ArrayAttr.get([_identity(out_t.rank)] * 2),
+                             _iterators(["parallel"] * out_t.rank))
+    block = gen.regions[0].blocks.append(f16, f32)
+    with ir.InsertionPoint(block):
+        linalg_d.YieldOp([arith_d.mulf(arith_d.extf(f32, block.arguments[0]), _scalar(xd.scale))])
+    op.results[0].replace_all_uses_with(gen.results[0])
+    op.erase()
+
+
 def quantized_convs(module: ir.Module, options=None) -> ir.Module:
     """Pass convc-quantized-conv."""
     with module.context, ir.Location.unknown():
@@ -431,6 +483,11 @@ def quantized_convs(module: ir.Module, options=None) -> ir.Module:
             if got is not None:
                 with ir.InsertionPoint(op), op.location:
                     rewrite_quantized_conv(op, *got)
+                continue
+            pool = quantized_max_pool(op)
+            if pool is not None:
+                with ir.InsertionPoint(op), op.location:
+                    rewrite_quantized_max_pool(op, *pool)
         erase_dead(module, (DEQUANTIZE, "tensor.pad", "linalg.fill", "tensor.empty", "linalg.broadcast",
                             "arith.constant"))
         for op in list(walk_ops(module.operation)):

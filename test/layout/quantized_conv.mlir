@@ -1,7 +1,8 @@
 // convc-quantized-conv: a float conv of dequantized int8 operands (a QDQ model as IREE's ONNX
 // import leaves it) becomes an int8 conv accumulating in i32, then
 // init + float(acc - zx * filter_sum[f]) * (sx * sw[f]). The input's zero point pads it: 0 (a
-// symmetric activation) keeps the pad fusable; 8 puts the padded input behind a barrier. The
+// symmetric activation) keeps the pad fusable; 8 puts the pad between barriers (its own
+// dispatch, fused neither into the conv nor into the producer). The
 // (de)quantizes left become linalg.generics (convc-channels-last moves transposes through
 // them). A weight zero point other than 0 leaves the float conv.
 
@@ -11,7 +12,8 @@
 // CHECK: %[[Q:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<2x16x8x8xf32>) outs(%{{.*}} : tensor<2x16x8x8xi8>)
 // CHECK: math.roundeven
 // CHECK: arith.fptosi %{{.*}} : f32 to i8
-// CHECK: %[[P:.*]] = tensor.pad %[[Q]] low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK: %[[QB:.*]] = util.optimization_barrier %[[Q]] : tensor<2x16x8x8xi8>
+// CHECK: %[[P:.*]] = tensor.pad %[[QB]] low[0, 0, 1, 1] high[0, 0, 1, 1]
 // CHECK-NEXT: ^bb0
 // CHECK-NEXT: tensor.yield %{{.*}} : i8
 // CHECK: %[[B:.*]] = util.optimization_barrier %[[P]] : tensor<2x16x10x10xi8>

@@ -61,16 +61,18 @@ onnx = pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime")
 
 
-@pytest.mark.parametrize("symmetric,C,depthwise", [(True, 16, False), (False, 16, False), (True, 3, False),
-                                                  (False, 3, False), (True, 16, True), (False, 16, True)],
-                         ids=["symmetric", "asymmetric", "rgb_symmetric", "rgb_asymmetric", "depthwise_symmetric",
-                              "depthwise_asymmetric"])
-def test_qdq_model_matches_onnxruntime(tmp_path, symmetric, C, depthwise):
+@pytest.mark.parametrize("symmetric,C,depthwise,pool", [
+    (True, 16, False, False), (False, 16, False, False), (True, 3, False, True), (False, 3, False, True),
+    (True, 16, True, False), (False, 16, True, True)],
+    ids=["symmetric", "asymmetric", "rgb_pool_symmetric", "rgb_pool_asymmetric", "depthwise_symmetric",
+         "depthwise_pool_asymmetric"])
+def test_qdq_model_matches_onnxruntime(tmp_path, symmetric, C, depthwise, pool):
     """C = 3: the first conv (3 input channels: no int8 TMA rows) runs on integer-valued f16
-    operands summed in f32, exactly, and so does a depthwise conv; the others as int8."""
+    operands summed in f32, exactly, and so does a depthwise conv and a max-pool; the others as
+    int8."""
     from convc.tools.quantized import ort_reference, qdq_quantize, small_net
     f, q = str(tmp_path / "f.onnx"), str(tmp_path / "q.onnx")
-    small_net(f, C=C, depthwise=depthwise)
+    small_net(f, C=C, depthwise=depthwise, pool=pool)
     qdq_quantize(f, q, symmetric=symmetric)
     res = compile_file(q, str(tmp_path / "q.vmfb"), CompileOptions(target="llvm-cpu"))
     convs = res.by_kind()["convs"]
@@ -80,7 +82,10 @@ def test_qdq_model_matches_onnxruntime(tmp_path, symmetric, C, depthwise):
     # activations stay int8 between the convs (integer-valued f16 into a depthwise conv); the last
     # conv's output is dequantized by the graph
     outs = sorted(r.problem.out_dtype for r in convs)
-    assert outs == (["f16", "f32", "i8", "i8"] if depthwise else ["f32", "i8", "i8", "i8"]), outs
+    assert outs == (["f16", "f32", "i8", "i8"] if depthwise or pool else ["f32", "i8", "i8", "i8"]), outs
+    if pool:        # the pool reads f16 integers on convc's kernel
+        (p,) = [r for r in res.reports if r.problem is not None and r.problem.pool == "max"]
+        assert p.path == "convc" and p.problem.dtype == "f16", p.line()
     m = LoadedModule(str(tmp_path / "q.vmfb"), "local-task")
     for seed in (0, 1):
         x = np.random.default_rng(seed).standard_normal((2, C, 10, 9)).astype(np.float32)

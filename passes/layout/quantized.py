@@ -434,10 +434,21 @@ def _f16_integers(xd: Dequantized, zx: int) -> ir.Value:
     return barrier(integer_valued_f16(xd.q, zx))     # kept out of the consumer's dispatch
 
 
+POOLS = ("linalg.pooling_nchw_max", "linalg.pooling_nchw_sum")
+
+
 def quantized_max_pool(op):
-    """(input dequantize, its pad, zx) of a max-pool of dequantized int8 values, else None."""
-    if op.name != "linalg.pooling_nchw_max":
+    """(input dequantize, its pad, zx) of a max- or sum-pool (a global average pool's sum) of
+    dequantized int8 values, else None. Sums take no pad."""
+    if op.name not in POOLS:
         return None
+    if op.name.endswith("_sum"):
+        taps = 1
+        for n in ir.RankedTensorType(op.operands[1].type).shape:
+            taps *= n
+        x = owner(op.operands[0])
+        if (x is not None and x.name == "tensor.pad") or taps * 256 >= 2 ** 24:
+            return None              # padded, or a window whose f32 sum could round
     got = _input(op.operands[0], pad_value=None)
     if got is None or not ir.RankedTensorType(op.results[0].type).has_static_shape:
         return None
@@ -451,26 +462,32 @@ def quantized_max_pool(op):
 
 
 def rewrite_quantized_max_pool(op, xd: Dequantized, pad_op, zx: int) -> None:
-    """max(sx * (q - zx)) = sx * max(q - zx) (sx > 0): the pool on f16 integers (exact, half
-    the bytes of the dequantized f32 it read), scaled after; the quantize after it fuses in."""
+    """max(sx * (q - zx)) = sx * max(q - zx) (sx > 0), and sum(sx * (q - zx)) = sx * sum(q - zx):
+    the pool on f16 integers (exact: a max picks one, a sum is accumulated in f32; half the
+    bytes of the dequantized f32 it read, and convc's pool kernels instead of IREE's), scaled
+    after; the quantize or division after it fuses in."""
     f16, f32 = ir.F16Type.get(), ir.F32Type.get()
     x = _f16_integers(xd, zx)
+    is_max = op.name.endswith("_max")
     lowest = arith_d.constant(f16, float("-inf"))
     if pad_op is not None:
         low = list(ir.DenseI64ArrayAttr(pad_op.attributes["static_low"]))
         high = list(ir.DenseI64ArrayAttr(pad_op.attributes["static_high"]))
         x = pad(x, low, high, lowest)
     out_t = ir.RankedTensorType(op.results[0].type)
-    init = value_of(linalg_d.fill(lowest, outs=[tensor_d.EmptyOp(list(out_t.shape), f16).result]))
+    acc_t, start = (f16, lowest) if is_max else (f32, arith_d.constant(f32, 0.0))
+    init = value_of(linalg_d.fill(start, outs=[tensor_d.EmptyOp(list(out_t.shape), acc_t).result]))
     window = tensor_d.EmptyOp(ir.RankedTensorType(op.operands[1].type).shape, f16).result
     attrs = {k: [int(v) for v in ir.DenseIntElementsAttr(op.attributes[k])] for k in ("strides", "dilations")}
-    pooled = value_of(linalg_d.pooling_nchw_max(x, window, outs=[init], **attrs))
+    builder = linalg_d.pooling_nchw_max if is_max else linalg_d.pooling_nchw_sum
+    pooled = value_of(builder(x, window, outs=[init], **attrs))
     out = tensor_d.EmptyOp(list(out_t.shape), f32).result
     gen = linalg_d.GenericOp([out.type], [pooled], [out], ir.ArrayAttr.get([_identity(out_t.rank)] * 2),
                              _iterators(["parallel"] * out_t.rank))
-    block = gen.regions[0].blocks.append(f16, f32)
+    block = gen.regions[0].blocks.append(acc_t, f32)
     with ir.InsertionPoint(block):
-        linalg_d.YieldOp([arith_d.mulf(arith_d.extf(f32, block.arguments[0]), _scalar(xd.scale))])
+        v = arith_d.extf(f32, block.arguments[0]) if is_max else block.arguments[0]
+        linalg_d.YieldOp([arith_d.mulf(v, _scalar(xd.scale))])
     op.results[0].replace_all_uses_with(gen.results[0])
     op.erase()
 

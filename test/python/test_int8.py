@@ -96,3 +96,30 @@ def test_qdq_model_matches_onnxruntime(tmp_path, symmetric, C, depthwise, pool):
         assert got.shape == ref.shape
         assert np.abs(got - ref).max() <= step * 1.01, np.abs(got - ref).max()
         assert np.mean(got == ref) >= 0.99
+
+
+def test_qdq_global_average_pool_on_f16_integers(tmp_path):
+    """A QDQ GlobalAveragePool sums f16 integers (exact in f32) on convc's global-pool kernel
+    instead of IREE's reduction of the dequantized values; the result matches onnxruntime."""
+    from onnx import TensorProto, helper, numpy_helper
+    from convc.tools.quantized import ort_reference, qdq_quantize
+    rng = np.random.default_rng(0)
+    w = numpy_helper.from_array((rng.standard_normal((64, 16, 3, 3)) * 0.1).astype(np.float32), "w")
+    b = numpy_helper.from_array((rng.standard_normal(64) * 0.1).astype(np.float32), "b")
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["c"], ["r"]),
+             helper.make_node("GlobalAveragePool", ["r"], ["y"])]
+    g = helper.make_graph(nodes, "gap", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 16, 7, 7])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 64, 1, 1])], [w, b])
+    f, q = str(tmp_path / "f.onnx"), str(tmp_path / "q.onnx")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), f)
+    qdq_quantize(f, q)
+    res = compile_file(q, str(tmp_path / "q.vmfb"), CompileOptions(target="llvm-cpu"))
+    pools = [r for r in res.reports if r.problem is not None and r.problem.is_global_pool]
+    assert len(pools) == 1 and pools[0].path == "convc" and pools[0].problem.dtype == "f16", [r.line() for r in res.reports]
+    m = LoadedModule(str(tmp_path / "q.vmfb"), "local-task")
+    x = rng.standard_normal((2, 16, 7, 7)).astype(np.float32)
+    (ref,) = ort_reference(q, {"x": x})
+    got = np.asarray(m.call(m.entry, [(x, "f32")]))
+    step = np.min(np.diff(np.unique(ref)))
+    assert got.shape == ref.shape and np.abs(got - ref).max() <= step * 1.01

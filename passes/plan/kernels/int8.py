@@ -27,14 +27,35 @@ def plan_int8(p: ConvProblem, t: Target) -> Schedule:
         return _portable(p, t, "portable implicit GEMM (int8 with a run-time batch: the s8 wgmma kernel is built "
                                "for static shapes so far)")
     s = _f16_rules(p, t)
-    if not isinstance(s, Schedule):
-        s = SM90_WS.attempt(p, t, tile=WsTile(Kernel.SM90_WS_COOPERATIVE, 128, 128 if p.F > 64 else 64))
+    if not isinstance(s, Schedule) or _registers(p, s) > REGISTER_BUDGET:
+        s = next((c for c in (SM90_WS.attempt(p, t, tile=tile) for tile in _FALLBACK_TILES)
+                  if isinstance(c, Schedule) and _registers(p, c) <= REGISTER_BUDGET), None) or \
+            SM90_WS.attempt(p, t, tile=WsTile(Kernel.SM90_WS_COOPERATIVE, 128, 128 if p.F > 64 else 64))
     if isinstance(s, Schedule):
         return dataclasses.replace(s, reason=s.reason + ", s8 wgmma (i32 accumulation)")
     why = str(s)
     if tma_loader.k_tile_channels(p.C, p.R * p.S, p.dtype) is None:
         why = f"{why}; 64-channel steps need C a multiple of 64, or of 16 with one filter tap"
     return _portable(p, t, f"portable implicit GEMM (int8, i32 sums: s8 wgmma kernel declined: {why})")
+
+
+# Registers a consumer thread spends on accumulators and per-channel epilogue operands (loaded
+# before the main loop): above this the 168-register consumers spill. A QDQ model's epilogue
+# reads 2-4 per-channel operands (scales, bias, zero-point terms); with the f16 rules' 64x256
+# tiles its ResNet-50 expansion 1x1s spilled 548-1188 bytes and took 99-122 us (H200, against
+# 33 us for the f16 conv).
+REGISTER_BUDGET = 160
+_FALLBACK_TILES = (WsTile(Kernel.SM90_WS_PINGPONG, 128, 128), WsTile(Kernel.SM90_WS_COOPERATIVE, 128, 128),
+                   WsTile(Kernel.SM90_WS_PINGPONG, 128, 64), WsTile(Kernel.SM90_WS_COOPERATIVE, 128, 64))
+
+
+def _registers(p: ConvProblem, s: Schedule) -> int:
+    """Accumulators (rows x channels / 128 threads) plus a value per column pair per per-channel
+    operand (cols / 4 each) of a consumer thread."""
+    from ...lower.nvidia.sm90_ws_layout import consumer_slice
+    rows, cols = consumer_slice(s.kernel, s.block_m, s.block_n, getattr(s.config, "swap_ab", False))
+    channel = sum(1 for ld in p.operand_loads if ld.broadcast == "channel")
+    return rows * cols // 128 + cols // 4 * channel
 
 
 def _f16_rules(p: ConvProblem, t: Target):

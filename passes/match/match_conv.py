@@ -172,8 +172,9 @@ def _match_global_pool(func, op) -> tuple[ConvProblem, list]:
     kind, rank, batch = global_reduction_dims(op)
     x_op = d.operand_of(op.operands[0])
     prologue = () if plain_combine(op) else pool_prologue(d, op)
-    if x_op.dtype not in INPUT_DTYPES:
-        raise Decline(f"pooling input type {x_op.dtype} not supported (f16, bf16 or f32)")
+    # i8: a quantized model's last activation, its dequantize fused in as the prologue
+    if x_op.dtype not in INPUT_DTYPES + INT_INPUT_DTYPES:
+        raise Decline(f"pooling input type {x_op.dtype} not supported (f16, bf16, f32 or i8)")
     _starts_at_identity(op, kind)
     shape = d.shape(op.operands[0].type)
     if not batch:
@@ -232,7 +233,7 @@ def _problem(d: Dispatch, conv, init, fields: dict, out_channel_dims: int) -> tu
     # A 16-bit conv result (a model demoted to f16 by --precision f16 accumulates in f16) is
     # computed with f32 accumulation and rounded to its type before the epilogue: the same
     # values, with a more accurate sum.
-    if fields["dtype"] in INT_INPUT_DTYPES:
+    if fields["dtype"] in INT_INPUT_DTYPES and not fields.get("pool"):
         if conv_t != "i32":
             raise Decline(f"accumulation in {conv_t} for {fields['dtype']} inputs (i32 required)")
     elif conv_t != "f32" and conv_t != fields["dtype"]:

@@ -25,7 +25,7 @@ from iree.compiler.dialects import (
 __all__ = [
     "ir", "amdgpu_d", "arith_d", "flow_d", "func_d", "gpu_d", "hal_d", "llvm_d",
     "math_d", "memref_d", "nvvm_d", "rocdl_d", "scf_d", "util_d", "vector_d",
-    "parse_attr", "dict_attr", "attr_to_py", "walk_ops", "owner_op",
+    "parse_attr", "dict_attr", "attr_to_py", "walk_ops", "owner_op", "int_const", "float_const",
 ]
 
 
@@ -81,6 +81,24 @@ def owner_op(v: ir.Value):
     if isinstance(owner, ir.Block):
         return None
     return owner.operation if hasattr(owner, "operation") else owner
+
+
+def int_const(v: ir.Value) -> int | None:
+    """The value of an integer arith.constant, else None."""
+    op = owner_op(v)
+    if op is None or op.name != "arith.constant":
+        return None
+    a = op.attributes["value"]
+    return a.value if isinstance(a, ir.IntegerAttr) else None
+
+
+def float_const(v: ir.Value) -> float | None:
+    """The value of a scalar float arith.constant, else None."""
+    op = owner_op(v)
+    if op is None or op.name != "arith.constant":
+        return None
+    a = op.attributes["value"]
+    return a.value if isinstance(a, ir.FloatAttr) else None
 
 
 def walk_ops(op, name: str | None = None):

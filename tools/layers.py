@@ -227,6 +227,21 @@ def _t(shape, dtype) -> str:
     return "tensor<" + "x".join(map(str, shape)) + f"x{dtype}>"
 
 
+def _zero_pad(L: Layer, lines: list, src: str, x_t: str, x_shape: list, zero: str) -> tuple[str, str]:
+    """Appends the zero tensor.pad of the layer's input `src` (H and W; a grouped view's extra
+    dims unpadded) to lines; returns the padded value and its type."""
+    pt, pl, pb, pr = L.pad
+    extra = [0] * (len(x_shape) - 4)
+    padded = _t([L.N, L.H + pt + pb, L.W + pl + pr] + x_shape[3:], L.dtype)
+    idx = ", ".join(f"%i{i}: index" for i in range(len(x_shape)))
+    lines += [f"  %zero = arith.constant {zero} : {L.dtype}",
+              f"  %xp = tensor.pad {src} low{[0, pt, pl, 0] + extra} high{[0, pb, pr, 0] + extra} {{",
+              f"  ^bb0({idx}):",
+              f"    tensor.yield %zero : {L.dtype}",
+              f"  }} : {x_t} to {padded}"]
+    return "%xp", padded
+
+
 def layer_mlir(L: Layer, func_name: str = "main", output_arg: bool = False) -> str:
     """A single-conv model for layer L."""
     if L.int8:
@@ -254,16 +269,7 @@ def layer_mlir(L: Layer, func_name: str = "main", output_arg: bool = False) -> s
                      f": {x_t} into {_t(x_shape, L.dtype)}")
         src, x_t = "%x5", _t(x_shape, L.dtype)
     if any(L.pad):
-        pt, pl, pb, pr = L.pad
-        extra = [0] * (len(x_shape) - 4)
-        padded = _t([L.N, L.H + pt + pb, L.W + pl + pr] + x_shape[3:], L.dtype)
-        idx = ", ".join(f"%i{i}: index" for i in range(len(x_shape)))
-        lines += [f"  %zero = arith.constant 0.0 : {L.dtype}",
-                  f"  %xp = tensor.pad {src} low{[0, pt, pl, 0] + extra} high{[0, pb, pr, 0] + extra} {{",
-                  f"  ^bb0({idx}):",
-                  f"    tensor.yield %zero : {L.dtype}",
-                  f"  }} : {x_t} to {padded}"]
-        src, x_t = "%xp", padded
+        src, x_t = _zero_pad(L, lines, src, x_t, x_shape, "0.0")
     attrs = (f"{{dilations = dense<[{L.dilation[0]}, {L.dilation[1]}]> : tensor<2xi64>, "
              f"strides = dense<[{L.stride[0]}, {L.stride[1]}]> : tensor<2xi64>}}")
     lines += ["  %fz = arith.constant 0.0 : f32"]
@@ -360,14 +366,7 @@ def _int8_layer_mlir(L: Layer, func_name: str, output_arg: bool) -> str:
     lines = [f"func.func @{func_name}({', '.join(args)}) -> {res_t} {{"]
     src = "%x"
     if any(L.pad):
-        pt, pl, pb, pr = L.pad
-        padded = _t([L.N, L.H + pt + pb, L.W + pl + pr, L.C], "i8")
-        lines += ["  %zero = arith.constant 0 : i8",
-                  f"  %xp = tensor.pad %x low{[0, pt, pl, 0]} high{[0, pb, pr, 0]} {{",
-                  "  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):",
-                  "    tensor.yield %zero : i8",
-                  f"  }} : {x_t} to {padded}"]
-        src, x_t = "%xp", padded
+        src, x_t = _zero_pad(L, lines, src, x_t, [L.N, L.H, L.W, L.C], "0")
     attrs = (f"{{dilations = dense<[{L.dilation[0]}, {L.dilation[1]}]> : tensor<2xi64>, "
              f"strides = dense<[{L.stride[0]}, {L.stride[1]}]> : tensor<2xi64>}}")
     lines += ["  %iz = arith.constant 0 : i32",

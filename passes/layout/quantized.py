@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from iree.compiler.dialects import arith as arith_d, linalg as linalg_d, math as math_d, tensor as tensor_d
 
-from ..ir import ir, walk_ops
+from ..ir import float_const, int_const, ir, walk_ops
 from .builders import barrier, erase_dead, owner, pad, value_of, zero
 
 # the named dense convs the rewrite takes, and the position of F in their filter / output
@@ -54,26 +54,6 @@ DEPTHWISE = ("linalg.depthwise_conv_2d_nchw_chw",)
 DEQUANTIZE = "iree_linalg_ext.dequantize_affine"
 QUANTIZE = "iree_linalg_ext.quantize_affine"
 INT8_RANGE = (-128, 127)
-
-
-def _int_const(v: ir.Value) -> int | None:
-    op = owner(v)
-    if op is None or op.name != "arith.constant":
-        return None
-    a = op.attributes["value"]
-    return a.value if isinstance(a, ir.IntegerAttr) else None
-
-
-def _float_const(v: ir.Value) -> float | None:
-    op = owner(v)
-    if op is None or op.name != "arith.constant":
-        return None
-    a = op.attributes["value"]
-    if isinstance(a, ir.FloatAttr):
-        return a.value
-    if isinstance(a, ir.DenseFPElementsAttr) and a.is_splat:
-        return a.get_splat_value().value
-    return None
 
 
 class Dequantized:
@@ -105,7 +85,7 @@ class Dequantized:
             return 0
         if list(self.zp_map.results):
             return None
-        return _int_const(self.zp)
+        return int_const(self.zp)
 
     def channel_scale(self, f_dim: int) -> bool:
         """Whether the scale is per tensor or indexed by dimension f_dim only."""
@@ -119,7 +99,7 @@ def _input(x: ir.Value, pad_value: float | None = 0.0):
     op = owner(x)
     if op is not None and op.name == "tensor.pad":
         yielded = op.regions[0].blocks[0].operations[0].operands[0]
-        value = _float_const(yielded)
+        value = float_const(yielded)
         if value is None or (pad_value is not None and value != pad_value):
             return None
         d = Dequantized.of(op.operands[0])
@@ -267,6 +247,15 @@ def integer_valued_f16(q: ir.Value, zp: int) -> ir.Value:
     return gen.results[0]
 
 
+def _quantized(x: ir.Value, scale: ir.Value, lo: int, hi: int, zp: ir.Value | None = None) -> ir.Value:
+    """clamp(roundeven(x / scale) (+ zp), lo, hi) in f32: a quantize's arithmetic (IREE's)."""
+    f32 = ir.F32Type.get()
+    v = math_d.roundeven(arith_d.divf(x, scale))
+    if zp is not None:
+        v = arith_d.addf(v, arith_d.sitofp(f32, zp))
+    return arith_d.minnumf(arith_d.maxnumf(v, arith_d.constant(f32, float(lo))), arith_d.constant(f32, float(hi)))
+
+
 def requantized_f16(qop, zp: int) -> ir.Value:
     """The integers quantize_affine `qop` computes from its f32 input, less zero point zp, as
     f16 in one elementwise op from the f32 values: clamp(roundeven(x / s) + zp) - zp. Not a
@@ -275,15 +264,14 @@ def requantized_f16(qop, zp: int) -> ir.Value:
     x, scale = qop.operands[0], qop.operands[1]
     lo, hi = (ir.IntegerAttr(qop.attributes[k]).value for k in ("quant_min", "quant_max"))
     t = ir.RankedTensorType(x.type)
-    f16, f32 = ir.F16Type.get(), ir.F32Type.get()
+    f16 = ir.F16Type.get()
     out = tensor_d.EmptyOp(list(t.shape), f16).result
     gen = linalg_d.GenericOp([out.type], [x], [out], ir.ArrayAttr.get([_identity(t.rank)] * 2),
                              _iterators(["parallel"] * t.rank))
     block = gen.regions[0].blocks.append(t.element_type, f16)
     with ir.InsertionPoint(block):
-        v = math_d.roundeven(arith_d.divf(block.arguments[0], _scalar(scale)))
-        v = arith_d.minnumf(arith_d.maxnumf(v, arith_d.constant(f32, float(lo - zp))), arith_d.constant(f32, float(hi - zp)))
-        linalg_d.YieldOp([arith_d.truncf(f16, v)])
+        # clamp(q + zp, lo, hi) - zp = clamp(q, lo - zp, hi - zp)
+        linalg_d.YieldOp([arith_d.truncf(f16, _quantized(block.arguments[0], _scalar(scale), lo - zp, hi - zp))])
     return gen.results[0]
 
 
@@ -295,7 +283,7 @@ def _quantize_zero_point(qop) -> int | None:
         return None
     if len(ins) < 3:
         return 0
-    return None if list(maps[2].results) else _int_const(ins[2])
+    return None if list(maps[2].results) else int_const(ins[2])
 
 
 def exact_in_f16(op, zx: int) -> bool:
@@ -414,11 +402,7 @@ def as_generic(op) -> None:
                 v = arith_d.subi(v, zp)
             linalg_d.YieldOp([arith_d.mulf(arith_d.sitofp(f32, v), a[1])])
         else:
-            v = math_d.roundeven(arith_d.divf(a[0], a[1]))
-            if len(a) > 2:
-                v = arith_d.addf(v, arith_d.sitofp(f32, a[2]))
-            v = arith_d.maxnumf(v, arith_d.constant(f32, float(lo)))
-            v = arith_d.minnumf(v, arith_d.constant(f32, float(hi)))
+            v = _quantized(a[0], a[1], lo, hi, a[2] if len(a) > 2 else None)
             linalg_d.YieldOp([arith_d.fptosi(out_t.element_type, v)])
     op.results[0].replace_all_uses_with(gen.results[0])
     op.erase()
@@ -452,7 +436,7 @@ def quantized_max_pool(op):
     got = _input(op.operands[0], pad_value=None)
     if got is None or not ir.RankedTensorType(op.results[0].type).has_static_shape:
         return None
-    if got[1] is not None and _float_const(got[1].regions[0].blocks[0].operations[0].operands[0]) > -1e30:
+    if got[1] is not None and float_const(got[1].regions[0].blocks[0].operations[0].operands[0]) > -1e30:
         return None                  # a pad a window's max could pick (not -inf / lowest)
     xd, pad_op = got
     zx = xd.zero_point()

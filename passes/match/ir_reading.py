@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..ir import ir, owner_op  # noqa: F401 (owner_op: the matcher's modules import it from here)
+from ..ir import float_const, int_const, ir, owner_op  # noqa: F401 (the matcher's modules import these from here)
 from ..problem import DTYPE_BYTES
 
 
@@ -67,22 +67,3 @@ def linear_terms(e: ir.AffineExpr) -> dict[int, int]:
         if list(lhs) == [-1]:
             return {k: v * lhs[-1] for k, v in rhs.items()}
     raise Decline(f"non-linear indexing expression {e}")
-
-
-def int_const(v: ir.Value) -> int | None:
-    op = owner_op(v)
-    if op is None or op.name != "arith.constant":
-        return None
-    a = op.attributes["value"]
-    return a.value if isinstance(a, ir.IntegerAttr) else None
-
-
-def float_const(v: ir.Value) -> float | None:
-    op = owner_op(v)
-    if op is None or op.name != "arith.constant":
-        return None
-    a = op.attributes["value"]
-    if isinstance(a, ir.FloatAttr):
-        return a.value
-    return None
-

@@ -22,10 +22,10 @@ def fhwc_filter(w, layout: str = "fhwc"):
 
 
 def conv_nhwc_fhwc_numpy(x: np.ndarray, w: np.ndarray, stride, dilation, pad, groups: int = 1,
-                         layout: str = "fhwc") -> np.ndarray:
+                         layout: str = "fhwc", dtype=np.float32) -> np.ndarray:
     """x: [N,H,W,C] f32, w: [F,R,S,C/G] f32 (or in `layout`, see fhwc_filter), pad (top, left,
     bottom, right) -> [N,Ho,Wo,F]; output channels g*F/G .. read input channels g*C/G .. of
-    group g."""
+    group g. Summed in `dtype` (float64: exact for i8 operands, sums below 2^53)."""
     w = fhwc_filter(w, layout)
     if groups > 1:
         cg, fg = x.shape[3] // groups, w.shape[0] // groups
@@ -39,11 +39,11 @@ def conv_nhwc_fhwc_numpy(x: np.ndarray, w: np.ndarray, stride, dilation, pad, gr
     dh, dw = dilation
     Ho = (Hp - dh * (R - 1) - 1) // sh + 1
     Wo = (Wp - dw * (S - 1) - 1) // sw + 1
-    out = np.zeros((N, Ho, Wo, F), np.float32)
+    out = np.zeros((N, Ho, Wo, F), dtype)
     for r in range(R):
         for s in range(S):
             win = xp[:, r * dh: r * dh + sh * (Ho - 1) + 1: sh, s * dw: s * dw + sw * (Wo - 1) + 1: sw, :]
-            out += np.tensordot(win, w[:, r, s, :], axes=([3], [1])).astype(np.float32)
+            out += np.tensordot(win, w[:, r, s, :], axes=([3], [1])).astype(dtype)
     return out
 
 
@@ -78,7 +78,7 @@ def int8_reference(layer, inputs: list[np.ndarray]) -> np.ndarray:
     sums of the i8 operands): the i32 accumulator, or its requantization (f32 math as the
     model writes it, rounded half to even, clamped), as f32 values."""
     x, w = (np.asarray(a, np.float64) for a in inputs[:2])
-    acc = np.rint(conv_nhwc_fhwc_numpy64(x, w, layer.stride, layer.dilation, layer.pad))
+    acc = np.rint(conv_nhwc_fhwc_numpy(x, w, layer.stride, layer.dilation, layer.pad, dtype=np.float64))
     if layer.epilogue == "none":
         return acc.astype(np.float32)
     y = acc.astype(np.float32) * np.float32(layer.requant_scale) + inputs[2].astype(np.float32)
@@ -87,23 +87,6 @@ def int8_reference(layer, inputs: list[np.ndarray]) -> np.ndarray:
     if layer.epilogue in ("bias_relu", "bias_residual_relu"):
         y = np.maximum(y, 0)
     return np.clip(np.rint(y), -128, 127).astype(np.float32)
-
-
-def conv_nhwc_fhwc_numpy64(x, w, stride, dilation, pad) -> np.ndarray:
-    """conv_nhwc_fhwc_numpy in float64 (exact for i8 operands: sums below 2^53)."""
-    pt, pl, pb, pr = pad
-    xp = np.pad(x, ((0, 0), (pt, pb), (pl, pr), (0, 0)))
-    N, Hp, Wp, C = xp.shape
-    F, R, S, _ = w.shape
-    (sh, sw), (dh, dw) = stride, dilation
-    Ho = (Hp - dh * (R - 1) - 1) // sh + 1
-    Wo = (Wp - dw * (S - 1) - 1) // sw + 1
-    out = np.zeros((N, Ho, Wo, F), np.float64)
-    for r in range(R):
-        for s in range(S):
-            win = xp[:, r * dh: r * dh + sh * (Ho - 1) + 1: sh, s * dw: s * dw + sw * (Wo - 1) + 1: sw, :]
-            out += np.tensordot(win, w[:, r, s, :], axes=([3], [1]))
-    return out
 
 
 def layer_reference_numpy(layer, inputs: list[np.ndarray]) -> np.ndarray:

@@ -16,6 +16,16 @@ def _byte_address(memref, index) -> ir.Value:
     return arith_d.addi(address_of(memref), index_to(off, I64()))
 
 
+def _per_lane(x, instruction: str):
+    """`instruction $0, $1;` (one f32 in, one out) on every lane of an f32 vector."""
+    out = x
+    for i in range(ir.VectorType(x.type).shape[0]):
+        lane = vector_d.extract(x, [], [i])
+        y = llvm_d.InlineAsmOp(ir.F32Type.get(), [lane], f"{instruction} $0, $1;", "=f,f").result
+        out = vector_d.insert(y, out, [], [i])
+    return out
+
+
 class NvidiaMachine(GpuMachine):
     backend = "nvidia"
     async_copies = True
@@ -23,24 +33,12 @@ class NvidiaMachine(GpuMachine):
     def exp2_approx(self, x):
         """ex2.approx.ftz.f32 per lane (IREE's lowering refuses llvm.intr.exp2 and expands
         math.exp2 into a polynomial)."""
-        vt = ir.VectorType(x.type)
-        out = x
-        for i in range(vt.shape[0]):
-            lane = vector_d.extract(x, [], [i])
-            y = llvm_d.InlineAsmOp(ir.F32Type.get(), [lane], "ex2.approx.ftz.f32 $0, $1;", "=f,f").result
-            out = vector_d.insert(y, out, [], [i])
-        return out
+        return _per_lane(x, "ex2.approx.ftz.f32")
 
     def round_even(self, x):
-        """cvt.rni.f32.f32 per lane: the requantize of int8 epilogues (IREE refuses
+        """cvt.rni.f32.f32 per lane: the requantize of int8 epilogues (IREE's lowering refuses
         llvm.intr.roundeven and expands math.roundeven into ~40 instructions per value)."""
-        vt = ir.VectorType(x.type)
-        out = x
-        for i in range(vt.shape[0]):
-            lane = vector_d.extract(x, [], [i])
-            y = llvm_d.InlineAsmOp(ir.F32Type.get(), [lane], "cvt.rni.f32.f32 $0, $1;", "=f,f").result
-            out = vector_d.insert(y, out, [], [i])
-        return out
+        return _per_lane(x, "cvt.rni.f32.f32")
 
     def async_copy_16(self, dst, dst_index, src, src_index, valid):
         """cp.async.cg (16 bytes, L2 only; src-size 0 zero-fills)."""

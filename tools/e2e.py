@@ -26,6 +26,7 @@ from ..compiler.pytorch import export_mlir
 from ..compiler.structure import stream_structure
 from .bench import STOCK_IREE_FLAGS
 from .gpu.e2e import torch_models
+from .models import QDQ_TOLERANCE      # a QDQ case's rel. L2 bound against onnxruntime
 from .suite import git_commit
 
 
@@ -94,10 +95,6 @@ CASES = [
     Case("mobilenet_v2_qdq_b32", "mobilenet_v2", (32, 3, 224, 224), quantized=True),
 ]
 
-# rel. L2 of a QDQ case's output against onnxruntime's CPU run of the same QDQ model (both sum
-# int8 products exactly and requantize in f32; a value at a rounding half now and then lands
-# one step apart and the step propagates: tools/models.QDQ_TOLERANCE)
-QDQ_TOLERANCE = 5e-2
 
 
 def prepare_quantized_case(case: Case, out: str, extra_flags: tuple = ()) -> dict:

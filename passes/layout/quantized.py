@@ -259,8 +259,8 @@ def _quantized(x: ir.Value, scale: ir.Value, lo: int, hi: int, zp: ir.Value | No
 def requantized_f16(qop, zp: int) -> ir.Value:
     """The integers quantize_affine `qop` computes from its f32 input, less zero point zp, as
     f16 in one elementwise op from the f32 values: clamp(roundeven(x / s) + zp) - zp. Not a
-    widening of an int8 tensor, which IREE would clone into the conv's dispatch as a
-    dequantization (a conv input convc cannot read)."""
+    widening of the int8 tensor: IREE fused that into the conv's dispatch (flow IR of a QDQ
+    model with an RGB stem: "operand is produced by linalg.generic", a conv convc declines)."""
     x, scale = qop.operands[0], qop.operands[1]
     lo, hi = (ir.IntegerAttr(qop.attributes[k]).value for k in ("quant_min", "quant_max"))
     t = ir.RankedTensorType(x.type)

@@ -331,8 +331,8 @@ def bench_layer(bundle, entry, iters, rotate, peak, bw, seed):
 
 def _bench_int8(bundle, entry, L, row, inputs, iters, rotate):
     """An i8 layer: convc's kernel against the exact integer reference; no PyTorch baseline
-    (PyTorch has no int8 cuDNN conv on CUDA: the suite's f16 twin of the layer, timed in the
-    same run, is the comparison)."""
+    (no PyTorch int8 conv is timed here: the suite's f16 twin of the layer, timed in the same
+    run, is the comparison)."""
     checks = {}
     try:
         fn, out = _iree_variant(os.path.join(bundle, entry["vmfb"]), L, inputs, rotate)

@@ -292,6 +292,12 @@ def test_program_math_forms_on_sm90a(tmp_path, name, fast):
     assert ("ex2.approx" in kernel) == (fast and name != "hardswish")
     if name == "hardswish":                    # x * relu6(x + 3) / 6: the division is a multiply
         assert "rcp.approx" not in kernel
+    if fast and name != "hardswish":
+        # one MUFU.RCP each: the flush-to-zero form (ptxas guards the other with 6 more
+        # instructions per value)
+        assert "rcp.approx.ftz.f32" in kernel and "rcp.approx.f32" not in kernel
+    # erf's sign restored in f32 (an f16 copysign is ~6 integer and select instructions)
+    assert ("copysign.f32" in kernel) == (name == "gelu_erf")
 
 
 def test_program_constant_folding():

@@ -259,6 +259,24 @@ def _benchmark_module(vmfb: str, params: dict, x_shape, dt: str = "f16", reps: i
     return times or {"error": (out.stderr or out.stdout).strip().splitlines()[-1:]}
 
 
+def invoke_case(bundle: str, entry: dict, count: int) -> None:
+    """Calls a case's convc build `count` times with its parameters and a random input, as
+    run_case loads it, and nothing else: a profiler's view of the model's own kernels."""
+    case = entry["case"]
+    model = _torch_model(case)
+    dt, np_dt = _DT[case.get("dtype", "float16")]
+    x = np.random.default_rng(case["seed"]).standard_normal(case["input_shape"]).astype(np_dt)
+    if entry.get("convc_input_layout") == "nhwc":
+        x = np.ascontiguousarray(np.moveaxis(x, 1, -1))
+    params = {k: v.detach().cpu().numpy().astype(np_dt) if v.is_floating_point() else v.detach().cpu().numpy()
+              for k, v in model.state_dict().items() if k in set(entry["parameters"])}
+    xdt = entry.get("convc_input_dtype", dt)
+    # stream mode: a profiler replays each kernel of the recorded command buffer alone
+    lm = LoadedModule(os.path.join(bundle, entry["convc_vmfb"]), "cuda", parameters=params, cuda_graphs=False)
+    for _ in range(count):
+        lm.call(entry.get("function", "main"), [(x.astype(np.float32) if xdt != dt else x, xdt)])
+
+
 def run_case(bundle: str, entry: dict, iters: int, baselines=TORCH_BASELINES,
              variants: tuple = ("convc", "iree"), runtime_flags: tuple = (), torch_cache: str | None = None) -> dict:
     import torch
@@ -393,12 +411,21 @@ def main(argv=None) -> int:
     p.add_argument("--torch-cache", help="JSON file of PyTorch baselines shared by the cases of one run: a case "
                                          "whose PyTorch side was measured already (same model, seed, shape, "
                                          "dtype) reuses it")
+    p.add_argument("--invoke-only", metavar="CASE", help="only call CASE's convc build --count times (no timing, "
+                                                       "no baselines): for Nsight Compute (tools/device/profile_model.sh)")
+    p.add_argument("--count", type=int, default=3, help="calls for --invoke-only (default 3)")
     args = p.parse_args(argv)
     if args.runtime_flags:
         import iree.runtime as rt
         rt.flags.parse_flags(*args.runtime_flags.split())
     with open(os.path.join(args.bundle, "manifest.json")) as f:
         manifest = json.load(f)
+    if args.invoke_only:
+        entry = next((e for e in manifest["cases"] if e["case"]["name"] == args.invoke_only), None)
+        if entry is None:
+            p.error(f"no case {args.invoke_only!r} in {args.bundle}")
+        invoke_case(args.bundle, entry, args.count)
+        return 0
     os.makedirs(args.out, exist_ok=True)
     rows = []
     for entry in manifest["cases"]:

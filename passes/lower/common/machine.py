@@ -37,6 +37,16 @@ class Machine:
         expands into a polynomial)."""
         return None
 
+    def recip_approx(self, x: ir.Value) -> ir.Value | None:
+        """1/x of an f32 vector by the target's approximate reciprocal (one instruction, a few
+        f32 ulp; denormal inputs flushed), or None (program_math then divides with `afn`)."""
+        return None
+
+    def copysign(self, magnitude: ir.Value, sign: ir.Value) -> ir.Value | None:
+        """|magnitude| with the sign of `sign` (f32 vectors) by target instructions, or None
+        (program_math then uses math.copysign)."""
+        return None
+
     def round_even(self, x: ir.Value) -> ir.Value | None:
         """x (an f32 vector) rounded to the nearest integer, halves to even, by one target
         instruction, or None (program_math then keeps math.roundeven, which IREE expands)."""

@@ -14,7 +14,7 @@ Two kinds of rewrite, chosen here and nowhere else:
   taken as a multiplication (the same value).
 - approximate, only where the program's result is 16-bit (f16/bf16 models): a division by a
   constant as a multiplication by its f32 reciprocal; other divisions approximate
-  (`afn`: one reciprocal instruction); math.exp as the hardware exp2 of x * log2(e);
+  (the target's reciprocal instruction, else `afn`); math.exp as the hardware exp2 of x * log2(e);
   math.erf as Abramowitz-Stegun 7.1.26 (|error| <= 1.5e-7) on that exp2. Each is computed
   in f32, so its error (a few f32 ulp) is far below the half-ulp of the 16-bit result
   (2^-11 relative). f32 programs keep IREE's exact expansions. An int8 result (a quantized
@@ -115,20 +115,38 @@ def exp_fast(x: ir.Value) -> ir.Value:
 
 
 def recip_fast(x: ir.Value) -> ir.Value:
-    return arith_d.divf(splat(x.type, 1.0), x, fastmath=_afn())
+    """1/x of an f32 vector: the target's approximate reciprocal, else an `afn` division."""
+    m = _MACHINE.get()
+    got = m.recip_approx(x) if m is not None else None
+    return got if got is not None else arith_d.divf(splat(x.type, 1.0), x, fastmath=_afn())
+
+
+def div_fast(a: ir.Value, b: ir.Value) -> ir.Value:
+    """a / b of f32 vectors as a times the approximate reciprocal of b."""
+    m = _MACHINE.get()
+    got = m.recip_approx(b) if m is not None else None
+    return arith_d.mulf(a, got) if got is not None else arith_d.divf(a, b, fastmath=_afn())
+
+
+def copysign_fast(magnitude: ir.Value, sign: ir.Value) -> ir.Value:
+    m = _MACHINE.get()
+    got = m.copysign(magnitude, sign) if m is not None else None
+    return got if got is not None else math_d.copysign(magnitude, sign)
 
 
 def erf_fast(x: ir.Value) -> ir.Value:
     """erf of an f32 vector (A&S 7.1.26, odd: the sign of x restored at the end)."""
     ax = math_d.absf(x)
-    t = recip_fast(arith_d.addf(arith_d.mulf(ax, splat(x.type, _AS_P)), splat(x.type, 1.0)))
+    one = splat(x.type, 1.0)
+    # explicit fmas: without `contract`, LLVM keeps each multiply and add apart
+    t = recip_fast(math_d.fma(ax, splat(x.type, _AS_P), one))
     poly = splat(x.type, _AS_A[-1])
     for a in reversed(_AS_A[:-1]):
         poly = math_d.fma(poly, t, splat(x.type, a))
     poly = arith_d.mulf(poly, t)
     e = exp_fast(arith_d.negf(arith_d.mulf(ax, ax)))
-    r = arith_d.subf(splat(x.type, 1.0), arith_d.mulf(poly, e))
-    return math_d.copysign(r, x)
+    r = math_d.fma(arith_d.negf(poly), e, one)
+    return copysign_fast(r, x)
 
 
 def emit_fast(ins: EpilogueOp, args: list, t: ir.Type, consts: dict[int, float], fast: bool) -> ir.Value | None:
@@ -152,7 +170,7 @@ def emit_fast(ins: EpilogueOp, args: list, t: ir.Type, consts: dict[int, float],
             if exact or fast:
                 return in_f32(lambda a: arith_d.mulf(a, splat(f32, float(np.float32(1.0) / np.float32(c)))), args[0])
         if fast:
-            return in_f32(lambda a, b: arith_d.divf(a, b, fastmath=_afn()), *args)
+            return in_f32(div_fast, *args)
         return None
     if not fast:
         return None

@@ -16,12 +16,16 @@ def _byte_address(memref, index) -> ir.Value:
     return arith_d.addi(address_of(memref), index_to(off, I64()))
 
 
-def _per_lane(x, instruction: str):
-    """`instruction $0, $1;` (one f32 in, one out) on every lane of an f32 vector."""
+def _per_lane(x, instruction: str, *more):
+    """`instruction $0, $1[, $2...];` (f32 operands x, *more in, one f32 out) on every lane of
+    f32 vectors of one shape."""
     out = x
+    n = 1 + len(more)
+    operands = ", ".join(f"${i}" for i in range(n + 1))
+    constraints = "=f," + ",".join("f" * 1 for _ in range(n))
     for i in range(ir.VectorType(x.type).shape[0]):
-        lane = vector_d.extract(x, [], [i])
-        y = llvm_d.InlineAsmOp(ir.F32Type.get(), [lane], f"{instruction} $0, $1;", "=f,f").result
+        lanes = [vector_d.extract(v, [], [i]) for v in (x, *more)]
+        y = llvm_d.InlineAsmOp(ir.F32Type.get(), lanes, f"{instruction} {operands};", constraints).result
         out = vector_d.insert(y, out, [], [i])
     return out
 
@@ -34,6 +38,16 @@ class NvidiaMachine(GpuMachine):
         """ex2.approx.ftz.f32 per lane (IREE's lowering refuses llvm.intr.exp2 and expands
         math.exp2 into a polynomial)."""
         return _per_lane(x, "ex2.approx.ftz.f32")
+
+    def recip_approx(self, x):
+        """rcp.approx.ftz.f32 per lane: one MUFU.RCP (LLVM's afn division gives rcp.approx.f32
+        without .ftz, which ptxas guards for denormal inputs with 6 more instructions)."""
+        return _per_lane(x, "rcp.approx.ftz.f32")
+
+    def copysign(self, magnitude, sign):
+        """copysign.f32 per lane (in f32: LLVM narrows a copysign that feeds an f16 truncation
+        to an f16 copysign, which NVPTX expands into ~6 integer and select instructions)."""
+        return _per_lane(sign, "copysign.f32", magnitude)
 
     def round_even(self, x):
         """cvt.rni.f32.f32 per lane: the requantize of int8 epilogues (IREE's lowering refuses

@@ -31,3 +31,33 @@ def test_audit_flags_slow_and_unknown_kernels():
     assert [r["name"] for r in flagged(rows)] == ["slow", "iree_dispatch"]
     fast = next(r for r in rows if r["name"] == "fast")
     assert fast["floor_us"] == 25.0 and fast["share"] == round(25 / 30, 3) and fast["bound"] == "memory"
+
+
+def test_concurrent_kernels_are_judged_with_their_group():
+    """Two launches IREE ran side by side (a CUDA graph's parallel nodes): each one's CUPTI
+    duration is the shared span, so the audit takes their floors together against the span."""
+    costs = {"conv3x3": {"kind": "conv", "flops": 0, "bytes": 200e6, "dtype": "f16"},   # 50 us floor
+             "skip1x1": {"kind": "conv", "flops": 0, "bytes": 40e6, "dtype": "f16"}}    # 10 us floor
+    group = {"span_us": 72.0, "launches": {"conv3x3": 1, "skip1x1": 1}}
+    kernels = [{"name": "conv3x3", "us": 56.0, "launches": 1, "concurrent": dict(group, **{"with": ["skip1x1"]})},
+               {"name": "skip1x1", "us": 71.5, "launches": 1, "concurrent": dict(group, **{"with": ["conv3x3"]})}]
+    rows = audit(kernels, costs, 800.0, 4.0)
+    skip = next(r for r in rows if r["name"] == "skip1x1")
+    assert skip["share"] == round(60 / 72, 3) and skip["share_basis"] == "concurrent group"
+    assert skip["concurrent_with"] == ["conv3x3"] and not flagged(rows)
+
+
+def test_breakdown_finds_overlapping_launches():
+    from types import SimpleNamespace
+    from convc.tools.gpu.e2e import _concurrent
+
+    def ev(name, start, end):
+        return SimpleNamespace(name=name, time_range=SimpleNamespace(start=start, end=end))
+
+    evs = []
+    for i in range(2):                   # two inferences: a then (b beside c) then d
+        t = 1000 * i
+        evs += [ev("a", t, t + 10), ev("b", t + 12, t + 60), ev("c", t + 15, t + 80), ev("d", t + 81, t + 90)]
+    got = _concurrent(evs, 2)
+    assert set(got) == {"b", "c"}
+    assert got["b"] == {"with": ["c"], "span_us": 68.0, "launches": {"b": 1.0, "c": 1.0}}

@@ -122,6 +122,7 @@ def _breakdown(f, args, wall_us: float, iters: int = 5) -> dict:
     top = sorted(other.items(), key=lambda kv: -kv[1])[:8]
     convs = sorted(((k, v) for k, v in by_name.items() if k.startswith(CONVC_KERNELS)), key=lambda kv: -kv[1])[:8]
     kernels = conv + sum(other.values())
+    concurrent = _concurrent(evs, iters)
     return {"convc_conv_us": round(conv, 1), "other_dispatch_us": round(sum(other.values()), 1),
             "kernels_us": round(kernels, 1), "wall_us": round(wall_us, 1),
             "gaps_us": round(wall_us - kernels, 1),
@@ -130,8 +131,42 @@ def _breakdown(f, args, wall_us: float, iters: int = 5) -> dict:
             "other_launches": sum(1 for e in evs if not e.name.startswith(CONVC_KERNELS)) // iters,
             "top_other": [{"name": k[:90], "us": round(v, 1)} for k, v in top],
             "top_conv": [{"name": k[:90], "us": round(v, 1)} for k, v in convs],
-            "kernels": [{"name": k[:90], "us": round(v, 1), "launches": launches[k] // iters}
+            "kernels": [dict({"name": k[:90], "us": round(v, 1), "launches": launches[k] // iters},
+                             **({"concurrent": concurrent[k]} if k in concurrent else {}))
                         for k, v in sorted(by_name.items(), key=lambda kv: -kv[1])]}
+
+
+def _concurrent(evs: list, iters: int) -> dict:
+    """Kernels that ran at the same time as others (IREE puts independent dispatches of a
+    stream region in one concurrent step: a CUDA graph's parallel nodes): per kernel name, the
+    kernels its launches overlapped (`with`) and the span from the first start to the last end
+    of each overlapping group it was in (`span_us`, per inference) and the launches of every
+    member of those groups per inference (`launches`, itself included). Such a kernel's CUPTI
+    duration includes the time it shared the GPU: its own cost is the group's span."""
+    evs = sorted(evs, key=lambda e: e.time_range.start)
+    groups, cur = [], []
+    end = None
+    for e in evs:                       # connected runs of overlapping launches
+        if cur and e.time_range.start < end:
+            cur.append(e)
+            end = max(end, e.time_range.end)
+        else:
+            if len(cur) > 1:
+                groups.append(cur)
+            cur, end = [e], e.time_range.end
+    if len(cur) > 1:
+        groups.append(cur)
+    out: dict = {}
+    for g in groups:
+        span = max(e.time_range.end for e in g) - g[0].time_range.start      # us, as CUPTI's ranges
+        names = [e.name[:90] for e in g]
+        for n in set(names):
+            row = out.setdefault(n, {"span_us": 0.0, "members": {}})
+            row["span_us"] += span / iters
+            for m in names:
+                row["members"][m] = row["members"].get(m, 0) + 1 / iters
+    return {n: {"with": sorted(m for m in r["members"] if m != n), "span_us": round(r["span_us"], 1),
+                "launches": {m: round(c, 2) for m, c in r["members"].items()}} for n, r in out.items()}
 
 
 TORCH_BASELINES = ("eager", "compile", "reduce-overhead")

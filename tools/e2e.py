@@ -88,6 +88,11 @@ CASES = [
     Case("densenet121_b1", "densenet121", (1, 3, 224, 224)),
     Case("shufflenet_v2_b32", "shufflenet_v2_x1_0", (32, 3, 224, 224)),
     Case("shufflenet_v2_b1", "shufflenet_v2_x1_0", (1, 3, 224, 224)),
+    # asymmetric filters (1x7/7x1, 1x3/3x1), unpadded stems, four- to six-branch concats with
+    # average-pool branches, at its native 299 x 299
+    Case("inception_v3_b32", "inception_v3", (32, 3, 299, 299)),
+    # fused-MBConv stages (full 3x3 expand convs) then MBConv with squeeze-excitation, at 384 x 384
+    Case("efficientnet_v2_s_b32", "efficientnet_v2_s", (32, 3, 384, 384)),
     # a video network: 3-D convs (convc-conv3d), 16 frames of 112 x 112
     Case("r2plus1d_18_b8", "r2plus1d_18", (8, 3, 16, 112, 112)),
     # int8: QDQ models (symmetric int8 activations, per-channel weights) against PyTorch in f16

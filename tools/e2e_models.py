@@ -565,10 +565,202 @@ def r2plus1d_18() -> nn.Module:
     return R2Plus1D()
 
 
+class _BasicConv(nn.Module):
+    """Inception's conv (no bias) + BatchNorm (eps 1e-3) + ReLU, keys conv/bn."""
+
+    def __init__(self, inp: int, oup: int, k, stride: int = 1, padding=0):
+        super().__init__()
+        self.conv = nn.Conv2d(inp, oup, k, stride, padding, bias=False)
+        self.bn = nn.BatchNorm2d(oup, eps=0.001)
+
+    def forward(self, x):
+        return torch.relu(self.bn(self.conv(x)))
+
+
+def _avg3(x):
+    """Inception's pooling branch: 3x3 average, stride 1, zero padding counted."""
+    return nn.functional.avg_pool2d(x, 3, 1, 1)
+
+
+class _InceptionA(nn.Module):
+    def __init__(self, inp: int, pool: int):
+        super().__init__()
+        self.branch1x1 = _BasicConv(inp, 64, 1)
+        self.branch5x5_1, self.branch5x5_2 = _BasicConv(inp, 48, 1), _BasicConv(48, 64, 5, padding=2)
+        self.branch3x3dbl_1 = _BasicConv(inp, 64, 1)
+        self.branch3x3dbl_2 = _BasicConv(64, 96, 3, padding=1)
+        self.branch3x3dbl_3 = _BasicConv(96, 96, 3, padding=1)
+        self.branch_pool = _BasicConv(inp, pool, 1)
+
+    def forward(self, x):
+        return torch.cat([self.branch1x1(x), self.branch5x5_2(self.branch5x5_1(x)),
+                          self.branch3x3dbl_3(self.branch3x3dbl_2(self.branch3x3dbl_1(x))),
+                          self.branch_pool(_avg3(x))], 1)
+
+
+class _InceptionB(nn.Module):
+    def __init__(self, inp: int):
+        super().__init__()
+        self.branch3x3 = _BasicConv(inp, 384, 3, stride=2)
+        self.branch3x3dbl_1 = _BasicConv(inp, 64, 1)
+        self.branch3x3dbl_2 = _BasicConv(64, 96, 3, padding=1)
+        self.branch3x3dbl_3 = _BasicConv(96, 96, 3, stride=2)
+
+    def forward(self, x):
+        return torch.cat([self.branch3x3(x), self.branch3x3dbl_3(self.branch3x3dbl_2(self.branch3x3dbl_1(x))),
+                          nn.functional.max_pool2d(x, 3, 2)], 1)
+
+
+class _InceptionC(nn.Module):
+    """The asymmetric-filter block: 7x7 windows factored into 1x7 and 7x1 convs."""
+
+    def __init__(self, inp: int, c7: int):
+        super().__init__()
+        row, col = dict(k=(1, 7), padding=(0, 3)), dict(k=(7, 1), padding=(3, 0))
+        self.branch1x1 = _BasicConv(inp, 192, 1)
+        self.branch7x7_1, self.branch7x7_2 = _BasicConv(inp, c7, 1), _BasicConv(c7, c7, **row)
+        self.branch7x7_3 = _BasicConv(c7, 192, **col)
+        self.branch7x7dbl_1, self.branch7x7dbl_2 = _BasicConv(inp, c7, 1), _BasicConv(c7, c7, **col)
+        self.branch7x7dbl_3, self.branch7x7dbl_4 = _BasicConv(c7, c7, **row), _BasicConv(c7, c7, **col)
+        self.branch7x7dbl_5 = _BasicConv(c7, 192, **row)
+        self.branch_pool = _BasicConv(inp, 192, 1)
+
+    def forward(self, x):
+        b7 = self.branch7x7_3(self.branch7x7_2(self.branch7x7_1(x)))
+        d = x
+        for i in range(1, 6):
+            d = getattr(self, f"branch7x7dbl_{i}")(d)
+        return torch.cat([self.branch1x1(x), b7, d, self.branch_pool(_avg3(x))], 1)
+
+
+class _InceptionD(nn.Module):
+    def __init__(self, inp: int):
+        super().__init__()
+        self.branch3x3_1, self.branch3x3_2 = _BasicConv(inp, 192, 1), _BasicConv(192, 320, 3, stride=2)
+        self.branch7x7x3_1 = _BasicConv(inp, 192, 1)
+        self.branch7x7x3_2 = _BasicConv(192, 192, (1, 7), padding=(0, 3))
+        self.branch7x7x3_3 = _BasicConv(192, 192, (7, 1), padding=(3, 0))
+        self.branch7x7x3_4 = _BasicConv(192, 192, 3, stride=2)
+
+    def forward(self, x):
+        b7 = x
+        for i in range(1, 5):
+            b7 = getattr(self, f"branch7x7x3_{i}")(b7)
+        return torch.cat([self.branch3x3_2(self.branch3x3_1(x)), b7, nn.functional.max_pool2d(x, 3, 2)], 1)
+
+
+class _InceptionE(nn.Module):
+    def __init__(self, inp: int):
+        super().__init__()
+        self.branch1x1 = _BasicConv(inp, 320, 1)
+        self.branch3x3_1 = _BasicConv(inp, 384, 1)
+        self.branch3x3_2a = _BasicConv(384, 384, (1, 3), padding=(0, 1))
+        self.branch3x3_2b = _BasicConv(384, 384, (3, 1), padding=(1, 0))
+        self.branch3x3dbl_1, self.branch3x3dbl_2 = _BasicConv(inp, 448, 1), _BasicConv(448, 384, 3, padding=1)
+        self.branch3x3dbl_3a = _BasicConv(384, 384, (1, 3), padding=(0, 1))
+        self.branch3x3dbl_3b = _BasicConv(384, 384, (3, 1), padding=(1, 0))
+        self.branch_pool = _BasicConv(inp, 192, 1)
+
+    def forward(self, x):
+        a = self.branch3x3_1(x)
+        d = self.branch3x3dbl_2(self.branch3x3dbl_1(x))
+        return torch.cat([self.branch1x1(x), self.branch3x3_2a(a), self.branch3x3_2b(a),
+                          self.branch3x3dbl_3a(d), self.branch3x3dbl_3b(d), self.branch_pool(_avg3(x))], 1)
+
+
+class InceptionV3(nn.Module):
+    """torchvision's Inception v3 in eval mode (no auxiliary head, no input transform): stems
+    without padding, concatenations of four to six branches, factored 1x7/7x1 and 1x3/3x1 convs,
+    average-pool branches. Parameter names as torchvision's."""
+
+    def __init__(self, num_classes: int = 1000):
+        super().__init__()
+        self.Conv2d_1a_3x3 = _BasicConv(3, 32, 3, stride=2)
+        self.Conv2d_2a_3x3 = _BasicConv(32, 32, 3)
+        self.Conv2d_2b_3x3 = _BasicConv(32, 64, 3, padding=1)
+        self.Conv2d_3b_1x1 = _BasicConv(64, 80, 1)
+        self.Conv2d_4a_3x3 = _BasicConv(80, 192, 3)
+        self.Mixed_5b, self.Mixed_5c, self.Mixed_5d = _InceptionA(192, 32), _InceptionA(256, 64), _InceptionA(288, 64)
+        self.Mixed_6a = _InceptionB(288)
+        self.Mixed_6b, self.Mixed_6c = _InceptionC(768, 128), _InceptionC(768, 160)
+        self.Mixed_6d, self.Mixed_6e = _InceptionC(768, 160), _InceptionC(768, 192)
+        self.Mixed_7a = _InceptionD(768)
+        self.Mixed_7b, self.Mixed_7c = _InceptionE(1280), _InceptionE(2048)
+        self.fc = nn.Linear(2048, num_classes)
+
+    def forward(self, x):
+        x = self.Conv2d_2b_3x3(self.Conv2d_2a_3x3(self.Conv2d_1a_3x3(x)))
+        x = self.Conv2d_4a_3x3(self.Conv2d_3b_1x1(nn.functional.max_pool2d(x, 3, 2)))
+        x = nn.functional.max_pool2d(x, 3, 2)
+        for name in ("5b", "5c", "5d", "6a", "6b", "6c", "6d", "6e", "7a", "7b", "7c"):
+            x = getattr(self, f"Mixed_{name}")(x)
+        return self.fc(torch.flatten(nn.functional.adaptive_avg_pool2d(x, 1), 1))
+
+
+def inception_v3() -> nn.Module:
+    return InceptionV3()
+
+
+class FusedMBConv(nn.Module):
+    """EfficientNetV2's fused block: a full kxk conv expands (or, at ratio 1, is the block),
+    a 1x1 projects; the residual where shape allows."""
+
+    def __init__(self, expand: int, k: int, stride: int, inp: int, oup: int):
+        super().__init__()
+        hidden = inp * expand
+        self.use_res = stride == 1 and inp == oup
+        if hidden != inp:
+            layers = [_conv_bn(inp, hidden, k, stride, act=nn.SiLU, eps=1e-3), _conv_bn(hidden, oup, 1, act=None, eps=1e-3)]
+        else:
+            layers = [_conv_bn(inp, oup, k, stride, act=nn.SiLU, eps=1e-3)]
+        self.block = nn.Sequential(*layers)
+
+    def forward(self, x):
+        return x + self.block(x) if self.use_res else self.block(x)
+
+
+class _MBConvV2(MBConv):
+    """MBConv with EfficientNetV2's BatchNorm eps (1e-3)."""
+
+    def __init__(self, expand: int, k: int, stride: int, inp: int, oup: int):
+        nn.Module.__init__(self)
+        hidden = inp * expand
+        self.use_res = stride == 1 and inp == oup
+        self.block = nn.Sequential(_conv_bn(inp, hidden, 1, act=nn.SiLU, eps=1e-3),
+                                   _conv_bn(hidden, hidden, k, stride, groups=hidden, act=nn.SiLU, eps=1e-3),
+                                   SqueezeExcitation(hidden, max(1, inp // 4)),
+                                   _conv_bn(hidden, oup, 1, act=None, eps=1e-3))
+
+
+class EfficientNetV2S(nn.Module):
+    # (block, expand ratio, kernel, stride, input channels, output channels, blocks) per stage
+    SETTING = [(FusedMBConv, 1, 3, 1, 24, 24, 2), (FusedMBConv, 4, 3, 2, 24, 48, 4), (FusedMBConv, 4, 3, 2, 48, 64, 4),
+               (_MBConvV2, 4, 3, 2, 64, 128, 6), (_MBConvV2, 6, 3, 1, 128, 160, 9), (_MBConvV2, 6, 3, 2, 160, 256, 15)]
+
+    def __init__(self, num_classes: int = 1000):
+        super().__init__()
+        features = [_conv_bn(3, 24, 3, 2, act=nn.SiLU, eps=1e-3)]
+        for block, t, k, s, inp, oup, n in self.SETTING:
+            features.append(nn.Sequential(*[block(t, k, s if i == 0 else 1, inp if i == 0 else oup, oup)
+                                            for i in range(n)]))
+        features.append(_conv_bn(256, 1280, 1, act=nn.SiLU, eps=1e-3))
+        self.features = nn.Sequential(*features)
+        self.avgpool = nn.AdaptiveAvgPool2d(1)
+        self.classifier = nn.Sequential(nn.Dropout(0.2), nn.Linear(1280, num_classes))
+
+    def forward(self, x):
+        return self.classifier(torch.flatten(self.avgpool(self.features(x)), 1))
+
+
+def efficientnet_v2_s() -> nn.Module:
+    return EfficientNetV2S()
+
+
 MODELS = {"resnet50": resnet50, "vae_decoder": vae_decoder, "mobilenet_v2": mobilenet_v2,
           "convnext_tiny": convnext_tiny, "resnext50_32x4d": resnext50_32x4d, "efficientnet_b0": efficientnet_b0,
           "mobilenet_v3_large": mobilenet_v3_large, "unet": unet, "densenet121": densenet121,
-          "shufflenet_v2_x1_0": shufflenet_v2_x1_0, "r2plus1d_18": r2plus1d_18}
+          "shufflenet_v2_x1_0": shufflenet_v2_x1_0, "r2plus1d_18": r2plus1d_18, "inception_v3": inception_v3,
+          "efficientnet_v2_s": efficientnet_v2_s}
 
 
 def synthetic_weights(shapes: dict, seed: int = 0) -> dict:

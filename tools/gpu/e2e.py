@@ -43,7 +43,8 @@ def torch_models():
 def _torch_model(case: dict):
     models = torch_models()
     if case["model"] in ("resnet50", "mobilenet_v2", "convnext_tiny", "resnext50_32x4d", "efficientnet_b0",
-                         "mobilenet_v3_large", "densenet121", "shufflenet_v2_x1_0", "r2plus1d_18"):
+                         "mobilenet_v3_large", "densenet121", "shufflenet_v2_x1_0", "r2plus1d_18", "inception_v3",
+                         "efficientnet_v2_s"):
         try:
             import torchvision
             import torchvision.models.video

@@ -1,8 +1,7 @@
 """convc-pad-channels: a dense conv whose output channel count F is not a multiple of 8 (an RGB
 or mask output, F = 3 or 1; any odd F) computes F rounded up to a multiple of 8 with zero
-filters, and its result is sliced back to the first F channels. A conv with several filter
-taps whose input channels no K step of the TMA kernels tiles (an f32 RGB stem; 16-bit C = 24,
-48, 80) reads them zero-padded (_pad_input).
+filters, and its result is sliced back to the first F channels. An f32 conv whose input
+channels no TF32 K step tiles (an f32 RGB stem) reads them zero-padded (_pad_f32_input).
 
 Why: convc's tensor-core kernels move output channels in 16-byte vectors (TMA filter boxes and
 TMA-store epilogues), so such convs fell to the portable kernel (the VAE decoder's 256 -> 3
@@ -33,7 +32,7 @@ from __future__ import annotations
 from iree.compiler.dialects import tensor as tensor_d
 
 from ..ir import ir, walk_ops
-from .builders import barrier, mixed_sizes, owner
+from .builders import mixed_sizes, owner
 from .channel_carry import (CONV_INPUT_MULTIPLE, carry, rebuild, reaches_conv, sink_slice, split_sizes,
                             widen, widen_filter, zeros)
 from ..target import get_target
@@ -112,48 +111,38 @@ def _erase_if_dead(op) -> None:
         op = nxt
 
 
-# input channels per K step of the im2col TMA kernels with several filter taps (64 bytes,
-# tma_loader.k_tile_channels): 16 f32 values (TF32), 32 16-bit ones
-INPUT_MULTIPLE = {"f32": 16, "f16": 32, "bf16": 32}
+# f32 input channels per TF32 K step of the im2col TMA kernels with several filter taps (64
+# bytes), tma_loader.k_tile_channels
+TF32_INPUT_MULTIPLE = 16
 
 
-def _pad_input(op, precision: str) -> bool:
-    """A dense conv with several filter taps whose input channels no TMA K step tiles reads
-    them padded with zeros to a multiple of 64 bytes, with zero filter channels: a persistent
-    TMA + wgmma kernel instead of the gathered-im2col or portable one.
-    - f32 (taken as TF32): the RGB stem, C = 3 with a 7x7 filter (ResNet-50's at batch 32:
-      737 us on the portable kernel, results/e2e/h200_latest.json).
-    - f16/bf16 with C a multiple of 8 (C < 8 stems have the grouped mma.sync kernel): C = 24,
-      48, 80 in EfficientNetV2's fused-MBConv and Inception-v3's stems ran on the gathered
-      im2col kernel at 20-30% of their floor (EfficientNetV2-S b32: 245 us for a 48 -> 192 3x3
-      whose floor is 61 us; results/e2e/h200_zoo_latest.json); the padding costs at most 60%
-      more MACs (C = 40) and one copy of the input.
-    The activation is inserted into a zero tensor (a copy into a zero fill: the copy kernel, in
-    place) before its spatial pad, which still fuses into the conv."""
+def _pad_f32_input(op) -> bool:
+    """An f32 conv (taken as TF32) whose input channels no TF32 K step tiles (the RGB stem:
+    C = 3 with a 7x7 filter) reads them padded with zeros to a multiple of 16, with zero filter
+    channels: a TF32 tensor-core kernel instead of the portable one (ResNet-50's f32 stem at
+    batch 32: 737 us on the portable kernel, results/e2e/h200_latest.json). The activation is
+    inserted into a zero tensor (a copy into a zero fill: the copy kernel, in place) before its
+    spatial pad, which still fuses into the conv."""
     from ..lower.nvidia.tma_loader import k_tile_channels
     x, w = op.operands[0], op.operands[1]
     xt, wt = ir.RankedTensorType(x.type), ir.RankedTensorType(w.type)
-    dtype = str(xt.element_type)
     if op.name != "linalg.conv_2d_nhwc_fhwc" or not (xt.has_static_shape and wt.has_static_shape) \
-            or dtype not in INPUT_MULTIPLE or str(wt.element_type) != dtype:
-        return False
-    if dtype == "f32" and precision != "tf32":
+            or str(xt.element_type) != "f32" or str(wt.element_type) != "f32":
         return False
     c, taps = wt.shape[3], wt.shape[1] * wt.shape[2]
     # a 1x1 filter is a GEMM to IREE, which would read the padded input as a strided operand
-    if taps == 1 or k_tile_channels(c, taps, dtype) is not None or (dtype != "f32" and c % 8):
+    if taps == 1 or k_tile_channels(c, taps, "f32") is not None:
         return False
-    wide_c = -(-c // INPUT_MULTIPLE[dtype]) * INPUT_MULTIPLE[dtype]
+    c16 = -(-c // TF32_INPUT_MULTIPLE) * TF32_INPUT_MULTIPLE
     with ir.InsertionPoint(op), op.location:
         pad = owner(x)
-        padded = pad is not None and pad.name == "tensor.pad" and carry(pad, 0, pad.operands[0]) == "pad"
-        # behind a barrier: IREE would otherwise fuse the insertion into the producer's dispatch
-        # (a conv writing into a slice of the wide tensor: a read-write result convc declines)
-        narrow = barrier(pad.operands[0] if padded else x)
-        wide = widen(narrow, 3, wide_c)
-        xw = rebuild(pad, "pad", wide, pad.operands[0]) if padded else wide
-        op.operands[1] = widen_filter(w, 3, wide_c)
-        op.operands[0] = xw
+        if pad is not None and pad.name == "tensor.pad" and carry(pad, 0, pad.operands[0]) == "pad":
+            wide = widen(pad.operands[0], 3, c16)
+            x16 = rebuild(pad, "pad", wide, pad.operands[0])
+        else:
+            x16 = widen(x, 3, c16)
+        op.operands[1] = widen_filter(w, 3, c16)
+        op.operands[0] = x16
     return True
 
 
@@ -165,7 +154,7 @@ def pad_channels(module: ir.Module, options=None) -> ir.Module:
     with module.context, ir.Location.unknown():
         for op in [o for o in walk_ops(module.operation) if o.name in FILTER_F_DIM]:
             _pad_conv(op)
-        precision = getattr(options, "precision", None) or "tf32"
-        for op in [o for o in walk_ops(module.operation) if o.name in FILTER_F_DIM]:
-            _pad_input(op, precision)
+        if (getattr(options, "precision", None) or "tf32") == "tf32":
+            for op in [o for o in walk_ops(module.operation) if o.name in FILTER_F_DIM]:
+                _pad_f32_input(op)
     return module

@@ -49,10 +49,9 @@ def test_sm90a_ptx(tmp_path):
         assert re.search(r"setmaxnreg.inc.sync.aligned.u32\s+232;", ptx)
         assert "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group" in ptx
     import dataclasses
-    # 20 channels over 9 taps: gathered (24 would read them zero-padded to 32: convc-pad-channels)
-    c20 = dataclasses.replace(next(L for L in SUITE if L.name == "c24_1x1_to_144"), name="c20_3x3",
-                              C=20, R=3, S=3, pad=[1, 1, 1, 1])
-    _, res = compile_layer(tmp_path, c20, target="sm_90a", dump_dir=str(tmp_path / "g"))
+    c24 = dataclasses.replace(next(L for L in SUITE if L.name == "c24_1x1_to_144"), name="c24_3x3",
+                              R=3, S=3, pad=[1, 1, 1, 1])    # 24 channels over 9 taps: gathered
+    _, res = compile_layer(tmp_path, c24, target="sm_90a", dump_dir=str(tmp_path / "g"))
     assert res.reports[0].schedule.kernel == "sm90_gather_wgmma"
     ptx = _dump_text(tmp_path / "g" / "binaries", "*.ptx")
     assert "fence.proxy.async.shared::cta" in ptx and "st.shared.v4" in ptx
@@ -80,17 +79,15 @@ def test_sm90a_ptx(tmp_path):
 
 
 def test_portable_ptx_on_sm100a(tmp_path):
-    """An exact f32 conv (`--precision fp32`) stays on the portable kernel on sm_100a, with the
-    reason, its tiles staged through shared memory. (16-bit C = 40 over a 3x3 filter, no TMA K
-    row, now reads its input zero-padded to 64 channels: convc-pad-channels.)"""
+    """C = 40 over a 3x3 filter (no TMA K row) stays on the portable kernel on sm_100a, with
+    the reason; its loads are 16-byte vectors."""
     import dataclasses
-    layer = dataclasses.replace(next(L for L in SUITE if L.name == "r50_l3_3x3_256"), name="c40_3x3_f32", C=40,
-                                dtype="f32")
-    _, res = compile_layer(tmp_path, layer, target="sm_100a", dump_dir=str(tmp_path / "p"), precision="fp32")
+    layer = dataclasses.replace(next(L for L in SUITE if L.name == "r50_l3_3x3_256"), name="c40_3x3", C=40)
+    _, res = compile_layer(tmp_path, layer, target="sm_100a", dump_dir=str(tmp_path / "p"))
     assert res.reports[0].schedule.kernel == "portable_igemm"
-    assert "exact f32 math" in res.reports[0].reason
+    assert "tcgen05 kernel declined" in res.reports[0].reason
     ptx = _dump_text(tmp_path / "p" / "binaries", "*.ptx")
-    assert "ld.global.nc" in ptx and "bar.sync" in ptx and "fma.rn.f32" in ptx
+    assert "ld.global.nc.v4.b32" in ptx and "bar.sync" in ptx and "fma.rn.f32" in ptx
     assert "st.shared" in ptx and "ld.shared" in ptx
 
 

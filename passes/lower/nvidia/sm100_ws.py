@@ -123,7 +123,8 @@ def sm100_mode(p: ConvProblem, s: Schedule) -> Sm100Mode:
     # matrices one swizzle atom (8 rows) apart, swizzled over the K row
     return Sm100Mode(p=p, s=s, lay=lay, group=cluster, ktiles=k_tiles(p, s.block_k), row=row,
                      res=p.residual_loads[0] if p.residual_loads else None, cols=tmem_columns(s.block_n),
-                     idesc=tc.instr_descriptor(BLOCK_M * cluster, s.block_n, p.dtype, cta_group=cluster),
+                     idesc=tc.instr_descriptor(BLOCK_M * cluster, s.block_n, p.dtype,
+                                               "i32" if p.acc_dtype == "i32" else "f32", cta_group=cluster),
                      desc_a=tc.smem_descriptor(0, 8 * row, row), desc_b=tc.smem_descriptor(0, 8 * row, row))
 
 
@@ -296,8 +297,8 @@ def _mma(k: Sm100State) -> None:
             for kk in range(mode.row // 32):
                 # K step kk: 32 bytes further along the swizzled K row of both operands
                 first = e.cmp("ne", kt, 0) if kk == 0 else True
-                tc.mma_f16(d, tc.descriptor_plus(da, 32 * kk), tc.descriptor_plus(db, 32 * kk),
-                           mode.idesc, first, mode.group)
+                tc.mma(d, tc.descriptor_plus(da, 32 * kk), tc.descriptor_plus(db, 32 * kk),
+                       mode.idesc, first, mode.group, tc.KIND[mode.p.dtype])
             # the stage is read: refill it (in both CTAs of a pair)
             tc.commit(k.ring.empty(st), mode.group, mode.mask)
         tc.commit(k.accs.full(acc), mode.group, mode.mask)   # the accumulator is done

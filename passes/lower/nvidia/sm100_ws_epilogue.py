@@ -71,9 +71,11 @@ class Epilogue:
                         mbarrier_arrive_remote(k.accs.empty(acc), i32(0))
                     else:
                         k.accs.release(acc)
-                vals = vector_d.bitcast(vec_type(tc.LD_COLUMNS, "f32"), words)
+                # 32-bit words: f32 sums of 16-bit operands, i32 sums of i8 ones
+                acc_t = p.acc_dtype
+                vals = words if acc_t == "i32" else vector_d.bitcast(vec_type(tc.LD_COLUMNS, acc_t), words)
                 for u in range(tc.LD_COLUMNS // width):
-                    accv = vector_d.extract_strided_slice(vec_type(width, "f32"), vals, [u * width], [width], [1])
+                    accv = vector_d.extract_strided_slice(vec_type(width, acc_t), vals, [u * width], [width], [1])
                     addr = swizzled(e, slot, BLOCK_M, row, c * tc.LD_COLUMNS + u * width, e.c(0), p.out_dtype,
                                     s.block_n)
                     operands = []

@@ -1,6 +1,7 @@
 """int8 convs (s8 x s8 summed in i32, then the epilogue program that requantizes them): on
 sm_90a the warp-specialized persistent TMA + wgmma kernel with s8 wgmma (lower/nvidia/sm90_ws.py:
-the same ring, swizzle and descriptors as 16-bit operands, 32 bytes of K per instruction);
+the same ring, swizzle and descriptors as 16-bit operands, 32 bytes of K per instruction); on
+sm_100a the tcgen05 kernel with kind::i8 MMAs (lower/nvidia/sm100_ws.py, the same 32 bytes);
 elsewhere, and where that kernel declines (e.g. C not a multiple of 64 with several filter taps),
 the portable kernel, which sums in i32 too and is the reference path."""
 
@@ -17,10 +18,18 @@ from .sm90_ws import SM90_WS, WsTile
 
 
 def plan_int8(p: ConvProblem, t: Target) -> Schedule:
-    """Cooperative 128x128 tiles (128x64 for F <= 64: an i8 output's narrowest TMA-store panel
-    is 64 channels), the persistent kernel's default tile; no tuned rules yet (none were
-    measured on int8). The kernel refuses stream-K for int8 and loads no direct prologue
-    k-tiles (16-bit chunks only)."""
+    """sm_90a: the f16 rules' tile where its registers allow (below), else ping-pong or
+    cooperative 128x128 / 128x64 tiles (an i8 output's narrowest TMA-store panel is 64
+    channels). The kernel refuses stream-K for int8 and loads no direct prologue k-tiles
+    (16-bit chunks only). sm_100a: the tcgen05 kernel with kind::i8 MMAs (i32 accumulators in
+    tensor memory), tiled as for f16 (compile-only: no Blackwell was available to time or
+    check it)."""
+    if t.has_tcgen05:
+        from .sm100_ws import SM100_WS
+        s = SM100_WS.attempt(p, t)
+        if isinstance(s, Schedule):
+            return s
+        return _portable(p, t, f"portable implicit GEMM (int8, i32 sums: tcgen05 kernel declined: {s})")
     if not t.has_wgmma:
         return _portable(p, t, f"portable implicit GEMM (int8, i32 sums: no s8 tensor-core kernel for {t.arch})")
     if p.dynamic_batch:

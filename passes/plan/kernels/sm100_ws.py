@@ -49,15 +49,18 @@ def sm100_block_n(p: ConvProblem, t: Target, block_k: int, cluster: int = 1) -> 
         waves = cdiv(m_tiles * cdiv(p.F, bn), t.num_sms // cluster)
         step = max(128 * bn * block_k / B200_SM_MACS_PER_NS, (128 + bn // cluster) * row / SM_FEED_BYTES_PER_NS)
         return (waves * step, -bn)
-    options = [bn for bn in BLOCK_NS if (bn < 64 and p.F <= bn or bn >= 64) and bn >= 32 * cluster]
+    # the staging slot's swizzle rows are 64 bytes of output channels: 64 of an i8 output
+    panel = 64 // DTYPE_BYTES[p.out_dtype]
+    options = [bn for bn in BLOCK_NS
+               if (bn < 64 and p.F <= bn or bn >= 64) and bn >= 32 * cluster and bn % panel == 0]
     return min(options, key=cost)
 
 
 def supports(p: ConvProblem, t: Target) -> str | None:
     if not t.has_tcgen05:
         return f"{t.arch} has no tcgen05"
-    if p.dtype not in ("f16", "bf16"):
-        return f"{p.dtype} operands (the tcgen05 kernel takes f16/bf16)"
+    if p.dtype not in ("f16", "bf16", "i8"):
+        return f"{p.dtype} operands (the tcgen05 kernel takes f16/bf16, and i8 summed in i32)"
     if k_tile_channels(p.C, p.R * p.S, p.dtype) is None:
         return (f"C={p.C} does not tile into 64- or 128-byte K rows of the im2col TMA "
                 f"(a multiple of 32 channels, or of 8 with one filter tap)")
@@ -92,7 +95,8 @@ def plan_sm100_ws(p: ConvProblem, t: Target, block_n: int | None = None, cluster
                  threads=THREADS, config=Sm100WsConfig(cluster_m=cluster), stages=stages,
                  grid=grid, smem_bytes=lay.total,
                  reason=("warp-specialized persistent tcgen05 (" + ("1-SM" if cluster == 1 else "CTA pairs: 2x1 "
-                         "clusters, cta_group::2 256-row") + " kind::f16, f32 accumulators in tensor memory, "
+                         "clusters, cta_group::2 256-row") + (" kind::i8, i32" if p.dtype == "i8" else " kind::f16, f32")
+                        + " accumulators in tensor memory, "
                          "2 accumulator stages), im2col TMA ring, TMA-store epilogue"),
                  scratch_bytes=grid[0] * DESCRIPTORS * DESCRIPTOR_BYTES)
     return require_descriptors(p, s)

@@ -25,7 +25,7 @@ from ..common.epilogue import store_row_masked
 from ..common.int_ops import IrOps
 from .im2col_addressing import lds_read_offset
 from .lds_loader import MFMA_WAVES, WAVE, LdsLoader, loader_config, wave_tile_m, wave_tile_n
-from .primitives import (buffer_view, keep_rolled, lds_barrier, lds_read, mfma_16x16, readfirstlane,
+from .primitives import (buffer_view, keep_rolled, lds_barrier, lds_read, mfma_16x16, mfma_k, readfirstlane,
                          s_barrier, wait_vmcnt)
 
 MFMA_M = MFMA_N = 16
@@ -81,13 +81,13 @@ class AmdLdsMfma:
     # ------------------------------------------------------------------ MFMA waves
     def _mfma_waves(self, memrefs, lds, tid, wave, m0, n0):
         p, s, e, ops, cfg = self.p, self.s, self.e, self.ops, self.cfg
-        arch, kstep = self.t.arch, self.t.mfma_k
+        arch, kstep = self.t.arch, mfma_k(self.t.arch, p.dtype)
         frag = kstep // 4                          # operand elements per lane
         wm, wn = e.div(wave, 2), e.rem(wave, 2)    # 2 x 2 waves
         lane = e.rem(tid, WAVE)
         lrow, lk = e.rem(lane, 16), e.div(lane, 16)
         tiles_m, tiles_n = wave_tile_m(s) // MFMA_M, wave_tile_n(s) // MFMA_N
-        acc_t = vec_type(4, "f32")
+        acc_t = vec_type(4, p.acc_dtype)           # f32 sums of 16-bit operands, i32 of i8 ones
         acc0 = [zeros(acc_t) for _ in range(tiles_m * tiles_n)]
         ftype = ir.VectorType.get([frag], float_type(p.dtype))
         act_row0 = e.add(e.mul(wm, wave_tile_m(s)), lrow)   # tile-local rows this lane reads

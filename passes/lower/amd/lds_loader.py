@@ -21,7 +21,7 @@ from ...kernel_configs import LdsMfmaConfig
 from ...schedule import Schedule
 from ...target import Target, get_target
 from ..common.emit import float_type
-from .primitives import load_to_lds
+from .primitives import load_to_lds, mfma_k
 from ..common.int_ops import IrOps
 from .im2col_addressing import (AddressingError, RingPlan, TileGeometry, choose_subpath, lane_source,
                                 wave_lds_base)
@@ -71,8 +71,8 @@ def loader_config(p: ConvProblem, s: Schedule, t: Target | None = None) -> Loade
     t = t or get_target(s.target)
     if not t.lds_dma_bytes or not t.mfma_k:
         raise AddressingError(f"{t.arch} has no direct-to-LDS loads / MFMA")
-    if p.dtype not in ("f16", "bf16"):
-        raise AddressingError(f"{p.dtype} inputs (the MFMA path takes f16/bf16)")
+    if p.dtype not in ("f16", "bf16", "i8"):
+        raise AddressingError(f"{p.dtype} inputs (the MFMA path takes f16/bf16 and i8)")
     vec = t.lds_dma_bytes // DTYPE_BYTES[p.dtype]
     lane_elems = s.config_as(LdsMfmaConfig).lane_elems
     if lane_elems != vec:
@@ -80,7 +80,7 @@ def loader_config(p: ConvProblem, s: Schedule, t: Target | None = None) -> Loade
     lanes = (s.threads // WAVE - MFMA_WAVES) * WAVE
     if lanes <= 0:
         raise AddressingError("schedule has no loading waves")
-    granule = t.mfma_k // 4           # elements of one MFMA operand per lane
+    granule = mfma_k(t.arch, p.dtype) // 4     # elements of one MFMA operand per lane
     subpath = choose_subpath(p, s.block_k, vec)
     act = TileGeometry(s.block_m, s.block_k, vec, lanes, granule)
     flt = TileGeometry(s.block_n, s.block_k, vec, lanes, granule)

@@ -71,14 +71,24 @@ def readfirstlane(value: ir.Value, *, loc=None, ip=None) -> ir.Value:
     return arith_d.index_cast(ir.IndexType.get(), v, loc=loc, ip=ip)
 
 
+def mfma_k(arch: str, dtype: str) -> int:
+    """K of the 16x16xK MFMA for operand dtype on arch: 16 / 32 f16/bf16 values (gfx942 /
+    gfx950), twice as many i8 ones (`v_mfma_i32_16x16x32_i8` / `_16x16x64_i8`), i.e. the same
+    8 / 16 bytes per lane, so the loader's byte geometry is that of 16-bit operands."""
+    _check(arch, MFMA_ARCHS, "16x16 MFMA")
+    return MFMA_ARCHS[arch] * (2 if dtype == "i8" else 1)
+
+
 def mfma_16x16(arch: str, a: ir.Value, b: ir.Value, acc: ir.Value, *, loc=None, ip=None) -> ir.Value:
-    """D = A(16xK) * B(Kx16) + C with f32 accumulators, f16/bf16 operands:
+    """D = A(16xK) * B(Kx16) + C: f16/bf16 operands with f32 accumulators,
     `v_mfma_f32_16x16x16_{f16,bf16}` (gfx942, 4 elements per lane) or
-    `v_mfma_f32_16x16x32_{f16,bf16}` (gfx950, 8 per lane) (CDNA3 / CDNA4 ISA, "Matrix Arithmetic Instructions").
+    `v_mfma_f32_16x16x32_{f16,bf16}` (gfx950, 8 per lane); i8 operands with i32 accumulators,
+    `v_mfma_i32_16x16x32_i8` (gfx942, 8 per lane) or `v_mfma_i32_16x16x64_i8` (gfx950, 16)
+    (CDNA3 / CDNA4 ISA, "Matrix Arithmetic Instructions").
     Lane l holds A[l % 16][(l / 16) * K/4 ...], B[(l / 16) * K/4 ...][l % 16] and
     D[4 * (l / 16) + i][l % 16], i = 0..3."""
-    _check(arch, MFMA_ARCHS, "16x16 MFMA")
-    k = MFMA_ARCHS[arch]
+    et = ir.VectorType(a.type).element_type
+    k = mfma_k(arch, "i8" if isinstance(et, ir.IntegerType) else "f16")
     if ir.VectorType(a.type).shape[0] != k // 4:
         raise ArchError(f"16x16x{k} MFMA takes {k // 4} elements per lane")
     return amdgpu_d.mfma(16, 16, k, a, b, acc, blocks=1, loc=loc, ip=ip)

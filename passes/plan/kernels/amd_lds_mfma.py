@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from ...lower.amd import im2col_addressing, lds_loader
+from ...lower.amd.primitives import mfma_k
 from ...problem import ConvProblem, DTYPE_BYTES
 from ...kernel_configs import LdsMfmaConfig
 from ...schedule import Kernel, Schedule
@@ -20,8 +21,10 @@ AMD_MAX_STAGES = 3
 def supports(p: ConvProblem, t: Target) -> str | None:
     if t.backend != "amd" or not (t.lds_dma_bytes and t.mfma_k):
         return f"{t.arch} has no direct-to-LDS loads with MFMA"
-    if p.dtype not in ("f16", "bf16"):
-        return f"{p.dtype} inputs (MFMA path takes f16/bf16)"
+    if p.dtype not in ("f16", "bf16", "i8"):
+        return f"{p.dtype} inputs (MFMA path takes f16/bf16, and i8 summed in i32)"
+    if p.dtype == "i8" and p.groups > 1:
+        return "a grouped i8 conv"
     return None
 
 
@@ -35,7 +38,8 @@ def plan_amd_lds_mfma(p: ConvProblem, t: Target, block: int | None = None) -> Sc
     if why:
         raise PlanError(why)
     vec = t.lds_dma_bytes // DTYPE_BYTES[p.dtype]
-    bk = 2 * t.mfma_k
+    k = mfma_k(t.arch, p.dtype)
+    bk = 2 * k
     bm = bn = 128
     if cdiv(p.gemm_m, 128) * cdiv(p.F, 128) < t.num_sms:
         bm = bn = 64
@@ -59,7 +63,8 @@ def plan_amd_lds_mfma(p: ConvProblem, t: Target, block: int | None = None) -> Sc
     except im2col_addressing.AddressingError as e:
         raise PlanError(f"LDS-direct loader: {e}") from None
     return dataclasses.replace(
-        s, reason=(f"LDS-direct im2col ({cfg.subpath}, {t.lds_dma_bytes} B/lane) + MFMA 16x16x{t.mfma_k}, "
+        s, reason=(f"LDS-direct im2col ({cfg.subpath}, {t.lds_dma_bytes} B/lane) + MFMA 16x16x{k}"
+                   + (" (i8, i32 sums)" if p.dtype == "i8" else "") + ", "
                    f"{lds_loader.LOADING_WAVES} loading + {lds_loader.MFMA_WAVES} MFMA waves"))
 
 

@@ -22,14 +22,21 @@ def plan_int8(p: ConvProblem, t: Target) -> Schedule:
     cooperative 128x128 / 128x64 tiles (an i8 output's narrowest TMA-store panel is 64
     channels). The kernel refuses stream-K for int8 and loads no direct prologue k-tiles
     (16-bit chunks only). sm_100a: the tcgen05 kernel with kind::i8 MMAs (i32 accumulators in
-    tensor memory), tiled as for f16 (compile-only: no Blackwell was available to time or
-    check it)."""
+    tensor memory), tiled as for f16; gfx942 / gfx950: the LDS-direct MFMA kernel with
+    v_mfma_i32_16x16x{32,64}_i8 (both compile-only: neither a Blackwell nor an Instinct was
+    available to time or check them)."""
     if t.has_tcgen05:
         from .sm100_ws import SM100_WS
         s = SM100_WS.attempt(p, t)
         if isinstance(s, Schedule):
             return s
         return _portable(p, t, f"portable implicit GEMM (int8, i32 sums: tcgen05 kernel declined: {s})")
+    if t.backend == "amd":
+        from .amd_lds_mfma import AMD_LDS_MFMA
+        s = AMD_LDS_MFMA.attempt(p, t)
+        if isinstance(s, Schedule):
+            return s
+        return _portable(p, t, f"portable implicit GEMM (int8, i32 sums: LDS-direct MFMA path declined: {s})")
     if not t.has_wgmma:
         return _portable(p, t, f"portable implicit GEMM (int8, i32 sums: no s8 tensor-core kernel for {t.arch})")
     if p.dynamic_batch:

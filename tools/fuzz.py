@@ -10,8 +10,9 @@ fp32).
 
 Problems (`draw`): N, H, W, C, F, R, S, strides 1-3, dilations 1-3, asymmetric pads (some
 larger than the filter's reach), outputs of a single pixel and huge outputs (5%: 48-112 px, N 8-32), C and F around the alignment
-boundaries the planner uses (8, 32, 64, 128 +- 1..8), f16/bf16/f32, every epilogue, and
-grouped/depthwise layers (tools.layers.random_grouped_layers). Each problem is compiled with
+boundaries the planner uses (8, 32, 64, 128 +- 1..8), f16/bf16/f32, every epilogue,
+grouped/depthwise layers (tools.layers.random_grouped_layers), and with `--int8-share` dense
+int8 layers (i32 accumulators out, or requantized to i8; checked exactly). Each problem is compiled with
 its default schedule and with every other tuning candidate (`CompileOptions.candidate`, the
 knob convc-tune uses), so that the kernels the planner only picks for other shapes run on
 these. `--kernel FAMILY` aims the run at one kernel family: draws go on until `count` problems
@@ -72,9 +73,18 @@ def draw_dense(rng: random.Random, name: str) -> Layer:
                  epilogue=rng.choice(EPILOGUES), group="fuzz")
 
 
-def draw(seed: int, count: int, grouped_share: float = 0.25, wide_share: float = 0.0) -> list[Layer]:
+def draw_int8(rng: random.Random, name: str) -> Layer:
+    """A dense int8 layer (s8 x s8 summed in i32; groups = 1, as convc takes int8): the dense
+    draw's windows, strides, dilations, pads and channel counts, i8 operands, an i32 output
+    (no epilogue) or a requantized i8 one."""
+    return dataclasses.replace(draw_dense(rng, name), dtype="i8")
+
+
+def draw(seed: int, count: int, grouped_share: float = 0.25, wide_share: float = 0.0,
+         int8_share: float = 0.0) -> list[Layer]:
     """`count` problems: grouped/depthwise ones (grouped_share), depthwise ones with 7-9 column
-    windows (wide_share; 0 keeps the draws of seeds from before it existed), dense ones."""
+    windows (wide_share), dense int8 ones (int8_share; both 0 keep the draws of seeds from before
+    they existed: the int8 draws come from a generator of their own), dense ones."""
     rng = random.Random(seed)
     n_grouped, n_wide = int(count * grouped_share), int(count * wide_share)
     grouped, wide = random_grouped_layers(seed, n_grouped), random_grouped_layers(seed, n_wide, wide=True)
@@ -84,6 +94,14 @@ def draw(seed: int, count: int, grouped_share: float = 0.25, wide_share: float =
     out = [dataclasses.replace(L, name=f"fz{i:04d}_{L.name.split('_', 1)[1]}"
                                + ("_wide" if L.group == "depthwise_wide_random" else ""), group="fuzz")
            for i, L in enumerate(drawn[:count])]
+    n_int8 = int(count * int8_share)
+    int8_rng = random.Random(f"int8/{seed}")
+    int8: list[Layer] = []
+    while len(int8) < n_int8:
+        L = draw_int8(int8_rng, "")
+        if has_output(L):
+            int8.append(L)
+    out += [dataclasses.replace(L, name=f"fz{len(out) + i:04d}_int8") for i, L in enumerate(int8[:count - len(out)])]
     while len(out) < count:
         L = draw_dense(rng, f"fz{len(out):04d}_dense")
         if has_output(L):
@@ -133,7 +151,7 @@ def draw_for_kernel(seed: int, count: int, kernel: str, target: str, wide_share:
 
 
 def prepare(layers: list[Layer], out: str, target: str, max_candidates: int, seed: int, jobs: int = 1,
-            kernel: str | None = None, wide_share: float = 0.0) -> dict:
+            kernel: str | None = None, wide_share: float = 0.0, int8_share: float = 0.0) -> dict:
     """Compiles every problem's pairs into `out` (`jobs` compiles at once). The manifest is
     rewritten every 50 problems ("complete": false until the end), so that a long run can be
     checked before it finishes."""
@@ -145,6 +163,7 @@ def prepare(layers: list[Layer], out: str, target: str, max_candidates: int, see
 
     def manifest(complete: bool) -> dict:
         m = {"target": target, "commit": commit, "seed": seed, "kernel": kernel, "wide_share": wide_share,
+             "int8_share": int8_share,
              "problems": len(done),
              "problems_drawn": len(layers), "complete": complete,
              "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -265,6 +284,8 @@ def main(argv=None) -> int:
     p.add_argument("--max-candidates", type=int, default=6, help="schedules per problem at most (default first)")
     p.add_argument("--jobs", type=int, default=1, help="prepare: compiles at once (default 1)")
     p.add_argument("--kernel", help="prepare: only problems with candidates of this kernel family, only those")
+    p.add_argument("--int8-share", type=float, default=0.0,
+                   help="prepare: share of dense int8 problems (default 0: the draws seeds made before int8)")
     p.add_argument("--wide-share", type=float, default=0.0,
                    help="prepare: share of depthwise problems with 7-9 column windows (default 0: the draws of "
                         "earlier seeds)")
@@ -293,9 +314,9 @@ def main(argv=None) -> int:
         if not args.out:
             p.error("--out is required")
         layers = (draw_for_kernel(args.seed, args.count, args.kernel, args.target, args.wide_share) if args.kernel
-                  else draw(args.seed, args.count, wide_share=args.wide_share))
+                  else draw(args.seed, args.count, wide_share=args.wide_share, int8_share=args.int8_share))
         m = prepare(layers, args.out, args.target, args.max_candidates, args.seed, args.jobs, args.kernel,
-                    args.wide_share)
+                    args.wide_share, args.int8_share)
     except (OSError, ValueError, KeyError, StopIteration) as e:
         print(f"convc-fuzz: error: {e}", file=sys.stderr)
         return 1

@@ -432,7 +432,10 @@ def _compile_file(input_path: str, output_path: str, options: CompileOptions, pa
         for name in INPUT_PHASE:           # the input-phase passes, in the registry's order
             module = get_pass(name)(module, PassOptions(target=target.arch, precision=options.precision,
                                                         input_layout=options.input_layout))
-        result.model_convs = sum(1 for op in walk_ops(module.operation) if is_nhwc_conv(op))
+        # channels-last convs, and the named convs left in another layout (a dynamic H/W keeps
+        # its NCHW conv: convc declines it later, and it still counts as the model's)
+        result.model_convs = sum(1 for op in walk_ops(module.operation)
+                                 if is_nhwc_conv(op) or op.name.startswith(("linalg.conv_", "linalg.depthwise_conv_")))
         one_by_one = one_by_one_signatures(module)
         linears = linear_signatures(module) - one_by_one     # a shared signature counts as a conv
         gemm_sigs = one_by_one | linears

@@ -3,7 +3,8 @@
 - `.onnx` files are imported with IREE's ONNX importer (`iree-import-onnx`, shipped with
   iree-base-compiler; it needs the `onnx` package: `pip install -e '.[onnx]'` in the checkout). Old opsets are
   upgraded to ONNX_OPSET first: IREE's ONNX lowering handles some old forms only after the
-  upgrade (e.g. opset-9 BatchNormalization).
+  upgrade (e.g. opset-9 BatchNormalization). QLinearConv nodes are rewritten into their QDQ form
+  first (`onnx_qlinear.py`: IREE's own import of them drops the bias scale).
 - PyTorch modules go through `convc.compiler.pytorch` (torch.export + IREE's FX importer).
 
 A file whose bytes are not MLIR text (an ONNX protobuf or MLIR bytecode named `.mlir`) gets a
@@ -40,6 +41,7 @@ def import_onnx(path: str, out_path: str) -> None:
     except ImportError:
         raise ConvcError("importing ONNX models needs the onnx package: "
                          "python3 -m pip install onnx (or, in the convc checkout, python3 -m pip install -e '.[onnx]')") from None
+    path = _qdq_form(path, out_path)
     cmd = [sys.executable, "-m", "iree.compiler.tools.import_onnx", path,
            "--opset-version", str(ONNX_OPSET), "-o", out_path]
     proc = subprocess.run(cmd, capture_output=True, text=True)
@@ -49,6 +51,24 @@ def import_onnx(path: str, out_path: str) -> None:
         # the repro writes next to the user, not into convc's work directory (gone by then)
         repro = ["iree-import-onnx", path, *cmd[4:-1], os.path.basename(out_path)]
         raise ConvcError(f"ONNX import failed: {last} (repro: {shlex.join(repro)})")
+
+
+def _qdq_form(path: str, out_path: str) -> str:
+    """The model to import: `path`, or, where it has QLinearConv nodes, their QDQ form written
+    beside out_path (onnx_qlinear.py: IREE's own import of QLinearConv drops the bias scale)."""
+    import onnx
+    from .onnx_qlinear import has_qlinear_conv, rewrite_qlinear_convs
+    try:
+        model = onnx.load(path, load_external_data=False)
+    except Exception:          # not loadable here: the importer says why
+        return path
+    if not has_qlinear_conv(model):
+        return path
+    if any(t.data_location == onnx.TensorProto.EXTERNAL for t in model.graph.initializer):
+        model = onnx.load(path)
+    rewritten = os.path.splitext(out_path)[0] + ".qdq.onnx"
+    onnx.save(rewrite_qlinear_convs(model, ONNX_OPSET), rewritten)
+    return rewritten
 
 
 def read_model(path: str, tmp_dir: str) -> str:

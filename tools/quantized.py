@@ -78,11 +78,12 @@ def calibration_feeds(model_path: str, count: int = 8, seed: int = 0) -> list[di
 
 
 def qdq_quantize(model_path: str, out_path: str, symmetric: bool = True, per_channel: bool = True,
-                 count: int = 8, seed: int = 0) -> None:
+                 count: int = 8, seed: int = 0, activations: str = "int8") -> None:
     """A float ONNX model -> its QDQ int8 model (onnxruntime quantize_static), after
     onnxruntime's recommended pre-processing (shape inference and graph optimization, which folds
     BatchNorms into their convs). Models of opsets before 13 (no per-channel DequantizeLinear)
-    and IR versions before 7 are converted to opset 17 / IR 8 first."""
+    and IR versions before 7 are converted to opset 17 / IR 8 first. activations: "int8", or
+    "uint8" (onnxruntime's default activation type)."""
     import onnx
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process
@@ -96,7 +97,8 @@ def qdq_quantize(model_path: str, out_path: str, symmetric: bool = True, per_cha
     model_path = converted
     reader = _Calibration(calibration_feeds(model_path, count, seed))
     quantize_static(model_path, out_path, reader, quant_format=QuantFormat.QDQ, per_channel=per_channel,
-                    activation_type=QuantType.QInt8, weight_type=QuantType.QInt8,
+                    activation_type=QuantType.QUInt8 if activations == "uint8" else QuantType.QInt8,
+                    weight_type=QuantType.QInt8,
                     extra_options={"ActivationSymmetric": symmetric, "WeightSymmetric": True})
     os.remove(converted)
 

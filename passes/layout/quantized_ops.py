@@ -202,19 +202,26 @@ def as_generic(op) -> None:
     for i, arg in zip(tensors, block.arguments):
         a[i] = arg
     f32 = ir.F32Type.get()
+    # uint8 (ONNX's default activation type): the signless i8 holds 0..255, and so does its
+    # zero point (`input_unsigned` / `storage_unsigned` on the op)
+    unsigned = "input_unsigned" in op.attributes or "storage_unsigned" in op.attributes
+    ext = arith_d.extui if unsigned else arith_d.extsi
     with ir.InsertionPoint(block):
         if op.name == DEQUANTIZE:
             bits = ir.IntegerType(a[0].type).width
             wide = ir.IntegerType.get_signless(32 if bits < 32 else 64)
-            v = arith_d.extsi(wide, a[0]) if bits < wide.width else a[0]
+            v = ext(wide, a[0]) if bits < wide.width else a[0]
             if len(a) > 2:
                 zbits = ir.IntegerType(a[2].type).width
-                zp = (arith_d.extsi(wide, a[2]) if zbits < wide.width else
+                zp = (ext(wide, a[2]) if zbits < wide.width else
                       arith_d.trunci(wide, a[2]) if zbits > wide.width else a[2])
                 v = arith_d.subi(v, zp)
             linalg_d.YieldOp([arith_d.mulf(arith_d.sitofp(f32, v), a[1])])
         else:
-            v = quantize_arith(a[0], a[1], lo, hi, a[2] if len(a) > 2 else None)
-            linalg_d.YieldOp([arith_d.fptosi(out_t.element_type, v)])
+            zp = a[2] if len(a) > 2 else None
+            if zp is not None and unsigned and ir.IntegerType(zp.type).width < 32:
+                zp = arith_d.extui(ir.IntegerType.get_signless(32), zp)     # as a value in 0..255
+            v = quantize_arith(a[0], a[1], lo, hi, zp)
+            linalg_d.YieldOp([(arith_d.fptoui if unsigned else arith_d.fptosi)(out_t.element_type, v)])
     op.results[0].replace_all_uses_with(gen.results[0])
     op.erase()

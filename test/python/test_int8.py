@@ -123,3 +123,24 @@ def test_qdq_global_average_pool_on_f16_integers(tmp_path):
     got = np.asarray(m.call(m.entry, [(x, "f32")]))
     step = np.min(np.diff(np.unique(ref)))
     assert got.shape == ref.shape and np.abs(got - ref).max() <= step * 1.01
+
+
+def test_uint8_qdq_model_matches_onnxruntime(tmp_path):
+    """uint8 activations (quantize_static's default, QUInt8): IREE marks their (de)quantize ops
+    unsigned, and the generics convc-quantized-conv writes for the ones it leaves must read
+    0..255 (a signed read made ~70% of a QLinearConv's outputs wrong). Their convs stay float
+    convs of the dequantized values (no uint8 kernel): one quantization step of onnxruntime."""
+    from convc.tools.quantized import ort_reference, qdq_quantize, small_net
+    f, q = str(tmp_path / "f.onnx"), str(tmp_path / "q.onnx")
+    small_net(f, C=16)
+    qdq_quantize(f, q, symmetric=False, activations="uint8")
+    compile_file(q, str(tmp_path / "q.vmfb"), CompileOptions(target="llvm-cpu"))
+    m = LoadedModule(str(tmp_path / "q.vmfb"), "local-task")
+    for seed in (0, 1):
+        x = np.random.default_rng(seed).standard_normal((2, 16, 10, 9)).astype(np.float32)
+        (ref,) = ort_reference(q, {"x": x})
+        got = np.asarray(m.call(m.entry, [(x, "f32")]))
+        step = np.min(np.diff(np.unique(ref))) if np.unique(ref).size > 1 else 1.0
+        assert got.shape == ref.shape
+        assert np.abs(got - ref).max() <= step * 1.01, np.abs(got - ref).max()
+        assert np.mean(got == ref) >= 0.99

@@ -34,8 +34,12 @@ zeros.
 Depthwise convs, max-pools and global average pools of dequantized int8 run on integer-valued
 f16 (quantized_f16.py); the IR read and built here and there is in quantized_ops.py.
 
+uint8 activations (onnxruntime's default; IREE marks their dequantize `input_unsigned`) take the
+same path as the int8 values q - 128 (the top bit flipped, an elementwise op IREE fuses into
+the producer's dispatch) with the zero point zx - 128.
+
 Declined (left as IREE's float conv): grouped convs other than depthwise, non-constant scales or
-zero points, a weight zero point that is not 0, other integer ranges (uint8: quant_min 0).
+zero points, a weight zero point that is not 0, uint8 weights, other integer ranges.
 """
 
 from __future__ import annotations
@@ -47,7 +51,7 @@ from .builders import barrier, erase_dead, owner, pad, value_of, zero
 from .quantized_f16 import exact_in_f16, quantized_pool, rewrite_as_f16, rewrite_quantized_pool
 from .quantized_ops import (CONVS, DEPTHWISE, DEQUANTIZE, QUANTIZE, Dequantized, as_generic, channel_map,
                             channel_scales, dequantize_accumulator, dequantized_filter, dequantized_input,
-                            f32_or_int, identity_map, iterator_types, scalar_of)
+                            f32_or_int, identity_map, iterator_types, scalar_of, signed_view)
 
 
 def quantized_operands(op):
@@ -63,11 +67,11 @@ def quantized_operands(op):
     zx = xd.zero_point()
     if zx is None or list(xd.scale_map.results):
         return None
-    if wd.zero_point() != 0 or not wd.channel_scale(f_dim):
+    if wd.unsigned or wd.zero_point() != 0 or not wd.channel_scale(f_dim):
         return None
     if not all(ir.RankedTensorType(v.type).has_static_shape for v in (xd.q, wd.q, op.results[0])):
         return None
-    if op.name in DEPTHWISE and not exact_in_f16(op, zx):
+    if op.name in DEPTHWISE and not exact_in_f16(op, zx, *xd.range):
         return None
     return xd, pad_op, wd, zx
 
@@ -92,11 +96,15 @@ def rewrite_quantized_conv(op, xd: Dequantized, pad_op, wd: Dequantized, zx: int
     i8, i32 = ir.IntegerType.get_signless(8), ir.IntegerType.get_signless(32)
     xq = xd.q
     channels = ir.RankedTensorType(xq.type).shape[1 if "nchw" in op.name else 3]
-    if (channels % 16 or op.name in DEPTHWISE) and exact_in_f16(op, zx):
+    if (channels % 16 or op.name in DEPTHWISE) and exact_in_f16(op, zx, *xd.range):
         # Few input channels (the RGB stem: 3): int8 rows of C bytes are no TMA vectors, but
         # the same integers in f16 are exact and take the f16 kernels built for such convs
         # (the row-slab stem), the zero point subtracted before the pad (zeros again)
         return rewrite_as_f16(op, xd, pad_op, wd, zx)
+    if xd.unsigned:
+        # uint8 activations: the int8 values q - 128 with the zero point zx - 128, the same
+        # differences (q - zx)
+        xq, zx = signed_view(xq), zx - 128
     if pad_op is not None:
         low = list(ir.DenseI64ArrayAttr(pad_op.attributes["static_low"]))
         high = list(ir.DenseI64ArrayAttr(pad_op.attributes["static_high"]))

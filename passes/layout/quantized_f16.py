@@ -16,8 +16,9 @@ from .quantized_ops import (CONVS, QUANTIZE, Dequantized, channel_scales, dequan
                             dequantized_input, identity_map, is_tensor, iterator_types, quantize_arith, scalar_of)
 
 
-def integer_valued_f16(q: ir.Value, zp: int) -> ir.Value:
-    """q - zp (an int8 tensor less its zero point) as f16: exact (integers of at most 9 bits)."""
+def integer_valued_f16(q: ir.Value, zp: int, unsigned: bool = False) -> ir.Value:
+    """q - zp (an int8 or, `unsigned`, uint8 tensor less its zero point) as f16: exact
+    (integers of at most 9 bits)."""
     t = ir.RankedTensorType(q.type)
     f16, i32 = ir.F16Type.get(), ir.IntegerType.get_signless(32)
     out = tensor_d.EmptyOp(list(t.shape), f16).result
@@ -25,7 +26,7 @@ def integer_valued_f16(q: ir.Value, zp: int) -> ir.Value:
                              iterator_types(["parallel"] * t.rank))
     block = gen.regions[0].blocks.append(t.element_type, f16)
     with ir.InsertionPoint(block):
-        v = arith_d.extsi(i32, block.arguments[0])
+        v = (arith_d.extui if unsigned else arith_d.extsi)(i32, block.arguments[0])
         if zp:
             v = arith_d.subi(v, arith_d.constant(i32, ir.IntegerAttr.get(i32, zp)))
         linalg_d.YieldOp([arith_d.sitofp(f16, v)])
@@ -59,18 +60,22 @@ def quantize_zero_point(qop) -> int | None:
         return None
     if len(ins) < 3:
         return 0
-    return None if list(maps[2].results) else int_const(ins[2])
+    if list(maps[2].results):
+        return None
+    v = int_const(ins[2])
+    return v & 0xFF if v is not None and "storage_unsigned" in qop.attributes else v
 
 
-def exact_in_f16(op, zx: int) -> bool:
-    """Whether the conv's sums stay exact on f16 operands with f32 accumulation: every product
-    (at most 255 x 128) and every partial sum below 2^24."""
+def exact_in_f16(op, zx: int, lo: int = -128, hi: int = 127) -> bool:
+    """Whether the conv's sums stay exact on f16 operands with f32 accumulation (activations
+    in lo..hi less zx, int8 weights): every product (at most 255 x 128) and every partial sum
+    below 2^24."""
     wt = ir.RankedTensorType(op.operands[1].type)
     f_dim, _ = CONVS[op.name]
     k = 1
     for d, n in enumerate(wt.shape):
         k *= 1 if d == f_dim else n
-    return k * max(127 - zx, 128 + zx) * 128 < 2 ** 24
+    return k * max(hi - zx, zx - lo) * 128 < 2 ** 24
 
 
 def rewrite_as_f16(op, xd: Dequantized, pad_op, wd: Dequantized, zx: int) -> None:
@@ -107,7 +112,7 @@ def f16_integers(xd: Dequantized, zx: int) -> ir.Value:
     if qop is not None and qop.name == QUANTIZE and quantize_zero_point(qop) == zx and str(
             ir.RankedTensorType(qop.operands[0].type).element_type) == "f32":
         return requantized_f16(qop, zx)
-    return barrier(integer_valued_f16(xd.q, zx))     # kept out of the consumer's dispatch
+    return barrier(integer_valued_f16(xd.q, zx, xd.unsigned))     # kept out of the consumer's dispatch
 
 
 POOLS = ("linalg.pooling_nchw_max", "linalg.pooling_nchw_sum")

@@ -24,19 +24,15 @@ CONVS = {
 
 
 DEPTHWISE = ("linalg.depthwise_conv_2d_nchw_chw",)
-
-
 DEQUANTIZE = "iree_linalg_ext.dequantize_affine"
-
-
 QUANTIZE = "iree_linalg_ext.quantize_affine"
-
-
 INT8_RANGE = (-128, 127)
+UINT8_RANGE = (0, 255)        # onnxruntime's default activation type: IREE marks it input_unsigned
 
 
 class Dequantized:
-    """A dequantize_affine of an int8 tensor: its operands read off the op."""
+    """A dequantize_affine of an int8 or uint8 tensor (`unsigned`: the signless i8 holds
+    0..255): its operands read off the op."""
 
     def __init__(self, op):
         self.view = None        # a collapse_shape of the dequantized tensor the conv reads
@@ -47,6 +43,7 @@ class Dequantized:
         self.zp = ins[2] if len(ins) > 2 else None
         self.zp_map = maps[2] if len(ins) > 2 else None
         self.range = (ir.IntegerAttr(op.attributes["quant_min"]).value, ir.IntegerAttr(op.attributes["quant_max"]).value)
+        self.unsigned = "input_unsigned" in op.attributes
 
     @classmethod
     def of(cls, v: ir.Value) -> "Dequantized | None":
@@ -54,17 +51,19 @@ class Dequantized:
         if op is None or op.name != DEQUANTIZE:
             return None
         d = cls(op)
-        if str(ir.ShapedType(d.q.type).element_type) != "i8" or d.range != INT8_RANGE:
+        if str(ir.ShapedType(d.q.type).element_type) != "i8" or d.range != (UINT8_RANGE if d.unsigned else INT8_RANGE):
             return None
         return d
 
     def zero_point(self) -> int | None:
-        """The per-tensor zero point (0 without one); None: not a scalar constant."""
+        """The per-tensor zero point (0 without one; 0..255 for uint8); None: not a scalar
+        constant."""
         if self.zp is None:
             return 0
         if list(self.zp_map.results):
             return None
-        return int_const(self.zp)
+        v = int_const(self.zp)
+        return v & 0xFF if v is not None and self.unsigned else v
 
     def channel_scale(self, f_dim: int) -> bool:
         """Whether the scale is per tensor or indexed by dimension f_dim only."""
@@ -109,6 +108,20 @@ def identity_map(rank: int) -> ir.AffineMapAttr:
 
 def iterator_types(kinds: list[str]) -> ir.ArrayAttr:
     return ir.ArrayAttr.get([ir.Attribute.parse(f"#linalg.iterator_type<{k}>") for k in kinds])
+
+
+def signed_view(q: ir.Value) -> ir.Value:
+    """A uint8 tensor (signless i8 holding 0..255) as the int8 values q - 128: its top bit
+    flipped. An elementwise op IREE fuses into the producer's dispatch (after its quantize)."""
+    t = ir.RankedTensorType(q.type)
+    i8 = t.element_type
+    out = tensor_d.EmptyOp(list(t.shape), i8).result
+    gen = linalg_d.GenericOp([out.type], [q], [out], ir.ArrayAttr.get([identity_map(t.rank)] * 2),
+                             iterator_types(["parallel"] * t.rank))
+    block = gen.regions[0].blocks.append(i8, i8)
+    with ir.InsertionPoint(block):
+        linalg_d.YieldOp([arith_d.xori(block.arguments[0], arith_d.constant(i8, ir.IntegerAttr.get(i8, -128)))])
+    return gen.results[0]
 
 
 def is_tensor(v: ir.Value) -> bool:

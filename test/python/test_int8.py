@@ -127,14 +127,18 @@ def test_qdq_global_average_pool_on_f16_integers(tmp_path):
 
 def test_uint8_qdq_model_matches_onnxruntime(tmp_path):
     """uint8 activations (quantize_static's default, QUInt8): IREE marks their (de)quantize ops
-    unsigned, and the generics convc-quantized-conv writes for the ones it leaves must read
-    0..255 (a signed read made ~70% of a QLinearConv's outputs wrong). Their convs stay float
-    convs of the dequantized values (no uint8 kernel): one quantization step of onnxruntime."""
+    unsigned; the convs take the int8 path on q - 128 with the zero point less 128, and the
+    generics convc-quantized-conv writes for the (de)quantize ops it leaves read and write
+    0..255 (a signed read made ~70% of a QLinearConv's outputs wrong). Within one quantization
+    step of onnxruntime."""
     from convc.tools.quantized import ort_reference, qdq_quantize, small_net
     f, q = str(tmp_path / "f.onnx"), str(tmp_path / "q.onnx")
     small_net(f, C=16)
     qdq_quantize(f, q, symmetric=False, activations="uint8")
-    compile_file(q, str(tmp_path / "q.vmfb"), CompileOptions(target="llvm-cpu"))
+    res = compile_file(q, str(tmp_path / "q.vmfb"), CompileOptions(target="llvm-cpu"))
+    convs = res.by_kind()["convs"]
+    assert len(convs) == 4 and all(r.path == "convc" and r.problem.dtype == "i8" for r in convs), \
+        [r.line() for r in convs]
     m = LoadedModule(str(tmp_path / "q.vmfb"), "local-task")
     for seed in (0, 1):
         x = np.random.default_rng(seed).standard_normal((2, 16, 10, 9)).astype(np.float32)

@@ -2,9 +2,9 @@
 
 IREE 3.13's own import of QLinearConv adds the int32 bias unscaled (onnx_qlinear.py); convc
 rewrites each QLinearConv into DequantizeLinear -> Conv -> QuantizeLinear before the import, so
-int8 activations take the int8 conv path (convc-quantized-conv) and uint8 ones a float conv of
-the dequantized values. Outputs: at most one quantization step off, on few elements (f32
-sums of dequantized values round a half differently from onnxruntime's integer sums)."""
+that its convs take the int8 conv path (convc-quantized-conv; uint8 activations as q - 128).
+Outputs: at most one quantization step off, on few elements (the requantize's f32 arithmetic
+rounds a half differently from onnxruntime's now and then)."""
 
 import numpy as np
 import pytest
@@ -58,8 +58,8 @@ def test_qlinear_conv_matches_onnxruntime(tmp_path, act, bias, chain):
     res = compile_file(path, str(tmp_path / "q.vmfb"), CompileOptions(target="llvm-cpu"))
     convs = res.by_kind()["convs"]
     assert len(convs) == (2 if chain else 1) and all(r.path == "convc" for r in convs), [r.line() for r in convs]
-    if act == "int8":          # the int8 conv path, activations int8 between the convs
-        assert all(r.problem.dtype == "i8" and r.problem.out_dtype == "i8" for r in convs), [r.line() for r in convs]
+    # the int8 conv path (uint8: on q - 128), activations 8-bit between the convs
+    assert all(r.problem.dtype == "i8" and r.problem.out_dtype == "i8" for r in convs), [r.line() for r in convs]
     m = LoadedModule(str(tmp_path / "q.vmfb"), "local-task")
     sess = ort.InferenceSession(path)
     info = np.iinfo(np_t)

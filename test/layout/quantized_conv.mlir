@@ -4,7 +4,7 @@
 // symmetric activation) keeps the pad fusable; 8 puts the pad between barriers (its own
 // dispatch, fused neither into the conv nor into the producer). The
 // (de)quantizes left become linalg.generics (convc-channels-last moves transposes through
-// them). A weight zero point other than 0 leaves the float conv.
+// them). A weight zero point other than 0 leaves the float conv. uint8 activations run as q - 128.
 
 // RUN: convc-opt --pass=convc-quantized-conv %s | FileCheck %s
 
@@ -121,3 +121,34 @@ func.func @rgb(%xq: tensor<1x3x8x8xi8>) -> tensor<1x8x8x8xf32> {
   %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%p, %dw : tensor<1x3x10x10xf32>, tensor<8x3x3x3xf32>) outs(%init : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
   return %y : tensor<1x8x8x8xf32>
 }
+
+func.func @uint8(%xq: tensor<2x16x8x8xi8>) -> tensor<2x32x8x8xf32> {
+  %zp = arith.constant 200 : i64
+  %sx = arith.constant 0.03 : f32
+  %wq = arith.constant dense<3> : tensor<32x16x3x3xi8>
+  %sw = arith.constant dense<0.004> : tensor<32xf32>
+  %ef = tensor.empty() : tensor<2x16x8x8xf32>
+  %dx = iree_linalg_ext.dequantize_affine <indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> ()>, affine_map<(d0, d1, d2, d3) -> ()>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], quant_min = 0, quant_max = 255, input_unsigned> ins(%xq, %sx, %zp : tensor<2x16x8x8xi8>, f32, i64) outs(%ef : tensor<2x16x8x8xf32>) -> tensor<2x16x8x8xf32>
+  %ew = tensor.empty() : tensor<32x16x3x3xf32>
+  %dw = iree_linalg_ext.dequantize_affine <indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], quant_min = -128, quant_max = 127> ins(%wq, %sw : tensor<32x16x3x3xi8>, tensor<32xf32>) outs(%ew : tensor<32x16x3x3xf32>) -> tensor<32x16x3x3xf32>
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %dx low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<2x16x8x8xf32> to tensor<2x16x10x10xf32>
+  %eo = tensor.empty() : tensor<2x32x8x8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x32x8x8xf32>) -> tensor<2x32x8x8xf32>
+  %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%p, %dw : tensor<2x16x10x10xf32>, tensor<32x16x3x3xf32>) outs(%init : tensor<2x32x8x8xf32>) -> tensor<2x32x8x8xf32>
+  return %y : tensor<2x32x8x8xf32>
+}
+
+// uint8 activations (input_unsigned, 0..255, zero point 200): the int8 values q - 128 (the top
+// bit flipped) with the zero point 72, which pads them and corrects the sums.
+// CHECK-LABEL: func.func @uint8
+// CHECK: %[[S:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<2x16x8x8xi8>) outs(%{{.*}} : tensor<2x16x8x8xi8>)
+// CHECK: arith.xori %{{.*}}, %c-128_i8 : i8
+// CHECK: %[[SB:.*]] = util.optimization_barrier %[[S]] : tensor<2x16x8x8xi8>
+// CHECK: %[[P:.*]] = tensor.pad %[[SB]] low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK: tensor.yield %c72_i8 : i8
+// CHECK: linalg.conv_2d_nchw_fchw {{.*}} : tensor<2x16x10x10xi8>, tensor<32x16x3x3xi8>) outs(%{{.*}} : tensor<2x32x8x8xi32>)
+// CHECK: arith.muli %{{.*}}, %c72_i32

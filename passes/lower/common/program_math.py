@@ -23,6 +23,14 @@ Two kinds of rewrite, chosen here and nowhere else:
 - a target instruction where IREE's expansion is long: math.roundeven (the requantize's
   rounding, ~40 instructions as IREE expands it) as the machine's round_even (cvt.rni on
   NVIDIA), exact.
+
+On NVIDIA the reciprocal and erf's sign restore are the machine's instructions too
+(rcp.approx.ftz, copysign.f32): LLVM's `afn` reciprocal is rcp.approx.f32, which ptxas
+guards for denormals with 6 more instructions, and it narrows a copysign that feeds an f16
+result to an f16 copysign of ~6 integer and select instructions. With both, ConvNeXt-T's GELU
+MLP GEMM (6272 x 384 x 1536) went from 5700 to 3872 SASS instructions and from 43% to 8% of its
+warp samples stalled on instruction fetch (Nsight Compute, H200), ConvNeXt-T b32 from 1.80 to
+1.56 ms (results/index.jsonl).
 """
 
 from __future__ import annotations

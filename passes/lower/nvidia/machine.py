@@ -22,7 +22,7 @@ def _per_lane(x, instruction: str, *more):
     out = x
     n = 1 + len(more)
     operands = ", ".join(f"${i}" for i in range(n + 1))
-    constraints = "=f," + ",".join("f" * 1 for _ in range(n))
+    constraints = ",".join(["=f"] + ["f"] * n)
     for i in range(ir.VectorType(x.type).shape[0]):
         lanes = [vector_d.extract(v, [], [i]) for v in (x, *more)]
         y = llvm_d.InlineAsmOp(ir.F32Type.get(), lanes, f"{instruction} {operands};", constraints).result

@@ -89,3 +89,41 @@ def test_without_the_rewrite_iree_drops_the_bias_scale(tmp_path):
     ref = ort.InferenceSession(path).run(None, {"x": x})[0].astype(np.int32)
     got = np.asarray(m.call(m.entry, [(x.view(np.int8), "i8")])).view(np.uint8).astype(np.int32)
     assert np.mean(got != ref) > 0.2          # wrong on most outputs
+
+
+@pytest.mark.parametrize("case", ["depthwise", "per_tensor_weights", "same_upper", "int8"])
+def test_qlinear_conv_forms_of_opset_10(tmp_path, case):
+    """Opset-10 models (QLinearConv's first opset: upgraded before the rewrite), a depthwise
+    QLinearConv (the integer-valued f16 route), per-tensor weight scales, auto_pad SAME_UPPER
+    with stride 2, int8 activations: equal to onnxruntime."""
+    from onnx import TensorProto, helper, numpy_helper
+    rng = np.random.default_rng(1)
+    C, F, group = (16, 16, 16) if case == "depthwise" else (16, 32, 1)
+    act = np.int8 if case == "int8" else np.uint8
+    per_channel = case != "per_tensor_weights"
+    w = rng.integers(-127, 128, (F, C // group, 3, 3)).astype(np.int8)
+    ws = (rng.uniform(0.002, 0.01, F) if per_channel else np.float32(0.005)).astype(np.float32)
+    inits = [numpy_helper.from_array(w, "w"), numpy_helper.from_array(rng.integers(-500, 500, F).astype(np.int32), "b"),
+             numpy_helper.from_array(np.array(0.03, np.float32), "xs"),
+             numpy_helper.from_array(np.array(10 if act == np.uint8 else -3, act), "xz"),
+             numpy_helper.from_array(ws, "ws"), numpy_helper.from_array(np.zeros(F if per_channel else (), np.int8), "wz"),
+             numpy_helper.from_array(np.array(0.07, np.float32), "ys"),
+             numpy_helper.from_array(np.array(120 if act == np.uint8 else 4, act), "yz")]
+    pad = {"auto_pad": "SAME_UPPER"} if case == "same_upper" else {"pads": [1, 1, 1, 1]}
+    node = helper.make_node("QLinearConv", ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b"], ["y"], strides=[2, 2],
+                            group=group, **pad)
+    t = TensorProto.UINT8 if act == np.uint8 else TensorProto.INT8
+    g = helper.make_graph([node], "main_graph", [helper.make_tensor_value_info("x", t, [1, C, 9, 9])],
+                          [helper.make_tensor_value_info("y", t, None)], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 10)])
+    m.ir_version = 7
+    path = str(tmp_path / "q.onnx")
+    onnx.save(m, path)
+    res = compile_file(path, str(tmp_path / "q.vmfb"), CompileOptions(target="llvm-cpu"))
+    (conv,) = res.by_kind()["convs"]
+    assert conv.path == "convc" and conv.problem.dtype == ("f16" if case == "depthwise" else "i8"), conv.line()
+    x = np.random.default_rng(0).integers(np.iinfo(act).min, np.iinfo(act).max + 1, (1, C, 9, 9)).astype(act)
+    ref = ort.InferenceSession(path).run(None, {"x": x})[0].astype(np.int32)
+    mod = LoadedModule(str(tmp_path / "q.vmfb"), "local-task")
+    got = np.asarray(mod.call(mod.entry, [(x.view(np.int8), "i8")])).view(act).astype(np.int32)
+    assert got.shape == ref.shape and np.abs(got - ref).max() <= 1 and np.mean(got != ref) <= 0.005

@@ -38,6 +38,9 @@ uint8 activations (onnxruntime's default; IREE marks their dequantize `input_uns
 same path as the int8 values q - 128 (the top bit flipped, an elementwise op IREE fuses into
 the producer's dispatch) with the zero point zx - 128.
 
+linalg's convs with zero-point operands (IREE's import of ONNX ConvInteger) become the plain
+int8 conv less the input zero point times the filter's column sums (rewrite_conv_q).
+
 Declined (left as IREE's float conv): grouped convs other than depthwise, non-constant scales or
 zero points, a weight zero point that is not 0, uint8 weights, other integer ranges.
 """
@@ -46,7 +49,7 @@ from __future__ import annotations
 
 from iree.compiler.dialects import arith as arith_d, linalg as linalg_d, tensor as tensor_d
 
-from ..ir import ir, walk_ops
+from ..ir import int_const, ir, walk_ops
 from .builders import barrier, erase_dead, owner, pad, value_of, zero
 from .quantized_f16 import exact_in_f16, quantized_pool, rewrite_as_f16, rewrite_quantized_pool
 from .quantized_ops import (CONVS, DEPTHWISE, DEQUANTIZE, QUANTIZE, Dequantized, as_generic, channel_map,
@@ -91,6 +94,69 @@ def filter_sums(wq: ir.Value, f_dim: int) -> ir.Value:
     return gen.results[0]
 
 
+def zero_point_correction(wq: ir.Value, f_dim: int, zx: int) -> ir.Value:
+    """[F] i32: zx * colsum(wq)[f], what the input's zero point adds to each output channel's
+    window sums (sum (x - zx) w = sum x w - zx * sum w)."""
+    i32 = ir.IntegerType.get_signless(32)
+    sums = filter_sums(wq, f_dim)
+    corr = value_of(linalg_d.GenericOp(
+        [sums.type], [sums], [tensor_d.EmptyOp(ir.RankedTensorType(sums.type).shape, i32).result],
+        ir.ArrayAttr.get([identity_map(1)] * 2), iterator_types(["parallel"])))
+    block = owner(corr).regions[0].blocks.append(i32, i32)
+    with ir.InsertionPoint(block):
+        linalg_d.YieldOp([arith_d.muli(block.arguments[0], arith_d.constant(i32, ir.IntegerAttr.get(i32, zx)))])
+    return corr
+
+
+# linalg's convs with zero-point operands (IREE's import of ONNX ConvInteger: uint8 inputs
+# already shifted to int8, the pad holding the zero point) and their plain forms
+CONV_Q = {"linalg.conv_2d_nchw_fchw_q": ("conv_2d_nchw_fchw", 0, 1),
+          "linalg.conv_2d_nhwc_hwcf_q": ("conv_2d_nhwc_hwcf", 3, 3),
+          "linalg.conv_2d_nhwc_fhwc_q": ("conv_2d_nhwc_fhwc", 0, 3)}
+
+
+def rewrite_conv_q(op) -> bool:
+    """A conv with an input zero point izp and a filter zero point 0 (i8 x i8 -> i32) as the
+    plain conv less izp * colsum(w)[f]: exact, whatever the pad holds (a padded tap adds
+    (v - izp) w like any other). A pad with a nonzero value goes between barriers (its own
+    dispatch: the kernels' windows pad with zeros), as for a QDQ conv's. Other filter zero
+    points, non-constant ones or other types: left as they are (IREE's)."""
+    name, f_dim, c_dim = CONV_Q[op.name]
+    x, w, izp_v, fzp_v, init = op.operands
+    izp, fzp = int_const(izp_v), int_const(fzp_v)
+    i8, i32 = ir.IntegerType.get_signless(8), ir.IntegerType.get_signless(32)
+    types = [ir.ShapedType(v.type).element_type for v in (x, w, init)]
+    if izp is None or fzp != 0 or types != [i8, i8, i32] or \
+            not all(ir.RankedTensorType(v.type).has_static_shape for v in (x, w, init)):
+        return False
+    p = owner(x)
+    if izp and p is not None and p.name == "tensor.pad":
+        value = int_const(p.regions[0].blocks[0].operations[0].operands[0])
+        if value is None:
+            return False
+        if value:
+            low = list(ir.DenseI64ArrayAttr(p.attributes["static_low"]))
+            high = list(ir.DenseI64ArrayAttr(p.attributes["static_high"]))
+            x = barrier(pad(barrier(p.operands[0]), low, high, arith_d.constant(i8, ir.IntegerAttr.get(i8, value))))
+    attrs = {k: [int(v) for v in ir.DenseIntElementsAttr(op.attributes[k])] for k in ("strides", "dilations")
+             if k in op.attributes}
+    acc = value_of(getattr(linalg_d, name)(x, w, outs=[init], **attrs))
+    y = acc
+    if izp:
+        corr = zero_point_correction(w, f_dim, izp)
+        t = ir.RankedTensorType(acc.type)
+        y = value_of(linalg_d.GenericOp([t], [acc, corr], [tensor_d.EmptyOp(list(t.shape), i32).result],
+                                        ir.ArrayAttr.get([identity_map(t.rank), channel_map(t.rank, c_dim),
+                                                          identity_map(t.rank)]),
+                                        iterator_types(["parallel"] * t.rank)))
+        block = owner(y).regions[0].blocks.append(i32, i32, i32)
+        with ir.InsertionPoint(block):
+            linalg_d.YieldOp([arith_d.subi(block.arguments[0], block.arguments[1])])
+    op.results[0].replace_all_uses_with(y)
+    op.erase()
+    return True
+
+
 def rewrite_quantized_conv(op, xd: Dequantized, pad_op, wd: Dequantized, zx: int) -> None:
     f_dim, c_dim = CONVS[op.name]
     i8, i32 = ir.IntegerType.get_signless(8), ir.IntegerType.get_signless(32)
@@ -121,16 +187,7 @@ def rewrite_quantized_conv(op, xd: Dequantized, pad_op, wd: Dequantized, zx: int
     builder = getattr(linalg_d, op.name.split(".", 1)[1])
     acc = value_of(builder(xq, wd.q, outs=[acc0], **{k: [int(x) for x in ir.DenseIntElementsAttr(v)]
                                                      for k, v in attrs.items()}))
-    corr = None
-    if zx:
-        sums = filter_sums(wd.q, f_dim)
-        corr = value_of(linalg_d.GenericOp(
-            [sums.type], [sums], [tensor_d.EmptyOp(ir.RankedTensorType(sums.type).shape, i32).result],
-            ir.ArrayAttr.get([identity_map(1)] * 2), iterator_types(["parallel"])))
-        gen = owner(corr)
-        block = gen.regions[0].blocks.append(i32, i32)
-        with ir.InsertionPoint(block):
-            linalg_d.YieldOp([arith_d.muli(block.arguments[0], arith_d.constant(i32, ir.IntegerAttr.get(i32, zx)))])
+    corr = zero_point_correction(wd.q, f_dim, zx) if zx else None
     sx = scalar_of(xd.scale)
     if list(wd.scale_map.results):
         scale = channel_scales(sx, wd.scale)
@@ -145,6 +202,10 @@ def quantized_convs(module: ir.Module, options=None) -> ir.Module:
     """Pass convc-quantized-conv."""
     with module.context, ir.Location.unknown():
         for op in list(walk_ops(module.operation)):
+            if op.name in CONV_Q:
+                with ir.InsertionPoint(op), op.location:
+                    rewrite_conv_q(op)
+                continue
             got = quantized_operands(op)
             if got is not None:
                 with ir.InsertionPoint(op), op.location:

@@ -152,3 +152,33 @@ func.func @uint8(%xq: tensor<2x16x8x8xi8>) -> tensor<2x32x8x8xf32> {
 // CHECK: tensor.yield %c72_i8 : i8
 // CHECK: linalg.conv_2d_nchw_fchw {{.*}} : tensor<2x16x10x10xi8>, tensor<32x16x3x3xi8>) outs(%{{.*}} : tensor<2x32x8x8xi32>)
 // CHECK: arith.muli %{{.*}}, %c72_i32
+
+// A conv with zero-point operands (IREE's ConvInteger: input zero point -121, the pad holding
+// it, filter zero point 0): the plain int8 conv of the padded input between barriers, less
+// -121 * colsum(w)[f].
+// CHECK-LABEL: func.func @conv_q
+// CHECK: %[[XB:.*]] = util.optimization_barrier %arg0 : tensor<1x16x8x8xi8>
+// CHECK: %[[P:.*]] = tensor.pad %[[XB]] low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK: tensor.yield %c-121_i8 : i8
+// CHECK: %[[PB:.*]] = util.optimization_barrier %[[P]] : tensor<1x16x10x10xi8>
+// CHECK: %[[ACC:.*]] = linalg.conv_2d_nchw_fchw {{.*}} ins(%[[PB]], %{{.*}} : tensor<1x16x10x10xi8>, tensor<32x16x3x3xi8>) outs(%{{.*}} : tensor<1x32x8x8xi32>)
+// CHECK: arith.muli %{{.*}}, %c-121_i32
+// CHECK: %[[Y:.*]] = linalg.generic {{.*}} ins(%[[ACC]], %{{.*}} : tensor<1x32x8x8xi32>, tensor<32xi32>)
+// CHECK: arith.subi
+// CHECK: return %[[Y]]
+// CHECK-NOT: _q
+func.func @conv_q(%x: tensor<1x16x8x8xi8>) -> tensor<1x32x8x8xi32> {
+  %w = arith.constant dense<3> : tensor<32x16x3x3xi8>
+  %zp = arith.constant -121 : i8
+  %izp = arith.constant -121 : i32
+  %fzp = arith.constant 0 : i32
+  %c0 = arith.constant 0 : i32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zp : i8
+  } : tensor<1x16x8x8xi8> to tensor<1x16x10x10xi8>
+  %e = tensor.empty() : tensor<1x32x8x8xi32>
+  %init = linalg.fill ins(%c0 : i32) outs(%e : tensor<1x32x8x8xi32>) -> tensor<1x32x8x8xi32>
+  %y = linalg.conv_2d_nchw_fchw_q {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%p, %w, %izp, %fzp : tensor<1x16x10x10xi8>, tensor<32x16x3x3xi8>, i32, i32) outs(%init : tensor<1x32x8x8xi32>) -> tensor<1x32x8x8xi32>
+  return %y : tensor<1x32x8x8xi32>
+}

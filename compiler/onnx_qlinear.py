@@ -4,7 +4,7 @@ IREE 3.13's ONNX import of QLinearConv adds the int32 bias to the conv of the de
 operands as it is, where the operator's definition adds it to the integer sums (ONNX
 QLinearConv: y = saturate(round((sum (x - x_zp)(w - w_zp) + B) * x_scale * w_scale / y_scale)
 + y_zp)), i.e. in units of x_scale * w_scale: on a 16 -> 32 channel 3x3 with a bias, 69% of the
-outputs differed from onnxruntime's, by up to 255, and matched the raw-bias model exactly
+outputs differed from onnxruntime's, by up to 255, and matched a numpy model adding the bias unscaled
 (test/python/test_onnx_qlinear.py). The QDQ form of the same operator is what IREE imports
 right (and what convc-quantized-conv turns into an int8 conv):
 

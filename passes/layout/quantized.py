@@ -50,11 +50,12 @@ from __future__ import annotations
 from iree.compiler.dialects import arith as arith_d, linalg as linalg_d, tensor as tensor_d
 
 from ..ir import int_const, ir, walk_ops
-from .builders import barrier, erase_dead, owner, pad, value_of, zero
+from .builders import erase_dead, owner, value_of, zero
 from .quantized_f16 import exact_in_f16, quantized_pool, rewrite_as_f16, rewrite_quantized_pool
 from .quantized_ops import (CONVS, DEPTHWISE, DEQUANTIZE, QUANTIZE, Dequantized, as_generic, channel_map,
                             channel_scales, dequantize_accumulator, dequantized_filter, dequantized_input,
-                            f32_or_int, identity_map, iterator_types, scalar_of, signed_view)
+                            f32_or_int, identity_map, iterator_types, pad_apart, scalar_of, signed_view,
+                            window_attrs)
 
 
 def quantized_operands(op):
@@ -135,12 +136,9 @@ def rewrite_conv_q(op) -> bool:
         if value is None:
             return False
         if value:
-            low = list(ir.DenseI64ArrayAttr(p.attributes["static_low"]))
-            high = list(ir.DenseI64ArrayAttr(p.attributes["static_high"]))
-            x = barrier(pad(barrier(p.operands[0]), low, high, arith_d.constant(i8, ir.IntegerAttr.get(i8, value))))
-    attrs = {k: [int(v) for v in ir.DenseIntElementsAttr(op.attributes[k])] for k in ("strides", "dilations")
-             if k in op.attributes}
-    acc = value_of(getattr(linalg_d, name)(x, w, outs=[init], **attrs))
+            x = pad_apart(p.operands[0], list(ir.DenseI64ArrayAttr(p.attributes["static_low"])),
+                          list(ir.DenseI64ArrayAttr(p.attributes["static_high"])), value)
+    acc = value_of(getattr(linalg_d, name)(x, w, outs=[init], **window_attrs(op)))
     y = acc
     if izp:
         corr = zero_point_correction(w, f_dim, izp)
@@ -159,7 +157,7 @@ def rewrite_conv_q(op) -> bool:
 
 def rewrite_quantized_conv(op, xd: Dequantized, pad_op, wd: Dequantized, zx: int) -> None:
     f_dim, c_dim = CONVS[op.name]
-    i8, i32 = ir.IntegerType.get_signless(8), ir.IntegerType.get_signless(32)
+    i32 = ir.IntegerType.get_signless(32)
     xq = xd.q
     channels = ir.RankedTensorType(xq.type).shape[1 if "nchw" in op.name else 3]
     if (channels % 16 or op.name in DEPTHWISE) and exact_in_f16(op, zx, *xd.range):
@@ -172,21 +170,11 @@ def rewrite_quantized_conv(op, xd: Dequantized, pad_op, wd: Dequantized, zx: int
         # differences (q - zx)
         xq, zx = signed_view(xq), zx - 128
     if pad_op is not None:
-        low = list(ir.DenseI64ArrayAttr(pad_op.attributes["static_low"]))
-        high = list(ir.DenseI64ArrayAttr(pad_op.attributes["static_high"]))
-        if zx:
-            # its own dispatch (the kernels' windows pad with zeros), fused neither into the conv
-            # nor into the producer (which would write the padded buffer in place: a conv
-            # result tied to its operand, which convc declines)
-            xq = barrier(pad(barrier(xq), low, high, arith_d.constant(i8, ir.IntegerAttr.get(i8, zx))))
-        else:
-            xq = pad(xq, low, high, arith_d.constant(i8, ir.IntegerAttr.get(i8, zx)))
+        xq = pad_apart(xq, list(ir.DenseI64ArrayAttr(pad_op.attributes["static_low"])),
+                       list(ir.DenseI64ArrayAttr(pad_op.attributes["static_high"])), zx)
     out_t = ir.RankedTensorType(op.results[0].type)
     acc0 = value_of(linalg_d.fill(zero(i32), outs=[tensor_d.EmptyOp(list(out_t.shape), i32).result]))
-    attrs = {k: op.attributes[k] for k in ("strides", "dilations") if k in op.attributes}
-    builder = getattr(linalg_d, op.name.split(".", 1)[1])
-    acc = value_of(builder(xq, wd.q, outs=[acc0], **{k: [int(x) for x in ir.DenseIntElementsAttr(v)]
-                                                     for k, v in attrs.items()}))
+    acc = value_of(getattr(linalg_d, op.name.split(".", 1)[1])(xq, wd.q, outs=[acc0], **window_attrs(op)))
     corr = zero_point_correction(wd.q, f_dim, zx) if zx else None
     sx = scalar_of(xd.scale)
     if list(wd.scale_map.results):

@@ -13,7 +13,8 @@ from iree.compiler.dialects import arith as arith_d, linalg as linalg_d, tensor 
 from ..ir import float_const, int_const, ir
 from .builders import barrier, owner, pad, value_of, zero
 from .quantized_ops import (CONVS, QUANTIZE, Dequantized, channel_scales, dequantize_accumulator,
-                            dequantized_input, identity_map, is_tensor, iterator_types, quantize_arith, scalar_of)
+                            dequantized_input, identity_map, is_tensor, iterator_types, quantize_arith, scalar_of,
+                            window_attrs)
 
 
 def integer_valued_f16(q: ir.Value, zp: int, unsigned: bool = False) -> ir.Value:
@@ -95,9 +96,7 @@ def rewrite_as_f16(op, xd: Dequantized, pad_op, wd: Dequantized, zx: int) -> Non
                                      wd.view.attributes["reassociation"]).result
     out_t = ir.RankedTensorType(op.results[0].type)
     acc0 = value_of(linalg_d.fill(zero(f32), outs=[tensor_d.EmptyOp(list(out_t.shape), f32).result]))
-    attrs = {k: [int(v) for v in ir.DenseIntElementsAttr(op.attributes[k])] for k in ("strides", "dilations")
-             if k in op.attributes}
-    acc = value_of(getattr(linalg_d, op.name.split(".", 1)[1])(x, w, outs=[acc0], **attrs))
+    acc = value_of(getattr(linalg_d, op.name.split(".", 1)[1])(x, w, outs=[acc0], **window_attrs(op)))
     sx = scalar_of(xd.scale)
     scale = channel_scales(sx, wd.scale) if list(wd.scale_map.results) else arith_d.mulf(sx, scalar_of(wd.scale))
     y = dequantize_accumulator(acc, op.operands[2], c_dim, scale, None)
@@ -159,9 +158,8 @@ def rewrite_quantized_pool(op, xd: Dequantized, pad_op, zx: int) -> None:
     acc_t, start = (f16, lowest) if is_max else (f32, arith_d.constant(f32, 0.0))
     init = value_of(linalg_d.fill(start, outs=[tensor_d.EmptyOp(list(out_t.shape), acc_t).result]))
     window = tensor_d.EmptyOp(ir.RankedTensorType(op.operands[1].type).shape, f16).result
-    attrs = {k: [int(v) for v in ir.DenseIntElementsAttr(op.attributes[k])] for k in ("strides", "dilations")}
     builder = linalg_d.pooling_nchw_max if is_max else linalg_d.pooling_nchw_sum
-    pooled = value_of(builder(x, window, outs=[init], **attrs))
+    pooled = value_of(builder(x, window, outs=[init], **window_attrs(op)))
     out = tensor_d.EmptyOp(list(out_t.shape), f32).result
     gen = linalg_d.GenericOp([out.type], [pooled], [out], ir.ArrayAttr.get([identity_map(out_t.rank)] * 2),
                              iterator_types(["parallel"] * out_t.rank))

@@ -10,7 +10,7 @@ from __future__ import annotations
 from iree.compiler.dialects import arith as arith_d, linalg as linalg_d, math as math_d, tensor as tensor_d
 
 from ..ir import float_const, int_const, ir
-from .builders import owner
+from .builders import barrier, owner, pad
 
 
 # the named dense convs the rewrite takes, and the position of F in their filter / output
@@ -108,6 +108,22 @@ def identity_map(rank: int) -> ir.AffineMapAttr:
 
 def iterator_types(kinds: list[str]) -> ir.ArrayAttr:
     return ir.ArrayAttr.get([ir.Attribute.parse(f"#linalg.iterator_type<{k}>") for k in kinds])
+
+
+def window_attrs(op) -> dict:
+    """A conv's or pool's strides and dilations as the linalg builders take them (lists)."""
+    return {k: [int(v) for v in ir.DenseIntElementsAttr(op.attributes[k])] for k in ("strides", "dilations")
+            if k in op.attributes}
+
+
+def pad_apart(x: ir.Value, low: list, high: list, value: int) -> ir.Value:
+    """x (i8) padded with `value`: a nonzero pad between barriers (its own dispatch: the
+    kernels' windows pad with zeros, and fused into the producer it would make a conv write
+    into the padded buffer in place, a result tied to its operand, which convc declines); a
+    zero pad as it is (it fuses into the conv)."""
+    i8 = ir.IntegerType.get_signless(8)
+    c = arith_d.constant(i8, ir.IntegerAttr.get(i8, value))
+    return barrier(pad(barrier(x), low, high, c)) if value else pad(x, low, high, c)
 
 
 def signed_view(q: ir.Value) -> ir.Value:

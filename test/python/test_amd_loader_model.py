@@ -193,9 +193,12 @@ def test_suite_layer_loader_matches_im2col(arch, layer):
     assert check_problem(_small(p), s, seed=zlib.crc32(layer.name.encode())) == want
 
 
-def _random_problem(rng, arch: str, subpath: str) -> ConvProblem:
-    vec = get_target(arch).lds_dma_bytes // 2
-    bk = 2 * get_target(arch).mfma_k
+def random_problem(rng, arch: str, subpath: str, dtype: str = "f16") -> ConvProblem:
+    """A random conv the loader's `subpath` reads (C in lane vectors, block_k multiples or not);
+    i8: i32 sums and output (test_int8_amd.py)."""
+    from convc.passes.lower.amd.primitives import mfma_k
+    vec = get_target(arch).lds_dma_bytes // (1 if dtype == "i8" else 2)
+    bk = 2 * mfma_k(arch, dtype)
     if subpath == "pointwise":
         R = S = 1
         stride, dil, pad = (1, 1), (1, 1), (0, 0, 0, 0)
@@ -214,8 +217,9 @@ def _random_problem(rng, arch: str, subpath: str) -> ConvProblem:
     eff_h, eff_w = dil[0] * (R - 1) + 1, dil[1] * (S - 1) + 1
     H = max(1, eff_h - pad[0] - pad[2]) + int(rng.integers(0, 12))
     W = max(1, eff_w - pad[1] - pad[3]) + int(rng.integers(0, 12))
+    ints = dict(dtype="i8", acc_dtype="i32", out_dtype="i32") if dtype == "i8" else {}
     return ConvProblem(N=int(rng.integers(1, 3)), H=H, W=W, C=C, F=int(rng.integers(1, 200)),
-                       R=R, S=S, stride=stride, dilation=dil, pad=pad)
+                       R=R, S=S, stride=stride, dilation=dil, pad=pad, **ints)
 
 
 @pytest.mark.parametrize("arch", AMD)
@@ -225,7 +229,7 @@ def test_random_shapes_loader_matches_im2col(arch, subpath, block):
     rng = np.random.default_rng(zlib.crc32(f"{arch}/{subpath}/{block}".encode()))
     t = get_target(arch)
     for i in range(6):
-        p = _random_problem(rng, arch, subpath)
+        p = random_problem(rng, arch, subpath)
         s = plan_amd_lds_mfma(p, t, block=block)
         assert check_problem(p, s, seed=i) == subpath, p
 

@@ -70,7 +70,7 @@ def test_qdq_model_matches_onnxruntime(tmp_path, symmetric, C, depthwise, pool):
     """C = 3: the first conv (3 input channels: no int8 TMA rows) runs on integer-valued f16
     operands summed in f32, exactly, and so does a depthwise conv and a max-pool; the others as
     int8."""
-    from convc.tools.quantized import ort_reference, qdq_quantize, small_net
+    from convc.tools.quantized import qdq_quantize, small_net
     f, q = str(tmp_path / "f.onnx"), str(tmp_path / "q.onnx")
     small_net(f, C=C, depthwise=depthwise, pool=pool)
     qdq_quantize(f, q, symmetric=symmetric)
@@ -86,16 +86,7 @@ def test_qdq_model_matches_onnxruntime(tmp_path, symmetric, C, depthwise, pool):
     if pool:        # the pool reads f16 integers on convc's kernel
         (p,) = [r for r in res.reports if r.problem is not None and r.problem.pool == "max"]
         assert p.path == "convc" and p.problem.dtype == "f16", p.line()
-    m = LoadedModule(str(tmp_path / "q.vmfb"), "local-task")
-    for seed in (0, 1):
-        x = np.random.default_rng(seed).standard_normal((2, C, 10, 9)).astype(np.float32)
-        (ref,) = ort_reference(q, {"x": x})
-        got = np.asarray(m.call(m.entry, [(x, "f32")]))
-        # the output's quantization step: outputs agree to within one step
-        step = np.min(np.diff(np.unique(ref))) if np.unique(ref).size > 1 else 1.0
-        assert got.shape == ref.shape
-        assert np.abs(got - ref).max() <= step * 1.01, np.abs(got - ref).max()
-        assert np.mean(got == ref) >= 0.99
+    _assert_matches_onnxruntime(str(tmp_path / "q.vmfb"), q, C)
 
 
 def test_qdq_global_average_pool_on_f16_integers(tmp_path):
@@ -131,7 +122,7 @@ def test_uint8_qdq_model_matches_onnxruntime(tmp_path):
     generics convc-quantized-conv writes for the (de)quantize ops it leaves read and write
     0..255 (a signed read made ~70% of a QLinearConv's outputs wrong). Within one quantization
     step of onnxruntime."""
-    from convc.tools.quantized import ort_reference, qdq_quantize, small_net
+    from convc.tools.quantized import qdq_quantize, small_net
     f, q = str(tmp_path / "f.onnx"), str(tmp_path / "q.onnx")
     small_net(f, C=16)
     qdq_quantize(f, q, symmetric=False, activations="uint8")
@@ -139,11 +130,19 @@ def test_uint8_qdq_model_matches_onnxruntime(tmp_path):
     convs = res.by_kind()["convs"]
     assert len(convs) == 4 and all(r.path == "convc" and r.problem.dtype == "i8" for r in convs), \
         [r.line() for r in convs]
-    m = LoadedModule(str(tmp_path / "q.vmfb"), "local-task")
+    _assert_matches_onnxruntime(str(tmp_path / "q.vmfb"), q, 16)
+
+
+def _assert_matches_onnxruntime(vmfb: str, model: str, C: int) -> None:
+    """The small_net QDQ model's convc build against onnxruntime's run of it on two random
+    inputs: within one step of the output's quantization, equal on 99% of the outputs."""
+    from convc.tools.quantized import ort_reference
+    m = LoadedModule(vmfb, "local-task")
     for seed in (0, 1):
-        x = np.random.default_rng(seed).standard_normal((2, 16, 10, 9)).astype(np.float32)
-        (ref,) = ort_reference(q, {"x": x})
+        x = np.random.default_rng(seed).standard_normal((2, C, 10, 9)).astype(np.float32)
+        (ref,) = ort_reference(model, {"x": x})
         got = np.asarray(m.call(m.entry, [(x, "f32")]))
+        # the output's quantization step: outputs agree to within one step
         step = np.min(np.diff(np.unique(ref))) if np.unique(ref).size > 1 else 1.0
         assert got.shape == ref.shape
         assert np.abs(got - ref).max() <= step * 1.01, np.abs(got - ref).max()

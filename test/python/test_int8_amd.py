@@ -15,11 +15,10 @@ import numpy as np
 import pytest
 
 from conftest import compile_layer
-from test_amd_loader_model import check_problem
+from test_amd_loader_model import check_problem, random_problem
 from convc.passes.lower.amd.primitives import mfma_k
 from convc.passes.plan.kernels.amd_lds_mfma import plan_amd_lds_mfma
 from convc.passes.plan.plan_schedule import plan_schedule_for
-from convc.passes.problem import ConvProblem
 from convc.passes.schedule import Kernel
 from convc.passes.target import get_target
 from convc.tools.layers import Layer
@@ -46,31 +45,6 @@ def test_int8_takes_the_mfma_kernel(arch):
     assert s.kernel == Kernel.PORTABLE_IGEMM and "LDS-direct MFMA path declined" in s.reason, s.reason
 
 
-def _random_i8(rng, arch: str, subpath: str) -> ConvProblem:
-    vec = get_target(arch).lds_dma_bytes               # i8 elements per lane load
-    bk = 2 * mfma_k(arch, "i8")
-    if subpath == "pointwise":
-        R = S = 1
-        stride, dil, pad = (1, 1), (1, 1), (0, 0, 0, 0)
-        C = vec * int(rng.integers(1, 24))
-    else:
-        R, S = int(rng.integers(1, 6)), int(rng.integers(1, 6))
-        stride = tuple(int(v) for v in rng.integers(1, 4, size=2))
-        dil = tuple(int(v) for v in rng.integers(1, 4, size=2))
-        pad = tuple(int(v) for v in rng.integers(0, 4, size=4))
-        if subpath == "substrip":
-            C = bk * int(rng.integers(1, 4))
-        else:
-            C = vec * int(rng.integers(1, 3 * bk // vec))
-            if C % bk == 0:
-                C += vec
-    eff_h, eff_w = dil[0] * (R - 1) + 1, dil[1] * (S - 1) + 1
-    H = max(1, eff_h - pad[0] - pad[2]) + int(rng.integers(0, 12))
-    W = max(1, eff_w - pad[1] - pad[3]) + int(rng.integers(0, 12))
-    return ConvProblem(N=int(rng.integers(1, 3)), H=H, W=W, C=C, F=int(rng.integers(1, 200)), R=R, S=S,
-                       stride=stride, dilation=dil, pad=pad, dtype="i8", acc_dtype="i32", out_dtype="i32")
-
-
 @pytest.mark.parametrize("arch", AMD)
 @pytest.mark.parametrize("subpath", ["pointwise", "substrip", "per_lane"])
 def test_int8_loader_matches_im2col(arch, subpath):
@@ -79,7 +53,7 @@ def test_int8_loader_matches_im2col(arch, subpath):
     rng = np.random.default_rng(zlib.crc32(f"i8/{arch}/{subpath}".encode()))
     t = get_target(arch)
     for i in range(5):
-        p = _random_i8(rng, arch, subpath)
+        p = random_problem(rng, arch, subpath, "i8")
         s = plan_amd_lds_mfma(p, t, block=64 if i % 2 else 128)
         assert check_problem(p, s, seed=i) == subpath, p
 

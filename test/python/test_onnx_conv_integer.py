@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from convc.compiler.driver import CompileOptions, compile_file
-from convc.runtime.module import LoadedModule
+from test_onnx_qlinear import call_8bit, save_graph
 
 onnx = pytest.importorskip("onnx")
 ort = pytest.importorskip("onnxruntime")
@@ -30,12 +30,7 @@ def test_conv_integer_matches_onnxruntime(tmp_path, act, x_zp, w_zp, stride):
             inits.append(numpy_helper.from_array(np.array(w_zp, np.int8), "wz"))
             ins.append("wz")
     node = helper.make_node("ConvInteger", ins, ["y"], pads=[1, 1, 1, 1], strides=[stride, stride])
-    g = helper.make_graph([node], "main_graph", [helper.make_tensor_value_info("x", onnx_t, [2, 16, 9, 9])],
-                          [helper.make_tensor_value_info("y", TensorProto.INT32, None)], inits)
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
-    m.ir_version = 8
-    path = str(tmp_path / "ci.onnx")
-    onnx.save(m, path)
+    path = save_graph(str(tmp_path / "ci.onnx"), [node], onnx_t, [2, 16, 9, 9], TensorProto.INT32, inits, 13)
     res = compile_file(path, str(tmp_path / "ci.vmfb"), CompileOptions(target="llvm-cpu"))
     (conv,) = res.by_kind()["convs"]
     if w_zp:
@@ -45,6 +40,5 @@ def test_conv_integer_matches_onnxruntime(tmp_path, act, x_zp, w_zp, stride):
     info = np.iinfo(np_t)
     x = rng.integers(info.min, info.max + 1, (2, 16, 9, 9)).astype(np_t)
     ref = ort.InferenceSession(path).run(None, {"x": x})[0]
-    mod = LoadedModule(str(tmp_path / "ci.vmfb"), "local-task")
-    got = np.asarray(mod.call(mod.entry, [(x.view(np.int8), "i8")]))
+    got = call_8bit(str(tmp_path / "ci.vmfb"), x)
     assert got.shape == ref.shape and np.array_equal(got.astype(np.int64), ref.astype(np.int64))

@@ -16,6 +16,25 @@ onnx = pytest.importorskip("onnx")
 ort = pytest.importorskip("onnxruntime")
 
 
+def save_graph(path: str, nodes: list, x_type: int, x_shape: list, y_type: int, inits: list, opset: int,
+               y_shape: list | None = None) -> str:
+    """A one-input, one-output ONNX model ("main_graph": x -> y) saved at path (IR 7 for opsets
+    before 13, else 8; iree-import-onnx alone needs y_shape)."""
+    from onnx import helper
+    g = helper.make_graph(nodes, "main_graph", [helper.make_tensor_value_info("x", x_type, x_shape)],
+                          [helper.make_tensor_value_info("y", y_type, y_shape)], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    m.ir_version = 7 if opset < 13 else 8
+    onnx.save(m, path)
+    return path
+
+
+def call_8bit(vmfb: str, x: np.ndarray) -> np.ndarray:
+    """The model's one output for an int8 or uint8 input (handed over as i8 bytes)."""
+    mod = LoadedModule(vmfb, "local-task")
+    return np.asarray(mod.call(mod.entry, [(x.view(np.int8), "i8")]))
+
+
 def _qlinear_model(path, act: str, bias: bool, chain: bool, seed: int = 0):
     """x (act) -> QLinearConv 16 -> 32, 3x3 pad 1 [-> QLinearConv 32 -> 24, 3x3 stride 2] (act)."""
     from onnx import TensorProto, helper, numpy_helper
@@ -40,12 +59,7 @@ def _qlinear_model(path, act: str, bias: bool, chain: bool, seed: int = 0):
     qconv(0, "x", 16, 32, "y0" if chain else "y", pads=[1, 1, 1, 1])
     if chain:
         qconv(1, "y0", 32, 24, "y", pads=[1, 1, 1, 1], strides=[2, 2])
-    out = [2, 24, 5, 4] if chain else [2, 32, 10, 8]
-    g = helper.make_graph(nodes, "main_graph", [helper.make_tensor_value_info("x", onnx_t, [2, 16, 10, 8])],
-                          [helper.make_tensor_value_info("y", onnx_t, out)], inits)
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
-    m.ir_version = 8
-    onnx.save(m, path)
+    save_graph(path, nodes, onnx_t, [2, 16, 10, 8], onnx_t, inits, 13, [2, 24, 5, 4] if chain else [2, 32, 10, 8])
     return np_t
 
 
@@ -60,21 +74,21 @@ def test_qlinear_conv_matches_onnxruntime(tmp_path, act, bias, chain):
     assert len(convs) == (2 if chain else 1) and all(r.path == "convc" for r in convs), [r.line() for r in convs]
     # the int8 conv path (uint8: on q - 128), activations 8-bit between the convs
     assert all(r.problem.dtype == "i8" and r.problem.out_dtype == "i8" for r in convs), [r.line() for r in convs]
-    m = LoadedModule(str(tmp_path / "q.vmfb"), "local-task")
     sess = ort.InferenceSession(path)
     info = np.iinfo(np_t)
     for seed in (0, 1):
         x = np.random.default_rng(seed).integers(info.min, info.max + 1, (2, 16, 10, 8)).astype(np_t)
         ref = sess.run(None, {"x": x})[0].astype(np.int32)
-        got = np.asarray(m.call(m.entry, [(x.view(np.int8), "i8")])).view(np_t).astype(np.int32)
+        got = call_8bit(str(tmp_path / "q.vmfb"), x).view(np_t).astype(np.int32)
         diff = np.abs(got - ref)
         assert got.shape == ref.shape and diff.max() <= 1, diff.max()
         assert np.count_nonzero(diff) <= diff.size // 200, np.count_nonzero(diff)
 
 
 def test_without_the_rewrite_iree_drops_the_bias_scale(tmp_path):
-    """The evidence for the rewrite: IREE's import of the QLinearConv itself matches the model
-    with the bias added unscaled, not onnxruntime."""
+    """The evidence for the rewrite: IREE's own import of the QLinearConv, compiled by stock
+    iree-compile, misses onnxruntime on most outputs and matches a numpy model that adds the
+    int32 bias to the dequantized conv unscaled (up to a rounding at a half)."""
     import subprocess
     import sys
     path = str(tmp_path / "q.onnx")
@@ -84,11 +98,21 @@ def test_without_the_rewrite_iree_drops_the_bias_scale(tmp_path):
     from convc.compiler.iree_tools import iree_compile
     iree_compile([mlir, "--iree-hal-target-backends=llvm-cpu", "--iree-llvmcpu-target-cpu=generic", "-o", vmfb],
                  "stock IREE")
-    m = LoadedModule(vmfb, "local-task")
     x = np.random.default_rng(0).integers(0, 256, (2, 16, 10, 8)).astype(np.uint8)
     ref = ort.InferenceSession(path).run(None, {"x": x})[0].astype(np.int32)
-    got = np.asarray(m.call(m.entry, [(x.view(np.int8), "i8")])).view(np.uint8).astype(np.int32)
+    got = call_8bit(vmfb, x).view(np.uint8).astype(np.int32)
     assert np.mean(got != ref) > 0.2          # wrong on most outputs
+    # ... and what it computes: the conv of the dequantized operands plus the raw int32 bias
+    from onnx import numpy_helper
+    from convc.tools.gpu.reference import conv_nhwc_fhwc_numpy
+    c = {t.name: numpy_helper.to_array(t).astype(np.float64) for t in onnx.load(path).graph.initializer}
+    xf = (x.astype(np.float64) - c["xz0"]) * c["xs0"]
+    wf = c["w0"] * c["ws0"][:, None, None, None]
+    y = conv_nhwc_fhwc_numpy(np.moveaxis(xf, 1, -1), np.moveaxis(wf, 1, -1), (1, 1), (1, 1), (1, 1, 1, 1),
+                             dtype=np.float64)
+    raw_bias = np.moveaxis(y, -1, 1) + c["b0"][None, :, None, None]
+    model = np.clip(np.rint(raw_bias / c["ys0"]) + c["yz0"], 0, 255).astype(np.int32)
+    assert np.mean(got != model) < 0.005 and np.abs(got - model).max() <= 1
 
 
 @pytest.mark.parametrize("case", ["depthwise", "per_tensor_weights", "same_upper", "int8"])
@@ -113,17 +137,11 @@ def test_qlinear_conv_forms_of_opset_10(tmp_path, case):
     node = helper.make_node("QLinearConv", ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b"], ["y"], strides=[2, 2],
                             group=group, **pad)
     t = TensorProto.UINT8 if act == np.uint8 else TensorProto.INT8
-    g = helper.make_graph([node], "main_graph", [helper.make_tensor_value_info("x", t, [1, C, 9, 9])],
-                          [helper.make_tensor_value_info("y", t, None)], inits)
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 10)])
-    m.ir_version = 7
-    path = str(tmp_path / "q.onnx")
-    onnx.save(m, path)
+    path = save_graph(str(tmp_path / "q.onnx"), [node], t, [1, C, 9, 9], t, inits, 10)
     res = compile_file(path, str(tmp_path / "q.vmfb"), CompileOptions(target="llvm-cpu"))
     (conv,) = res.by_kind()["convs"]
     assert conv.path == "convc" and conv.problem.dtype == ("f16" if case == "depthwise" else "i8"), conv.line()
     x = np.random.default_rng(0).integers(np.iinfo(act).min, np.iinfo(act).max + 1, (1, C, 9, 9)).astype(act)
     ref = ort.InferenceSession(path).run(None, {"x": x})[0].astype(np.int32)
-    mod = LoadedModule(str(tmp_path / "q.vmfb"), "local-task")
-    got = np.asarray(mod.call(mod.entry, [(x.view(np.int8), "i8")])).view(act).astype(np.int32)
+    got = call_8bit(str(tmp_path / "q.vmfb"), x).view(act).astype(np.int32)
     assert got.shape == ref.shape and np.abs(got - ref).max() <= 1 and np.mean(got != ref) <= 0.005

@@ -10,14 +10,13 @@ OUTDIR=${2:-${OUT:-out}}
 LAYERS=${3:?comma-separated layer names}
 mkdir -p "$OUTDIR"
 source "$(dirname "$0")/env.sh"
+source "$(dirname "$0")/ncu_tables.sh"
 work=$(mktemp -d)
 for layer in ${LAYERS//,/ }; do
   timeout 300 ncu --set full --import-source no --launch-skip 3 --launch-count 1 -k regex:'^conv_' \
     -o "$work/$layer" -f \
     python3 -m convc.tools.gpu.bench --bundle "$BUNDLE" --invoke-only "$layer" --count 5 > "$work/$layer.log" 2>&1
   echo "$layer rc=$?"
-  ncu --import "$work/$layer.ncu-rep" --page details --csv > "$work/$layer.details.csv" 2>/dev/null
-  ncu --import "$work/$layer.ncu-rep" --page source --print-source sass --csv > "$work/$layer.source.csv" 2>/dev/null
-  rm -f "$work/$layer.ncu-rep"
+  ncu_tables "$work/$layer"
 done
 tar -czf "$OUTDIR/profile.tar.gz" -C "$work" .

@@ -13,6 +13,7 @@ OUTDIR=${3:?output directory}
 REGEXES=${4:?comma-separated kernel-name regexes}
 mkdir -p "$OUTDIR"
 source "$(dirname "$0")/env.sh"
+source "$(dirname "$0")/ncu_tables.sh"
 work=$(mktemp -d)
 i=0
 for rx in ${REGEXES//,/ }; do
@@ -22,8 +23,6 @@ for rx in ${REGEXES//,/ }; do
     python3 -m convc.tools.gpu.e2e --bundle "$BUNDLE" --out "$work" --invoke-only "$CASE" --count 3 \
     > "$work/k$i.log" 2>&1
   echo "k$i $rx rc=$?"
-  ncu --import "$work/k$i.ncu-rep" --page details --csv > "$work/k$i.details.csv" 2>/dev/null
-  ncu --import "$work/k$i.ncu-rep" --page source --print-source sass --csv > "$work/k$i.source.csv" 2>/dev/null
-  rm -f "$work/k$i.ncu-rep"
+  ncu_tables "$work/k$i"
 done
 tar -czf "$OUTDIR/profile_$CASE.tar.gz" -C "$work" .

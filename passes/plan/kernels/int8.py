@@ -32,11 +32,8 @@ def plan_int8(p: ConvProblem, t: Target) -> Schedule:
             return s
         return _portable(p, t, f"portable implicit GEMM (int8, i32 sums: tcgen05 kernel declined: {s})")
     if t.backend == "amd":
-        from .amd_lds_mfma import AMD_LDS_MFMA
-        s = AMD_LDS_MFMA.attempt(p, t)
-        if isinstance(s, Schedule):
-            return s
-        return _portable(p, t, f"portable implicit GEMM (int8, i32 sums: LDS-direct MFMA path declined: {s})")
+        from .amd_lds_mfma import plan_amd        # the MFMA kernel takes i8 (else portable, with the reason)
+        return plan_amd(p, t)
     if not t.has_wgmma:
         return _portable(p, t, f"portable implicit GEMM (int8, i32 sums: no s8 tensor-core kernel for {t.arch})")
     if p.dynamic_batch:

@@ -92,18 +92,23 @@ def _decompositions(torch):
 
 
 def export_mlir(module, example_inputs: tuple, dynamic_batch: bool = False, func_name: str = "main",
-                parameters: list | None = None) -> str:
+                parameters: list | None = None, dynamic_spatial: bool = False) -> str:
     """MLIR text (torch dialect) of module(*example_inputs) in eval mode. Parameters are frozen
     into the module as constants, or, when a `parameters` list is given, left as named IREE
-    parameters (the list receives their (state_dict key, shape, dtype))."""
+    parameters (the list receives their (state_dict key, shape, dtype)). dynamic_batch: dim 0
+    of every input is a runtime size; dynamic_spatial: the image dims too (2 and 3 of a rank-4
+    NCHW input, 2..4 of a rank-5 one), as torch.export's automatic dims: the exported program
+    takes any size its ops allow (a stride-2 stage then rounds as PyTorch does)."""
     torch = _torch()
     from iree.compiler.extras.fx_importer import FxImporter
 
     module = module.eval()
     dynamic_shapes = None
-    if dynamic_batch:
+    if dynamic_batch or dynamic_spatial:
         batch = torch.export.Dim("batch")
-        dynamic_shapes = tuple({0: batch} for _ in example_inputs)
+        dynamic_shapes = tuple(({0: batch} if dynamic_batch else {})
+                               | ({d: torch.export.Dim.AUTO for d in range(2, x.dim())} if dynamic_spatial else {})
+                               for x in example_inputs)
     with torch.no_grad():
         program = torch.export.export(module, tuple(example_inputs), dynamic_shapes=dynamic_shapes)
         program = program.run_decompositions(_decompositions(torch))
@@ -114,12 +119,12 @@ def export_mlir(module, example_inputs: tuple, dynamic_batch: bool = False, func
 
 
 def compile_module(module, example_inputs: tuple, output: str, dynamic_batch: bool = False,
-                   **options) -> CompileResult:
+                   dynamic_spatial: bool = False, **options) -> CompileResult:
     """Exports module and compiles it with convc; options are CompileOptions fields."""
     with tempfile.TemporaryDirectory(prefix="convc-torch-") as tmp:
         path = os.path.join(tmp, "model.mlir")
         with open(path, "w") as f:
-            f.write(export_mlir(module, example_inputs, dynamic_batch))
+            f.write(export_mlir(module, example_inputs, dynamic_batch, dynamic_spatial=dynamic_spatial))
         return compile_file(path, output, CompileOptions(**options))
 
 
@@ -142,6 +147,8 @@ def main(argv=None) -> int:
     p.add_argument("--dtype", default="float32", help="example inputs' dtype (float32, float16, bfloat16)")
     p.add_argument("--channels-last", action="store_true", help="export in torch.channels_last memory format")
     p.add_argument("--dynamic-batch", action="store_true", help="export the batch dimension as dynamic")
+    p.add_argument("--dynamic-spatial", action="store_true",
+                   help="export the image dimensions (H, W; D, H, W of a 5-D input) as dynamic")
     p.add_argument("-o", "--output", required=True, help="MLIR file to write")
     args = p.parse_args(argv)
     try:
@@ -151,7 +158,7 @@ def main(argv=None) -> int:
         inputs = tuple(torch.randn(*[int(x) for x in s.split(",")], dtype=dtype) for s in args.shape)
         if args.channels_last:
             model = model.to(memory_format=torch.channels_last)
-        text = export_mlir(model, inputs, args.dynamic_batch)
+        text = export_mlir(model, inputs, args.dynamic_batch, dynamic_spatial=args.dynamic_spatial)
     except ConvcError as e:
         print(f"convc: error: {e}", file=sys.stderr)
         return 1

@@ -44,7 +44,7 @@ class KernelFamily:
     """One kernel family, registered once: its knobs (`config`, whose KERNELS are the
     Schedule.kernel values it plans), what it supports, its planner, its emitter (`emit(p, s,
     machine, memrefs)`, which convc-lower-kernels calls), the candidates convc-tune times and,
-    for kernels whose grid follows a run-time batch, `batch_grid(p, s)`."""
+    for kernels whose grid follows run-time sizes, `batch_grid(p, s)` -> grid(extents) (lower/common/extents.py)."""
 
     name: str
     config: type[KernelConfig]

@@ -179,14 +179,31 @@ class ConvProblem:
     # program step over value 0, the element in the input type, and loads per channel
     # ("channel") or shaped like the input ("full")
     prologue: tuple[EpilogueStep, ...] = ()
+    # runtime image sizes: the push-constant words holding the input's H and W (-1: static).
+    # H and W are then only the sizes the planner planned for; kernels read the words and derive
+    # Ho and Wo (passes/lower/common/extents.py). The dispatch's workload is its index operands
+    # in order (word k is workload ordinal k), which the count region reads.
+    h_constant: int = -1
+    w_constant: int = -1
 
-    # group, pool, row and prologue fields are written only where set, so convs keep their encoding
+    # group, pool, row, prologue and runtime-size fields are written only where set, so convs
+    # keep their encoding
     _GROUP_DEFAULTS = {"groups": 1, "filter_layout": "fhwc", "pool": "", "row_reduce": [], "row_combine": "",
-                       "prologue": []}
+                       "prologue": [], "h_constant": -1, "w_constant": -1}
 
     @property
     def dynamic_batch(self) -> bool:
         return self.batch_constant >= 0
+
+    @property
+    def dynamic_spatial(self) -> bool:
+        """H or W is known only at run time."""
+        return self.h_constant >= 0 or self.w_constant >= 0
+
+    @property
+    def runtime_sizes(self) -> bool:
+        """Some size of the problem is read at run time (the batch, H or W)."""
+        return self.dynamic_batch or self.dynamic_spatial
 
     def __post_init__(self):
         for k in ("N", "H", "W", "C", "F", "R", "S"):
@@ -296,6 +313,8 @@ class ConvProblem:
         p = "x".join(map(str, self.pad))
         epi = "_".join(s.describe() for s in self.epilogue) or "none"
         n = "D" if self.dynamic_batch else self.N
+        h = "D" if self.h_constant >= 0 else self.H
+        w = "D" if self.w_constant >= 0 else self.W
         g = f"_g{self.groups}{self.filter_layout}" if self.grouped and not self.pool else ""
         kind = "map" if self.is_map else f"pool{self.pool}" if self.pool else "conv"
         if self.row_combine:
@@ -303,7 +322,7 @@ class ConvProblem:
             kind = f"rowmap{hashlib.sha1(row.encode()).hexdigest()[:8]}"
         if self.prologue:
             kind += "_pro" + "_".join(s.describe() for s in self.prologue)
-        return (f"{kind}_n{n}h{self.H}w{self.W}c{self.C}_f{self.F}r{self.R}s{self.S}{g}"
+        return (f"{kind}_n{n}h{h}w{w}c{self.C}_f{self.F}r{self.R}s{self.S}{g}"
                 f"_st{self.stride[0]}x{self.stride[1]}_dl{self.dilation[0]}x{self.dilation[1]}"
                 f"_p{p}_{self.dtype}_{epi}")
 
@@ -322,6 +341,13 @@ class ConvProblem:
         if self.grouped:
             kind = "depthwise" if self.depthwise else f"groups={self.groups}"
             return (f"N={self.N} H={self.H} W={self.W} C={self.C} F={self.F} R={self.R} S={self.S} {kind} "
+                    f"stride={self.stride[0]}x{self.stride[1]} dil={self.dilation[0]}x{self.dilation[1]} "
+                    f"pad={list(self.pad)} {self.dtype}->{self.out_dtype}")
+        if self.dynamic_spatial:
+            n = f"N=? (planned for {self.N})" if self.dynamic_batch else f"N={self.N}"
+            h = f"H=? (planned for {self.H})" if self.h_constant >= 0 else f"H={self.H}"
+            w = f"W=? (planned for {self.W})" if self.w_constant >= 0 else f"W={self.W}"
+            return (f"{n} {h} {w} C={self.C} F={self.F} R={self.R} S={self.S} "
                     f"stride={self.stride[0]}x{self.stride[1]} dil={self.dilation[0]}x{self.dilation[1]} "
                     f"pad={list(self.pad)} {self.dtype}->{self.out_dtype}")
         if self.dynamic_batch:

@@ -45,6 +45,9 @@ class Case:
     # weights), checked against onnxruntime's CPU run of that QDQ model; PyTorch runs the float
     # model in `dtype`
     quantized: bool = False
+    # a quantized case's format (tools.quantized.FORMATS): "qdq" (symmetric int8 activations) or
+    # "qdq_u8" (uint8 activations with zero points, onnxruntime's default)
+    qformat: str = "qdq"
 
 
 CASES = [
@@ -98,6 +101,8 @@ CASES = [
     # int8: QDQ models (symmetric int8 activations, per-channel weights) against PyTorch in f16
     Case("resnet50_qdq_b32", "resnet50", (32, 3, 224, 224), quantized=True),
     Case("mobilenet_v2_qdq_b32", "mobilenet_v2", (32, 3, 224, 224), quantized=True),
+    # onnxruntime's default activations: uint8 with zero points (padded convs pad with the zero point)
+    Case("resnet50_qdq_u8_b32", "resnet50", (32, 3, 224, 224), quantized=True, qformat="qdq_u8"),
 ]
 
 
@@ -109,13 +114,13 @@ def prepare_quantized_case(case: Case, out: str, extra_flags: tuple = ()) -> dic
     for it are saved beside the vmfb."""
     import numpy as np
     import torch
-    from .quantized import ort_reference, qdq_quantize
+    from .quantized import ort_reference, quantize
     models = torch_models()
     model = models.load_synthetic(models.MODELS[case.model](), case.seed).float().eval()
     fsrc, qsrc = os.path.join(out, f"{case.name}.float.onnx"), os.path.join(out, f"{case.name}.qdq.onnx")
     torch.onnx.export(model, (torch.zeros(case.input_shape),), fsrc, dynamo=False, opset_version=17,
                       input_names=["x"], output_names=["y"])
-    qdq_quantize(fsrc, qsrc, count=2, seed=case.seed)
+    quantize(fsrc, qsrc, case.qformat, count=2, seed=case.seed)
     os.remove(fsrc)
     np_dt = {"float16": np.float16, "float32": np.float32}[case.dtype]
     x = np.random.default_rng(case.seed).standard_normal(case.input_shape).astype(np_dt).astype(np.float32)

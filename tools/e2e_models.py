@@ -28,6 +28,9 @@
   1x1 -> 3x3 depthwise -> 1x1 branches, concatenation and a channel shuffle per unit.
 - `r2plus1d_18()`: torchvision's R(2+1)D-18 video network with its module names: 3-D convs
   split into 1x3x3 spatial and 3x1x1 temporal halves (convc-conv3d runs them as 2-D convs).
+- `csp_backbone()`: a YOLOv8-s style detection backbone and neck (C2f CSP blocks, SPPF max
+  pools, nearest upsampling and concatenations), served at several resolutions: convc-e2e
+  compiles it once with dynamic H and W.
 - `synthetic_weights(shapes, seed)`: deterministic weights per state_dict key (numpy, so the
   compiling machine and the GPU machine build the same ones without shipping them):
   He-scaled conv/linear weights, BatchNorm near identity.
@@ -756,11 +759,98 @@ def efficientnet_v2_s() -> nn.Module:
     return EfficientNetV2S()
 
 
+class _CBS(nn.Module):
+    """YOLO's Conv: conv (no bias) + BatchNorm + SiLU, padding k // 2."""
+
+    def __init__(self, inp: int, oup: int, k: int = 1, stride: int = 1):
+        super().__init__()
+        self.conv = nn.Conv2d(inp, oup, k, stride, k // 2, bias=False)
+        self.bn = nn.BatchNorm2d(oup, eps=1e-3)
+        self.act = nn.SiLU()
+
+    def forward(self, x):
+        return self.act(self.bn(self.conv(x)))
+
+
+class _CspBottleneck(nn.Module):
+    def __init__(self, c: int, shortcut: bool = True):
+        super().__init__()
+        self.cv1, self.cv2 = _CBS(c, c, 3), _CBS(c, c, 3)
+        self.add = shortcut
+
+    def forward(self, x):
+        y = self.cv2(self.cv1(x))
+        return x + y if self.add else y
+
+
+class C2f(nn.Module):
+    """YOLOv8's CSP block: a 1x1 conv split in two halves, n bottlenecks on the second, every
+    intermediate map concatenated, a 1x1 conv over the concatenation."""
+
+    def __init__(self, inp: int, oup: int, n: int, shortcut: bool = True):
+        super().__init__()
+        self.c = oup // 2
+        self.cv1 = _CBS(inp, 2 * self.c)
+        self.cv2 = _CBS((2 + n) * self.c, oup)
+        self.m = nn.ModuleList(_CspBottleneck(self.c, shortcut) for _ in range(n))
+
+    def forward(self, x):
+        y = list(self.cv1(x).chunk(2, 1))
+        for m in self.m:
+            y.append(m(y[-1]))
+        return self.cv2(torch.cat(y, 1))
+
+
+class SPPF(nn.Module):
+    """Spatial pyramid pooling (fast): three chained 5x5 stride-1 max pools, concatenated."""
+
+    def __init__(self, inp: int, oup: int):
+        super().__init__()
+        self.cv1 = _CBS(inp, inp // 2)
+        self.cv2 = _CBS(inp // 2 * 4, oup)
+        self.m = nn.MaxPool2d(5, 1, 2)
+
+    def forward(self, x):
+        x = self.cv1(x)
+        y1 = self.m(x)
+        y2 = self.m(y1)
+        return self.cv2(torch.cat((x, y1, y2, self.m(y2)), 1))
+
+
+class CspBackbone(nn.Module):
+    """A YOLOv8-s style detection backbone and top-down neck (widths 32-512): a 3x3 stride-2 stem,
+    four stages of a 3x3 stride-2 conv and a C2f block, SPPF, then nearest 2x upsampling and C2f
+    fusion back to stride 16 and 8; returns the stride-8 map (128 channels). Any H and W that are
+    multiples of 32 give the same shapes PyTorch's YOLO models see at that resolution."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = _CBS(3, 32, 3, 2)
+        self.s1 = nn.Sequential(_CBS(32, 64, 3, 2), C2f(64, 64, 1))
+        self.s2 = nn.Sequential(_CBS(64, 128, 3, 2), C2f(128, 128, 2))
+        self.s3 = nn.Sequential(_CBS(128, 256, 3, 2), C2f(256, 256, 2))
+        self.s4 = nn.Sequential(_CBS(256, 512, 3, 2), C2f(512, 512, 1), SPPF(512, 512))
+        self.up = nn.Upsample(scale_factor=2.0, mode="nearest")
+        self.n4 = C2f(512 + 256, 256, 1, shortcut=False)
+        self.n3 = C2f(256 + 128, 128, 1, shortcut=False)
+
+    def forward(self, x):
+        p3 = self.s2(self.s1(self.stem(x)))
+        p4 = self.s3(p3)
+        p5 = self.s4(p4)
+        y4 = self.n4(torch.cat((self.up(p5), p4), 1))
+        return self.n3(torch.cat((self.up(y4), p3), 1))
+
+
+def csp_backbone() -> nn.Module:
+    return CspBackbone()
+
+
 MODELS = {"resnet50": resnet50, "vae_decoder": vae_decoder, "mobilenet_v2": mobilenet_v2,
           "convnext_tiny": convnext_tiny, "resnext50_32x4d": resnext50_32x4d, "efficientnet_b0": efficientnet_b0,
           "mobilenet_v3_large": mobilenet_v3_large, "unet": unet, "densenet121": densenet121,
           "shufflenet_v2_x1_0": shufflenet_v2_x1_0, "r2plus1d_18": r2plus1d_18, "inception_v3": inception_v3,
-          "efficientnet_v2_s": efficientnet_v2_s}
+          "efficientnet_v2_s": efficientnet_v2_s, "csp_backbone": csp_backbone}
 
 
 def synthetic_weights(shapes: dict, seed: int = 0) -> dict:

@@ -210,19 +210,20 @@ def prepare_model(src: str, name: str, out: str, target: str, precision: str, x:
 QDQ_TOLERANCE = 5e-2
 
 
-def prepare_quantized(name: str, out: str, target: str, seed: int) -> dict:
-    """`{name}_qdq`: the light model with random weights (seed), quantized to QDQ int8 here
-    (tools.quantized: symmetric int8 activations, per-channel weights, synthetic calibration),
-    against onnxruntime's CPU result on a random input."""
-    from .quantized import qdq_quantize
+def prepare_quantized(name: str, out: str, target: str, seed: int, fmt: str = "qdq") -> dict:
+    """`{name}_{fmt}`: the light model with random weights (seed), quantized here in one of
+    tools.quantized.FORMATS (QDQ int8 or uint8 activations, QLinearConv, ConvInteger;
+    per-channel weights, synthetic calibration), against onnxruntime's CPU result on a random
+    input."""
+    from .quantized import quantize
     src = os.path.join(light_dir(), f"light_{name}.onnx")
     x, _, function = model_io(src)
-    fsrc, qsrc = os.path.join(out, f"{name}_float.onnx"), os.path.join(out, f"{name}_qdq.onnx")
+    fsrc, qsrc = os.path.join(out, f"{name}_float.onnx"), os.path.join(out, f"{name}_{fmt}.onnx")
     randomized(src, fsrc, seed)
-    qdq_quantize(fsrc, qsrc, seed=seed)
+    quantize(fsrc, qsrc, fmt, seed=seed)
     xr = np.random.default_rng(seed).standard_normal(x.shape).astype(np.float32)
-    entry = prepare_model(qsrc, f"{name}_qdq", out, target, "tf32", xr, onnxruntime_output(qsrc, xr), function,
-                          f"onnxruntime CPU on the same QDQ model, random weights (seed {seed})")
+    entry = prepare_model(qsrc, f"{name}_{fmt}", out, target, "tf32", xr, onnxruntime_output(qsrc, xr), function,
+                          f"onnxruntime CPU on the same {fmt} model, random weights (seed {seed})")
     entry["tolerance"] = QDQ_TOLERANCE
     os.remove(fsrc)
     os.remove(qsrc)
@@ -230,7 +231,8 @@ def prepare_quantized(name: str, out: str, target: str, seed: int) -> dict:
 
 
 def prepare(out: str, target: str, precision: str, only: list[str] | None, random_seed: int | None = None,
-            decoders_seed: int | None = None, quantized_seed: int | None = None) -> dict:
+            decoders_seed: int | None = None, quantized_seed: int | None = None,
+            quantized_formats: tuple[str, ...] = ("qdq",)) -> dict:
     """Every light model with its shipped input and output; with random_seed, each also with
     random weights and input, against ONNX Runtime's CPU result (`{name}_random`); with
     decoders_seed, the DECODERS too."""
@@ -255,7 +257,8 @@ def prepare(out: str, target: str, precision: str, only: list[str] | None, rando
                                          f"onnxruntime CPU, random weights (seed {random_seed})"))
             os.remove(rsrc)
     for name in [m for m in only or LIGHT_MODELS if m in LIGHT_MODELS] if quantized_seed is not None else ():
-        entries.append(prepare_quantized(name, out, target, quantized_seed))
+        for fmt in quantized_formats:
+            entries.append(prepare_quantized(name, out, target, quantized_seed, fmt))
     manifest = {"target": target, "precision": precision, "tolerance": TOLERANCE[precision],
                 "commit": git_commit(), "models": entries}
     with open(os.path.join(out, "manifest.json"), "w") as f:
@@ -278,7 +281,13 @@ def main(argv=None) -> int:
     p.add_argument("--quantized", type=int, metavar="SEED",
                    help="also each model quantized to QDQ int8 here (random weights, synthetic calibration), "
                         "against ONNX Runtime's CPU result for the same QDQ model")
+    p.add_argument("--quantized-formats", default="qdq",
+                   help="with --quantized: comma-separated formats (qdq, qdq_u8, qlinear, integer; default qdq)")
     args = p.parse_args(argv)
+    from .quantized import FORMATS
+    formats = tuple(args.quantized_formats.split(","))
+    if any(f not in FORMATS for f in formats):
+        p.error(f"--quantized-formats: one of {', '.join(FORMATS)}")
     only = args.only.split(",") if args.only else None
     unknown = [m for m in only or [] if m not in LIGHT_MODELS and m not in DECODERS]
     if unknown:
@@ -287,7 +296,8 @@ def main(argv=None) -> int:
               file=sys.stderr)
         return 2
     try:
-        prepare(args.out, args.target, args.precision, only, args.random_weights, args.decoders, args.quantized)
+        prepare(args.out, args.target, args.precision, only, args.random_weights, args.decoders, args.quantized,
+                formats)
     except ConvcError as e:
         print(f"convc-models: error: {e}", file=sys.stderr)
         return 1

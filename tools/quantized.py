@@ -77,15 +77,19 @@ def calibration_feeds(model_path: str, count: int = 8, seed: int = 0) -> list[di
     return feeds
 
 
-def qdq_quantize(model_path: str, out_path: str, symmetric: bool = True, per_channel: bool = True,
-                 count: int = 8, seed: int = 0, activations: str = "int8") -> None:
-    """A float ONNX model -> its QDQ int8 model (onnxruntime quantize_static), after
-    onnxruntime's recommended pre-processing (shape inference and graph optimization, which folds
-    BatchNorms into their convs). Models of opsets before 13 (no per-channel DequantizeLinear)
-    and IR versions before 7 are converted to opset 17 / IR 8 first. activations: "int8", or
-    "uint8" (onnxruntime's default activation type)."""
+# how a float model is quantized (quantize): onnxruntime's formats, as users write them
+#   qdq      quantize_static, QDQ format, int8 activations (symmetric unless asked otherwise)
+#   qdq_u8   quantize_static, QDQ format, uint8 activations with zero points (onnxruntime's default)
+#   qlinear  quantize_static, operator format on the convs: QLinearConv (uint8 activations)
+#   integer  quantize_dynamic on the convs: DynamicQuantizeLinear -> ConvInteger -> float scale
+FORMATS = ("qdq", "qdq_u8", "qlinear", "integer")
+
+
+def _pre_processed(model_path: str, out_path: str) -> str:
+    """onnxruntime's recommended pre-processing (shape inference and graph optimization, which
+    folds BatchNorms into their convs), after converting models of opsets before 13 (no
+    per-channel DequantizeLinear) and IR versions before 7 to opset 17 / IR 8."""
     import onnx
-    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process
     m = onnx.load(model_path)
     if next((o.version for o in m.opset_import if o.domain in ("", "ai.onnx")), 17) < 13 or m.ir_version < 7:
@@ -94,13 +98,45 @@ def qdq_quantize(model_path: str, out_path: str, symmetric: bool = True, per_cha
     converted = out_path + ".pre.onnx"
     onnx.save(m, converted)
     quant_pre_process(converted, converted)
-    model_path = converted
+    return converted
+
+
+def quantize(model_path: str, out_path: str, fmt: str = "qdq", per_channel: bool = True, count: int = 8,
+             seed: int = 0) -> None:
+    """A float ONNX model -> its quantized model in one of FORMATS. The operator and dynamic
+    formats quantize only the convs: onnxruntime writes their other quantized ops (QLinearAdd,
+    QLinearGlobalAveragePool...) in its own com.microsoft domain, which no ONNX importer reads."""
+    if fmt in ("qdq", "qdq_u8"):
+        qdq_quantize(model_path, out_path, symmetric=fmt == "qdq", per_channel=per_channel, count=count, seed=seed,
+                     activations="uint8" if fmt == "qdq_u8" else "int8")
+        return
+    from onnxruntime.quantization import QuantFormat, QuantType, quantize_dynamic, quantize_static
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown quantization format {fmt!r} (one of {', '.join(FORMATS)})")
+    converted = _pre_processed(model_path, out_path)
+    if fmt == "qlinear":
+        quantize_static(converted, out_path, _Calibration(calibration_feeds(converted, count, seed)),
+                        quant_format=QuantFormat.QOperator, per_channel=per_channel, op_types_to_quantize=["Conv"],
+                        activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
+    else:
+        quantize_dynamic(converted, out_path, per_channel=per_channel, op_types_to_quantize=["Conv"],
+                         weight_type=QuantType.QInt8)
+    os.remove(converted)
+
+
+def qdq_quantize(model_path: str, out_path: str, symmetric: bool = True, per_channel: bool = True,
+                 count: int = 8, seed: int = 0, activations: str = "int8") -> None:
+    """A float ONNX model -> its QDQ int8 model (onnxruntime quantize_static), after
+    onnxruntime's recommended pre-processing (_pre_processed). activations: "int8", or
+    "uint8" (onnxruntime's default activation type)."""
+    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
+    model_path = _pre_processed(model_path, out_path)
     reader = _Calibration(calibration_feeds(model_path, count, seed))
     quantize_static(model_path, out_path, reader, quant_format=QuantFormat.QDQ, per_channel=per_channel,
                     activation_type=QuantType.QUInt8 if activations == "uint8" else QuantType.QInt8,
                     weight_type=QuantType.QInt8,
                     extra_options={"ActivationSymmetric": symmetric, "WeightSymmetric": True})
-    os.remove(converted)
+    os.remove(model_path)
 
 
 def small_net(path: str, N: int = 2, C: int = 16, H: int = 10, W: int = 9, seed: int = 0,

@@ -31,17 +31,39 @@ def machine_for(arch: str):
 
 
 def _operand_types(exe, count: int):
-    """Shapes and element types of the kernel's operands: the dispatch's, then the constants
-    the matcher hoisted out of it."""
-    types = []
-    for a in executable_function(exe).regions[0].blocks[0].arguments:
+    """Sizes and element types of the kernel's operands (the dispatch's, then the constants the
+    matcher hoisted out of it), and its output's size. A size is (static elements, words): a
+    tensor with runtime dims multiplies the static ones by the push-constant words its
+    tie_shape binds them to (workload ordinal k is word k, as the matcher checked)."""
+    fn = executable_function(exe)
+    ties = {}
+    for op in walk_ops(fn, "flow.dispatch.tie_shape"):
+        words = tuple(ir.IntegerAttr(v.owner.attributes["ordinal"]).value for v in list(op.operands)[1:])
+        ties[op.operands[0]] = words
+
+    def size(arg, t):
+        n = 1
+        for d in ir.ShapedType(t).shape:
+            n *= d if d != ir.ShapedType.get_dynamic_size() else 1
+        words = next((w for a, w in ties.items() if a == arg), ())
+        return n, words
+
+    sizes, types, out = [], [], None
+    for a in fn.regions[0].blocks[0].arguments:
         t = str(a.type)                       # !iree_tensor_ext.dispatch.tensor<readonly:tensor<AxBxf16>>
+        if "tensor<" not in t:
+            continue
+        tt = ir.Type.parse(t[t.index("tensor<", t.index(":")):-1])
         if "readonly:" in t:
-            types.append(ir.Type.parse(t[t.index("tensor<", t.index(":")):-1]))
+            types.append(tt)
+            sizes.append(size(a, tt))
+        elif out is None:
+            out = size(a, tt)
     if CONSTANTS_ATTR in exe.attributes:
-        types += [c.type for c in exe.attributes[CONSTANTS_ATTR]]
-    shapes = [list(ir.ShapedType(t).shape) for t in types[:count]]
-    return shapes, [str(ir.ShapedType(t).element_type) for t in types[:count]]
+        for c in exe.attributes[CONSTANTS_ATTR]:
+            types.append(c.type)
+            sizes.append(size(None, c.type))
+    return sizes[:count], [str(ir.ShapedType(t).element_type) for t in types[:count]], out
 
 
 def lower_kernels(module: ir.Module, options=None) -> ir.Module:
@@ -69,12 +91,12 @@ def lower_kernels(module: ir.Module, options=None) -> ir.Module:
                 if copy:
                     bindings = copy_bindings(p, s.scratch_bytes)
                 else:
-                    shapes, dtypes = _operand_types(exe, p.num_operands)
-                    bindings = conv_bindings(p, shapes, dtypes, s.scratch_bytes)
+                    sizes, dtypes, out = _operand_types(exe, p.num_operands)
+                    bindings = conv_bindings(p, sizes, dtypes, out if p.runtime_sizes else None, s.scratch_bytes)
                 machine = machine_for(s.target)
                 family = family_of(s.kernel)
                 emitter = family.emit
-                # a persistent kernel's grid is fixed; the portable and direct ones' follow the batch
+                # a persistent kernel's grid is fixed; the portable and direct ones' follow the runtime sizes
                 batch_grid = family.batch_grid(p, s) if family.batch_grid else None
                 with target_machine(machine):
                     build_executable(ir.InsertionPoint(exe), sym, s, machine, bindings,

@@ -6,15 +6,16 @@ from __future__ import annotations
 
 from ..ir import ir, walk_ops
 from .conv_forms import Geometry
-from .ir_reading import BATCH_HINT, ROWS_HINT, Decline, Operand, element_dtype, float_const, int_const, owner_op, static_shape, tensor_text
+from .ir_reading import BATCH_HINT, ROWS_HINT, SPATIAL_HINT, Decline, Operand, element_dtype, float_const, int_const, owner_op, static_shape, tensor_text
 
 
 class Dispatch:
     """The executable function: which block argument is which dispatch operand/result.
 
-    Tensor operands are numbered in order, skipping the index arguments (push constants). One
-    index argument may be a dynamic batch: workload ordinal 0, the leading size of every
-    dynamic tensor (`batch` is then the planning hint, `batch_word` its push-constant word)."""
+    Tensor operands are numbered in order, skipping the index arguments (push constants). The
+    index arguments are the workload: a dynamic batch, the leading size of every dynamic tensor
+    (`batch` is then the planning hint, `batch_word` its push-constant word), and runtime image
+    heights and widths (`spatial`: their planning hint; dim_word finds an operand's word)."""
 
     def __init__(self, func):
         self.func = func
@@ -35,35 +36,64 @@ class Dispatch:
         self.num_constants = len(index_args)          # the splice passes each index as one i32
         self.batch = self.batch_word = None
         self.batch_value = None
+        self.spatial = None            # the planning size of runtime image dims (SPATIAL_HINT), or None
+        self.arg_dims: list = []       # (dispatch tensor argument, {dim: push-constant word}) per tie_shape
         if index_args:
-            self._find_batch(index_args)
+            self._find_sizes(index_args)
         self.hoisted: list = []        # (value, elements attribute) of constants made kernel operands
         self.out_channel_dims = 1      # trailing output dims that index channels (grouped GEMMs: 2)
         self.flat_map = False          # a map over one collapsed axis, taken as pixels x channels
         self.image_operands = False    # epilogue operands may be [N, C] (elementwise maps)
         self.row_values: list = []     # (value, OperandLoad): a map's row reduction, read per row
 
-    def _find_batch(self, index_args) -> None:
-        if len(index_args) > 1:
-            raise Decline("dispatch takes several runtime sizes: only a dynamic batch is supported")
-        (a,) = index_args
-        users = [u.owner for u in a.uses]
-        if (len(users) != 1 or users[0].name != "iree_tensor_ext.dispatch.workload.ordinal"
-                or ir.IntegerAttr(users[0].attributes["ordinal"]).value != 0):
-            raise Decline("dispatch takes a runtime value that is not its workload")
-        self.batch_value = users[0].results[0]
-        self.batch_word = 0
-        self.batch = BATCH_HINT
+    def _find_sizes(self, index_args) -> None:
+        """The runtime sizes: index operand k must be workload ordinal k (the splice passes it as
+        push-constant word k and the count region receives the workload in that order). Each
+        dynamic tensor ties its dynamic sizes to them: the leading one is the batch (one word
+        for every tensor), dims 1 and 2 of a rank-4 (NHWC) tensor its image's H and W."""
+        words = []
+        for j, a in enumerate(index_args):
+            users = [u.owner for u in a.uses]
+            if len(users) != 1 or users[0].name != "iree_tensor_ext.dispatch.workload.ordinal":
+                raise Decline("dispatch takes a runtime value that is not its workload")
+            if ir.IntegerAttr(users[0].attributes["ordinal"]).value != j:
+                raise Decline("dispatch's runtime sizes are not in workload order")
+            words.append(users[0].results[0])
+
+        def word_of(v):
+            for j, w in enumerate(words):
+                if w == v:
+                    return j
+            raise Decline("a dynamic size of the dispatch is not one of its workload values")
+
         for op in walk_ops(self.func, "flow.dispatch.tie_shape"):
-            if ir.ShapedType(ir.Type.parse(tensor_text(op.operands[0].type))).rank == 2:
-                self.batch = ROWS_HINT          # a GEMM-form 1x1 conv: the rows are dynamic
-            if list(op.operands)[1:] != [self.batch_value]:
-                raise Decline("a dynamic size of the dispatch is not its batch")
-            if not ir.ShapedType(ir.Type.parse(tensor_text(op.operands[0].type))).is_dynamic_dim(0):
-                raise Decline("a dynamic size of the dispatch is not a leading (batch) dimension")
+            t = ir.ShapedType(ir.Type.parse(tensor_text(op.operands[0].type)))
+            dyn = [i for i in range(t.rank) if t.is_dynamic_dim(i)]
+            dims = dict(zip(dyn, (word_of(v) for v in list(op.operands)[1:])))
+            self.arg_dims.append((op.operands[0], dims))
+            for i, w in dims.items():
+                if i == 0:
+                    if self.batch_word is not None and w != self.batch_word:
+                        raise Decline("a dynamic size of the dispatch is not its batch")
+                    self.batch_word, self.batch_value = w, words[w]
+                    if self.batch != ROWS_HINT:          # a GEMM-form 1x1 conv: the rows are dynamic
+                        self.batch = ROWS_HINT if t.rank == 2 else BATCH_HINT
+                elif t.rank == 4 and i in (1, 2):
+                    self.spatial = SPATIAL_HINT
+                else:
+                    raise Decline("a dynamic size of the dispatch is not a leading (batch) dimension "
+                                  "or an image's height or width")
+
+    def dim_word(self, operand: int, dim: int) -> int:
+        """The push-constant word holding dispatch input `operand`'s size `dim` (-1: static)."""
+        arg = self.inputs[operand]
+        for a, dims in self.arg_dims:
+            if a == arg:
+                return dims.get(dim, -1)
+        return -1
 
     def shape(self, t) -> list[int]:
-        return static_shape(t, self.batch)
+        return static_shape(t, self.batch, self.spatial)
 
     def epilogue_source(self, v: ir.Value):
         """An epilogue input: an Operand (a dispatch operand, or a constant tensor the dispatch
@@ -103,9 +133,17 @@ class Dispatch:
         strides = [int(x) for x in op.attributes["static_strides"]]
         offsets = [int(x) for x in op.attributes["static_offsets"]]
         sizes = [int(x) for x in op.attributes["static_sizes"]]
-        if (sizes and sizes[0] == ir.ShapedType.get_dynamic_size()
-                and all(x == self.batch_value for x in list(op.operands)[1:])):
-            sizes[0] = full[0]
+        dyn = ir.ShapedType.get_dynamic_size()
+        tied = list(tie.operands)[1:] if tie is not None and tie.name == "flow.dispatch.tie_shape" else []
+        src_t = ir.ShapedType(ir.Type.parse(tensor_text(src.type)))
+        src_dims = dict(zip([i for i in range(src_t.rank) if src_t.is_dynamic_dim(i)], tied))
+        seg = list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]))    # source, dims, offsets, sizes, strides
+        dyn_sizes = list(op.operands)[sum(seg[:3]): sum(seg[:4])]
+        if not seg[2] and not seg[4]:
+            it = iter(dyn_sizes)
+            for i, x in enumerate(sizes):
+                if x == dyn and src_dims.get(i) == next(it):
+                    sizes[i] = full[i]          # the whole runtime extent of that dim
         operand = Operand(idx, element_dtype(ir.ShapedType(op.results[0].type).element_type))
         if offsets != [0] * len(full) or len(sizes) != len(full):
             raise Decline("dispatch reads a slice of an operand")
@@ -142,7 +180,9 @@ def trace_input(d: Dispatch, v: ir.Value, g: Geometry, pad_ok=lambda value: valu
             raise Decline("padding value is not zero" if pad_ok(0.0) else "padding value is not the pool's identity")
         hp, wp = g.x_pos["h"], g.x_pos["w"]
         pad = (low[hp], low[wp], high[hp], high[wp])
-        return d.operand_of(op.operands[0]), pad, d.shape(v.type), g.stride
+        # the padded shape from the source's: a runtime H or W reads as its planning size there
+        padded = [x + lo + hi for x, lo, hi in zip(d.shape(op.operands[0].type), low, high)]
+        return d.operand_of(op.operands[0]), pad, padded, g.stride
     loaded = d.shape(v.type)
     operand, full, strides = d.operand_of(v, allow_strides=True)
     stride = list(g.stride)

@@ -29,16 +29,25 @@ def element_dtype(t: ir.Type) -> str:
 # take the real one at run time, the schedule only needs a typical size.
 BATCH_HINT = 8
 ROWS_HINT = 8192
+# runtime image sizes are planned for (and read in the matcher's shape checks) as this size; the
+# output's then reads the same, so checks relating input and output sizes skip such dims
+SPATIAL_HINT = 64
 
 
-def static_shape(t, batch: int | None = None) -> list[int]:
-    """The shape of t; a dynamic leading size (the batch) reads as `batch` where given."""
+def static_shape(t, batch: int | None = None, spatial: int | None = None) -> list[int]:
+    """The shape of t; a dynamic leading size (the batch) reads as `batch`, dynamic dims 1 and 2
+    of a rank-4 (NHWC) tensor as `spatial`, where given."""
     st = ir.ShapedType(t)
     shape = list(st.shape)
     if batch is not None and st.rank and st.is_dynamic_dim(0):
         shape[0] = batch
-    if any(st.is_dynamic_dim(i) for i in range(st.rank) if i or batch is None):
-        raise Decline("dynamic sizes other than the batch (the leading dimension) are not supported")
+    if spatial is not None and st.rank == 4:
+        for i in (1, 2):
+            if st.is_dynamic_dim(i):
+                shape[i] = spatial
+    if any(x == ir.ShapedType.get_dynamic_size() for x in shape):
+        raise Decline("dynamic sizes other than the batch (the leading dimension) or an image's height "
+                      "and width are not supported")
     return shape
 
 

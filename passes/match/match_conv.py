@@ -122,6 +122,13 @@ def match_function(func, allowed_gemms=None, at_load: bool = False) -> tuple[Con
         dilation, pad = (1, 1), (0, 0, 0, 0)
         if d.batch == ROWS_HINT:
             N, H = H, 1                       # dynamic rows: the batch is the row count
+    h_word = w_word = -1
+    if d.spatial is not None:
+        if not convs or g.kind != "dense" or conv in grouped_gemms:
+            raise Decline("runtime image sizes: dense convs only")
+        h_word, w_word = d.dim_word(x_op.index, g.x_pos["h"]), d.dim_word(x_op.index, g.x_pos["w"])
+        if h_word < 0 and w_word < 0:
+            raise Decline("runtime image sizes on an operand other than the conv input")
     if x_op.dtype not in INPUT_DTYPES + INT_INPUT_DTYPES or f_op.dtype != x_op.dtype:
         raise Decline(f"input/filter types {x_op.dtype}/{f_op.dtype} not supported (f16, bf16, f32 or i8, both the same)")
     if x_op.dtype in INT_INPUT_DTYPES and groups > 1:
@@ -130,7 +137,8 @@ def match_function(func, allowed_gemms=None, at_load: bool = False) -> tuple[Con
         N=N, H=H, W=W, C=C, F=F, R=R, S=S, stride=stride, dilation=dilation, pad=pad, dtype=x_op.dtype,
         input=x_op.index, filter=f_op.index, groups=groups,
         gemm_form=(not convs or conv in grouped_gemms) and W == 1 and (N == 1 or d.batch == ROWS_HINT),
-        filter_layout=g.filter_layout if g is not None else "fhwc"), g.out_channel_dims if g is not None else 1)
+        filter_layout=g.filter_layout if g is not None else "fhwc", h_constant=h_word, w_constant=w_word),
+        g.out_channel_dims if g is not None else 1)
 
 
 def _match_pool(func, op) -> tuple[ConvProblem, list]:
@@ -270,13 +278,17 @@ def _chain_problem(d: Dispatch, v: ir.Value, fields: dict, steps: list, cur_t: s
                            num_constants=d.num_constants)
     except ValueError as e:
         raise Decline(str(e)) from None
+    if d.spatial is not None and not prob.dynamic_spatial:
+        raise Decline("runtime image sizes: convc's kernels take them on dense convs only")
     n_out = 1
     for x in out_shape:
         n_out *= x
     channels = 1
     for x in out_shape[len(out_shape) - d.out_channel_dims:] if d.out_channel_dims else []:
         channels *= x
-    if (channels != prob.F and not d.flat_map) or n_out != prob.gemm_m * prob.F:
+    # runtime image sizes read as their planning size on both sides: only the static dims compare
+    same_size = prob.dynamic_spatial or n_out == prob.gemm_m * prob.F
+    if (channels != prob.F and not d.flat_map) or not same_size:
         raise Decline(f"output shape {out_shape} does not match the conv")
     return prob, [a for _, a in d.hoisted]
 

@@ -20,7 +20,7 @@ from .kernels.row_map import plan_row_map
 from .kernels.copy_pieces import plan_copy
 from .kernels.skinny_gemm import plan_skinny, supports as skinny_supports
 from .kernels.grouped_mma import grouped_candidates, plan_grouped_choice
-from .kernels.f32 import plan_dynamic_batch, plan_f32
+from .kernels.f32 import plan_dynamic_batch, plan_f32, plan_runtime_spatial
 from .kernels.int8 import plan_int8
 from .kernels.portable import plan_portable
 from .kernels.sm100_ws import plan_sm100, sm100_candidates
@@ -45,6 +45,7 @@ class Route:
 
 # The first route that holds plans the conv (precision: how f32 convs compute).
 ROUTES = (
+    Route(lambda p, t: p.dynamic_spatial, plan_runtime_spatial),
     Route(lambda p, t: p.is_global_pool, lambda p, t, precision: plan_global_pool(p, t)),
     Route(lambda p, t: bool(p.row_combine), lambda p, t, precision: plan_row_map(p, t)),
     Route(lambda p, t: bool(p.pool), lambda p, t, precision: plan_pool(p, t)),

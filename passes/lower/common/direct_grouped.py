@@ -514,8 +514,8 @@ def emit_direct_grouped(p: ConvProblem, s: Schedule, machine, memrefs: list) -> 
 
 def direct_grouped_batch_grid(p: ConvProblem, s: Schedule):
     """The grid for a runtime batch: one workgroup per block_m items."""
-    def grid(batch):
+    def grid(x):
         e = Emitter()
-        items = e.mul(e.mul(batch, segments_per_image(p, s.config_as(DirectGroupedConfig))), p.F // s.block_n)
+        items = e.mul(e.mul(x.N, segments_per_image(p, s.config_as(DirectGroupedConfig))), p.F // s.block_n)
         return [e.div(e.add(items, s.block_m - 1), s.block_m), e.c(1), e.c(1)]
     return grid

@@ -4,9 +4,10 @@ Bindings follow the dispatch: one per operand (read-only), the result, then one 
 buffer (reserved for TMA descriptors). Every binding is a flat 1-D memref; emitters index
 it linearly. The export's count region returns the schedule's grid.
 
-A dynamic batch arrives as a push constant (the splice passes each index operand of the
-dispatch as one i32: IREE packs operands only for its own executables); the batch-sized bindings become memref<?xT>, and the count region
-receives the dispatch's workload (the batch) for kernels whose grid depends on it.
+Runtime sizes (a dynamic batch, image height and width) arrive as push constants (the splice
+passes each index operand of the dispatch as one i32: IREE packs operands only for its own
+executables); the bindings they size become memref<?xT>, and the count region receives the
+dispatch's workload (the same values) for kernels whose grid depends on it.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from dataclasses import dataclass
 from ...ir import ir, arith_d, func_d, hal_d, parse_attr
 from ...problem import ConvProblem
 from ...schedule import Schedule
-from .emit import float_type
+from .emit import Emitter, float_type
+from .extents import extents
 
 SCRATCH_BYTES = 128   # one 128-byte slot: enough for one CUtensorMap
 DESCRIPTOR_READ_ONLY, DESCRIPTOR_INDIRECT = 1, 2      # IREE's HAL DescriptorFlags bits
@@ -28,39 +30,34 @@ class Binding:
     dtype: str
     elements: int
     readonly: bool
-    per_batch: int = 0          # a batch-sized binding: elements per batch unit (0: static)
+    words: tuple[int, ...] = ()     # runtime sizes: push-constant words whose values multiply `elements`
 
 
 class KernelOperands(list):
-    """The bindings' memrefs in binding order, and `batch`: the runtime batch (an index
-    value) when the problem's batch is dynamic, else None."""
+    """The bindings' memrefs in binding order; `words`: the push-constant words as index values
+    (runtime sizes; empty for a static problem), `extents`: the problem's sizes (extents.py),
+    `batch`: the runtime batch (an index value) when the problem's batch is dynamic, else None."""
 
     batch = None
+    words: list = []
+    extents = None
 
 
 def gemm_rows(e, p: ConvProblem, operands):
-    """M = N*Ho*Wo: an int, or (a dynamic batch) an index value from the runtime batch."""
-    batch = getattr(operands, "batch", None)
-    return p.gemm_m if batch is None else e.mul(batch, p.Ho * p.Wo)
+    """M = N*Ho*Wo: an int, or (runtime sizes) an index value from the runtime batch, H and W."""
+    x = getattr(operands, "extents", None)
+    return p.gemm_m if x is None else x.rows
 
 
-def conv_bindings(p: ConvProblem, operand_shapes: list[list[int]], operand_dtypes: list[str],
-                  scratch_bytes: int = SCRATCH_BYTES) -> list[Binding]:
-    """Bindings in dispatch order: operands, the output, the descriptor scratch."""
-    out = []
-    dyn = ir.ShapedType.get_dynamic_size()
-    for i, (shape, dt) in enumerate(zip(operand_shapes, operand_dtypes)):
-        n = 1
-        for d in shape[1:] if shape and shape[0] == dyn else shape:
-            n *= d
-        if shape and shape[0] == dyn:
-            out.append(Binding(f"arg{i}", dt, -1, True, per_batch=n))
-        else:
-            out.append(Binding(f"arg{i}", dt, n, True))
-    if p.dynamic_batch:
-        out.append(Binding("out", p.out_dtype, -1, False, per_batch=p.Ho * p.Wo * p.F))
-    else:
-        out.append(Binding("out", p.out_dtype, p.gemm_m * p.F, False))
+def conv_bindings(p: ConvProblem, operand_sizes: list[tuple[int, tuple]], operand_dtypes: list[str],
+                  out_size: tuple[int, tuple] | None = None, scratch_bytes: int = SCRATCH_BYTES) -> list[Binding]:
+    """Bindings in dispatch order: operands, the output, the descriptor scratch. Sizes are
+    (static elements, runtime words) per tensor (lower_kernels reads them from the dispatch's
+    tie_shape ops); out_size defaults to the problem's static output."""
+    out = [Binding(f"arg{i}", dt, n, True, tuple(words))
+           for i, ((n, words), dt) in enumerate(zip(operand_sizes, operand_dtypes))]
+    n, words = out_size if out_size is not None else (p.gemm_m * p.F, ())
+    out.append(Binding("out", p.out_dtype, n, False, tuple(words)))
     out.append(Binding("scratch", "i8", scratch_bytes, False))
     return out
 
@@ -93,20 +90,21 @@ def build_executable(ip: ir.InsertionPoint, sym: str, s: Schedule, machine,
     """Creates `hal.executable.source @sym` with export `@sym` and calls
     emit_body(operands: KernelOperands) inside its function to write the kernel.
 
-    With a dynamic batch (p.dynamic_batch), batch_grid(batch) -> (x, y, z), if given, builds
-    the grid from the batch in the count region (else the schedule's fixed grid, as for
-    persistent kernels)."""
-    dynamic = p is not None and p.dynamic_batch
+    With runtime sizes (p.runtime_sizes), the count region receives the dispatch's workload
+    (its index operands, in word order) and batch_grid(extents) -> (x, y, z), if given, builds
+    the grid from them (else the schedule's fixed grid, as for persistent kernels)."""
+    dynamic = p is not None and p.runtime_sizes
     layout = _layout(bindings, p.num_constants if dynamic else 0)
     index = ir.IndexType.get()
     exe = hal_d.ExecutableSourceOp(sym, sym_visibility="private", ip=ip)
     exe_block = exe.regions[0].blocks.append()
     with ir.InsertionPoint(exe_block):
         export = hal_d.ExecutableExportOp(sym, layout, ordinal=ir.IntegerAttr.get(index, 0))
-        count = export.regions[0].blocks.append(ir.Type.parse("!hal.device"), *([index] if dynamic else []))
+        count = export.regions[0].blocks.append(ir.Type.parse("!hal.device"),
+                                                *([index] * p.num_constants if dynamic else []))
         with ir.InsertionPoint(count):
             if dynamic and batch_grid is not None:
-                g = batch_grid(count.arguments[1])
+                g = batch_grid(extents(Emitter(), p, list(count.arguments)[1:]))
             else:
                 g = [arith_d.constant(index, x) for x in s.grid]
             hal_d.ReturnOp(g)
@@ -123,14 +121,20 @@ def build_executable(ip: ir.InsertionPoint, sym: str, s: Schedule, machine,
         c0 = arith_d.constant(index, 0)
         operands = KernelOperands()
         if dynamic:
-            word = hal_d.InterfaceConstantLoadOp(ir.IntegerType.get_signless(32), layout,
-                                                 ir.IntegerAttr.get(index, p.batch_constant)).result
-            operands.batch = arith_d.index_castui(index, word)
+            i32 = ir.IntegerType.get_signless(32)
+            operands.words = [arith_d.index_castui(index, hal_d.InterfaceConstantLoadOp(
+                i32, layout, ir.IntegerAttr.get(index, k)).result) for k in range(p.num_constants)]
+            operands.extents = extents(Emitter(), p, operands.words)
+            if p.dynamic_batch:
+                operands.batch = operands.words[p.batch_constant]
         for i, b in enumerate(bindings):
             dims = []
-            if b.per_batch:
+            if b.words:
                 t = ir.MemRefType.get([ir.ShapedType.get_dynamic_size()], _elem_type(b.dtype))
-                dims = [arith_d.muli(operands.batch, arith_d.constant(index, b.per_batch))]
+                size = arith_d.constant(index, b.elements)
+                for k in b.words:
+                    size = arith_d.muli(size, operands.words[k])
+                dims = [size]
             else:
                 t = ir.MemRefType.get([b.elements], _elem_type(b.dtype))
             flags = ir.IntegerAttr.get(ir.IntegerType.get_signless(32),

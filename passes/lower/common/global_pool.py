@@ -103,7 +103,7 @@ def emit_global_pool(p: ConvProblem, s: Schedule, machine, memrefs: list) -> Non
 
 def global_pool_batch_grid(p: ConvProblem, s: Schedule):
     """The grid for a runtime batch: one workgroup per image and channel chunk."""
-    def grid(batch):
+    def grid(x):
         e = Emitter()
-        return [e.mul(batch, GlobalPool(p, s, None).chunks), e.c(1), e.c(1)]
+        return [e.mul(x.N, GlobalPool(p, s, None).chunks), e.c(1), e.c(1)]
     return grid

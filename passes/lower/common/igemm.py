@@ -17,6 +17,7 @@ from ...schedule import Schedule
 from .emit import cdiv, convert, float_type, vec_type, zeros, Emitter
 from .epilogue import store_row_masked
 from .executable import gemm_rows
+from .extents import extents
 
 
 class PortableIgemm:
@@ -32,7 +33,7 @@ class PortableIgemm:
         v = self.cfg.vec_a
         per_row = s.block_k // v
         count = s.block_m * per_row
-        howo = p.Ho * p.Wo
+        x_ = self.sizes
         vt = vec_type(v, p.dtype)
         zero = zeros(vt)
 
@@ -41,10 +42,10 @@ class PortableIgemm:
             kv = e.rem(idx, per_row)
             m = e.add(m0, m_l)
             k = e.add(k0, e.mul(kv, v))
-            n = e.div(m, howo)
-            rem = e.rem(m, howo)
-            ho = e.div(rem, p.Wo)
-            wo = e.rem(rem, p.Wo)
+            n = e.div(m, x_.howo)
+            rem = e.rem(m, x_.howo)
+            ho = e.div(rem, x_.Wo)
+            wo = e.rem(rem, x_.Wo)
             rs = e.div(k, p.C)
             c = e.rem(k, p.C)
             r = e.div(rs, p.S)
@@ -52,9 +53,9 @@ class PortableIgemm:
             h = e.sub(e.add(e.mul(ho, p.stride[0]), e.mul(r, p.dilation[0])), p.pad[0])
             w = e.sub(e.add(e.mul(wo, p.stride[1]), e.mul(sx, p.dilation[1])), p.pad[1])
             ok = e.all_of(e.cmp("slt", m, self.rows), e.cmp("slt", k, p.gemm_k),
-                          e.cmp("sge", h, 0), e.cmp("slt", h, p.H),
-                          e.cmp("sge", w, 0), e.cmp("slt", w, p.W))
-            addr = e.add(e.mul(e.add(e.mul(e.add(e.mul(n, p.H), h), p.W), w), p.C), c)
+                          e.cmp("sge", h, 0), e.cmp("slt", h, x_.H),
+                          e.cmp("sge", w, 0), e.cmp("slt", w, x_.W))
+            addr = e.add(e.mul(e.add(e.mul(e.add(e.mul(n, x_.H), h), x_.W), w), p.C), c)
             addr = e.select(ok, addr, 0)
             val = vector_d.load(vt, x, [addr], alignment=v * DTYPE_BYTES[p.dtype])
             val = arith_d.select(ok, val, zero)
@@ -107,6 +108,7 @@ class PortableIgemm:
         p, s, e, mach = self.p, self.s, self.e, self.m
         x, wgt = memrefs[p.input], memrefs[p.filter]
         self.rows = gemm_rows(e, p, memrefs)
+        self.sizes = getattr(memrefs, "extents", None) or extents(e, p)
         n_tiles = cdiv(p.F, s.block_n)
         pid = hal_d.InterfaceWorkgroupIDOp(0).result
         m0 = e.mul(e.div(pid, n_tiles), s.block_m)
@@ -151,10 +153,10 @@ def emit_portable_igemm(p: ConvProblem, s: Schedule, machine, memrefs: list) -> 
 
 
 def portable_batch_grid(p: ConvProblem, s: Schedule):
-    """The grid for a runtime batch: one workgroup per output tile, pixel tiles major (also the
-    gathered-im2col wgmma kernel's)."""
-    def grid(batch):
+    """The grid for runtime sizes (extents x): one workgroup per output tile, pixel tiles major
+    (also the gathered-im2col wgmma kernel's)."""
+    def grid(x):
         e = Emitter()
-        m_tiles = e.div(e.add(e.mul(batch, p.Ho * p.Wo), s.block_m - 1), s.block_m)
+        m_tiles = e.div(e.add(x.rows, s.block_m - 1), s.block_m)
         return [e.mul(m_tiles, cdiv(p.F, s.block_n)), e.c(1), e.c(1)]
     return grid

@@ -64,7 +64,7 @@ def emit_row_map(p: ConvProblem, s: Schedule, machine, memrefs: list) -> None:
 
 def row_map_batch_grid(p: ConvProblem, s: Schedule):
     """The grid for a runtime batch: one workgroup per block_m rows."""
-    def grid(batch):
+    def grid(x):
         e = Emitter()
-        return [e.div(e.add(e.mul(batch, p.Ho * p.Wo), s.block_m - 1), s.block_m), e.c(1), e.c(1)]
+        return [e.div(e.add(x.rows, s.block_m - 1), s.block_m), e.c(1), e.c(1)]
     return grid

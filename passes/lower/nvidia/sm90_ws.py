@@ -90,8 +90,8 @@ from .sm90_ws_state import WsMode, WsState, ws_mode
 from .sm90_ws_streamk import StreamKConsumers
 from .smem import SharedBlock
 from .tile_scheduler import PersistentTiles, StreamKWork
-from .tma_loader import (descriptor_slots, epilogue_map_args, publish_descriptors, store_descriptors, tensor_maps,
-                         write_descriptors)
+from .tma_loader import (activation_runtime_sizes, activation_runtime_strides, descriptor_slots, epilogue_map_args,
+                         publish_descriptors, store_descriptors, tensor_maps, write_descriptors)
 from .trace import Trace
 from .warp_roles import WARPGROUP, split_roles
 
@@ -110,11 +110,12 @@ class Sm90WarpSpecialized:
         e = Emitter()
         pid = hal_d.InterfaceWorkgroupIDOp(0).result
         tid = m.thread_id(e)
-        batch = getattr(memrefs, "batch", None)
-        if batch is not None and (mode.streamk or mode.direct or mode.swap or mode.cluster_m > 1):
-            raise WsUnsupported("a dynamic batch takes plain tiles (no stream-K, direct loads, swapped tiles "
+        runtime = p.runtime_sizes
+        if runtime and (mode.streamk or mode.direct or mode.swap or mode.cluster_m > 1):
+            raise WsUnsupported("runtime sizes take plain tiles (no stream-K, direct loads, swapped tiles "
                                 "or clusters)")
-        rows = None if batch is None else e.mul(batch, p.Ho * p.Wo)
+        x = memrefs.extents if runtime else None
+        rows = x.rows if runtime else None
         tiles = PersistentTiles(e, p, s, pid, rows)
 
         smem = SharedBlock(m, lay.total)
@@ -125,12 +126,16 @@ class Sm90WarpSpecialized:
         maps = tensor_maps(p, s)
         descs = [maps.activation, maps.filter, tm.encode_tiled(epilogue_map_args(p, p.out_dtype, lay.rows, lay.cols))]
         bindings = [memrefs[p.input], memrefs[p.filter], memrefs[p.num_operands]]
-        # a dynamic batch: the activation's images and the output's rows are written in-kernel
-        sizes = None if batch is None else [{3: batch}, {}, {1: rows}]
+        # runtime sizes: the activation's images, height and width (and the strides that follow
+        # from them) and the output's rows are written in-kernel
+        sizes = strides = None
+        if runtime:
+            sizes, strides = [activation_runtime_sizes(p, x), {}, {1: rows}], [activation_runtime_strides(e, p, x), {}, {}]
         if mode.res:
             descs.append(tm.encode_tiled(epilogue_map_args(p, mode.res.dtype, lay.rows, lay.cols)))
             bindings.append(memrefs[mode.res.operand])
-            sizes = None if batch is None else sizes + [{1: rows}]
+            if runtime:
+                sizes, strides = sizes + [{1: rows}], strides + [{}]
         slots = descriptor_slots(pid, memrefs[-1], DESCRIPTORS)
         trace = Trace(e, pid, address_of(memrefs[-1]), s.scratch_bytes)
         work = scratch_layout = scratch = None
@@ -171,7 +176,7 @@ class Sm90WarpSpecialized:
                 # Only the operand maps are acquired on the way to the first TMA; the residual's
                 # is acquired by the producer before its first residual load, the output's by the
                 # consumers.
-                write_descriptors(descs, slots[:len(descs)], bindings, acquire=2, sizes=sizes)
+                write_descriptors(descs, slots[:len(descs)], bindings, acquire=2, sizes=sizes, strides=strides)
                 trace.stamp("descriptors")
                 init_barriers()
         m.barrier()

@@ -22,7 +22,7 @@ class Producer:
         prime = min(s.stages, mode.ktiles)
         with e.for_(0, k.tiles.local_count(), 1) as (j, _, _y):
             m0, n0 = k.tiles.origin(j)
-            loader = ConvTmaLoader(e, p, s, k.slots[0], k.slots[1], m0, n0)
+            loader = ConvTmaLoader(e, p, s, k.slots[0], k.slots[1], m0, n0, k.extents)
             with e.for_(0, mode.ktiles, 1) as (kt, _, _y2):
                 direct = e.all_of(e.cmp("eq", j, 0), e.cmp("slt", kt, mode.direct)) if mode.direct else None
                 self._issue(loader, kt, e.add(e.mul(j, mode.per_tile), kt), cluster_rank=k.tiles.rank,
@@ -112,7 +112,7 @@ class Producer:
         with e.for_(0, k.work.count(), 1) as (si, _, _y):
             t, k0, k1, it0 = k.work.segment(si)
             m0, n0 = k.tiles.origin_of(t)
-            loader = ConvTmaLoader(e, p, s, k.slots[0], k.slots[1], m0, n0)
+            loader = ConvTmaLoader(e, p, s, k.slots[0], k.slots[1], m0, n0, k.extents)
             with e.for_(k0, k1, 1) as (kt, _, _y2):
                 self._issue(loader, kt, e.add(it0, e.sub(kt, k0)))
         k.trace.stamp("producer_done")

@@ -92,6 +92,11 @@ class WsState:
     scratch_layout: StreamKScratch | None = None   # ... its flags and partials in the scratch buffer
     scratch: object = None                     # ... and the scratch buffer's address (i64)
 
+    @property
+    def extents(self):
+        """The problem's Extents when some of its sizes are read at run time, else None."""
+        return getattr(self.memrefs, "extents", None)
+
     def slice(self, w):
         """(pixel, channel) offsets of consumer warpgroup w's slice of a tile (w: an index
         value; ping-pong warpgroups own whole tiles)."""

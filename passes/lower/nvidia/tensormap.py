@@ -263,6 +263,14 @@ def global_dim_field(i: int) -> Tuple[int, int]:
     return lo // 64, lo % 64
 
 
+def global_stride_field(i: int) -> Tuple[int, int]:
+    """(qword, bit shift) of the 32-bit field holding the low bits of global_strides[i] >> 4
+    (the top 4 of its 36 sit in another field): a kernel patches it when the stride is known
+    only at run time (runtime image sizes)."""
+    lo = 96 + 32 * i
+    return lo // 64, lo % 64
+
+
 def descriptor_qwords(descriptor: bytes) -> Tuple[int, ...]:
     """The descriptor as 16 little-endian u64 words, e.g. for ``st.global.u64`` immediates."""
     if len(descriptor) != DESCRIPTOR_BYTES:

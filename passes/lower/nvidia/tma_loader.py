@@ -80,6 +80,32 @@ def activation_map_args(p: ConvProblem, s: Schedule) -> tm.Im2colArgs:
         l2_promotion=tm.L2Promotion.B128)
 
 
+def activation_runtime_sizes(p: ConvProblem, x) -> dict:
+    """{dimension: index value} of the im2col map's runtime sizes (dims C, W, H, N innermost
+    first) for store_descriptors; x: the problem's Extents."""
+    out = {}
+    if p.dynamic_batch:
+        out[3] = x.N
+    if p.h_constant >= 0:
+        out[2] = x.H
+    if p.w_constant >= 0:
+        out[1] = x.W
+    return out
+
+
+def activation_runtime_strides(e, p: ConvProblem, x) -> dict:
+    """{i: index value} of the im2col map's runtime byte strides: a row (global_strides[1]) is
+    W * C elements, an image ([2]) H * W * C."""
+    out = {}
+    row = p.C * DTYPE_BYTES[p.dtype]
+    if p.w_constant >= 0:
+        row = e.mul(x.W, row)
+        out[1] = row
+    if p.dynamic_spatial:
+        out[2] = e.mul(x.H, row)
+    return out
+
+
 def filter_map_args(p: ConvProblem, s: Schedule) -> tm.TiledArgs:
     return tm.TiledArgs(data_type=_TM_TYPE[p.dtype], global_dim=(p.gemm_k, p.F),
                         global_strides=(p.gemm_k * DTYPE_BYTES[p.dtype],),
@@ -106,32 +132,43 @@ def descriptor_slots(pid, scratch, count: int = DESCRIPTORS_PER_CTA):
     return [arith_d.addi(slot0, i64(j * tm.DESCRIPTOR_BYTES)) for j in range(count)]
 
 
-def write_descriptors(descs, slots, bindings, acquire: int | None = None, sizes=None) -> None:
+def write_descriptors(descs, slots, bindings, acquire: int | None = None, sizes=None, strides=None) -> None:
     """One thread: store each descriptor as immediates with its binding's address in qword 0,
     release them to the tensormap proxy, acquire and prefetch the first `acquire` (default:
     all) for this thread's TMAs; a thread using another one calls acquire_descriptor first
     (after a barrier, if it is not this thread)."""
-    store_descriptors(descs, slots, bindings, sizes)
+    store_descriptors(descs, slots, bindings, sizes, strides)
     publish_descriptors(slots, acquire)
 
 
-def store_descriptors(descs, slots, bindings, sizes=None) -> None:
+def store_descriptors(descs, slots, bindings, sizes=None, strides=None) -> None:
     """The stores of write_descriptors (a kernel may put work between them and the fence).
     sizes: per descriptor, {dimension: index value} of global sizes known only at run time
-    (a dynamic batch), written over the compile-time ones."""
+    (a dynamic batch, runtime image sizes), written over the compile-time ones; strides: per
+    descriptor, {i: index value} of runtime byte strides global_strides[i] (of dimension i + 1;
+    multiples of 16 below 2^36)."""
     for d, (slot, desc, binding) in enumerate(zip(slots, descs, bindings)):
         words = tm.descriptor_qwords(desc)
         patches = {}
         for dim, value in ((sizes or [{}] * len(descs))[d] or {}).items():
             q, shift = tm.global_dim_field(dim)
-            patches.setdefault(q, []).append((shift, value))
+            patches.setdefault(q, []).append((shift, value, 1))
+        for i, value in ((strides or [{}] * len(descs))[d] or {}).items():
+            q, shift = tm.global_stride_field(i)
+            patches.setdefault(q, []).append((shift, value, 0))
         store_i64(address_of(binding), slot)
         for q in range(1, len(words)):
-            word = i64(_signed(words[q]))
-            for shift, value in patches.get(q, []):
-                keep = words[q] & ~(0xFFFF_FFFF << shift) & (1 << 64) - 1
-                field = arith_d.shli(arith_d.subi(index_to(value, I64()), i64(1)), i64(shift))
-                word = arith_d.ori(i64(_signed(keep)), field)
+            fields = patches.get(q, [])
+            keep = words[q]
+            for shift, _, _ in fields:
+                keep &= ~(0xFFFF_FFFF << shift) & (1 << 64) - 1
+            word = i64(_signed(keep))
+            for shift, value, minus in fields:
+                # a size field holds size - 1; a stride field stride >> 4 (its top 4 bits, in
+                # another qword, stay those of the compile-time stride: 0 below 64 GiB)
+                v = index_to(value, I64())
+                v = arith_d.subi(v, i64(1)) if minus else arith_d.shrui(v, i64(4))
+                word = arith_d.ori(word, arith_d.shli(v, i64(shift)))
             store_i64(word, arith_d.addi(slot, i64(8 * q)))
 
 
@@ -214,14 +251,15 @@ class ConvTmaLoader:
     """Issues one k-tile (activation + filter) into a pipeline stage. K tiles run over
     (r, s, c-block) with channels fastest: k-tile t covers K = [t*bk, t*bk + bk), bk = block_k."""
 
-    def __init__(self, e, p: ConvProblem, s: Schedule, desc_a, desc_b, m0, n0):
+    def __init__(self, e, p: ConvProblem, s: Schedule, desc_a, desc_b, m0, n0, sizes=None):
+        """sizes: the problem's Extents when its image sizes are read at run time."""
         self.e, self.p, self.s = e, p, s
         self.desc_a, self.desc_b = desc_a, desc_b
-        howo = p.Ho * p.Wo
+        howo, wo_size = (p.Ho * p.Wo, p.Wo) if sizes is None else (sizes.howo, sizes.Wo)
         n = e.div(m0, howo)
         rem = e.rem(m0, howo)
-        ho = e.div(rem, p.Wo)
-        wo = e.rem(rem, p.Wo)
+        ho = e.div(rem, wo_size)
+        wo = e.rem(rem, wo_size)
         # first output pixel of the tile, in padded-input coordinates (may be negative)
         self.h0 = index_to(e.sub(e.mul(ho, p.stride[0]), p.pad[0]), I32())
         self.w0 = index_to(e.sub(e.mul(wo, p.stride[1]), p.pad[1]), I32())

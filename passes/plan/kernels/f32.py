@@ -1,5 +1,5 @@
-"""f32 convs (TF32 wgmma or exact f32 math) and dynamic batches: fixed configurations of the
-persistent sm_90a kernel, else the portable kernel."""
+"""f32 convs (TF32 wgmma or exact f32 math), dynamic batches and runtime image sizes: fixed
+configurations of the persistent sm_90a kernel, else the portable kernel."""
 
 from __future__ import annotations
 
@@ -75,6 +75,25 @@ def plan_dynamic_batch(p: ConvProblem, t: Target, precision: str = "tf32") -> Sc
             why = f"{why}; {g}"
     exact = ", exact f32 math" if p.dtype == "f32" else ""
     return _portable(p, t, f"portable implicit GEMM{exact}, batch read at run time"
+                           + (f" (persistent kernel declined: {why})" if why else ""))
+
+
+def plan_runtime_spatial(p: ConvProblem, t: Target, precision: str = "tf32") -> Schedule:
+    """Runtime image sizes (p.H and p.W are only the planning hints; the batch may be dynamic
+    too): the persistent sm_90a kernel of a dynamic batch (ping-pong 64-row tiles, one CTA per
+    SM), which computes its rows and writes the im2col map's H and W (and their strides) and
+    the output map's rows in-kernel, for f16/bf16 and TF32 convs whose channels tile into
+    64- or 128-byte rows. Else the portable kernel, its grid computed from the runtime sizes
+    (int8 as for a dynamic batch; the narrow-channel, gathered-im2col and grouped kernels size
+    their work at compile time)."""
+    why = None
+    if t.has_wgmma and p.dtype != "i8" and not (p.dtype == "f32" and precision == "fp32"):
+        s = _plan_persistent_dynamic(p, t)
+        if isinstance(s, Schedule):
+            return dataclasses.replace(s, reason=s.reason.replace("batch read at run time", "sizes read at run time"))
+        why = str(s)
+    exact = ", exact f32 math" if p.dtype == "f32" else ", i32 sums" if p.dtype == "i8" else ""
+    return _portable(p, t, f"portable implicit GEMM{exact}, sizes read at run time"
                            + (f" (persistent kernel declined: {why})" if why else ""))
 
 

@@ -48,6 +48,8 @@ class Case:
     # a quantized case's format (tools.quantized.FORMATS): "qdq" (symmetric int8 activations) or
     # "qdq_u8" (uint8 activations with zero points, onnxruntime's default)
     qformat: str = "qdq"
+    # the shared dynamic build (`dynamic`) takes the image's height and width at run time too
+    dynamic_spatial: bool = False
 
 
 CASES = [
@@ -103,6 +105,12 @@ CASES = [
     Case("mobilenet_v2_qdq_b32", "mobilenet_v2", (32, 3, 224, 224), quantized=True),
     # onnxruntime's default activations: uint8 with zero points (padded convs pad with the zero point)
     Case("resnet50_qdq_u8_b32", "resnet50", (32, 3, 224, 224), quantized=True, qformat="qdq_u8"),
+    # a YOLO-style detection backbone served at several resolutions: one build with dynamic H and
+    # W run at three, next to the static build at 640 x 640
+    Case("csp_backbone_b4_640", "csp_backbone", (4, 3, 640, 640)),
+    Case("csp_dynhw_b4_320", "csp_backbone", (4, 3, 320, 320), dynamic="csp_dynhw", dynamic_spatial=True),
+    Case("csp_dynhw_b4_640", "csp_backbone", (4, 3, 640, 640), dynamic="csp_dynhw", dynamic_spatial=True),
+    Case("csp_dynhw_b4_960", "csp_backbone", (4, 3, 960, 960), dynamic="csp_dynhw", dynamic_spatial=True),
 ]
 
 
@@ -162,10 +170,12 @@ def prepare_case(case: Case, out: str, extra_flags: tuple = (), stock: bool = Tr
         if os.path.exists(made):            # built for an earlier case of the same build
             with open(made) as f:
                 return dict(json.load(f), case=asdict(case))
-    # torch.export specializes a batch of 1: a dynamic build is traced at batch 2
-    shape = (2, *case.input_shape[1:]) if case.dynamic else case.input_shape
+    # torch.export specializes a batch of 1: a dynamic build is traced at batch 2 (a build with
+    # dynamic image sizes keeps the case's batch)
+    shape = case.input_shape if case.dynamic_spatial or not case.dynamic else (2, *case.input_shape[1:])
     text = export_mlir(model, (torch.zeros(shape, dtype=dtype),), parameters=params,
-                       dynamic_batch=bool(case.dynamic))
+                       dynamic_batch=bool(case.dynamic) and not case.dynamic_spatial,
+                       dynamic_spatial=case.dynamic_spatial)
     name = case.dynamic or case.name
     src = os.path.join(out, f"{name}.mlir")
     with open(src, "w") as f:
@@ -186,7 +196,7 @@ def prepare_case(case: Case, out: str, extra_flags: tuple = (), stock: bool = Tr
                  structure=[s.as_dict() for s in res.structure],
                  stock_structure=[s.as_dict() for s in stream_structure(src, STOCK_IREE_FLAGS)])
     if case.dynamic:
-        entry["iree_error"] = "no stock IREE build of the dynamic-batch cases (the static ones have it)"
+        entry["iree_error"] = "no stock IREE build of the dynamic cases (the static ones have it)"
         with open(os.path.join(out, f"{case.dynamic}.json"), "w") as f:
             json.dump(entry, f)
     elif not stock:

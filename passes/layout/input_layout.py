@@ -27,9 +27,15 @@ def _nhwc_import(op) -> bool:
     if not isinstance(t, ir.RankedTensorType) or ir.RankedTensorType(t).rank not in TO_LAST:
         return False
     rt = ir.RankedTensorType(t)
-    if any(rt.is_dynamic_dim(i) for i in range(1, rt.rank)):
-        return False            # only a dynamic batch: dims that move stay static
+    if rt.is_dynamic_dim(1):
+        return False            # dynamic channels stay where they are (the batch and image sizes move)
     uses = list(op.results[0].uses)
+    # runtime sizes read from the buffer view (its batch, H, W) are read at their NHWC positions;
+    # their order among the dynamic dims is the same in both layouts (only C, static, moves)
+    view = op.operands[0]
+    for dim_op in [u.owner for u in view.uses if u.owner.name == "hal.buffer_view.dim"]:
+        k = ir.IntegerAttr(dim_op.attributes["index"]).value
+        dim_op.attributes["index"] = ir.IntegerAttr.get(ir.IndexType.get(), TO_LAST[rt.rank].index(k))
     nhwc = ir.RankedTensorType.get([rt.get_dim_size(i) for i in TO_LAST[rt.rank]], rt.element_type, rt.encoding)
     op.results[0].set_type(nhwc)
     if "target_encoding" in op.attributes:        # the buffer's type, as the import declares it

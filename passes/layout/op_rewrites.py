@@ -199,9 +199,12 @@ def rewritable(op) -> bool:
                         and all(not v.type.is_dynamic_dim(i) for i in range(1, v.type.rank)) for v in (x, init)))
     if op.name not in CONV_OPS and op.name not in POOL_OPS:
         return False
-    tensors = [op.operands[0], op.operands[2]] + ([] if op.name in POOL_OPS else [op.operands[1]])
-    # a dynamic batch is rewritten (convc's kernels read it at run time); other dynamic sizes
-    # stay as they are
-    return all(isinstance(v.type, ir.RankedTensorType) and v.type.rank == 4
-               and all(not v.type.is_dynamic_dim(i) for i in range(1, 4)) for v in tensors)
+    acts = [op.operands[0], op.operands[2]]
+    filters = [] if op.name in POOL_OPS else [op.operands[1]]
+    # a dynamic batch and dynamic image sizes are rewritten (convc's kernels read them at run
+    # time); dynamic channels or filter sizes stay as they are
+    image = (1, 2) if op.name == "linalg.conv_2d_nhwc_hwcf" else (2, 3)
+    return (all(isinstance(v.type, ir.RankedTensorType) and v.type.rank == 4 for v in acts + filters)
+            and all(not v.type.is_dynamic_dim(i) for v in acts for i in range(1, 4) if i not in image)
+            and all(v.type.has_static_shape for v in filters))
 

@@ -45,7 +45,7 @@ def _operand_types(exe, count: int):
         n = 1
         for d in ir.ShapedType(t).shape:
             n *= d if d != ir.ShapedType.get_dynamic_size() else 1
-        words = next((w for a, w in ties.items() if a == arg), ())
+        words = next((w for a, w in ties.items() if arg is not None and a == arg), ())
         return n, words
 
     sizes, types, out = [], [], None

@@ -15,7 +15,8 @@ class Dispatch:
     Tensor operands are numbered in order, skipping the index arguments (push constants). The
     index arguments are the workload: a dynamic batch, the leading size of every dynamic tensor
     (`batch` is then the planning hint, `batch_word` its push-constant word), and runtime image
-    heights and widths (`spatial`: their planning hint; dim_word finds an operand's word)."""
+    heights and widths (`spatial`: their planning hint; dim_word finds an operand's word): dims 1
+    and 2 of an NHWC tensor, or 0 and 1 of the [H, W, C] image of a unit batch IREE dropped."""
 
     def __init__(self, func):
         self.func = func
@@ -71,8 +72,12 @@ class Dispatch:
             dyn = [i for i in range(t.rank) if t.is_dynamic_dim(i)]
             dims = dict(zip(dyn, (word_of(v) for v in list(op.operands)[1:])))
             self.arg_dims.append((op.operands[0], dims))
+            # an image of a unit batch IREE dropped: [H, W, C]
+            hwc = t.rank == 3 and set(dyn) == {0, 1}
             for i, w in dims.items():
-                if i == 0:
+                if hwc:
+                    self.spatial = SPATIAL_HINT
+                elif i == 0:
                     if self.batch_word is not None and w != self.batch_word:
                         raise Decline("a dynamic size of the dispatch is not its batch")
                     self.batch_word, self.batch_value = w, words[w]
@@ -93,7 +98,7 @@ class Dispatch:
         return -1
 
     def shape(self, t) -> list[int]:
-        return static_shape(t, self.batch, self.spatial)
+        return static_shape(t, self.batch, self.spatial, hwc=self.batch is None)
 
     def epilogue_source(self, v: ir.Value):
         """An epilogue input: an Operand (a dispatch operand, or a constant tensor the dispatch

@@ -34,15 +34,16 @@ ROWS_HINT = 8192
 SPATIAL_HINT = 64
 
 
-def static_shape(t, batch: int | None = None, spatial: int | None = None) -> list[int]:
+def static_shape(t, batch: int | None = None, spatial: int | None = None, hwc: bool = False) -> list[int]:
     """The shape of t; a dynamic leading size (the batch) reads as `batch`, dynamic dims 1 and 2
-    of a rank-4 (NHWC) tensor as `spatial`, where given."""
+    of a rank-4 (NHWC) tensor as `spatial`, where given; with hwc (no dynamic batch), dims 0 and
+    1 of a rank-3 tensor too (the [H, W, C] image of a unit batch)."""
     st = ir.ShapedType(t)
     shape = list(st.shape)
     if batch is not None and st.rank and st.is_dynamic_dim(0):
         shape[0] = batch
-    if spatial is not None and st.rank == 4:
-        for i in (1, 2):
+    if spatial is not None and (st.rank == 4 or (hwc and st.rank == 3)):
+        for i in ((1, 2) if st.rank == 4 else (0, 1)):
             if st.is_dynamic_dim(i):
                 shape[i] = spatial
     if any(x == ir.ShapedType.get_dynamic_size() for x in shape):

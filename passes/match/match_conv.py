@@ -123,6 +123,8 @@ def match_function(func, allowed_gemms=None, at_load: bool = False) -> tuple[Con
         if d.batch == ROWS_HINT:
             N, H = H, 1                       # dynamic rows: the batch is the row count
     h_word = w_word = -1
+    if d.batch is not None and convs and g.x_pos["n"] is None and g.kind == "dense":
+        raise Decline("a runtime size of the dispatch is not the conv's batch")
     if d.spatial is not None:
         if not convs or g.kind != "dense" or conv in grouped_gemms:
             raise Decline("runtime image sizes: dense convs only")

@@ -1,9 +1,12 @@
-"""Convs whose H and W are only known at run time (issue: dynamic spatial sizes): convc does
-not take them yet, so IREE compiles them, and the model must still be right at every size, with
-the reason in the report. An NCHW model as PyTorch/ONNX import it, a padded 3x3 and a strided
-3x3 with ReLU, run at two image sizes against numpy."""
+"""Convs whose H and W are only known at run time: convc-channels-last takes the NCHW model
+channels-last with its dynamic sizes, the matcher reads the input's H and W as push-constant
+words (ConvProblem.h_constant / w_constant), and the kernels derive Ho and Wo at run time (on
+llvm-cpu the portable kernel; on sm_90a the persistent kernel patches its tensor maps). Checked
+against numpy at sizes with partial tiles, odd widths and single pixels, outputs compared
+exactly in shape; the kernel structure (words, runtime memref sizes) is pinned too."""
 
 import numpy as np
+import pytest
 
 from convc.compiler.driver import CompileOptions, compile_file
 from convc.runtime.module import LoadedModule
@@ -57,16 +60,81 @@ def test_dynamic_hw_model_is_right_at_every_size(tmp_path):
     src.write_text(MODEL)
     res = compile_file(str(src), str(tmp_path / "dyn_hw.vmfb"), CompileOptions(target="llvm-cpu"))
     convs = res.by_kind()["convs"]
-    assert convs and all(r.path != "convc" for r in convs)
-    assert any("only a dynamic batch is supported" in r.reason for r in convs), [r.line() for r in convs]
+    assert len(convs) == 2 and all(r.path == "convc" and r.problem.dynamic_spatial for r in convs), \
+        [r.line() for r in convs]
+    assert all("sizes read at run time" in r.reason and "H=? (planned for 64)" in r.line() for r in convs)
     assert res.model_convs == 2
     m = LoadedModule(str(tmp_path / "dyn_hw.vmfb"), "local-task")
     rng = np.random.default_rng(0)
     w1 = rng.standard_normal((16, 8, 3, 3)).astype(np.float32) / 8
     w2 = rng.standard_normal((8, 16, 3, 3)).astype(np.float32) / 12
-    for h, w in ((12, 16), (22, 30)):
+    for h, w in ((12, 16), (22, 30), (2, 2), (6, 40)):
         x = rng.standard_normal((1, 8, h, w)).astype(np.float32)
         got = m.call("main", [(x, "f32"), (w1, "f32"), (w2, "f32")])
         ref = _reference(x, w1, w2)
         assert got.shape == ref.shape == (1, 8, h // 2, w // 2)
+        np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4)
+
+
+def test_runtime_sizes_model_matches_numpy_on_the_portable_kernel(tmp_path):
+    """convc.tools.gpu.dynamic_spatial's model (NHWC f16: a padded 3x3 with bias and ReLU, a 3x3
+    stride-2 conv adding a residual input) on llvm-cpu at every size the GPU check runs."""
+    from convc.tools.gpu import dynamic_spatial as ds
+    info = ds.prepare(str(tmp_path), "llvm-cpu")
+    assert info["on_convc"] == 2, info
+    rows = ds.check(str(tmp_path), "local-task")
+    assert all(r["ok"] for r in rows), rows
+
+
+@pytest.mark.parametrize("target", ["sm_90a", "llvm-cpu"])
+def test_runtime_sizes_kernel_structure(tmp_path, target):
+    """The kernels read H and W from push constants: the executable's layout has the dispatch's
+    words, the activation and output bindings are sized from them, and on sm_90a the persistent
+    kernel is the one planned (no clusters, stream-K or swapped tiles)."""
+    from convc.tools.gpu import dynamic_spatial as ds
+    src = tmp_path / "m.mlir"
+    src.write_text(ds.MODEL)
+    res = compile_file(str(src), str(tmp_path / "m.vmfb"), CompileOptions(target=target, dump_dir=str(tmp_path / "d")))
+    convs = res.by_kind()["convs"]
+    assert [r.path for r in convs] == ["convc", "convc"]
+    p = convs[0].problem
+    assert p.h_constant >= 0 and p.w_constant >= 0 and p.num_constants >= 2 and not p.dynamic_batch
+    if target == "sm_90a":
+        assert all(r.schedule.kernel.value == "sm90_ws_pingpong" for r in convs), [r.line() for r in convs]
+    lowered = next((tmp_path / "d").glob("*.convc-lower-kernel.mlir")).read_text()
+    assert "hal.interface.constant.load" in lowered and "memref<?xf16>" in lowered
+
+
+@pytest.mark.parametrize("layout", ["nchw", "nhwc"])
+def test_pytorch_export_with_dynamic_image_sizes(tmp_path, layout):
+    """torch.export with dynamic H and W (convc.compiler.pytorch dynamic_spatial): both convs on
+    convc, right at two sizes; with --input-layout nhwc the image is taken channels-last and its
+    runtime sizes are read from the buffer view at their NHWC positions."""
+    torch = pytest.importorskip("torch")
+    from convc.compiler.pytorch import export_mlir
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = torch.nn.Conv2d(16, 32, 3, 2, 1)
+            self.b = torch.nn.Conv2d(32, 32, 3, 1, 1)
+
+        def forward(self, x):
+            return self.b(torch.relu(self.a(x)))
+
+    torch.manual_seed(0)
+    net = Net().eval()
+    (tmp_path / "m.mlir").write_text(export_mlir(net, (torch.randn(2, 16, 32, 32),), dynamic_spatial=True))
+    res = compile_file(str(tmp_path / "m.mlir"), str(tmp_path / "m.vmfb"),
+                       CompileOptions(target="llvm-cpu", input_layout=layout))
+    convs = res.by_kind()["convs"]
+    assert [r.path for r in convs] == ["convc", "convc"] and all(r.problem.dynamic_spatial for r in convs)
+    m = LoadedModule(str(tmp_path / "m.vmfb"), "local-task")
+    for h, w in ((20, 36), (9, 9)):
+        x = torch.randn(2, 16, h, w)
+        with torch.no_grad():
+            ref = net(x).numpy()
+        feed = x.permute(0, 2, 3, 1).contiguous().numpy() if layout == "nhwc" else x.numpy()
+        got = m.call("main", [(feed, "f32")])
+        assert got.shape == ref.shape
         np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4)

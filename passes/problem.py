@@ -185,11 +185,21 @@ class ConvProblem:
     # in order (word k is workload ordinal k), which the count region reads.
     h_constant: int = -1
     w_constant: int = -1
+    # the input is a channel slice of its operand (YOLO's C2f split, any chunk of a conv's
+    # output): channels input_channel_offset .. + C of an operand with input_channels (> C)
+    # channels per pixel; 0: the whole operand
+    input_channels: int = 0
+    input_channel_offset: int = 0
+    # likewise the epilogue's output-shaped operands (a residual that is a chunk of a wider
+    # tensor: C2f's shortcut): channels residual_channel_offset .. + F of residual_channels
+    residual_channels: int = 0
+    residual_channel_offset: int = 0
 
     # group, pool, row, prologue and runtime-size fields are written only where set, so convs
     # keep their encoding
     _GROUP_DEFAULTS = {"groups": 1, "filter_layout": "fhwc", "pool": "", "row_reduce": [], "row_combine": "",
-                       "prologue": [], "h_constant": -1, "w_constant": -1}
+                       "prologue": [], "h_constant": -1, "w_constant": -1, "input_channels": 0,
+                       "input_channel_offset": 0, "residual_channels": 0, "residual_channel_offset": 0}
 
     @property
     def dynamic_batch(self) -> bool:
@@ -199,6 +209,21 @@ class ConvProblem:
     def dynamic_spatial(self) -> bool:
         """H or W is known only at run time."""
         return self.h_constant >= 0 or self.w_constant >= 0
+
+    @property
+    def input_pitch(self) -> int:
+        """Channels between neighbouring input pixels in memory (C unless the input is a slice)."""
+        return self.input_channels or self.C
+
+    @property
+    def residual_pitch(self) -> int:
+        """Channels between neighbouring pixels of the output-shaped epilogue operands."""
+        return self.residual_channels or self.F
+
+    @property
+    def channel_windows(self) -> bool:
+        """The input or the residuals are channel windows of wider operands."""
+        return bool(self.input_channels or self.residual_channels)
 
     @property
     def runtime_sizes(self) -> bool:
@@ -240,6 +265,13 @@ class ConvProblem:
         if ("row" in loads) != bool(self.row_combine) or (self.row_reduce and not self.row_combine) \
                 or self.row_combine not in ("", "sum", "max"):
             raise ValueError("a row reduction needs its combine and a row load")
+        if self.input_channels and (self.input_channel_offset < 0 or self.input_channel_offset + self.C > self.input_channels
+                                    or self.grouped or self.pool):
+            raise ValueError("an input channel slice lies inside its operand (dense convs only)")
+        if self.residual_channels and (self.residual_channel_offset < 0 or self.grouped or self.pool
+                                       or self.residual_channel_offset + self.F > self.residual_channels
+                                       or not self.residual_loads):
+            raise ValueError("a residual channel slice lies inside its operand (dense convs with a residual only)")
 
     # Derived sizes of the implicit GEMM: M = N*Ho*Wo, N = F, K = R*S*C (channels fastest).
     @property
@@ -322,6 +354,10 @@ class ConvProblem:
             kind = f"rowmap{hashlib.sha1(row.encode()).hexdigest()[:8]}"
         if self.prologue:
             kind += "_pro" + "_".join(s.describe() for s in self.prologue)
+        if self.input_channels:
+            kind += f"_cs{self.input_channel_offset}of{self.input_channels}"
+        if self.residual_channels:
+            kind += f"_rs{self.residual_channel_offset}of{self.residual_channels}"
         return (f"{kind}_n{n}h{h}w{w}c{self.C}_f{self.F}r{self.R}s{self.S}{g}"
                 f"_st{self.stride[0]}x{self.stride[1]}_dl{self.dilation[0]}x{self.dilation[1]}"
                 f"_p{p}_{self.dtype}_{epi}")

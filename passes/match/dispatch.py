@@ -39,6 +39,8 @@ class Dispatch:
         self.batch_value = None
         self.spatial = None            # the planning size of runtime image dims (SPATIAL_HINT), or None
         self.arg_dims: list = []       # (dispatch tensor argument, {dim: push-constant word}) per tie_shape
+        self.input_slice = None        # (first channel, operand channels): the conv reads a channel window
+        self.residual_slice = None     # ... and its output-shaped epilogue operands do
         if index_args:
             self._find_sizes(index_args)
         self.hoisted: list = []        # (value, elements attribute) of constants made kernel operands
@@ -117,6 +119,39 @@ class Dispatch:
         self.hoisted.append((v, a))
         return Operand(self.num_operands + len(self.hoisted) - 1, dtype)
 
+    def channel_slice_of(self, v: ir.Value):
+        """(operand, first channel, operand channels) when v is a load of a window of the last
+        (channel) dim of a dispatch input, whole along every other dim (runtime sizes as the
+        operand's own); else None."""
+        op = owner_op(v)
+        if op is None or op.name != "iree_tensor_ext.dispatch.tensor.load":
+            return None
+        src = op.operands[0]
+        tie = owner_op(src)
+        tied = list(tie.operands)[1:] if tie is not None and tie.name == "flow.dispatch.tie_shape" else []
+        if tied:
+            src = tie.operands[0]
+        idx = next((i for i, a in self.inputs.items() if a == src), None)
+        seg = list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]))   # source, dims, offsets, sizes, strides
+        if idx is None or seg[2] or seg[4]:
+            return None
+        offsets = [int(x) for x in op.attributes["static_offsets"]]
+        sizes = [int(x) for x in op.attributes["static_sizes"]]
+        strides = [int(x) for x in op.attributes["static_strides"]]
+        full = self.shape(ir.Type.parse(tensor_text(src.type)))
+        src_t = ir.ShapedType(ir.Type.parse(tensor_text(src.type)))
+        src_dims = dict(zip([i for i in range(src_t.rank) if src_t.is_dynamic_dim(i)], tied))
+        dyn = iter(list(op.operands)[sum(seg[:3]): sum(seg[:4])])
+        for i, x in enumerate(sizes):
+            if x == ir.ShapedType.get_dynamic_size():
+                if src_dims.get(i) != next(dyn):
+                    return None
+                sizes[i] = full[i]
+        if (len(offsets) != len(full) or strides != [1] * len(full) or any(offsets[:-1])
+                or sizes[:-1] != full[:-1] or sizes[-1] == full[-1]):
+            return None
+        return Operand(idx, element_dtype(ir.ShapedType(op.results[0].type).element_type)), offsets[-1], full[-1]
+
     def operand_of(self, v: ir.Value, allow_strides: bool = False):
         """The dispatch operand a tensor is loaded from; with allow_strides, returns
         (operand, full shape, load strides) for a strided load of the whole operand."""
@@ -160,6 +195,17 @@ class Dispatch:
 
 
 
+def _whole_or_channel_slice(d: Dispatch, v: ir.Value, g: Geometry):
+    """The operand a conv's (padded) input is loaded from; a window of its channels is recorded
+    in d.input_slice (first channel, operand channels)."""
+    if g.x_pos["c"] == ir.ShapedType(v.type).rank - 1:
+        sl = d.channel_slice_of(v)
+        if sl is not None:
+            d.input_slice = sl[1:]
+            return sl[0]
+    return d.operand_of(v)
+
+
 def trace_input(d: Dispatch, v: ir.Value, g: Geometry, pad_ok=lambda value: value == 0.0):
     """Returns (operand, pad, shape, stride) for the conv input, looking through a zero
     tensor.pad (a pool's: its combine's identity, `pad_ok`): shape is the (padded) input the conv reads, stride its strides. Where IREE
@@ -187,7 +233,10 @@ def trace_input(d: Dispatch, v: ir.Value, g: Geometry, pad_ok=lambda value: valu
         pad = (low[hp], low[wp], high[hp], high[wp])
         # the padded shape from the source's: a runtime H or W reads as its planning size there
         padded = [x + lo + hi for x, lo, hi in zip(d.shape(op.operands[0].type), low, high)]
-        return d.operand_of(op.operands[0]), pad, padded, g.stride
+        return _whole_or_channel_slice(d, op.operands[0], g), pad, padded, g.stride
+    if g.x_pos["c"] == ir.ShapedType(v.type).rank - 1 and (sl := d.channel_slice_of(v)) is not None:
+        d.input_slice = sl[1:]
+        return sl[0], pad, d.shape(v.type), g.stride
     loaded = d.shape(v.type)
     operand, full, strides = d.operand_of(v, allow_strides=True)
     stride = list(g.stride)

@@ -64,7 +64,14 @@ def interpret_elementwise(d: Dispatch, gen, chain_args: list[int], cur_type: str
         k = d.out_channel_dims
         bcast = ("full" if res == ident else "channel" if res == [{rank - k + i: 1} for i in range(k)]
                  else "image" if d.image_operands and rank >= 3 and res == [{0: 1}, {rank - 1: 1}] else None)
-        src = d.epilogue_source(v)
+        sl = d.channel_slice_of(v) if bcast == "full" else None
+        if sl is not None:                         # a residual that is a channel window of its operand
+            if d.residual_slice not in (None, sl[1:]):
+                raise Decline("epilogue operands are different channel windows")
+            d.residual_slice = sl[1:]
+            src = sl[0]
+        else:
+            src = d.epilogue_source(v)
         if isinstance(src, ir.Attribute):          # a splat: the same scalar at every element
             sources.append(src)
         elif bcast is None:

@@ -16,6 +16,8 @@ ones become scalars.
 
 from __future__ import annotations
 
+import dataclasses
+
 from ..attrs import CONSTANTS_ATTR, DECLINE_ATTR, PROBLEM_ATTR  # noqa: F401 (re-exported)
 from ..ir import ir, dict_attr, walk_ops
 from .contractions import grouped_1x1_signature  # noqa: F401 (re-exported: the driver's signatures)
@@ -139,7 +141,8 @@ def match_function(func, allowed_gemms=None, at_load: bool = False) -> tuple[Con
         N=N, H=H, W=W, C=C, F=F, R=R, S=S, stride=stride, dilation=dilation, pad=pad, dtype=x_op.dtype,
         input=x_op.index, filter=f_op.index, groups=groups,
         gemm_form=(not convs or conv in grouped_gemms) and W == 1 and (N == 1 or d.batch == ROWS_HINT),
-        filter_layout=g.filter_layout if g is not None else "fhwc", h_constant=h_word, w_constant=w_word),
+        filter_layout=g.filter_layout if g is not None else "fhwc", h_constant=h_word, w_constant=w_word,
+        **_slice_fields(d, convs and g.kind == "dense")),
         g.out_channel_dims if g is not None else 1)
 
 
@@ -257,6 +260,16 @@ def _problem(d: Dispatch, conv, init, fields: dict, out_channel_dims: int) -> tu
     return _chain_problem(d, conv.results[0], fields, steps, conv_t, acc_t)
 
 
+def _slice_fields(d: Dispatch, dense: bool) -> dict:
+    """ConvProblem fields of an input channel window (Dispatch.input_slice)."""
+    if d.input_slice is None:
+        return {}
+    if not dense:
+        raise Decline("dispatch reads a slice of an operand (a channel window: dense convs only)")
+    offset, channels = d.input_slice
+    return {"input_channel_offset": offset, "input_channels": channels}
+
+
 def _chain_problem(d: Dispatch, v: ir.Value, fields: dict, steps: list, cur_t: str,
                    acc_t: str) -> tuple[ConvProblem, list]:
     """The problem whose value `v` (of type cur_t, after `steps`) is followed by the
@@ -280,6 +293,14 @@ def _chain_problem(d: Dispatch, v: ir.Value, fields: dict, steps: list, cur_t: s
                            num_constants=d.num_constants)
     except ValueError as e:
         raise Decline(str(e)) from None
+    if d.residual_slice is not None:
+        if not any(st.op == "program" or st.broadcast == "full" for st in steps) or d.flat_map or prob.grouped:
+            raise Decline("dispatch reads a slice of an operand (a channel window: dense convs' residuals only)")
+        try:
+            prob = dataclasses.replace(prob, residual_channel_offset=d.residual_slice[0],
+                                       residual_channels=d.residual_slice[1])
+        except ValueError as e:
+            raise Decline(str(e)) from None
     if d.spatial is not None and not prob.dynamic_spatial:
         raise Decline("runtime image sizes: convc's kernels take them on dense convs only")
     n_out = 1

@@ -20,6 +20,7 @@ from .kernels.row_map import plan_row_map
 from .kernels.copy_pieces import plan_copy
 from .kernels.skinny_gemm import plan_skinny, supports as skinny_supports
 from .kernels.grouped_mma import grouped_candidates, plan_grouped_choice
+from .kernels.channel_slice import plan_channel_slice
 from .kernels.f32 import plan_dynamic_batch, plan_f32, plan_runtime_spatial
 from .kernels.int8 import plan_int8
 from .kernels.portable import plan_portable
@@ -46,6 +47,8 @@ class Route:
 # The first route that holds plans the conv (precision: how f32 convs compute).
 ROUTES = (
     Route(lambda p, t: p.dynamic_spatial, plan_runtime_spatial),
+    Route(lambda p, t: p.channel_windows,
+          lambda p, t, precision: plan_channel_slice(p, t, precision, _plan_unsliced)),
     Route(lambda p, t: p.is_global_pool, lambda p, t, precision: plan_global_pool(p, t)),
     Route(lambda p, t: bool(p.row_combine), lambda p, t, precision: plan_row_map(p, t)),
     Route(lambda p, t: bool(p.pool), lambda p, t, precision: plan_pool(p, t)),
@@ -59,6 +62,14 @@ ROUTES = (
     Route(lambda p, t: t.backend == "amd", lambda p, t, precision: plan_amd(p, t)),
     Route(lambda p, t: True, lambda p, t, precision: plan_portable(p, t)),
 )
+
+
+SLICE_ROUTE = 1         # ROUTES' channel-slice route
+
+
+def _plan_unsliced(p: ConvProblem, t: Target, precision: str) -> Schedule:
+    """The schedule of the routes after the channel-slice one (what an unsliced input gets)."""
+    return next(r for r in ROUTES[SLICE_ROUTE + 1:] if r.when(p, t)).plan(p, t, precision)
 
 
 def route_for(p: ConvProblem, t: Target) -> Route:

@@ -28,7 +28,9 @@ def load_operands(e: Emitter, p: ConvProblem, memrefs: list, width: int, m: ir.V
     Split from apply_and_store so a kernel can issue many rows' loads before the first use
     (m and f must then be in bounds: clamp them and mask only the store)."""
     out_index = e.add(e.mul(m, p.F), f)
-    index = {"channel": f, "full": out_index}
+    full = out_index if not p.residual_channels else \
+        e.add(e.mul(m, p.residual_pitch), e.add(f, p.residual_channel_offset))    # a channel window
+    index = {"channel": f, "full": full}
     if any(ld.broadcast == "image" for ld in p.operand_loads):
         index["image"] = e.add(e.mul(e.div(m, p.Ho * p.Wo), p.F), f)     # [N, F]: row m's image
     return [vector_d.broadcast(vec_type(width, ld.dtype), row) if ld.broadcast == "row" else

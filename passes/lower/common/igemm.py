@@ -55,7 +55,8 @@ class PortableIgemm:
             ok = e.all_of(e.cmp("slt", m, self.rows), e.cmp("slt", k, p.gemm_k),
                           e.cmp("sge", h, 0), e.cmp("slt", h, x_.H),
                           e.cmp("sge", w, 0), e.cmp("slt", w, x_.W))
-            addr = e.add(e.mul(e.add(e.mul(e.add(e.mul(n, x_.H), h), x_.W), w), p.C), c)
+            addr = e.add(e.mul(e.add(e.mul(e.add(e.mul(n, x_.H), h), x_.W), w), p.input_pitch),
+                         e.add(c, p.input_channel_offset))
             addr = e.select(ok, addr, 0)
             val = vector_d.load(vt, x, [addr], alignment=v * DTYPE_BYTES[p.dtype])
             val = arith_d.select(ok, val, zero)

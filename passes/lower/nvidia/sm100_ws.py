@@ -80,7 +80,7 @@ from .sm100_ws_layout import (ACC_STAGES, BLOCK_M, DEALLOC_BARRIER, DESCRIPTORS,
                               tmem_columns)
 from .smem import SharedBlock
 from .tile_scheduler import PersistentTiles
-from .tma_loader import (ConvTmaLoader, descriptor_slots, epilogue_map_args, k_tile_tap, k_tiles, tensor_maps,
+from .tma_loader import (ConvTmaLoader, descriptor_slots, epilogue_map_args, k_tile_tap, k_tiles, residual_binding, tensor_maps,
                          write_descriptors)
 
 
@@ -174,8 +174,8 @@ class Sm100WarpSpecialized:
         descs = [maps.activation, maps.filter, tm.encode_tiled(epilogue_map_args(p, p.out_dtype, BLOCK_M, s.block_n))]
         bindings = [memrefs[p.input], memrefs[p.filter], memrefs[p.num_operands]]
         if mode.res:
-            descs.append(tm.encode_tiled(epilogue_map_args(p, mode.res.dtype, BLOCK_M, s.block_n)))
-            bindings.append(memrefs[mode.res.operand])
+            descs.append(tm.encode_tiled(epilogue_map_args(p, mode.res.dtype, BLOCK_M, s.block_n, residual=True)))
+            bindings.append(residual_binding(p, memrefs, mode.res))
         slots = descriptor_slots(pid, memrefs[-1], DESCRIPTORS)
         warp = e.div(tid, WARP)
         lane = e.rem(tid, WARP)

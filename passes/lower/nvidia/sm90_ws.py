@@ -90,7 +90,7 @@ from .sm90_ws_state import WsMode, WsState, ws_mode
 from .sm90_ws_streamk import StreamKConsumers
 from .smem import SharedBlock
 from .tile_scheduler import PersistentTiles, StreamKWork
-from .tma_loader import (activation_runtime_sizes, activation_runtime_strides, descriptor_slots, epilogue_map_args,
+from .tma_loader import (activation_binding, activation_runtime_sizes, activation_runtime_strides, descriptor_slots, epilogue_map_args, residual_binding,
                          publish_descriptors, store_descriptors, tensor_maps, write_descriptors)
 from .trace import Trace
 from .warp_roles import WARPGROUP, split_roles
@@ -125,15 +125,15 @@ class Sm90WarpSpecialized:
 
         maps = tensor_maps(p, s)
         descs = [maps.activation, maps.filter, tm.encode_tiled(epilogue_map_args(p, p.out_dtype, lay.rows, lay.cols))]
-        bindings = [memrefs[p.input], memrefs[p.filter], memrefs[p.num_operands]]
+        bindings = [activation_binding(p, memrefs), memrefs[p.filter], memrefs[p.num_operands]]
         # runtime sizes: the activation's images, height and width (and the strides that follow
         # from them) and the output's rows are written in-kernel
         sizes = strides = None
         if runtime:
             sizes, strides = [activation_runtime_sizes(p, x), {}, {1: rows}], [activation_runtime_strides(e, p, x), {}, {}]
         if mode.res:
-            descs.append(tm.encode_tiled(epilogue_map_args(p, mode.res.dtype, lay.rows, lay.cols)))
-            bindings.append(memrefs[mode.res.operand])
+            descs.append(tm.encode_tiled(epilogue_map_args(p, mode.res.dtype, lay.rows, lay.cols, residual=True)))
+            bindings.append(residual_binding(p, memrefs, mode.res))
             if runtime:
                 sizes, strides = sizes + [{1: rows}], strides + [{}]
         slots = descriptor_slots(pid, memrefs[-1], DESCRIPTORS)

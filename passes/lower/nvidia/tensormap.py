@@ -284,21 +284,24 @@ def nhwc_im2col_args(*, n: int, h: int, w: int, c: int, data_type: int,
                      channels_per_pixel: int, pixels_per_column: int,
                      stride_hw: Tuple[int, int] = (1, 1), dilation_hw: Tuple[int, int] = (1, 1),
                      swizzle: int = Swizzle.NONE, l2_promotion: int = L2Promotion.NONE,
-                     oob_fill: int = OobFill.NONE, global_address: int = 0) -> Im2colArgs:
+                     oob_fill: int = OobFill.NONE, global_address: int = 0, pitch_c: int = 0) -> Im2colArgs:
     """Im2col arguments for a dense NHWC activation tensor feeding an (R, S) convolution.
 
     ``padding`` is ((pad_h_lo, pad_h_hi), (pad_w_lo, pad_w_hi)).  Conventions checked against
     a CPU im2col reference: dims {C, W, H, N}; corners ordered (W, H) with
     lower = -pad_lo and upper = pad_hi - (filter - 1) * dilation; element strides
     {1, stride_w, stride_h, 1}.  Load coordinates are then those of the tile's first output
-    pixel, {c0, wo * stride_w - pad_w_lo, ho * stride_h - pad_h_lo, n}.
+    pixel, {c0, wo * stride_w - pad_w_lo, ho * stride_h - pad_h_lo, n}. ``pitch_c``: the
+    channels between pixels when the activation is a channel slice of a wider tensor (the
+    slice's first channel is then the global address).
     """
     esz = ELEMENT_SIZE[DataType(data_type)]
     (r_, s_), ((ph_lo, ph_hi), (pw_lo, pw_hi)) = filter_hw, padding
     (sh, sw_), (dh, dw) = stride_hw, dilation_hw
+    pitch = pitch_c or c          # a channel slice of a wider tensor: its pixels pitch_c apart
     return Im2colArgs(
         data_type=data_type, global_dim=(c, w, h, n),
-        global_strides=(c * esz, w * c * esz, h * w * c * esz),
+        global_strides=(pitch * esz, w * pitch * esz, h * w * pitch * esz),
         pixel_box_lower_corner=(-pw_lo, -ph_lo),
         pixel_box_upper_corner=(pw_hi - (s_ - 1) * dw, ph_hi - (r_ - 1) * dh),
         channels_per_pixel=channels_per_pixel, pixels_per_column=pixels_per_column,

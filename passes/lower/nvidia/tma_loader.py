@@ -72,12 +72,27 @@ class ConvTensorMaps:
 
 
 def activation_map_args(p: ConvProblem, s: Schedule) -> tm.Im2colArgs:
+    """The im2col map of the conv input; a channel slice (p.input_channels) keeps its operand's
+    pixel pitch, its first channel being the map's address (activation_binding)."""
     return tm.nhwc_im2col_args(
-        n=p.N, h=p.H, w=p.W, c=p.C, data_type=_TM_TYPE[p.dtype], filter_hw=(p.R, p.S),
+        n=p.N, h=p.H, w=p.W, c=p.C, data_type=_TM_TYPE[p.dtype], filter_hw=(p.R, p.S), pitch_c=p.input_pitch,
         padding=((p.pad[0], p.pad[2]), (p.pad[1], p.pad[3])),
         channels_per_pixel=s.block_k, pixels_per_column=s.block_m,
         stride_hw=p.stride, dilation_hw=p.dilation, swizzle=operand_swizzle(s.block_k, p.dtype),
         l2_promotion=tm.L2Promotion.B128)
+
+
+def activation_binding(p: ConvProblem, memrefs):
+    """What the activation map's address is taken from: the input memref, or (memref, byte
+    offset) of an input channel slice's first channel."""
+    x = memrefs[p.input]
+    return (x, p.input_channel_offset * DTYPE_BYTES[p.dtype]) if p.input_channel_offset else x
+
+
+def residual_binding(p: ConvProblem, memrefs, load):
+    """The residual map's address: the operand, or (memref, byte offset) of a channel window."""
+    r = memrefs[load.operand]
+    return (r, p.residual_channel_offset * DTYPE_BYTES[load.dtype]) if p.residual_channel_offset else r
 
 
 def activation_runtime_sizes(p: ConvProblem, x) -> dict:
@@ -97,7 +112,7 @@ def activation_runtime_strides(e, p: ConvProblem, x) -> dict:
     """{i: index value} of the im2col map's runtime byte strides: a row (global_strides[1]) is
     W * C elements, an image ([2]) H * W * C."""
     out = {}
-    row = p.C * DTYPE_BYTES[p.dtype]
+    row = p.input_pitch * DTYPE_BYTES[p.dtype]
     if p.w_constant >= 0:
         row = e.mul(x.W, row)
         out[1] = row
@@ -156,7 +171,10 @@ def store_descriptors(descs, slots, bindings, sizes=None, strides=None) -> None:
         for i, value in ((strides or [{}] * len(descs))[d] or {}).items():
             q, shift = tm.global_stride_field(i)
             patches.setdefault(q, []).append((shift, value, 0))
-        store_i64(address_of(binding), slot)
+        # a binding may be (memref, byte offset): a map over a window of the buffer (a channel slice)
+        address = (arith_d.addi(address_of(binding[0]), i64(binding[1])) if isinstance(binding, tuple)
+                   else address_of(binding))
+        store_i64(address, slot)
         for q in range(1, len(words)):
             fields = patches.get(q, [])
             keep = words[q]
@@ -236,13 +254,15 @@ def epilogue_panel(dtype: str, block_n: int) -> EpiloguePanel:
     raise ValueError(f"block_n={block_n} is not a multiple of {64 // DTYPE_BYTES[dtype]} {dtype} channels (one 64-byte swizzle row)")
 
 
-def epilogue_map_args(p: ConvProblem, dtype: str, rows: int, block_n: int) -> tm.TiledArgs:
-    """Tiled map over an output-shaped [M, F] tensor (the output, or a residual operand) whose
-    box is one swizzle panel of `rows` rows: the shared-memory staging layout of the
-    TMA-store epilogue."""
+def epilogue_map_args(p: ConvProblem, dtype: str, rows: int, block_n: int, residual: bool = False) -> tm.TiledArgs:
+    """Tiled map over an output-shaped [M, F] tensor (the output, or with `residual` a residual
+    operand, whose rows may be a channel window of a wider tensor: p.residual_pitch apart,
+    the window's first channel being the address, residual_binding) whose box is one swizzle
+    panel of `rows` rows: the shared-memory staging layout of the TMA-store epilogue."""
     panel = epilogue_panel(dtype, block_n)
+    pitch = p.residual_pitch if residual else p.F
     return tm.TiledArgs(data_type=_TM_ELEM[dtype], global_dim=(p.F, p.gemm_m),
-                        global_strides=(p.F * DTYPE_BYTES[dtype],),
+                        global_strides=(pitch * DTYPE_BYTES[dtype],),
                         box_dim=(panel.cols, rows), swizzle=panel.swizzle,
                         l2_promotion=tm.L2Promotion.B128)
 

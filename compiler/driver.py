@@ -177,8 +177,9 @@ def _one_line(msg: str) -> str:
 
 
 def one_by_one_signatures(module: ir.Module) -> frozenset:
-    """(M, K, F) of every 1x1 linalg.conv_2d_nhwc_fhwc in the model, and ("grouped", M, G,
-    C/G, F/G) of every grouped 1x1 conv (match.grouped_1x1_signature; see PassOptions)."""
+    """(M, K, F) of every 1x1 linalg.conv_2d_nhwc_fhwc in the model (M = None where the batch
+    or the image sizes are dynamic), and ("grouped", M, G, C/G, F/G) of every grouped 1x1 conv
+    (match.grouped_1x1_signature; see PassOptions)."""
     sigs = set()
     for op in walk_ops(module.operation):
         sig = grouped_1x1_signature(op)
@@ -187,12 +188,12 @@ def one_by_one_signatures(module: ir.Module) -> frozenset:
     for op in walk_ops(module.operation, "linalg.conv_2d_nhwc_fhwc"):
         fs = ir.ShapedType(op.operands[1].type)
         out = ir.ShapedType(op.results[0].type) if len(op.results) else ir.ShapedType(op.operands[2].type)
-        if not fs.has_static_shape or any(out.is_dynamic_dim(i) for i in range(1, out.rank)):
+        if not fs.has_static_shape or out.is_dynamic_dim(out.rank - 1):
             continue
         f, r, s_, c = fs.shape
-        if out.is_dynamic_dim(0):
+        if any(out.is_dynamic_dim(i) for i in range(out.rank - 1)):
             if r == 1 and s_ == 1:
-                sigs.add((None, c, f))        # a dynamic batch: the GEMM has dynamic rows
+                sigs.add((None, c, f))        # a dynamic batch or image: the GEMM has dynamic rows
             continue
         if r == 1 and s_ == 1:
             n, ho, wo, _ = out.shape
@@ -304,8 +305,11 @@ def _flow_rebuilds(module: ir.Module, gemm_sigs, extra: list[str]) -> tuple[list
         if why in (SEVERAL_RESULTS, POOL_DECLINE + SEVERAL_RESULTS, MAP_DECLINE + SEVERAL_RESULTS):
             several.append(name)
         func = executable_function(exe)
-        # a declined map holds no conv and no pad: it leaves IREE's pad fusion alone
-        if func is not None and "?x" in str(func.attributes["function_type"]) and not why.startswith(MAP_DECLINE):
+        # a declined map holds no conv and no pad: it leaves IREE's pad fusion alone; nor does a
+        # declined pool (IREE's codegen builds a padded pool of runtime image sizes: the
+        # csp_darknet e2e case's SPPF max pools)
+        if (func is not None and "?x" in str(func.attributes["function_type"]) and not why.startswith(MAP_DECLINE)
+                and not why.startswith(POOL_DECLINE)):
             dynamic.append(name)
     add, drop, notes = [], [], []
     if several and not any("fuse-multi-use" in x for x in extra):

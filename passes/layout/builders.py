@@ -100,6 +100,17 @@ def extract(v: ir.Value, offsets: list[int], sizes: list[int], strides: list[int
                                    offsets, sizes, strides).result
 
 
+def extract_sized(v: ir.Value, offsets: list[int], sizes: list, strides: list[int]) -> ir.Value:
+    """tensor.extract_slice of v with static offsets and strides and sizes that are ints or
+    index values (runtime sizes)."""
+    t = ir.RankedTensorType(v.type)
+    dyn = ir.ShapedType.get_dynamic_size()
+    static = [x if isinstance(x, int) else dyn for x in sizes]
+    return tensor_d.ExtractSliceOp(ir.RankedTensorType.get(static, t.element_type), v, [],
+                                   [x for x in sizes if not isinstance(x, int)], [],
+                                   offsets, static, strides).result
+
+
 def insert(v: ir.Value, dest: ir.Value, offsets: list[int], sizes: list[int], strides: list[int]) -> ir.Value:
     """A static tensor.insert_slice of v into dest."""
     return tensor_d.InsertSliceOp(v, dest, [], [], [], offsets, sizes, strides).result

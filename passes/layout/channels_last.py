@@ -29,7 +29,7 @@ from .builders import (barrier, erase_dead, ints, is_transpose, owner, truncf_te
                                value_of)
 from .op_rewrites import (CONV_OPS, GROUPED_OPS, NHWC_CONVS, POOL_OPS, grouped_generic, is_nhwc_conv, rewrite_conv,
                                   rewrite_grouped, rewrite_pool, rewritable)
-from .transpose_sinking import SHUFFLE_NHWC, TO_LAST, sink_transposes, to_first
+from .transpose_sinking import SHUFFLE_NHWC, TO_LAST, sink_transposes, to_first, whole_extent_slice_sizes
 
 
 def _demote_conv_inputs(module: ir.Module, et: ir.Type) -> None:
@@ -75,6 +75,9 @@ DEMOTABLE = {"linalg.conv_2d_nhwc_fhwc": linalg_d.conv_2d_nhwc_fhwc,
 def channels_last(module: ir.Module, options=None) -> ir.Module:
     """Pass convc-channels-last (with options.precision f16/bf16, also the conv input demotion)."""
     with module.context, ir.Location.unknown():
+        for func in walk_ops(module.operation):
+            if func.name in ("func.func", "util.func"):
+                whole_extent_slice_sizes(func)
         for op in [o for o in walk_ops(module.operation) if rewritable(o)]:
             with ir.InsertionPoint(op), op.location:
                 (rewrite_pool if op.name in POOL_OPS else

@@ -3,11 +3,11 @@ channel shuffles, so that pairs meet and cancel."""
 
 from __future__ import annotations
 
-from iree.compiler.dialects import tensor as tensor_d
+from iree.compiler.dialects import arith as arith_d, tensor as tensor_d
 
 from ..ir import ir, walk_ops
-from .builders import (NCHW_TO_NHWC, NHWC_TO_NCHW, empty_like, extract, is_transpose, owner, regenerate, reshape, transpose,
-                       user_op, users)
+from .builders import (NCHW_TO_NHWC, NHWC_TO_NCHW, empty_like, extract, extract_sized, is_transpose, owner, regenerate,
+                       reshape, transpose, user_op, users)
 
 
 # channels first <-> last by rank: NCHW/NHWC, and NCDHW/NDHWC (3-D convs, convc-conv3d)
@@ -146,20 +146,87 @@ def _shuffle_nhwc(src: ir.Value, expand) -> ir.Value:
 
 
 def _is_slice_4d(op) -> bool:
-    """A static, unit-stride, rank-keeping tensor.extract_slice of a 4-D tensor (ShuffleNet's
-    channel split after its shuffle)."""
-    if op is None or op.name != "tensor.extract_slice" or len(op.operands) != 1:
+    """A unit-stride, rank-keeping tensor.extract_slice of a 4-D tensor with static offsets
+    (ShuffleNet's channel split after its shuffle, a C2f chunk); sizes may be runtime values
+    (an image of runtime height and width) but for the channels'."""
+    if op is None or op.name != "tensor.extract_slice":
         return False
     src, out = ir.RankedTensorType(op.operands[0].type), ir.RankedTensorType(op.results[0].type)
-    return (src.rank == out.rank == 4 and out.has_static_shape
-            and list(ir.DenseI64ArrayAttr(op.attributes["static_strides"])) == [1] * 4)
+    dyn = ir.ShapedType.get_dynamic_size()
+    off = list(ir.DenseI64ArrayAttr(op.attributes["static_offsets"]))
+    return (src.rank == out.rank == 4 and dyn not in off and not out.is_dynamic_dim(1)
+            and list(ir.DenseI64ArrayAttr(op.attributes["static_strides"])) == [1] * 4
+            and len(op.operands) == 1 + sum(1 for i in range(4) if out.is_dynamic_dim(i)))
 
 
 def _slice_nhwc(src: ir.Value, op) -> ir.Value:
-    """The NCHW slice `op` taken of the NHWC tensor src instead (offsets and sizes permuted)."""
+    """The NCHW slice `op` taken of the NHWC tensor src instead (offsets and sizes permuted, the
+    runtime sizes as the same values; a whole extent, tensor.dim of the NCHW source, as src's
+    own extent, so that IREE sees the slice keep that dim whole)."""
     off = list(ir.DenseI64ArrayAttr(op.attributes["static_offsets"]))
-    size = list(ir.DenseI64ArrayAttr(op.attributes["static_sizes"]))
-    return extract(src, [off[i] for i in NCHW_TO_NHWC], [size[i] for i in NCHW_TO_NHWC], [1] * 4)
+    dyn = iter(list(op.operands)[1:])
+    size = []
+    for i, x in enumerate(ir.DenseI64ArrayAttr(op.attributes["static_sizes"])):
+        if x != ir.ShapedType.get_dynamic_size():
+            size.append(x)
+            continue
+        v = next(dyn)
+        d = owner(v)
+        if (d is not None and d.name == "tensor.dim" and d.operands[0] == op.operands[0]
+                and (k := _const_index(d.operands[1])) is not None and off[k] == 0):
+            v = tensor_d.dim(src, arith_d.constant(ir.IndexType.get(), NCHW_TO_NHWC.index(k)))
+        size.append(v)
+    return extract_sized(src, [off[i] for i in NCHW_TO_NHWC], [size[i] for i in NCHW_TO_NHWC], [1] * 4)
+
+
+def _const_index(v):
+    op = owner(v)
+    if op is None or op.name != "arith.constant":
+        return None
+    return ir.IntegerAttr(op.attributes["value"]).value
+
+
+def _extent_of(v: ir.Value, dim: int, depth: int = 16):
+    """The SSA value v's size `dim` was created with: through destination-passing ops to their
+    init, up to a tensor.empty's dynamic size operand (None when not found)."""
+    for _ in range(depth):
+        op = owner(v)
+        if op is None:
+            return None
+        t = ir.RankedTensorType(v.type)
+        if op.name == "tensor.empty":
+            k = sum(1 for i in range(dim) if t.is_dynamic_dim(i))
+            return op.operands[k]
+        if op.name.startswith("linalg.") and len(op.results) == 1:
+            v = op.operands[len(op.operands) - 1]
+            if ir.RankedTensorType(v.type).shape != t.shape:
+                return None
+            continue
+        return None
+    return None
+
+
+def whole_extent_slice_sizes(func) -> None:
+    """A rank-4 tensor.extract_slice whose runtime size along a dim with offset 0 is the very
+    value its source was created with (a chunk along the channels of an image of runtime height
+    and width, as the PyTorch import writes it) reads that size as tensor.dim of its source,
+    which the layout rewrite can carry to the channels-last tensor and IREE can see is whole."""
+    for op in list(walk_ops(func, "tensor.extract_slice")):
+        src = op.operands[0]
+        st = ir.RankedTensorType(src.type)
+        if st.rank != 4:
+            continue
+        off = list(ir.DenseI64ArrayAttr(op.attributes["static_offsets"]))
+        if ir.ShapedType.get_dynamic_size() in off or any(x != 1 for x in ir.DenseI64ArrayAttr(op.attributes["static_strides"])):
+            continue
+        dyn = [i for i, x in enumerate(ir.DenseI64ArrayAttr(op.attributes["static_sizes"]))
+               if x == ir.ShapedType.get_dynamic_size()]
+        for j, i in enumerate(dyn):
+            operand = 1 + j
+            v = op.operands[operand]
+            if off[i] == 0 and st.is_dynamic_dim(i) and _extent_of(src, i) == v:
+                with ir.InsertionPoint(op), op.location:
+                    op.operands[operand] = tensor_d.dim(src, arith_d.constant(ir.IndexType.get(), i))
 
 
 def sink_transposes(func) -> None:

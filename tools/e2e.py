@@ -106,14 +106,13 @@ CASES = [
     # onnxruntime's default activations: uint8 with zero points (padded convs pad with the zero point)
     Case("resnet50_qdq_u8_b32", "resnet50", (32, 3, 224, 224), quantized=True, qformat="qdq_u8"),
     # a YOLOv8-s style backbone and neck (C2f channel chunks, SPPF, upsampling, concatenations)
+    # served at several resolutions: one build with dynamic H and W run at three, next to
+    # static builds at 320 and 640
+    Case("csp_backbone_b4_320", "csp_backbone", (4, 3, 320, 320)),
     Case("csp_backbone_b4_640", "csp_backbone", (4, 3, 640, 640)),
-    # its backbone served at several resolutions: one build with dynamic H and W run at three,
-    # next to static builds at 320 and 640
-    Case("csp_darknet_b4_320", "csp_darknet", (4, 3, 320, 320)),
-    Case("csp_darknet_b4_640", "csp_darknet", (4, 3, 640, 640)),
-    Case("csp_darknet_dynhw_b4_320", "csp_darknet", (4, 3, 320, 320), dynamic="csp_darknet_dynhw", dynamic_spatial=True),
-    Case("csp_darknet_dynhw_b4_640", "csp_darknet", (4, 3, 640, 640), dynamic="csp_darknet_dynhw", dynamic_spatial=True),
-    Case("csp_darknet_dynhw_b4_960", "csp_darknet", (4, 3, 960, 960), dynamic="csp_darknet_dynhw", dynamic_spatial=True),
+    Case("csp_dynhw_b4_320", "csp_backbone", (4, 3, 320, 320), dynamic="csp_dynhw", dynamic_spatial=True),
+    Case("csp_dynhw_b4_640", "csp_backbone", (4, 3, 640, 640), dynamic="csp_dynhw", dynamic_spatial=True),
+    Case("csp_dynhw_b4_960", "csp_backbone", (4, 3, 960, 960), dynamic="csp_dynhw", dynamic_spatial=True),
 ]
 
 

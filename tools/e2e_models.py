@@ -29,8 +29,8 @@
 - `r2plus1d_18()`: torchvision's R(2+1)D-18 video network with its module names: 3-D convs
   split into 1x3x3 spatial and 3x1x1 temporal halves (convc-conv3d runs them as 2-D convs).
 - `csp_backbone()`: a YOLOv8-s style detection backbone and neck (C2f CSP blocks, SPPF max
-  pools, nearest upsampling and concatenations); `csp_darknet()` its backbone alone, which
-  convc-e2e compiles once with dynamic H and W and serves at several resolutions.
+  pools, nearest upsampling and concatenations), which convc-e2e also compiles once with dynamic
+  H and W and serves at several resolutions.
 - `synthetic_weights(shapes, seed)`: deterministic weights per state_dict key (numpy, so the
   compiling machine and the GPU machine build the same ones without shipping them):
   He-scaled conv/linear weights, BatchNorm near identity.
@@ -842,28 +842,15 @@ class CspBackbone(nn.Module):
         return self.n3(torch.cat((self.up(y4), p3), 1))
 
 
-class CspDarknet(CspBackbone):
-    """The backbone of CspBackbone alone (stem, four C2f stages, SPPF): the stride-32 map (512
-    channels), without the neck's nearest upsampling (whose float scale makes the runtime
-    sizes after it opaque to IREE 3.13 in a dynamic-H/W build: see docs/models.md)."""
-
-    def forward(self, x):
-        return self.s4(self.s3(self.s2(self.s1(self.stem(x)))))
-
-
 def csp_backbone() -> nn.Module:
     return CspBackbone()
-
-
-def csp_darknet() -> nn.Module:
-    return CspDarknet()
 
 
 MODELS = {"resnet50": resnet50, "vae_decoder": vae_decoder, "mobilenet_v2": mobilenet_v2,
           "convnext_tiny": convnext_tiny, "resnext50_32x4d": resnext50_32x4d, "efficientnet_b0": efficientnet_b0,
           "mobilenet_v3_large": mobilenet_v3_large, "unet": unet, "densenet121": densenet121,
           "shufflenet_v2_x1_0": shufflenet_v2_x1_0, "r2plus1d_18": r2plus1d_18, "inception_v3": inception_v3,
-          "efficientnet_v2_s": efficientnet_v2_s, "csp_backbone": csp_backbone, "csp_darknet": csp_darknet}
+          "efficientnet_v2_s": efficientnet_v2_s, "csp_backbone": csp_backbone}
 
 
 def synthetic_weights(shapes: dict, seed: int = 0) -> dict:

@@ -19,6 +19,7 @@ from ...kernel_configs import GatherConfig
 from ...schedule import Schedule
 from ..common.emit import cdiv, float_type, vec_type, zeros
 from ..common.executable import gemm_rows
+from ..common.extents import extents
 from .primitives import address_of, async_proxy_fence, i64, wgmma_wait, zero_accumulator
 from .smem import BLOCK_ALIGN
 from .sm90_igemm import ROW_BYTES, WARPGROUP, Sm90TmaWgmma, tile_row_floats, warpgroup_grid
@@ -95,7 +96,7 @@ class Sm90GatherWgmma(Sm90TmaWgmma):
         a_bytes = s.block_m * ROW_BYTES
         self.tile_off = {"a": e.c(0), "b": e.c(a_bytes // 2)}
         self.tiles = {"a": elems, "b": elems}
-        act = _ActivationSource(e, p, x, gemm_rows(e, p, memrefs))
+        act = _ActivationSource(e, p, x, gemm_rows(e, p, memrefs), getattr(memrefs, "extents", None) or extents(e, p))
         filt = _FilterSource(e, p, w)
 
         ktiles = cdiv(p.gemm_k, K_TILE)
@@ -117,17 +118,17 @@ class _ActivationSource:
     """im2col rows of the NHWC input: row m = output pixel, k = (r, s, c), channels fastest.
     A chunk of 8 k is contiguous in memory when C is a multiple of 8 (one tap, 8 channels)."""
 
-    def __init__(self, e, p: ConvProblem, mem, rows):
+    def __init__(self, e, p: ConvProblem, mem, rows, sizes):
         self.e, self.p, self.mem, self.rows = e, p, mem, rows     # rows: M, an index value for a run-time batch
+        self.x = sizes                                            # the problem's Extents (runtime H, W too)
         self.contiguous = p.C % CHUNK == 0
 
     def row(self, m):
-        e, p = self.e, self.p
-        howo = p.Ho * p.Wo
-        n = e.div(m, howo)
-        rem = e.rem(m, howo)
-        ho, wo = e.div(rem, p.Wo), e.rem(rem, p.Wo)
-        return (e.cmp("slt", m, self.rows), e.mul(n, p.H),
+        e, p, x = self.e, self.p, self.x
+        n = e.div(m, x.howo)
+        rem = e.rem(m, x.howo)
+        ho, wo = e.div(rem, x.Wo), e.rem(rem, x.Wo)
+        return (e.cmp("slt", m, self.rows), e.mul(n, x.H),
                 e.sub(e.mul(ho, p.stride[0]), p.pad[0]), e.sub(e.mul(wo, p.stride[1]), p.pad[1]))
 
     def k(self, k):
@@ -151,8 +152,9 @@ class _ActivationSource:
         ok_k, r, sx, c = kk
         h = e.add(hb, e.mul(r, p.dilation[0]))
         wi = e.add(wb, e.mul(sx, p.dilation[1]))
-        ok = e.all_of(ok_m, ok_k, e.cmp("sge", h, 0), e.cmp("slt", h, p.H), e.cmp("sge", wi, 0), e.cmp("slt", wi, p.W))
-        return ok, e.add(e.mul(e.add(e.mul(e.add(nh, h), p.W), wi), p.C), c)
+        x = self.x
+        ok = e.all_of(ok_m, ok_k, e.cmp("sge", h, 0), e.cmp("slt", h, x.H), e.cmp("sge", wi, 0), e.cmp("slt", wi, x.W))
+        return ok, e.add(e.mul(e.add(e.mul(e.add(nh, h), x.W), wi), p.input_pitch), e.add(c, p.input_channel_offset))
 
 
 class _FilterSource:

@@ -92,6 +92,11 @@ def plan_runtime_spatial(p: ConvProblem, t: Target, precision: str = "tf32") -> 
         if isinstance(s, Schedule):
             return dataclasses.replace(s, reason=s.reason.replace("batch read at run time", "sizes read at run time"))
         why = str(s)
+        if p.dtype in ("f16", "bf16") and tma_loader.k_tile_channels(p.C, p.R * p.S, p.dtype) is None:
+            g = SM90_GATHER.attempt(p, t, why_not_tma=why)      # RGB stems: a grid from the runtime sizes
+            if isinstance(g, Schedule):
+                return dataclasses.replace(g, reason=g.reason + ", sizes read at run time")
+            why = f"{why}; {g}"
     exact = ", exact f32 math" if p.dtype == "f32" else ", i32 sums" if p.dtype == "i8" else ""
     return _portable(p, t, f"portable implicit GEMM{exact}, sizes read at run time"
                            + (f" (persistent kernel declined: {why})" if why else ""))

@@ -224,7 +224,8 @@ def whole_extent_slice_sizes(func) -> None:
         for j, i in enumerate(dyn):
             operand = 1 + j
             v = op.operands[operand]
-            if off[i] == 0 and st.is_dynamic_dim(i) and _extent_of(src, i) == v:
+            extent = _extent_of(src, i) if off[i] == 0 and st.is_dynamic_dim(i) else None
+            if extent is not None and extent == v:
                 with ir.InsertionPoint(op), op.location:
                     op.operands[operand] = tensor_d.dim(src, arith_d.constant(ir.IndexType.get(), i))
 

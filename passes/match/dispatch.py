@@ -144,7 +144,8 @@ class Dispatch:
         dyn = iter(list(op.operands)[sum(seg[:3]): sum(seg[:4])])
         for i, x in enumerate(sizes):
             if x == ir.ShapedType.get_dynamic_size():
-                if src_dims.get(i) != next(dyn):
+                tied_dim, size = src_dims.get(i), next(dyn, None)
+                if tied_dim is None or size is None or not tied_dim == size:
                     return None
                 sizes[i] = full[i]
         if (len(offsets) != len(full) or strides != [1] * len(full) or any(offsets[:-1])
@@ -182,7 +183,10 @@ class Dispatch:
         if not seg[2] and not seg[4]:
             it = iter(dyn_sizes)
             for i, x in enumerate(sizes):
-                if x == dyn and src_dims.get(i) == next(it):
+                if x != dyn:
+                    continue
+                tied_dim, size = src_dims.get(i), next(it, None)
+                if tied_dim is not None and size is not None and tied_dim == size:
                     sizes[i] = full[i]          # the whole runtime extent of that dim
         operand = Operand(idx, element_dtype(ir.ShapedType(op.results[0].type).element_type))
         if offsets != [0] * len(full) or len(sizes) != len(full):

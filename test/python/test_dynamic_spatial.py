@@ -138,3 +138,25 @@ def test_pytorch_export_with_dynamic_image_sizes(tmp_path, layout):
         got = m.call("main", [(feed, "f32")])
         assert got.shape == ref.shape
         np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("seed", [11, 12])
+def test_random_runtime_size_convs_match_numpy(tmp_path, seed):
+    """Random convs with runtime H and W (convc.tools.gpu.dynamic_spatial.random_convs: windows
+    up to 5x5, strides and dilations 1-2, asymmetric pads, half reading a channel window of a
+    wider input) on llvm-cpu at their smallest image, a slightly larger one and 17 x 23, against
+    numpy; each also compiles for sm_90a, where none may fail to build. A draw found a crash in
+    the matcher (a window whose runtime extent it could not trace), fixed since."""
+    from convc.tools.gpu import dynamic_spatial as ds
+    for i, conv in enumerate(ds.random_convs(seed, 5)):
+        src = tmp_path / f"m{i}.mlir"
+        src.write_text(conv.model())
+        res = compile_file(str(src), str(tmp_path / f"m{i}.vmfb"), CompileOptions(target="llvm-cpu"))
+        (r,) = res.by_kind()["convs"]
+        assert r.path == "convc" and r.problem.dynamic_spatial, (conv, r.line())
+        mh, mw = conv.min_size()
+        rows = ds.check_random(conv, str(tmp_path / f"m{i}.vmfb"), "local-task", [(mh, mw), (mh + 5, mw + 3), (17, 23)])
+        assert all(x["ok"] for x in rows), (conv, rows)
+        res90 = compile_file(str(src), str(tmp_path / f"g{i}.vmfb"), CompileOptions(target="sm_90a"))
+        (g,) = res90.by_kind()["convs"]
+        assert g.path == "convc" and "read at run time" in g.reason, (conv, g.line())

@@ -3,7 +3,8 @@
 #   tools/device/dynamic_spatial.sh BUNDLE [OUTDIR]
 # BUNDLE: `python3 -m convc.tools.gpu.dynamic_spatial prepare --out BUNDLE` (one build with dynamic
 # H and W); checks it at several sizes against numpy, then again under compute-sanitizer
-# memcheck, racecheck and synccheck.
+# memcheck, racecheck and synccheck. A `prepare-random --out BUNDLE` draw in the same directory
+# (random.json) is checked too.
 set -uo pipefail
 BUNDLE=${1:?bundle directory}
 OUTDIR=${2:-${OUT:-out}}
@@ -18,3 +19,6 @@ for tool in memcheck racecheck synccheck; do
   echo "runtime H/W $tool rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUTDIR/run.log" | tail -1)" | tee -a "$OUTDIR/sanitize.log"
   { echo "==== $tool rc=$rc"; tail -20 "$OUTDIR/run.log"; } >> "$OUTDIR/sanitize_details.log"
 done
+if [ -f "$BUNDLE/random.json" ]; then
+  python3 -m convc.tools.gpu.dynamic_spatial check-random --bundle "$BUNDLE" --json "$OUTDIR/random.json" 2>&1 | tee "$OUTDIR/random.log" | tail -3
+fi

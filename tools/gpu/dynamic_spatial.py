@@ -2,13 +2,16 @@
 
   python3 -m convc.tools.gpu.dynamic_spatial prepare --out DIR [--target sm_90a]   (here)
   python3 -m convc.tools.gpu.dynamic_spatial check --bundle DIR [--driver cuda]     (there)
+  python3 -m convc.tools.gpu.dynamic_spatial prepare-random --out DIR --seed S --count N
+  python3 -m convc.tools.gpu.dynamic_spatial check-random --bundle DIR [--driver cuda]
 
 The model (NHWC, f16, H and W dynamic) is a padded 3x3 conv with bias and ReLU, then a 3x3
 stride-2 conv whose epilogue adds a residual input shaped like its output: the persistent
 kernel's im2col map takes H, W and their strides in-kernel, its output and residual maps the
 rows. `check` runs it at sizes that leave partial tiles, odd widths, a single pixel, and an
 image smaller than the strided window's reach, outputs poisoned (NaN) before each call,
-against a float64 numpy reference.
+against a float64 numpy reference. The random draws (random_convs) add windows up to 5x5,
+strides, dilations, asymmetric pads and channel windows of wider inputs, one build each.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ import argparse
 import json
 import os
 import sys
+import dataclasses
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -89,6 +94,113 @@ def inputs(h: int, w: int, seed: int = 0):
             rng.standard_normal((2, ho, wo, 64)).astype(np.float16)]
 
 
+@dataclass(frozen=True)
+class RandomConv:
+    """One random conv with runtime H and W: an NHWC f16 input of `window` channels of which the
+    conv reads C from `offset` (a channel window when window > C), a window of R x S taps,
+    strides, dilations and asymmetric zero pads, bias and ReLU."""
+    C: int
+    F: int
+    R: int
+    S: int
+    stride: tuple
+    dilation: tuple
+    pad: tuple          # (top, left, bottom, right)
+    window: int
+    offset: int
+
+    def model(self) -> str:
+        """The MLIR model: x [2, ?, ?, window] (sliced to C channels), w [F, R, S, C], b [F]."""
+        pt, pl, pb, pr = self.pad
+        c, f, win = self.C, self.F, self.window
+        xs = f"tensor<2x?x?x{win}xf16>"
+        xc = f"tensor<2x?x?x{c}xf16>"
+        ys = f"tensor<2x?x?x{f}xf16>"
+        eff_h = self.dilation[0] * (self.R - 1) + 1
+        eff_w = self.dilation[1] * (self.S - 1) + 1
+        slice_ = (f"  %xs = tensor.extract_slice %x[0, 0, 0, {self.offset}] [2, %h, %w, {c}] [1, 1, 1, 1] : {xs} to {xc}\n"
+                  if win != c else "")
+        src = "%xs" if win != c else "%x"
+        return f"""
+func.func @main(%x: {xs}, %wt: tensor<{f}x{self.R}x{self.S}x{c}xf16>, %b: tensor<{f}xf16>) -> {ys} {{
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %zero = arith.constant 0.0 : f16
+  %h = tensor.dim %x, %c1 : {xs}
+  %w = tensor.dim %x, %c2 : {xs}
+{slice_}  %xp = tensor.pad {src} low[0, {pt}, {pl}, 0] high[0, {pb}, {pr}, 0] {{
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f16
+  }} : {xc} to tensor<2x?x?x{c}xf16>
+  %ho0 = affine.apply affine_map<()[s0] -> ((s0 + {pt + pb - eff_h}) floordiv {self.stride[0]} + 1)>()[%h]
+  %wo0 = affine.apply affine_map<()[s0] -> ((s0 + {pl + pr - eff_w}) floordiv {self.stride[1]} + 1)>()[%w]
+  %e = tensor.empty(%ho0, %wo0) : {ys}
+  %a = linalg.fill ins(%zero : f16) outs(%e : {ys}) -> {ys}
+  %y = linalg.conv_2d_nhwc_fhwc {{dilations = dense<[{self.dilation[0]}, {self.dilation[1]}]> : tensor<2xi64>,
+                                 strides = dense<[{self.stride[0]}, {self.stride[1]}]> : tensor<2xi64>}}
+        ins(%xp, %wt : tensor<2x?x?x{c}xf16>, tensor<{f}x{self.R}x{self.S}x{c}xf16>) outs(%a : {ys}) -> {ys}
+  %r = linalg.generic {{indexing_maps = [affine_map<(n, i, j, k) -> (n, i, j, k)>, affine_map<(n, i, j, k) -> (k)>,
+                                        affine_map<(n, i, j, k) -> (n, i, j, k)>],
+        iterator_types = ["parallel", "parallel", "parallel", "parallel"]}} ins(%y, %b : {ys}, tensor<{f}xf16>) outs(%e : {ys}) {{
+  ^bb0(%v: f16, %bv: f16, %o: f16):
+    %s = arith.addf %v, %bv : f16
+    %m = arith.maximumf %s, %zero : f16
+    linalg.yield %m : f16
+  }} -> {ys}
+  return %r : {ys}
+}}
+"""
+
+    def min_size(self) -> tuple[int, int]:
+        """The smallest H, W with one output pixel."""
+        return (max(1, self.dilation[0] * (self.R - 1) + 1 - self.pad[0] - self.pad[2]),
+                max(1, self.dilation[1] * (self.S - 1) + 1 - self.pad[1] - self.pad[3]))
+
+    def reference(self, x, w, b):
+        from .reference import conv_nhwc_fhwc_numpy
+        f = lambda a: a.astype(np.float64)
+        xs = x[..., self.offset:self.offset + self.C]
+        return np.maximum(conv_nhwc_fhwc_numpy(f(xs), f(w), self.stride, self.dilation, self.pad) + f(b), 0)
+
+
+def random_convs(seed: int, count: int) -> list[RandomConv]:
+    """Random runtime-H/W convs: channels multiples of 8 (some of 16 or 64: the TMA kernels'),
+    windows 1x1 to 5x5, strides and dilations 1-2, pads 0-2 per side, half of them reading a
+    channel window of a wider input."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(count):
+        C = int(rng.choice([8, 16, 32, 48, 64, 128]))
+        F = int(rng.choice([8, 16, 32, 64, 96, 128]))
+        R, S = int(rng.integers(1, 6)), int(rng.integers(1, 6))
+        stride = (int(rng.integers(1, 3)), int(rng.integers(1, 3)))
+        dilation = (int(rng.integers(1, 3)) if R > 1 else 1, int(rng.integers(1, 3)) if S > 1 else 1)
+        pad = tuple(int(x) for x in rng.integers(0, 3, 4))
+        window, offset = C, 0
+        if rng.random() < 0.5:
+            window = C * int(rng.integers(2, 4))
+            offset = C * int(rng.integers(0, window // C))
+        out.append(RandomConv(C, F, R, S, stride, dilation, pad, window, offset))
+    return out
+
+
+def check_random(conv: RandomConv, vmfb: str, driver: str, sizes, seed: int = 0, tolerance: float = 5e-3) -> list[dict]:
+    """conv's build at each (H, W) against numpy; outputs must have numpy's shape."""
+    from ...runtime.module import LoadedModule
+    m = LoadedModule(vmfb, driver)
+    rows = []
+    for h, w in sizes:
+        rng = np.random.default_rng([seed, h, w])
+        x = rng.standard_normal((2, h, w, conv.window)).astype(np.float16)
+        wt = (rng.standard_normal((conv.F, conv.R, conv.S, conv.C)) / np.sqrt(conv.R * conv.S * conv.C)).astype(np.float16)
+        b = (rng.standard_normal(conv.F) / 4).astype(np.float16)
+        got = m.call("main", [(x, "f16"), (wt, "f16"), (b, "f16")]).astype(np.float64)
+        ref = conv.reference(x, wt, b)
+        err = float(np.linalg.norm(got - ref) / max(np.linalg.norm(ref), 1e-12)) if got.shape == ref.shape else None
+        rows.append({"h": h, "w": w, "rel_l2": err, "ok": err is not None and err <= tolerance})
+    return rows
+
+
 def prepare(out: str, target: str) -> dict:
     from ...compiler.driver import CompileOptions, compile_file
     os.makedirs(out, exist_ok=True)
@@ -120,15 +232,62 @@ def check(bundle: str, driver: str, tolerance: float = 5e-3) -> list[dict]:
     return rows
 
 
+def prepare_random(out: str, target: str, seed: int, count: int) -> list[dict]:
+    """One build per random_convs draw, with the draw in the manifest (`random.json`)."""
+    from ...compiler.driver import CompileOptions, compile_file
+    os.makedirs(out, exist_ok=True)
+    entries = []
+    for i, conv in enumerate(random_convs(seed, count)):
+        src = os.path.join(out, f"random_{i}.mlir")
+        with open(src, "w") as f:
+            f.write(conv.model())
+        res = compile_file(src, os.path.join(out, f"random_{i}.vmfb"), CompileOptions(target=target))
+        os.remove(src)
+        (r,) = res.by_kind()["convs"]
+        entries.append({"conv": dataclasses.asdict(conv), "vmfb": f"random_{i}.vmfb", "report": r.line()})
+    with open(os.path.join(out, "random.json"), "w") as f:
+        json.dump({"seed": seed, "target": target, "convs": entries}, f, indent=1)
+    return entries
+
+
+def check_random_bundle(bundle: str, driver: str) -> list[dict]:
+    with open(os.path.join(bundle, "random.json")) as f:
+        manifest = json.load(f)
+    out = []
+    for e in manifest["convs"]:
+        c = dict(e["conv"])
+        conv = RandomConv(**{**c, "stride": tuple(c["stride"]), "dilation": tuple(c["dilation"]), "pad": tuple(c["pad"])})
+        mh, mw = conv.min_size()
+        rows = check_random(conv, os.path.join(bundle, e["vmfb"]), driver, [(mh, mw), (mh + 5, mw + 3), (17, 23), (64, 97)])
+        ok = all(x["ok"] for x in rows)
+        print(f"{'ok  ' if ok else 'FAIL'} {conv} {[(x['h'], x['w'], x['rel_l2']) for x in rows] if not ok else ''}",
+              flush=True)
+        out.append({"conv": e["conv"], "report": e["report"], "rows": rows, "ok": ok})
+    return out
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python3 -m convc.tools.gpu.dynamic_spatial", description=__doc__.splitlines()[0])
-    p.add_argument("action", choices=["prepare", "check"])
+    p.add_argument("action", choices=["prepare", "check", "prepare-random", "check-random"])
+    p.add_argument("--seed", type=int, default=0, help="prepare-random: the draw's seed")
+    p.add_argument("--count", type=int, default=24, help="prepare-random: how many convs")
     p.add_argument("--out", help="prepare: the bundle directory")
     p.add_argument("--bundle", help="check: the bundle directory")
     p.add_argument("--target", default="sm_90a")
     p.add_argument("--driver", default="cuda")
     p.add_argument("--json", help="check: write the rows here")
     args = p.parse_args(argv)
+    if args.action == "prepare-random":
+        entries = prepare_random(args.out, args.target, args.seed, args.count)
+        print(f"{len(entries)} random runtime-size convs -> {args.out}")
+        return 0
+    if args.action == "check-random":
+        rows = check_random_bundle(args.bundle, args.driver)
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump({"convs": rows}, f, indent=1)
+        print(f"{sum(r['ok'] for r in rows)}/{len(rows)} random convs correct at every size")
+        return 0 if all(r["ok"] for r in rows) else 1
     if args.action == "prepare":
         info = prepare(args.out, args.target)
         print(f"{info['on_convc']}/{len(info['convs'])} convs on convc -> {args.out}")

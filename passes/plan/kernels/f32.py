@@ -92,7 +92,8 @@ def plan_runtime_spatial(p: ConvProblem, t: Target, precision: str = "tf32") -> 
         if isinstance(s, Schedule):
             return dataclasses.replace(s, reason=s.reason.replace("batch read at run time", "sizes read at run time"))
         why = str(s)
-        if p.dtype in ("f16", "bf16") and tma_loader.k_tile_channels(p.C, p.R * p.S, p.dtype) is None:
+        if (p.dtype in ("f16", "bf16") and tma_loader.k_tile_channels(p.C, p.R * p.S, p.dtype) is None
+                and not p.channel_windows):
             g = SM90_GATHER.attempt(p, t, why_not_tma=why)      # RGB stems: a grid from the runtime sizes
             if isinstance(g, Schedule):
                 return dataclasses.replace(g, reason=g.reason + ", sizes read at run time")

@@ -41,6 +41,7 @@ class Dispatch:
         self.arg_dims: list = []       # (dispatch tensor argument, {dim: push-constant word}) per tie_shape
         self.input_slice = None        # (first channel, operand channels): the conv reads a channel window
         self.residual_slice = None     # ... and its output-shaped epilogue operands do
+        self.input_load = None         # the load the conv input comes from (trace_input)
         if index_args:
             self._find_sizes(index_args)
         self.hoisted: list = []        # (value, elements attribute) of constants made kernel operands
@@ -90,6 +91,24 @@ class Dispatch:
                 else:
                     raise Decline("a dynamic size of the dispatch is not a leading (batch) dimension "
                                   "or an image's height or width")
+
+    def input_dim_word(self, operand: int, dim: int) -> int:
+        """dim_word of the conv input's dim `dim` as the conv reads it: a rank-reducing load (a
+        unit batch IREE dropped) maps it to the operand's own dim first."""
+        load = self.input_load
+        if load is not None:
+            sizes = [int(x) for x in load.attributes["static_sizes"]]
+            drop = len(sizes) - ir.ShapedType(load.results[0].type).rank
+            k = -1
+            for j, size in enumerate(sizes):
+                if drop > 0 and size == 1:
+                    drop -= 1
+                    continue
+                k += 1
+                if k == dim:
+                    dim = j
+                    break
+        return self.dim_word(operand, dim)
 
     def dim_word(self, operand: int, dim: int) -> int:
         """The push-constant word holding dispatch input `operand`'s size `dim` (-1: static)."""
@@ -218,6 +237,9 @@ def trace_input(d: Dispatch, v: ir.Value, g: Geometry, pad_ok=lambda value: valu
     stride, and the cut rows are ones no window reaches."""
     op = owner_op(v)
     pad = (0, 0, 0, 0)
+    src = op.operands[0] if op is not None and op.name == "tensor.pad" else v
+    load = owner_op(src)
+    d.input_load = load if load is not None and load.name == "iree_tensor_ext.dispatch.tensor.load" else None
     if op is not None and op.name == "tensor.pad":
         low = [int(x) for x in op.attributes["static_low"]]
         high = [int(x) for x in op.attributes["static_high"]]

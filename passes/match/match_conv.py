@@ -130,9 +130,13 @@ def match_function(func, allowed_gemms=None, at_load: bool = False) -> tuple[Con
     if d.spatial is not None:
         if not convs or g.kind != "dense" or conv in grouped_gemms:
             raise Decline("runtime image sizes: dense convs only")
-        h_word, w_word = d.dim_word(x_op.index, g.x_pos["h"]), d.dim_word(x_op.index, g.x_pos["w"])
+        h_word, w_word = d.input_dim_word(x_op.index, g.x_pos["h"]), d.input_dim_word(x_op.index, g.x_pos["w"])
         if h_word < 0 and w_word < 0:
             raise Decline("runtime image sizes on an operand other than the conv input")
+        read = ir.ShapedType(d.input_load.results[0].type) if d.input_load is not None else None
+        if read is None or any(read.is_dynamic_dim(g.x_pos[k]) != (word >= 0)
+                               for k, word in (("h", h_word), ("w", w_word))):
+            raise Decline("a runtime image size of the conv input is not one of the dispatch's words")
     if x_op.dtype not in INPUT_DTYPES + INT_INPUT_DTYPES or f_op.dtype != x_op.dtype:
         raise Decline(f"input/filter types {x_op.dtype}/{f_op.dtype} not supported (f16, bf16, f32 or i8, both the same)")
     if x_op.dtype in INT_INPUT_DTYPES and groups > 1:

@@ -108,17 +108,18 @@ class RandomConv:
     pad: tuple          # (top, left, bottom, right)
     window: int
     offset: int
+    N: int = 2          # images (1: IREE drops the unit batch in its dispatches)
 
     def model(self) -> str:
-        """The MLIR model: x [2, ?, ?, window] (sliced to C channels), w [F, R, S, C], b [F]."""
+        """The MLIR model: x [N, ?, ?, window] (sliced to C channels), w [F, R, S, C], b [F]."""
         pt, pl, pb, pr = self.pad
-        c, f, win = self.C, self.F, self.window
-        xs = f"tensor<2x?x?x{win}xf16>"
-        xc = f"tensor<2x?x?x{c}xf16>"
-        ys = f"tensor<2x?x?x{f}xf16>"
+        c, f, win, n = self.C, self.F, self.window, self.N
+        xs = f"tensor<{n}x?x?x{win}xf16>"
+        xc = f"tensor<{n}x?x?x{c}xf16>"
+        ys = f"tensor<{n}x?x?x{f}xf16>"
         eff_h = self.dilation[0] * (self.R - 1) + 1
         eff_w = self.dilation[1] * (self.S - 1) + 1
-        slice_ = (f"  %xs = tensor.extract_slice %x[0, 0, 0, {self.offset}] [2, %h, %w, {c}] [1, 1, 1, 1] : {xs} to {xc}\n"
+        slice_ = (f"  %xs = tensor.extract_slice %x[0, 0, 0, {self.offset}] [{n}, %h, %w, {c}] [1, 1, 1, 1] : {xs} to {xc}\n"
                   if win != c else "")
         src = "%xs" if win != c else "%x"
         return f"""
@@ -131,14 +132,14 @@ func.func @main(%x: {xs}, %wt: tensor<{f}x{self.R}x{self.S}x{c}xf16>, %b: tensor
 {slice_}  %xp = tensor.pad {src} low[0, {pt}, {pl}, 0] high[0, {pb}, {pr}, 0] {{
   ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
     tensor.yield %zero : f16
-  }} : {xc} to tensor<2x?x?x{c}xf16>
+  }} : {xc} to tensor<{n}x?x?x{c}xf16>
   %ho0 = affine.apply affine_map<()[s0] -> ((s0 + {pt + pb - eff_h}) floordiv {self.stride[0]} + 1)>()[%h]
   %wo0 = affine.apply affine_map<()[s0] -> ((s0 + {pl + pr - eff_w}) floordiv {self.stride[1]} + 1)>()[%w]
   %e = tensor.empty(%ho0, %wo0) : {ys}
   %a = linalg.fill ins(%zero : f16) outs(%e : {ys}) -> {ys}
   %y = linalg.conv_2d_nhwc_fhwc {{dilations = dense<[{self.dilation[0]}, {self.dilation[1]}]> : tensor<2xi64>,
                                  strides = dense<[{self.stride[0]}, {self.stride[1]}]> : tensor<2xi64>}}
-        ins(%xp, %wt : tensor<2x?x?x{c}xf16>, tensor<{f}x{self.R}x{self.S}x{c}xf16>) outs(%a : {ys}) -> {ys}
+        ins(%xp, %wt : tensor<{n}x?x?x{c}xf16>, tensor<{f}x{self.R}x{self.S}x{c}xf16>) outs(%a : {ys}) -> {ys}
   %r = linalg.generic {{indexing_maps = [affine_map<(n, i, j, k) -> (n, i, j, k)>, affine_map<(n, i, j, k) -> (k)>,
                                         affine_map<(n, i, j, k) -> (n, i, j, k)>],
         iterator_types = ["parallel", "parallel", "parallel", "parallel"]}} ins(%y, %b : {ys}, tensor<{f}xf16>) outs(%e : {ys}) {{
@@ -180,7 +181,7 @@ def random_convs(seed: int, count: int) -> list[RandomConv]:
         if rng.random() < 0.5:
             window = C * int(rng.integers(2, 4))
             offset = C * int(rng.integers(0, window // C))
-        out.append(RandomConv(C, F, R, S, stride, dilation, pad, window, offset))
+        out.append(RandomConv(C, F, R, S, stride, dilation, pad, window, offset, int(rng.integers(1, 3))))
     return out
 
 
@@ -191,7 +192,7 @@ def check_random(conv: RandomConv, vmfb: str, driver: str, sizes, seed: int = 0,
     rows = []
     for h, w in sizes:
         rng = np.random.default_rng([seed, h, w])
-        x = rng.standard_normal((2, h, w, conv.window)).astype(np.float16)
+        x = rng.standard_normal((conv.N, h, w, conv.window)).astype(np.float16)
         wt = (rng.standard_normal((conv.F, conv.R, conv.S, conv.C)) / np.sqrt(conv.R * conv.S * conv.C)).astype(np.float16)
         b = (rng.standard_normal(conv.F) / 4).astype(np.float16)
         got = m.call("main", [(x, "f16"), (wt, "f16"), (b, "f16")]).astype(np.float64)

@@ -44,11 +44,15 @@ class Route:
     candidates: Callable[[ConvProblem, Target], list[Schedule]] | None = None
 
 
+# convs reading a window of an operand's channels: the schedule the later routes give, on a
+# kernel that reads windows (plan_channel_slice)
+CHANNEL_WINDOWS = Route(lambda p, t: p.channel_windows,
+                        lambda p, t, precision: plan_channel_slice(p, t, precision, _plan_unsliced))
+
 # The first route that holds plans the conv (precision: how f32 convs compute).
 ROUTES = (
     Route(lambda p, t: p.dynamic_spatial, plan_runtime_spatial),
-    Route(lambda p, t: p.channel_windows,
-          lambda p, t, precision: plan_channel_slice(p, t, precision, _plan_unsliced)),
+    CHANNEL_WINDOWS,
     Route(lambda p, t: p.is_global_pool, lambda p, t, precision: plan_global_pool(p, t)),
     Route(lambda p, t: bool(p.row_combine), lambda p, t, precision: plan_row_map(p, t)),
     Route(lambda p, t: bool(p.pool), lambda p, t, precision: plan_pool(p, t)),
@@ -64,12 +68,10 @@ ROUTES = (
 )
 
 
-SLICE_ROUTE = 1         # ROUTES' channel-slice route
-
-
 def _plan_unsliced(p: ConvProblem, t: Target, precision: str) -> Schedule:
-    """The schedule of the routes after the channel-slice one (what an unsliced input gets)."""
-    return next(r for r in ROUTES[SLICE_ROUTE + 1:] if r.when(p, t)).plan(p, t, precision)
+    """The schedule of the routes after the channel-window one (what an unsliced input gets)."""
+    after = ROUTES[ROUTES.index(CHANNEL_WINDOWS) + 1:]
+    return next(r for r in after if r.when(p, t)).plan(p, t, precision)
 
 
 def route_for(p: ConvProblem, t: Target) -> Route:

@@ -39,7 +39,7 @@ class KernelOperands(list):
     `batch`: the runtime batch (an index value) when the problem's batch is dynamic, else None."""
 
     batch = None
-    words: list = []
+    words: tuple = ()
     extents = None
 
 

@@ -38,10 +38,6 @@ class Extents:
     howo: object    # output pixels per image
     rows: object    # N * Ho * Wo: the implicit GEMM's M
 
-    @property
-    def static(self) -> bool:
-        return all(isinstance(x, int) for x in (self.N, self.H, self.W))
-
 
 def extents(e: Emitter, p: ConvProblem, words=None) -> Extents:
     """The sizes of p; `words`: the dispatch's push-constant words (or workload) as index

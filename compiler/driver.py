@@ -23,7 +23,7 @@ from ..passes.plan.plan_schedule import SCHEDULE_ATTR
 from ..passes.splice.record_once import recordable_functions
 from ..passes.attrs import COPY_ATTR
 from ..passes.copy_problem import CopyProblem
-from ..passes.problem import ConvProblem
+from ..passes.problem import FP8_INPUT_DTYPES, ConvProblem
 from ..passes.registry import HAL_PHASE, INPUT_PHASE, PIPELINE, PassOptions, get_pass
 from ..passes.schedule import Schedule
 from ..passes.plan.tuning import TuningCacheError, default_cache_path, load_cache
@@ -334,6 +334,20 @@ def _flow_rebuilds(module: ir.Module, gemm_sigs, extra: list[str]) -> tuple[list
     return add, drop, notes
 
 
+def _check_fp8(reports: list[DispatchReport], target: Target) -> None:
+    """On CUDA only convc's fp8 wgmma kernel computes on fp8: IREE 3.13's CUDA codegen has no
+    fp8 conversions ("missing LLVMTranslationDialectInterface registration ... arith.truncf"
+    for a one-conv model, f8E4M3FN), and neither has the portable kernel's NVVM lowering. An
+    fp8 conv neither takes is an error that names it, not a failure deep in code generation."""
+    if target.backend != "nvidia":
+        return
+    for r in reports:
+        p = r.problem
+        if p is not None and p.dtype in FP8_INPUT_DTYPES and (r.path != "convc" or not r.schedule.kernel.value.startswith("sm90_ws")):
+            raise ConvcError(f"{r.dispatch}: {p.shape_str()}: fp8 conv not supported on {target.arch}: {r.reason} "
+                             f"(IREE 3.13's CUDA code generation has no fp8 conversions either)")
+
+
 def _check_output(path: str) -> None:
     """-o is checked before anything is compiled, by opening it for writing (os.access says
     yes to root under read-only mounts and /proc); a file the check creates is removed again."""
@@ -481,6 +495,7 @@ def _compile_file(input_path: str, output_path: str, options: CompileOptions, pa
         module, reports = run_passes(module, popts, dump if dump_dir else None, linears)
         result.reports = reports
         result.timings["passes"] = time.perf_counter() - t0 + t_layout
+        _check_fp8(reports, target)
         declined = [r for r in reports if r.path == "IREE" and r.reason.startswith("conv")]
         if options.no_fallback and declined:
             raise ConvcError("--no-fallback: " + "; ".join(f"{r.dispatch}: {r.reason}" for r in declined))

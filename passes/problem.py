@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 INPUT_DTYPES = ("f16", "bf16", "f32")
 # int8 convs (s8 x s8, accumulated in i32: convc-quantized-conv's, or linalg's own): dense only
 INT_INPUT_DTYPES = ("i8",)
-DTYPE_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "i8": 1, "i16": 2, "i32": 4}
+# fp8 convs (OCP e4m3 / e5m2 x the same type, summed in f32): dense only; dtype names are MLIR's
+FP8_INPUT_DTYPES = ("f8E4M3FN", "f8E5M2")
+DTYPE_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "i8": 1, "i16": 2, "i32": 4, "f8E4M3FN": 1, "f8E5M2": 1}
 # how an epilogue operand is indexed (OperandLoad)
 BROADCASTS = ("channel", "full", "image", "row")
 

@@ -6,8 +6,10 @@ import numpy as np
 
 import iree.runtime as rt
 
+# fp8 tensors travel as uint8 arrays of their bits (numpy has no fp8 type)
 _ELEM = {"f16": rt.HalElementType.FLOAT_16, "bf16": rt.HalElementType.BFLOAT_16,
-         "f32": rt.HalElementType.FLOAT_32, "i8": rt.HalElementType.SINT_8, "i32": rt.HalElementType.SINT_32}
+         "f32": rt.HalElementType.FLOAT_32, "i8": rt.HalElementType.SINT_8, "i32": rt.HalElementType.SINT_32,
+         "f8E4M3FN": rt.HalElementType.FLOAT_8_E4M3_FN, "f8E5M2": rt.HalElementType.FLOAT_8_E5M2}
 
 
 # convc-record-once marks the async functions it rewrote in their reflection: their command

@@ -30,7 +30,7 @@ from .ir_reading import ROWS_HINT, Decline, element_dtype, float_const, owner_op
 from .map_forms import map_root, row_reduction
 from .pad_dispatch import symbol_name
 from .pool_forms import global_reduction_dims, identity_value, is_pool, plain_combine, pool_geometry
-from ..problem import ConvProblem, EpilogueStep, INPUT_DTYPES, INT_INPUT_DTYPES, OperandLoad
+from ..problem import ConvProblem, EpilogueStep, FP8_INPUT_DTYPES, INPUT_DTYPES, INT_INPUT_DTYPES, OperandLoad
 
 
 # the start of a pooling window's and an elementwise map's decline reasons (reports tell them
@@ -137,8 +137,10 @@ def match_function(func, allowed_gemms=None, at_load: bool = False) -> tuple[Con
         if read is None or any(read.is_dynamic_dim(g.x_pos[k]) != (word >= 0)
                                for k, word in (("h", h_word), ("w", w_word))):
             raise Decline("a runtime image size of the conv input is not one of the dispatch's words")
-    if x_op.dtype not in INPUT_DTYPES + INT_INPUT_DTYPES or f_op.dtype != x_op.dtype:
+    if x_op.dtype not in INPUT_DTYPES + INT_INPUT_DTYPES + FP8_INPUT_DTYPES or f_op.dtype != x_op.dtype:
         raise Decline(f"input/filter types {x_op.dtype}/{f_op.dtype} not supported (f16, bf16, f32 or i8, both the same)")
+    if x_op.dtype in FP8_INPUT_DTYPES and groups > 1:
+        raise Decline(f"grouped {x_op.dtype} conv: fp8 convs take the dense kernels only")
     if x_op.dtype in INT_INPUT_DTYPES and groups > 1:
         raise Decline(f"grouped {x_op.dtype} conv: integer convs take the dense kernels only")
     return _problem(d, conv, conv.operands[2], dict(

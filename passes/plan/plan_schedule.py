@@ -22,13 +22,13 @@ from .kernels.skinny_gemm import plan_skinny, supports as skinny_supports
 from .kernels.grouped_mma import grouped_candidates, plan_grouped_choice
 from .kernels.channel_slice import plan_channel_slice
 from .kernels.f32 import plan_dynamic_batch, plan_f32, plan_runtime_spatial
-from .kernels.int8 import plan_int8
+from .kernels.int8 import plan_fp8, plan_int8
 from .kernels.portable import plan_portable
 from .kernels.sm100_ws import plan_sm100, sm100_candidates
 from .kernels.sm90 import plan_sm90
 from .kernels.sm90_candidates import sm90_candidates
 from ..copy_problem import CopyProblem
-from ..problem import ConvProblem
+from ..problem import FP8_INPUT_DTYPES, ConvProblem
 from ..schedule import SETTING_NAMES, Schedule
 from ..target import Target, get_target
 from .tuning import knobs_of, load_cache  # noqa: F401 (knobs_of re-exported)
@@ -59,6 +59,7 @@ ROUTES = (
     Route(lambda p, t: skinny_supports(p, t) is None, lambda p, t, precision: plan_skinny(p, t)),
     Route(lambda p, t: p.grouped, lambda p, t, precision: plan_grouped_choice(p, t), grouped_candidates),
     Route(lambda p, t: p.dtype == "i8", lambda p, t, precision: plan_int8(p, t)),
+    Route(lambda p, t: p.dtype in FP8_INPUT_DTYPES, lambda p, t, precision: plan_fp8(p, t)),
     Route(lambda p, t: p.dynamic_batch, plan_dynamic_batch),
     Route(lambda p, t: p.dtype == "f32", plan_f32),
     Route(lambda p, t: t.has_tcgen05, lambda p, t, precision: plan_sm100(p, t), sm100_candidates),

@@ -15,11 +15,11 @@ the source offset the element offset).
 from __future__ import annotations
 
 from ...copy_problem import CopyProblem
-from ...ir import hal_d, vector_d
+from ...ir import ir, hal_d, vector_d
 from ...kernel_configs import CopyConfig
 from ...problem import DTYPE_BYTES
 from ...schedule import Schedule
-from .emit import vec_type, Emitter
+from .emit import Emitter
 
 
 def emit_copy_pieces(p: CopyProblem, s: Schedule, machine, memrefs: list) -> None:
@@ -45,7 +45,7 @@ def emit_copy_pieces(p: CopyProblem, s: Schedule, machine, memrefs: list) -> Non
                 rest = e.div(rest, size)
             dest = e.add(dest, e.mul(idx, step))
             src = e.add(src, e.mul(idx, sstep))
-        t = vec_type(v, p.dtype)
+        t = ir.VectorType.get([v], ir.MemRefType(memrefs[i].type).element_type)   # fp8: its bytes
         x = vector_d.load(t, memrefs[i], [src], alignment=v * DTYPE_BYTES[p.dtype])
         vector_d.store(x, out, [dest], alignment=v * DTYPE_BYTES[p.dtype])
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
-from ...ir import ir, arith_d, scf_d
+from ...ir import ir, arith_d, scf_d, vector_d
 
 _CMP = {"slt": 2, "sle": 3, "sgt": 4, "sge": 5, "ult": 6, "eq": 0, "ne": 1}
 
@@ -147,11 +147,22 @@ def float_type(dtype: str) -> ir.Type:
     """The MLIR element type of a dtype name (integers signless: i8 convs, i32 accumulators)."""
     if dtype in ("i8", "i16", "i32"):
         return ir.IntegerType.get_signless(int(dtype[1:]))
-    return {"f16": ir.F16Type.get, "bf16": ir.BF16Type.get, "f32": ir.F32Type.get}[dtype]()
+    return {"f16": ir.F16Type.get, "bf16": ir.BF16Type.get, "f32": ir.F32Type.get,
+            "f8E4M3FN": ir.Float8E4M3FNType.get, "f8E5M2": ir.Float8E5M2Type.get}[dtype]()
 
 
 def vec_type(n: int, dtype: str) -> ir.VectorType:
     return ir.VectorType.get([n], float_type(dtype))
+
+
+def load_elements(mem, vt: ir.VectorType, index, alignment: int) -> ir.Value:
+    """vector.load of vt from a 1-D memref; where the memref holds the bytes of vt's 1-byte
+    float type (fp8 bindings are i8), the bytes are loaded and reinterpreted."""
+    et = ir.MemRefType(mem.type).element_type
+    if str(et) == str(vt.element_type):
+        return vector_d.load(vt, mem, [index], alignment=alignment)
+    raw = vector_d.load(ir.VectorType.get(vt.shape, et), mem, [index], alignment=alignment)
+    return arith_d.bitcast(vt, raw)
 
 
 def zeros(t: ir.Type) -> ir.Value:
@@ -181,7 +192,11 @@ def convert(v: ir.Value, to: ir.Type) -> ir.Value:
             return arith_d.fptosi(to, v)
         wider = ir.IntegerType(dst).width > ir.IntegerType(src).width
         return arith_d.extsi(to, v) if wider else arith_d.trunci(to, v)
-    width = {"f16": 16, "bf16": 16, "f32": 32}
+    width = {"f8E4M3FN": 8, "f8E5M2": 8, "f16": 16, "bf16": 16, "f32": 32}
+    if width[str(src)] == 8 and str(dst) != "f32":
+        # fp8 widens through f32 (what the CPU's arith lowering takes; exact)
+        mid_t = ir.VectorType.get(ir.VectorType(to).shape, ir.F32Type.get()) if _is_vector(to) else ir.F32Type.get()
+        return convert(arith_d.extf(mid_t, v), to)
     if width[str(src)] < width[str(dst)]:
         return arith_d.extf(to, v)
     if width[str(src)] > width[str(dst)]:

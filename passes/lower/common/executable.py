@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...ir import ir, arith_d, func_d, hal_d, parse_attr
-from ...problem import ConvProblem
+from ...problem import ConvProblem, DTYPE_BYTES
 from ...schedule import Schedule
 from .emit import Emitter, float_type
 from .extents import extents
@@ -81,7 +81,10 @@ def _layout(bindings: list[Binding], constants: int = 0) -> ir.Attribute:
 
 
 def _elem_type(dtype: str) -> ir.Type:
-    return ir.IntegerType.get_signless(8) if dtype == "i8" else float_type(dtype)
+    """A binding's element type: i8 for every 1-byte type (int8, and fp8, whose bytes the TMA and
+    copy kernels move as they are and the portable kernel reinterprets: NVVM's lowering has no
+    fp8 memref loads)."""
+    return ir.IntegerType.get_signless(8) if DTYPE_BYTES.get(dtype) == 1 else float_type(dtype)
 
 
 def build_executable(ip: ir.InsertionPoint, sym: str, s: Schedule, machine,

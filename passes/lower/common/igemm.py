@@ -11,10 +11,10 @@ then accumulate thread_m x thread_n f32 outer products, and finish with the fuse
 from __future__ import annotations
 
 from ...ir import ir, arith_d, hal_d, memref_d, vector_d
-from ...problem import ConvProblem, DTYPE_BYTES
+from ...problem import ConvProblem, DTYPE_BYTES, FP8_INPUT_DTYPES
 from ...kernel_configs import PortableConfig
 from ...schedule import Schedule
-from .emit import cdiv, convert, float_type, vec_type, zeros, Emitter
+from .emit import cdiv, convert, float_type, load_elements, vec_type, zeros, Emitter
 from .epilogue import store_row_masked
 from .executable import gemm_rows
 from .extents import extents
@@ -25,6 +25,8 @@ class PortableIgemm:
         self.p, self.s, self.m = p, s, machine
         self.cfg = s.config_as(PortableConfig)
         self.e = Emitter()
+        # fp8 operands are widened to f16 (exact) on their way to workgroup memory
+        self.tile_dtype = "f16" if p.dtype in FP8_INPUT_DTYPES else p.dtype
 
     # ------------------------------------------------------------------ tile loaders
     def _load_a(self, x, a_tile, tid, m0, k0):
@@ -58,8 +60,8 @@ class PortableIgemm:
             addr = e.add(e.mul(e.add(e.mul(e.add(e.mul(n, x_.H), h), x_.W), w), p.input_pitch),
                          e.add(c, p.input_channel_offset))
             addr = e.select(ok, addr, 0)
-            val = vector_d.load(vt, x, [addr], alignment=v * DTYPE_BYTES[p.dtype])
-            val = arith_d.select(ok, val, zero)
+            val = load_elements(x, vt, addr, v * DTYPE_BYTES[p.dtype])
+            val = convert(arith_d.select(ok, val, zero), vec_type(v, self.tile_dtype))
             self._store_transposed(a_tile, val, v, e.mul(kv, v), m_l)
 
         self._distribute(count, tid, body)
@@ -80,8 +82,8 @@ class PortableIgemm:
             k = e.add(k0, e.mul(kv, v))
             ok = e.all_of(e.cmp("slt", f, p.F), e.cmp("slt", k, p.gemm_k))
             addr = e.select(ok, e.add(e.mul(f, p.gemm_k), k), 0)
-            val = vector_d.load(vt, wgt, [addr], alignment=v * DTYPE_BYTES[p.dtype])
-            val = arith_d.select(ok, val, zero)
+            val = load_elements(wgt, vt, addr, v * DTYPE_BYTES[p.dtype])
+            val = convert(arith_d.select(ok, val, zero), vec_type(v, self.tile_dtype))
             self._store_transposed(b_tile, val, v, e.mul(kv, v), n_l)
 
         self._distribute(count, tid, body)
@@ -115,8 +117,8 @@ class PortableIgemm:
         m0 = e.mul(e.div(pid, n_tiles), s.block_m)
         n0 = e.mul(e.rem(pid, n_tiles), s.block_n)
         tid = mach.thread_id(e)
-        a_tile = mach.alloc_workgroup([s.block_k, s.block_m], p.dtype)
-        b_tile = mach.alloc_workgroup([s.block_k, s.block_n], p.dtype)
+        a_tile = mach.alloc_workgroup([s.block_k, s.block_m], self.tile_dtype)
+        b_tile = mach.alloc_workgroup([s.block_k, s.block_n], self.tile_dtype)
         cols = s.block_n // self.cfg.thread_n
         tm0 = e.mul(e.div(tid, cols), self.cfg.thread_m)
         tn0 = e.mul(e.rem(tid, cols), self.cfg.thread_n)
@@ -132,9 +134,9 @@ class PortableIgemm:
             mach.barrier()
             inner = e.for_(0, s.block_k, 1, [acc])
             with inner as (kk, (acc_i,), set_i):
-                a = convert(vector_d.load(vec_type(self.cfg.thread_m, p.dtype), a_tile, [kk, tm0]),
+                a = convert(vector_d.load(vec_type(self.cfg.thread_m, self.tile_dtype), a_tile, [kk, tm0]),
                             vec_type(self.cfg.thread_m, p.acc_dtype))
-                b = convert(vector_d.load(vec_type(self.cfg.thread_n, p.dtype), b_tile, [kk, tn0]),
+                b = convert(vector_d.load(vec_type(self.cfg.thread_n, self.tile_dtype), b_tile, [kk, tn0]),
                             vec_type(self.cfg.thread_n, p.acc_dtype))
                 set_i([vector_d.outerproduct(acc_t, a, b, acc=acc_i)])
             mach.barrier()

@@ -183,7 +183,7 @@ def smem_descriptor_at(lo_i32, byte_offset: int, stride_byte_offset: int, layout
 # instruction reads 32 bytes of K per row, so descriptors step alike in bytes; f32 operands run
 # as TF32 (k8), i8 as s8 summed in s32 (k32).
 WGMMA_OPERANDS = {"f16": ("f16", 16, "f32"), "bf16": ("bf16", 16, "f32"), "f32": ("tf32", 8, "f32"),
-                  "i8": ("s8", 32, "i32")}
+                  "i8": ("s8", 32, "i32"), "f8E4M3FN": ("e4m3", 32, "f32"), "f8E5M2": ("e5m2", 32, "f32")}
 
 
 def accumulator_type(n: int, acc: str = "f32") -> ir.Type:

@@ -60,7 +60,7 @@ DESCRIPTORS_PER_CTA = 2         # activation (im2col), filter (tiled)
 # residuals stay f32. i8 moves as UINT8: the TMA only copies bytes, and its out-of-bounds fill
 # (0) is s8 zero too.
 _TM_TYPE = {"f16": tm.DataType.FLOAT16, "bf16": tm.DataType.BFLOAT16, "f32": tm.DataType.TFLOAT32,
-            "i8": tm.DataType.UINT8}
+            "i8": tm.DataType.UINT8, "f8E4M3FN": tm.DataType.UINT8, "f8E5M2": tm.DataType.UINT8}
 # outputs and residuals (i32: an int8 conv's raw accumulator)
 _TM_ELEM = dict(_TM_TYPE, f32=tm.DataType.FLOAT32, i32=tm.DataType.INT32)
 

@@ -39,17 +39,38 @@ def plan_int8(p: ConvProblem, t: Target) -> Schedule:
     if p.dynamic_batch:
         return _portable(p, t, "portable implicit GEMM (int8 with a run-time batch: the s8 wgmma kernel is built "
                                "for static shapes so far)")
+    return _plan_sm90_8bit(p, t, "int8, i32 sums", "s8 wgmma (i32 accumulation)")
+
+
+def plan_fp8(p: ConvProblem, t: Target) -> Schedule:
+    """fp8 convs (OCP e4m3 or e5m2 operands, f32 sums): on sm_90a the int8 tiles and kernel
+    with e4m3 / e5m2 wgmma (m64nNk32, f32 accumulators: the f16 epilogue), compile-only (no
+    GPU run has checked it yet); elsewhere (sm_100a: no kind::f8f6f4 kernel yet; AMD: gfx942's
+    fp8 MFMAs take the FNUZ variants, not the OCP types) the portable kernel."""
+    what = f"{p.dtype}, f32 sums"
+    if not t.has_wgmma:
+        return _portable(p, t, f"portable implicit GEMM ({what}: no fp8 tensor-core kernel for {t.arch} yet)")
+    if p.runtime_sizes:
+        return _portable(p, t, f"portable implicit GEMM ({what} with runtime sizes)")
+    from ...lower.nvidia.primitives import WGMMA_OPERANDS
+    return _plan_sm90_8bit(p, t, what, f"{WGMMA_OPERANDS[p.dtype][0]} wgmma (f32 accumulation)")
+
+
+def _plan_sm90_8bit(p: ConvProblem, t: Target, what: str, mma: str) -> Schedule:
+    """The 8-bit operands' sm_90a plan (s8 or fp8 wgmma: 32 bytes of K per instruction)."""
     s = _f16_rules(p, t)
     if not isinstance(s, Schedule) or _registers(p, s) > REGISTER_BUDGET:
         s = next((c for c in (SM90_WS.attempt(p, t, tile=tile) for tile in _FALLBACK_TILES)
                   if isinstance(c, Schedule) and _registers(p, c) <= REGISTER_BUDGET), None) or \
             SM90_WS.attempt(p, t, tile=WsTile(Kernel.SM90_WS_COOPERATIVE, 128, 128 if p.F > 64 else 64))
     if isinstance(s, Schedule):
-        return dataclasses.replace(s, reason=s.reason + ", s8 wgmma (i32 accumulation)")
+        if s.config.direct_stages:                # cp.async prologue chunks are 16-bit ones
+            s = s.with_config(direct_stages=0)
+        return dataclasses.replace(s, reason=f"{s.reason}, {mma}")
     why = str(s)
     if tma_loader.k_tile_channels(p.C, p.R * p.S, p.dtype) is None:
         why = f"{why}; 64-channel steps need C a multiple of 64, or of 16 with one filter tap"
-    return _portable(p, t, f"portable implicit GEMM (int8, i32 sums: s8 wgmma kernel declined: {why})")
+    return _portable(p, t, f"portable implicit GEMM ({what}: {mma.split(' (')[0]} kernel declined: {why})")
 
 
 # Registers a consumer thread spends on accumulators and per-channel epilogue operands (loaded

@@ -1,0 +1,82 @@
+"""fp8 convs (OCP f8E4M3FN / f8E5M2 operands, f32 sums) taken from linalg: on llvm-cpu the
+portable kernel (fp8 bytes reinterpreted and widened through f32) against a float64 numpy
+reference decoded from the same bits (exact products: only the f32 sum rounds); on sm_90a the
+persistent kernel with e4m3 / e5m2 wgmma (compile-only: no GPU run has checked it yet), and a
+clear error where no fp8 kernel applies (IREE 3.13's CUDA codegen has no fp8 conversions)."""
+
+import numpy as np
+import pytest
+
+from convc.compiler.driver import CompileOptions, compile_file
+from convc.compiler.errors import ConvcError
+from convc.runtime.module import LoadedModule
+from convc.tools.gpu.reference import conv_nhwc_fhwc_numpy, fp8_values, random_fp8
+
+
+def _model(dtype: str, C: int, F: int = 64) -> str:
+    x, w = f"tensor<2x8x8x{C}x{dtype}>", f"tensor<{F}x3x3x{C}x{dtype}>"
+    return f"""
+func.func @main(%x: {x}, %w: {w}, %b: tensor<{F}xf32>) -> tensor<2x8x8x{F}xf32> {{
+  %zero = arith.constant 0.0 : f32
+  %z8 = arith.constant 0.0 : {dtype}
+  %xp = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {{
+  ^bb0(%a: index, %bb: index, %c: index, %d: index):
+    tensor.yield %z8 : {dtype}
+  }} : {x} to tensor<2x10x10x{C}x{dtype}>
+  %e = tensor.empty() : tensor<2x8x8x{F}xf32>
+  %a = linalg.fill ins(%zero : f32) outs(%e : tensor<2x8x8x{F}xf32>) -> tensor<2x8x8x{F}xf32>
+  %y = linalg.conv_2d_nhwc_fhwc {{dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}}
+        ins(%xp, %w : tensor<2x10x10x{C}x{dtype}>, {w}) outs(%a : tensor<2x8x8x{F}xf32>) -> tensor<2x8x8x{F}xf32>
+  %r = linalg.generic {{indexing_maps = [affine_map<(n, i, j, c) -> (n, i, j, c)>, affine_map<(n, i, j, c) -> (c)>,
+                                        affine_map<(n, i, j, c) -> (n, i, j, c)>],
+        iterator_types = ["parallel", "parallel", "parallel", "parallel"]}}
+        ins(%y, %b : tensor<2x8x8x{F}xf32>, tensor<{F}xf32>) outs(%e : tensor<2x8x8x{F}xf32>) {{
+  ^bb0(%v: f32, %bv: f32, %o: f32):
+    %s = arith.addf %v, %bv : f32
+    linalg.yield %s : f32
+  }} -> tensor<2x8x8x{F}xf32>
+  return %r : tensor<2x8x8x{F}xf32>
+}}
+"""
+
+
+def test_fp8_decoding_of_known_values():
+    e4m3, e5m2 = fp8_values("f8E4M3FN"), fp8_values("f8E5M2")
+    assert e4m3[0x38] == 1.0 and e4m3[0x7E] == 448.0 and e4m3[0x01] == 2.0 ** -9 and np.isnan(e4m3[0x7F])
+    assert e5m2[0x3C] == 1.0 and e5m2[0x7B] == 57344.0 and np.isinf(e5m2[0x7C]) and e4m3[0xB8] == -1.0
+
+
+@pytest.mark.parametrize("dtype", ["f8E4M3FN", "f8E5M2"])
+@pytest.mark.parametrize("C", [32, 128])
+def test_fp8_conv_matches_numpy_on_the_portable_kernel(tmp_path, dtype, C):
+    src = tmp_path / "m.mlir"
+    src.write_text(_model(dtype, C))
+    res = compile_file(str(src), str(tmp_path / "m.vmfb"), CompileOptions(target="llvm-cpu"))
+    (conv,) = res.by_kind()["convs"]
+    assert conv.path == "convc" and conv.problem.dtype == dtype and conv.problem.pad == (1, 1, 1, 1), conv.line()
+    rng = np.random.default_rng(C)
+    xb, xv = random_fp8(rng, (2, 8, 8, C), dtype)
+    wb, wv = random_fp8(rng, (64, 3, 3, C), dtype, 0.1)
+    b = rng.standard_normal(64).astype(np.float32)
+    got = LoadedModule(str(tmp_path / "m.vmfb"), "local-task").call("main", [(xb, dtype), (wb, dtype), (b, "f32")])
+    ref = conv_nhwc_fhwc_numpy(xv, wv, (1, 1), (1, 1), (1, 1, 1, 1), dtype=np.float64) + b
+    np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype,ptx_type", [("f8E4M3FN", "e4m3"), ("f8E5M2", "e5m2")])
+def test_fp8_conv_takes_the_fp8_wgmma_kernel_on_sm90a(tmp_path, dtype, ptx_type):
+    src = tmp_path / "m.mlir"
+    src.write_text(_model(dtype, 128))
+    res = compile_file(str(src), str(tmp_path / "m.vmfb"), CompileOptions(target="sm_90a", dump_dir=str(tmp_path / "d")))
+    (conv,) = res.by_kind()["convs"]
+    assert conv.path == "convc" and conv.schedule.kernel.value.startswith("sm90_ws"), conv.line()
+    assert f"{ptx_type} wgmma (f32 accumulation)" in conv.reason and conv.schedule.config.direct_stages == 0
+    ptx = "".join(p.read_text() for p in (tmp_path / "d" / "binaries").glob("*.ptx"))
+    assert f"wgmma.mma_async.sync.aligned.m64n64k32.f32.{ptx_type}.{ptx_type}" in ptx
+
+
+def test_fp8_conv_without_an_fp8_kernel_is_a_clear_error_on_sm90a(tmp_path):
+    src = tmp_path / "m.mlir"
+    src.write_text(_model("f8E4M3FN", 32))
+    with pytest.raises(ConvcError, match="fp8 conv not supported on sm_90a"):
+        compile_file(str(src), str(tmp_path / "m.vmfb"), CompileOptions(target="sm_90a"))

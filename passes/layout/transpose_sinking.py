@@ -6,7 +6,7 @@ from __future__ import annotations
 from iree.compiler.dialects import arith as arith_d, tensor as tensor_d
 
 from ..ir import ir, walk_ops
-from .builders import (NCHW_TO_NHWC, NHWC_TO_NCHW, empty_like, extract, extract_sized, is_transpose, owner, regenerate,
+from .builders import (NCHW_TO_NHWC, NHWC_TO_NCHW, empty_like, extract_sized, is_transpose, owner, regenerate,
                        reshape, transpose, user_op, users)
 
 

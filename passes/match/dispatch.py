@@ -138,76 +138,61 @@ class Dispatch:
         self.hoisted.append((v, a))
         return Operand(self.num_operands + len(self.hoisted) - 1, dtype)
 
+    def _load(self, v: ir.Value):
+        """(dispatch input index, operand, full shape, offsets, sizes, strides) of the
+        dispatch.tensor.load v comes from, its runtime sizes that are the operand's own dims read
+        as the whole extent (its planning size), other runtime sizes left dynamic; a message
+        (str) when v is not such a load of a dispatch input."""
+        op = owner_op(v)
+        if op is None or op.name != "iree_tensor_ext.dispatch.tensor.load":
+            return f"operand is produced by {op.name if op else 'a block argument'}, not loaded"
+        src = op.operands[0]
+        tie = owner_op(src)
+        tied = []
+        if tie is not None and tie.name == "flow.dispatch.tie_shape":
+            src, tied = tie.operands[0], list(tie.operands)[1:]
+        idx = next((i for i, a in self.inputs.items() if a == src), None)
+        if idx is None:
+            return "operand is not a dispatch input"
+        src_t = ir.ShapedType(ir.Type.parse(tensor_text(src.type)))
+        full = self.shape(src_t)
+        offsets = [int(x) for x in op.attributes["static_offsets"]]
+        sizes = [int(x) for x in op.attributes["static_sizes"]]
+        strides = [int(x) for x in op.attributes["static_strides"]]
+        seg = list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]))   # source, dims, offsets, sizes, strides
+        if not seg[2] and not seg[4]:
+            src_dims = dict(zip([i for i in range(src_t.rank) if src_t.is_dynamic_dim(i)], tied))
+            dyn = iter(list(op.operands)[sum(seg[:3]): sum(seg[:4])])
+            for i, x in enumerate(sizes):
+                if x != ir.ShapedType.get_dynamic_size():
+                    continue
+                tied_dim, size = src_dims.get(i), next(dyn, None)
+                if tied_dim is not None and size is not None and tied_dim == size:
+                    sizes[i] = full[i]          # the whole runtime extent of that dim
+        operand = Operand(idx, element_dtype(ir.ShapedType(op.results[0].type).element_type))
+        return op, operand, full, offsets, sizes, strides
+
     def channel_slice_of(self, v: ir.Value):
         """(operand, first channel, operand channels) when v is a load of a window of the last
         (channel) dim of a dispatch input, whole along every other dim (runtime sizes as the
         operand's own); else None."""
-        op = owner_op(v)
-        if op is None or op.name != "iree_tensor_ext.dispatch.tensor.load":
+        load = self._load(v)
+        if isinstance(load, str):
             return None
-        src = op.operands[0]
-        tie = owner_op(src)
-        tied = list(tie.operands)[1:] if tie is not None and tie.name == "flow.dispatch.tie_shape" else []
-        if tied:
-            src = tie.operands[0]
-        idx = next((i for i, a in self.inputs.items() if a == src), None)
-        seg = list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]))   # source, dims, offsets, sizes, strides
-        if idx is None or seg[2] or seg[4]:
-            return None
-        offsets = [int(x) for x in op.attributes["static_offsets"]]
-        sizes = [int(x) for x in op.attributes["static_sizes"]]
-        strides = [int(x) for x in op.attributes["static_strides"]]
-        full = self.shape(ir.Type.parse(tensor_text(src.type)))
-        src_t = ir.ShapedType(ir.Type.parse(tensor_text(src.type)))
-        src_dims = dict(zip([i for i in range(src_t.rank) if src_t.is_dynamic_dim(i)], tied))
-        dyn = iter(list(op.operands)[sum(seg[:3]): sum(seg[:4])])
-        for i, x in enumerate(sizes):
-            if x == ir.ShapedType.get_dynamic_size():
-                tied_dim, size = src_dims.get(i), next(dyn, None)
-                if tied_dim is None or size is None or not tied_dim == size:
-                    return None
-                sizes[i] = full[i]
+        _, operand, full, offsets, sizes, strides = load
         if (len(offsets) != len(full) or strides != [1] * len(full) or any(offsets[:-1])
-                or sizes[:-1] != full[:-1] or sizes[-1] == full[-1]):
+                or ir.ShapedType.get_dynamic_size() in offsets or sizes[:-1] != full[:-1] or sizes[-1] == full[-1]):
             return None
-        return Operand(idx, element_dtype(ir.ShapedType(op.results[0].type).element_type)), offsets[-1], full[-1]
+        return operand, offsets[-1], full[-1]
 
     def operand_of(self, v: ir.Value, allow_strides: bool = False):
         """The dispatch operand a tensor is loaded from; with allow_strides, returns
         (operand, full shape, load strides) for a strided load of the whole operand."""
-        op = owner_op(v)
-        if op is None or op.name != "iree_tensor_ext.dispatch.tensor.load":
-            raise Decline(f"operand is produced by {op.name if op else 'a block argument'}, not loaded")
-        src = op.operands[0]
-        tie = owner_op(src)
-        if tie is not None and tie.name == "flow.dispatch.tie_shape":
-            src = tie.operands[0]
-        idx = None
-        for i, a in self.inputs.items():
-            if a == src:
-                idx = i
-        if idx is None:
-            raise Decline("operand is not a dispatch input")
+        load = self._load(v)
+        if isinstance(load, str):
+            raise Decline(load)
+        op, operand, full, offsets, sizes, strides = load
         loaded = self.shape(op.results[0].type)
-        full = self.shape(ir.Type.parse(tensor_text(src.type)))
-        strides = [int(x) for x in op.attributes["static_strides"]]
-        offsets = [int(x) for x in op.attributes["static_offsets"]]
-        sizes = [int(x) for x in op.attributes["static_sizes"]]
-        dyn = ir.ShapedType.get_dynamic_size()
-        tied = list(tie.operands)[1:] if tie is not None and tie.name == "flow.dispatch.tie_shape" else []
-        src_t = ir.ShapedType(ir.Type.parse(tensor_text(src.type)))
-        src_dims = dict(zip([i for i in range(src_t.rank) if src_t.is_dynamic_dim(i)], tied))
-        seg = list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]))    # source, dims, offsets, sizes, strides
-        dyn_sizes = list(op.operands)[sum(seg[:3]): sum(seg[:4])]
-        if not seg[2] and not seg[4]:
-            it = iter(dyn_sizes)
-            for i, x in enumerate(sizes):
-                if x != dyn:
-                    continue
-                tied_dim, size = src_dims.get(i), next(it, None)
-                if tied_dim is not None and size is not None and tied_dim == size:
-                    sizes[i] = full[i]          # the whole runtime extent of that dim
-        operand = Operand(idx, element_dtype(ir.ShapedType(op.results[0].type).element_type))
         if offsets != [0] * len(full) or len(sizes) != len(full):
             raise Decline("dispatch reads a slice of an operand")
         if allow_strides:
@@ -215,7 +200,6 @@ class Dispatch:
         if sizes != full or strides != [1] * len(full) or loaded != full:
             raise Decline("dispatch reads a slice of an operand")
         return operand
-
 
 
 def _whole_or_channel_slice(d: Dispatch, v: ir.Value, g: Geometry):

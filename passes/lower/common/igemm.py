@@ -16,7 +16,6 @@ from ...kernel_configs import PortableConfig
 from ...schedule import Schedule
 from .emit import cdiv, convert, float_type, load_elements, vec_type, zeros, Emitter
 from .epilogue import store_row_masked
-from .executable import gemm_rows
 from .extents import extents
 
 
@@ -110,8 +109,8 @@ class PortableIgemm:
     def emit(self, memrefs: list) -> None:
         p, s, e, mach = self.p, self.s, self.e, self.m
         x, wgt = memrefs[p.input], memrefs[p.filter]
-        self.rows = gemm_rows(e, p, memrefs)
         self.sizes = getattr(memrefs, "extents", None) or extents(e, p)
+        self.rows = self.sizes.rows
         n_tiles = cdiv(p.F, s.block_n)
         pid = hal_d.InterfaceWorkgroupIDOp(0).result
         m0 = e.mul(e.div(pid, n_tiles), s.block_m)

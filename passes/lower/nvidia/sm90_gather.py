@@ -18,7 +18,6 @@ from ...problem import ConvProblem
 from ...kernel_configs import GatherConfig
 from ...schedule import Schedule
 from ..common.emit import cdiv, float_type, vec_type, zeros
-from ..common.executable import gemm_rows
 from ..common.extents import extents
 from .primitives import address_of, async_proxy_fence, i64, wgmma_wait, zero_accumulator
 from .smem import BLOCK_ALIGN
@@ -96,7 +95,7 @@ class Sm90GatherWgmma(Sm90TmaWgmma):
         a_bytes = s.block_m * ROW_BYTES
         self.tile_off = {"a": e.c(0), "b": e.c(a_bytes // 2)}
         self.tiles = {"a": elems, "b": elems}
-        act = _ActivationSource(e, p, x, gemm_rows(e, p, memrefs), getattr(memrefs, "extents", None) or extents(e, p))
+        act = _ActivationSource(e, p, x, getattr(memrefs, "extents", None) or extents(e, p))
         filt = _FilterSource(e, p, w)
 
         ktiles = cdiv(p.gemm_k, K_TILE)
@@ -118,9 +117,9 @@ class _ActivationSource:
     """im2col rows of the NHWC input: row m = output pixel, k = (r, s, c), channels fastest.
     A chunk of 8 k is contiguous in memory when C is a multiple of 8 (one tap, 8 channels)."""
 
-    def __init__(self, e, p: ConvProblem, mem, rows, sizes):
-        self.e, self.p, self.mem, self.rows = e, p, mem, rows     # rows: M, an index value for a run-time batch
-        self.x = sizes                                            # the problem's Extents (runtime H, W too)
+    def __init__(self, e, p: ConvProblem, mem, sizes):
+        self.e, self.p, self.mem = e, p, mem
+        self.x = sizes                  # the problem's Extents (M, H, W: index values where read at run time)
         self.contiguous = p.C % CHUNK == 0
 
     def row(self, m):
@@ -128,7 +127,7 @@ class _ActivationSource:
         n = e.div(m, x.howo)
         rem = e.rem(m, x.howo)
         ho, wo = e.div(rem, x.Wo), e.rem(rem, x.Wo)
-        return (e.cmp("slt", m, self.rows), e.mul(n, x.H),
+        return (e.cmp("slt", m, x.rows), e.mul(n, x.H),
                 e.sub(e.mul(ho, p.stride[0]), p.pad[0]), e.sub(e.mul(wo, p.stride[1]), p.pad[1]))
 
     def k(self, k):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 from ...lower.nvidia import tma_loader
-from ...problem import ConvProblem
+from ...problem import ConvProblem, DTYPE_BYTES
 from ...schedule import Kernel, Schedule
 from ...target import Target
 from .common import narrow_block_n, tiles
@@ -59,47 +59,39 @@ def plan_dynamic_batch(p: ConvProblem, t: Target, precision: str = "tf32") -> Sc
     kernel ResNet-50's 7x7 stem took 743 us at batch 32 where the static build's row-slab
     kernel takes 28 (convc-e2e record, H200). Else the portable kernel, with a grid computed
     from the batch."""
-    why = None
     narrow = (narrow_dense(p, t) or narrow_stem(p, t)) if t.has_wgmma else None
     if narrow is not None:
         return narrow
-    if t.has_wgmma and not (p.dtype == "f32" and precision == "fp32"):
-        s = _plan_persistent_dynamic(p, t)
-        if isinstance(s, Schedule):
-            return s
-        why = str(s)
-        if p.dtype in ("f16", "bf16") and tma_loader.k_tile_channels(p.C, p.R * p.S, p.dtype) is None:
-            g = SM90_GATHER.attempt(p, t, why_not_tma=why)
-            if isinstance(g, Schedule):
-                return dataclasses.replace(g, reason=g.reason + ", batch read at run time")
-            why = f"{why}; {g}"
-    exact = ", exact f32 math" if p.dtype == "f32" else ""
-    return _portable(p, t, f"portable implicit GEMM{exact}, batch read at run time"
-                           + (f" (persistent kernel declined: {why})" if why else ""))
+    return _plan_runtime_sizes(p, t, precision, "batch read at run time")
 
 
 def plan_runtime_spatial(p: ConvProblem, t: Target, precision: str = "tf32") -> Schedule:
     """Runtime image sizes (p.H and p.W are only the planning hints; the batch may be dynamic
-    too): the persistent sm_90a kernel of a dynamic batch (ping-pong 64-row tiles, one CTA per
-    SM), which computes its rows and writes the im2col map's H and W (and their strides) and
-    the output map's rows in-kernel, for f16/bf16 and TF32 convs whose channels tile into
-    64- or 128-byte rows. Else the portable kernel, its grid computed from the runtime sizes
-    (int8 as for a dynamic batch; the narrow-channel, gathered-im2col and grouped kernels size
-    their work at compile time)."""
+    too): as a dynamic batch (_plan_runtime_sizes), the persistent kernel also writing the
+    im2col map's H and W (and their strides) in-kernel; the narrow-channel and grouped kernels,
+    which size their work at compile time, are not used."""
+    return _plan_runtime_sizes(p, t, precision, "sizes read at run time")
+
+
+def _plan_runtime_sizes(p: ConvProblem, t: Target, precision: str, what: str) -> Schedule:
+    """The kernels of runtime sizes, `what` naming them in the reason: on sm_90a the persistent
+    ping-pong kernel (16-bit and TF32 operands whose channels tile into 64- or 128-byte rows),
+    else for 16-bit convs the gathered-im2col kernel (not for channel windows), else the
+    portable kernel (8-bit operands too), their grids computed from the runtime sizes."""
     why = None
-    if t.has_wgmma and p.dtype != "i8" and not (p.dtype == "f32" and precision == "fp32"):
+    if t.has_wgmma and DTYPE_BYTES[p.dtype] > 1 and not (p.dtype == "f32" and precision == "fp32"):
         s = _plan_persistent_dynamic(p, t)
         if isinstance(s, Schedule):
-            return dataclasses.replace(s, reason=s.reason.replace("batch read at run time", "sizes read at run time"))
+            return dataclasses.replace(s, reason=f"{s.reason}, {what}")
         why = str(s)
         if (p.dtype in ("f16", "bf16") and tma_loader.k_tile_channels(p.C, p.R * p.S, p.dtype) is None
                 and not p.channel_windows):
-            g = SM90_GATHER.attempt(p, t, why_not_tma=why)      # RGB stems: a grid from the runtime sizes
+            g = SM90_GATHER.attempt(p, t, why_not_tma=why)
             if isinstance(g, Schedule):
-                return dataclasses.replace(g, reason=g.reason + ", sizes read at run time")
+                return dataclasses.replace(g, reason=f"{g.reason}, {what}")
             why = f"{why}; {g}"
     exact = ", exact f32 math" if p.dtype == "f32" else ", i32 sums" if p.dtype == "i8" else ""
-    return _portable(p, t, f"portable implicit GEMM{exact}, sizes read at run time"
+    return _portable(p, t, f"portable implicit GEMM{exact}, {what}"
                            + (f" (persistent kernel declined: {why})" if why else ""))
 
 
@@ -112,7 +104,7 @@ def _plan_persistent_dynamic(p: ConvProblem, t: Target) -> Schedule | Declined:
     tf32 = ", TF32 wgmma (f32 operands, f32 accumulation)" if p.dtype == "f32" else ""
     return dataclasses.replace(s.with_config(raster=1, direct_stages=0), grid=(t.num_sms, 1, 1),
                                scratch_bytes=t.num_sms * s.scratch_bytes // s.grid[0],
-                               reason=s.reason + tf32 + ", batch read at run time")
+                               reason=s.reason + tf32)
 
 
 def _portable(p: ConvProblem, t: Target, reason: str) -> Schedule:

@@ -335,17 +335,18 @@ def _flow_rebuilds(module: ir.Module, gemm_sigs, extra: list[str]) -> tuple[list
 
 
 def _check_fp8(reports: list[DispatchReport], target: Target) -> None:
-    """On CUDA only convc's fp8 wgmma kernel computes on fp8: IREE 3.13's CUDA codegen has no
-    fp8 conversions ("missing LLVMTranslationDialectInterface registration ... arith.truncf"
-    for a one-conv model, f8E4M3FN), and neither has the portable kernel's NVVM lowering. An
-    fp8 conv neither takes is an error that names it, not a failure deep in code generation."""
+    """On CUDA only convc's fp8 wgmma kernel computes on fp8: stock iree-compile for CUDA fails
+    on fp8 conversions both ways (an f8E4M3FN conv: an unrealized (i8) -> f8E4M3FN cast left in
+    LLVM translation; an f32 -> f8E4M3FN truncf: "missing LLVMTranslationDialectInterface
+    registration", docs/quantized.md), and so does the portable kernel's NVVM lowering. An fp8
+    conv neither takes is an error that names it, not a failure deep in code generation."""
     if target.backend != "nvidia":
         return
     for r in reports:
         p = r.problem
         if p is not None and p.dtype in FP8_INPUT_DTYPES and (r.path != "convc" or not r.schedule.kernel.value.startswith("sm90_ws")):
             raise ConvcError(f"{r.dispatch}: {p.shape_str()}: fp8 conv not supported on {target.arch}: {r.reason} "
-                             f"(IREE 3.13's CUDA code generation has no fp8 conversions either)")
+                             f"(IREE 3.13's CUDA code generation fails on fp8 conversions: no fallback)")
 
 
 def _check_output(path: str) -> None:

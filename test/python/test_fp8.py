@@ -2,7 +2,7 @@
 portable kernel (fp8 bytes reinterpreted and widened through f32) against a float64 numpy
 reference decoded from the same bits (exact products: only the f32 sum rounds); on sm_90a the
 persistent kernel with e4m3 / e5m2 wgmma (compile-only: no GPU run has checked it yet), and a
-clear error where no fp8 kernel applies (IREE 3.13's CUDA codegen has no fp8 conversions)."""
+clear error where no fp8 kernel applies (stock IREE 3.13 fails on fp8 conversions for CUDA)."""
 
 import numpy as np
 import pytest

@@ -99,10 +99,19 @@ class CopyProblem:
     dtype: str
     pieces: tuple[CopyPiece, ...]
     into: bool = False
+    # runtime sizes: per destination axis, the push-constant word that holds its size (-1: the
+    # static size in `shape`; a dynamic axis's entry in `shape` is the size planned for). Every
+    # axis up to the last dynamic one is a "row" axis that every piece covers whole on both
+    # sides (a channel concatenation of images of any size), so the destination is `rows` (a
+    # runtime product) times a static row, and each piece a static box of every row.
+    dynamic: tuple[int, ...] = ()
 
     def __post_init__(self):
         object.__setattr__(self, "shape", tuple(int(x) for x in self.shape))
         object.__setattr__(self, "pieces", tuple(self.pieces))
+        object.__setattr__(self, "dynamic", tuple(int(x) for x in self.dynamic))
+        if self.dynamic and len(self.dynamic) != len(self.shape):
+            raise ValueError("a copy's runtime sizes name a word (or -1) per destination axis")
         if self.dtype not in DTYPE_BYTES:
             raise ValueError(f"unsupported copy dtype {self.dtype!r}")
         if not self.pieces:
@@ -112,6 +121,31 @@ class CopyProblem:
                 raise ValueError("piece i is operand i, of the destination's rank")
             if any(o + (n - 1) * s >= d for o, n, s, d in zip(p.offsets, p.sizes, p.strides, self.shape)):
                 raise ValueError(f"piece {i} reaches past the destination")
+            for a in range(self.row_axes):
+                whole = p.offsets[a] == 0 and p.sizes[a] == self.shape[a] and p.strides[a] == 1
+                if p.source:
+                    whole = whole and p.source[a] == self.shape[a] and p.source_offsets[a] == 0 \
+                        and p.source_sizes[a] == self.shape[a] and p.source_strides[a] == 1
+                if not whole:
+                    raise ValueError(f"piece {i} does not cover axis {a} (sized at run time, or outside one) whole")
+
+    @property
+    def runtime_sizes(self) -> bool:
+        return any(k >= 0 for k in self.dynamic)
+
+    @property
+    def num_constants(self) -> int:
+        """Push-constant words the dispatch passes (its runtime sizes)."""
+        return max(self.dynamic, default=-1) + 1
+
+    @property
+    def row_axes(self) -> int:
+        """Leading axes every piece covers whole: through the last one sized at run time."""
+        return max((a + 1 for a, k in enumerate(self.dynamic) if k >= 0), default=0)
+
+    def row_elements(self, piece: "CopyPiece | None" = None) -> int:
+        """Elements of one row of the destination (or of a piece's box in one row)."""
+        return math.prod((piece.sizes if piece else self.shape)[self.row_axes:])
 
     @property
     def num_operands(self) -> int:
@@ -125,7 +159,11 @@ class CopyProblem:
     def name(self) -> str:
         """Kernel symbol: the shape and a digest of the pieces (bounded length)."""
         digest = hashlib.sha1(repr(self.to_dict()).encode()).hexdigest()[:8]
-        return f"copy{len(self.pieces)}_{'x'.join(map(str, self.shape))}_{self.dtype}_{digest}"
+        return f"copy{len(self.pieces)}_{self.shape_text()}_{self.dtype}_{digest}"
+
+    def shape_text(self) -> str:
+        """The destination's shape, D for a size read at run time."""
+        return "x".join("D" if self.dynamic and self.dynamic[a] >= 0 else str(n) for a, n in enumerate(self.shape))
 
     def vector_widths(self) -> list[int]:
         """Elements per vector of each piece: the widest power of two up to 16 bytes that
@@ -140,18 +178,21 @@ class CopyProblem:
             if step != 1 or sstep != 1:
                 v = 1
             while v > 1 and (inner % v or base % v or sbase % v
-                             or any(st % v or sst % v for _, st, sst in axes[:-1])):
+                             or any(st % v or sst % v for _, st, sst in axes[:-1])
+                             or (self.runtime_sizes and self.row_elements(piece) % v)):
                 v //= 2
             out.append(v)
         return out
 
     def shape_str(self) -> str:
         moved = 2 * sum(p.elements for p in self.pieces) * DTYPE_BYTES[self.dtype]
-        return (f"{len(self.pieces)} copies into {'x'.join(map(str, self.shape))} {self.dtype}"
-                f"{' (in place)' if self.into else ''} ({moved / 1e6:.1f} MB moved)")
+        size = (f"{moved / 1e6:.1f} MB moved" if not self.runtime_sizes
+                else f"{moved // math.prod(self.shape[:self.row_axes])} bytes moved per row")
+        return (f"{len(self.pieces)} copies into {self.shape_text()} {self.dtype}"
+                f"{' (in place)' if self.into else ''} ({size})")
 
     def to_dict(self) -> dict:
-        d = {"into": True} if self.into else {}
+        d = ({"into": True} if self.into else {}) | ({"dynamic": list(self.dynamic)} if self.runtime_sizes else {})
         return d | {"shape": list(self.shape), "dtype": self.dtype,
                 "pieces": [{"operand": p.operand, "offsets": list(p.offsets), "sizes": list(p.sizes),
                             "strides": list(p.strides)}
@@ -163,7 +204,8 @@ class CopyProblem:
 
     @classmethod
     def from_dict(cls, d: dict) -> "CopyProblem":
-        return cls(tuple(d["shape"]), d["dtype"], tuple(CopyPiece(**p) for p in d["pieces"]), bool(d.get("into", False)))
+        return cls(tuple(d["shape"]), d["dtype"], tuple(CopyPiece(**p) for p in d["pieces"]), bool(d.get("into", False)),
+                   tuple(d.get("dynamic", ())))
 
 
 def exact_cover(shape: tuple[int, ...], pieces) -> str | None:

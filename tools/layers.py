@@ -17,6 +17,7 @@ import random
 from dataclasses import dataclass
 
 from ..passes.problem import ConvProblem, EpilogueStep
+from ..runtime.arrays import FP8
 
 SUITE_PATH = os.path.join(os.path.dirname(__file__), "data", "suite.json")
 EPILOGUES = ("none", "bias", "bias_relu", "bias_residual_relu")
@@ -43,6 +44,8 @@ class Layer:
     def __post_init__(self):
         if self.epilogue not in EPILOGUES:
             raise ValueError(f"unknown epilogue {self.epilogue!r}")
+        if self.dtype in FP8 and (self.epilogue != "none" or self.groups != 1):
+            raise ValueError(f"{self.name}: fp8 layers are dense with the raw f32 sums as output (epilogue none)")
         for k in ("stride", "dilation", "pad"):
             object.__setattr__(self, k, tuple(getattr(self, k)))
 
@@ -56,6 +59,8 @@ class Layer:
 
     @property
     def out_dtype(self):
+        """f32 sums without an epilogue; i8: i32 sums, or requantized to i8; fp8 (f8E4M3FN,
+        f8E5M2 operands): their f32 sums (no fp8 requantization in the epilogue yet)."""
         if self.dtype == "i8":      # the raw i32 accumulator, or requantized to i8
             return "i32" if self.epilogue == "none" else "i8"
         return "f32" if self.epilogue == "none" else self.dtype

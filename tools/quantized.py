@@ -1,7 +1,7 @@
 """Quantized (int8) models and layers: QDQ ONNX models quantized here, and the int8 bench suite.
 
   python3 -m convc.tools.quantized qdq MODEL.onnx -o Q.onnx [--asymmetric] [--per-tensor]
-  python3 -m convc.tools.quantized suite -o SUITE.json      (f16 and i8 ResNet-50 layers)
+  python3 -m convc.tools.quantized suite -o SUITE.json      (f16, i8 and fp8 ResNet-50 layers)
 
 `qdq` quantizes a float ONNX model the way users do: onnxruntime's `quantize_static` in QDQ
 format (QuantizeLinear/DequantizeLinear around each Conv), int8 activations and per-channel
@@ -11,10 +11,13 @@ fixed seed). Activations are symmetric by default (zero point 0, as TensorRT qua
 pads with the zero point in a dispatch of its own (passes/layout/quantized.py). The reference
 for such a model is onnxruntime's own CPU result on the same QDQ model.
 
-`suite` writes the int8 bench suite: the ResNet-50 group of the layer suite twice, as the
-suite's f16 layers and as i8 layers of the same shapes (tools.layers: s8 x s8 summed in i32,
-requantized to i8 in the epilogue), so one bench run times convc's int8 kernels against its
-own f16 ones. The RGB stem (C = 3: no 16-byte channel rows for int8 TMA) is left out.
+`suite` writes the 8-bit bench suite: the ResNet-50 group of the layer suite as the suite's
+f16 layers, as i8 layers of the same shapes (tools.layers: s8 x s8 summed in i32, requantized to
+i8 in the epilogue) and as fp8 layers (e4m3 operands; e5m2 for the 3x3s too) whose output is
+their f32 sums (the fp8 epilogue does not requantize yet, so they write 4 bytes an output where
+the f16 twins write 2), so one bench run times convc's 8-bit kernels against its own f16 ones.
+The RGB stem (C = 3: no 16-byte channel rows for 8-bit TMA) and fp8 layers of C = 64 with a
+window (the fp8 kernel steps 64 channels of K) are left out.
 """
 
 from __future__ import annotations
@@ -31,15 +34,20 @@ from .layers import Layer, load_suite
 
 
 def int8_suite_layers() -> list[Layer]:
-    """The suite's ResNet-50 layers (f16) and their i8 twins (group resnet50_i8)."""
+    """The suite's ResNet-50 layers (f16), their i8 twins (group resnet50_i8) and fp8 twins
+    (groups resnet50_f8e4m3 and, for the 3x3s, resnet50_f8e5m2)."""
     f16 = [L for L in load_suite() if L.group == "resnet50" and L.C % 16 == 0]
-    return f16 + [dataclasses.replace(L, name=L.name + "_i8", dtype="i8", group="resnet50_i8") for L in f16]
+    i8 = [dataclasses.replace(L, name=L.name + "_i8", dtype="i8", group="resnet50_i8") for L in f16]
+    fp8 = [dataclasses.replace(L, name=f"{L.name}_{tag}", dtype=dtype, group=f"resnet50_{tag}", epilogue="none")
+           for tag, dtype, keep in (("f8e4m3", "f8E4M3FN", lambda L: True), ("f8e5m2", "f8E5M2", lambda L: L.R == 3))
+           for L in f16 if keep(L) and (L.C % 64 == 0 and (L.C >= 128 or L.R * L.S == 1))]
+    return f16 + i8 + fp8
 
 
 def write_suite(path: str) -> list[Layer]:
     layers = int8_suite_layers()
     with open(path, "w") as f:
-        json.dump({"about": "convc int8 bench suite: ResNet-50 layers in f16 and i8 (tools/quantized.py)",
+        json.dump({"about": "convc 8-bit bench suite: ResNet-50 layers in f16, i8 and fp8 (tools/quantized.py)",
                    "layers": [dataclasses.asdict(L) for L in layers]}, f, indent=1)
     return layers
 

@@ -100,7 +100,7 @@ def lower_kernels(module: ir.Module, options=None) -> ir.Module:
                 batch_grid = family.batch_grid(p, s) if family.batch_grid else None
                 with target_machine(machine):
                     build_executable(ir.InsertionPoint(exe), sym, s, machine, bindings,
-                                     lambda memrefs: emitter(p, s, machine, memrefs), None if copy else p, batch_grid)
+                                     lambda memrefs: emitter(p, s, machine, memrefs), p, batch_grid)
                 made[sym] = key
             exe.attributes[KERNEL_ATTR] = ir.FlatSymbolRefAttr.get(sym)
     return module

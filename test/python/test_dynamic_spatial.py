@@ -190,3 +190,31 @@ def test_onnx_model_with_symbolic_image_sizes_at_batch_1(tmp_path):
         got = m.call("main_graph", [(x, "f32")])
         assert got.shape == ref.shape
         np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("batch", [1, 2])
+def test_channel_concatenation_with_runtime_sizes_on_the_copy_kernel(tmp_path, batch):
+    """A C2f block (1x1, chunk, two bottlenecks, concatenation of four maps, 1x1) exported with
+    dynamic H and W: IREE's chain of copies into the concatenation (one `slow_memcpy` each, with
+    runtime sizes) becomes one dispatch of convc's copy kernel whose rows are read at run time;
+    right at three sizes against PyTorch (llvm-cpu)."""
+    torch = pytest.importorskip("torch")
+    from convc.compiler.pytorch import export_mlir
+    from convc.tools.e2e_models import C2f, load_synthetic
+    net = load_synthetic(C2f(16, 32, 2), seed=3).eval()
+    (tmp_path / "m.mlir").write_text(export_mlir(net, (torch.randn(batch, 16, 16, 16),), dynamic_spatial=True))
+    res = compile_file(str(tmp_path / "m.mlir"), str(tmp_path / "m.vmfb"), CompileOptions(target="llvm-cpu"))
+    (copy,) = res.by_kind()["copies"]
+    assert copy.path == "convc" and copy.copy.runtime_sizes and len(copy.copy.pieces) >= 3, copy.line()
+    assert "rows read at run time" in copy.reason
+    res90 = compile_file(str(tmp_path / "m.mlir"), str(tmp_path / "g.vmfb"), CompileOptions(target="sm_90a"))
+    (g,) = res90.by_kind()["copies"]
+    assert g.path == "convc" and g.copy.runtime_sizes, g.line()
+    m = LoadedModule(str(tmp_path / "m.vmfb"), "local-task")
+    for h, w in ((16, 16), (5, 11), (1, 3)):
+        x = torch.randn(batch, 16, h, w)
+        with torch.no_grad():
+            ref = net(x).numpy()
+        got = m.call("main", [(x.numpy(), "f32")])
+        assert got.shape == ref.shape
+        np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4)

@@ -10,7 +10,8 @@ import pytest
 from convc.compiler.driver import CompileOptions, compile_file
 from convc.compiler.errors import ConvcError
 from convc.runtime.module import LoadedModule
-from convc.tools.gpu.reference import conv_nhwc_fhwc_numpy, fp8_values, random_fp8
+from convc.runtime.arrays import fp8_values, random_fp8
+from convc.tools.gpu.reference import conv_nhwc_fhwc_numpy
 
 
 def _model(dtype: str, C: int, F: int = 64) -> str:
@@ -80,3 +81,22 @@ def test_fp8_conv_without_an_fp8_kernel_is_a_clear_error_on_sm90a(tmp_path):
     src.write_text(_model("f8E4M3FN", 32))
     with pytest.raises(ConvcError, match="fp8 conv not supported on sm_90a"):
         compile_file(str(src), str(tmp_path / "m.vmfb"), CompileOptions(target="sm_90a"))
+
+
+@pytest.mark.parametrize("dtype", ["f8E4M3FN", "f8E5M2"])
+def test_fp8_suite_layer_through_the_check_plumbing(tmp_path, dtype):
+    """An fp8 layer of the 8-bit bench suite (tools.quantized: raw f32 sums) as the GPU check and
+    bench run it: random fp8 bit patterns in, a NaN-poisoned f32 output, against the decoded
+    numpy reference (llvm-cpu; the GPU runs the same through tools/gpu/check.py and bench.py)."""
+    from convc.runtime.arrays import layer_arguments
+    from convc.tools.gpu.reference import layer_reference_numpy, rel_l2
+    from convc.tools.layers import Layer, layer_mlir
+    L = Layer(name="t", N=2, H=8, W=8, C=64, F=32, R=3, S=3, pad=(1, 1, 1, 1), dtype=dtype, epilogue="none")
+    (tmp_path / "m.mlir").write_text(layer_mlir(L))
+    res = compile_file(str(tmp_path / "m.mlir"), str(tmp_path / "m.vmfb"), CompileOptions(target="llvm-cpu"))
+    assert res.by_kind()["convs"][0].path == "convc"
+    ins, _ = layer_arguments(L, np.random.default_rng(0))
+    got = LoadedModule(str(tmp_path / "m.vmfb"), "local-task").call("main", ins)
+    assert got.dtype == np.float32 and rel_l2(got, layer_reference_numpy(L, [a for a, _ in ins])) < 1e-6
+    with pytest.raises(ValueError, match="fp8 layers"):
+        Layer(name="b", N=1, H=4, W=4, C=64, F=64, R=1, S=1, dtype=dtype, epilogue="bias")

@@ -105,35 +105,3 @@ def rel_l2(out: np.ndarray, ref: np.ndarray) -> float:
     return float(np.linalg.norm(out - ref) / (denom if denom > 0 else 1.0))
 
 
-def fp8_values(dtype: str) -> np.ndarray:
-    """The float64 value of each of the 256 bit patterns of an OCP fp8 type: "f8E4M3FN" (bias 7,
-    3 mantissa bits, no infinities, S.1111.111 NaN) or "f8E5M2" (bias 15, 2 mantissa bits,
-    IEEE-style infinities and NaNs)."""
-    e_bits, m_bits = {"f8E4M3FN": (4, 3), "f8E5M2": (5, 2)}[dtype]
-    bias = (1 << (e_bits - 1)) - 1
-    out = np.empty(256)
-    for b in range(256):
-        sign = -1.0 if b & 0x80 else 1.0
-        e = (b >> m_bits) & ((1 << e_bits) - 1)
-        m = b & ((1 << m_bits) - 1)
-        if dtype == "f8E4M3FN" and e == 15 and m == 7:
-            out[b] = np.nan
-        elif dtype == "f8E5M2" and e == 31:
-            out[b] = sign * np.inf if m == 0 else np.nan
-        elif e == 0:
-            out[b] = sign * m / (1 << m_bits) * 2.0 ** (1 - bias)
-        else:
-            out[b] = sign * (1 + m / (1 << m_bits)) * 2.0 ** (e - bias)
-    return out
-
-
-def random_fp8(rng, shape, dtype: str, scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
-    """(bits as uint8, their float64 values): random finite fp8 values near N(0, scale)."""
-    values = fp8_values(dtype)
-    finite = np.flatnonzero(np.isfinite(values))
-    target = rng.standard_normal(shape) * scale
-    # the nearest representable value of each draw
-    order = finite[np.argsort(values[finite])]
-    idx = np.clip(np.searchsorted(values[order], target), 0, len(order) - 1)
-    bits = order[idx].astype(np.uint8)
-    return bits, values[bits]

@@ -63,9 +63,20 @@ def conv_bindings(p: ConvProblem, operand_sizes: list[tuple[int, tuple]], operan
 
 
 def copy_bindings(p, scratch_bytes: int = SCRATCH_BYTES) -> list[Binding]:
-    """Bindings of a copy kernel (a CopyProblem): each piece, the destination, the scratch."""
-    out = [Binding(f"arg{i}", p.dtype, x.source_elements, True) for i, x in enumerate(p.pieces)]
-    return out + [Binding("out", p.dtype, p.elements, False), Binding("scratch", "i8", scratch_bytes, False)]
+    """Bindings of a copy kernel (a CopyProblem): each piece, the destination, the scratch. With
+    runtime sizes a tensor holds its static row times the words of the row axes sized at run
+    time (the other row axes' sizes are in the row's static count)."""
+    words = tuple(k for k in p.dynamic if k >= 0)
+
+    def count(shape) -> int:
+        n = 1
+        for a, d in enumerate(shape):
+            n *= 1 if p.dynamic and p.dynamic[a] >= 0 else d
+        return n
+    out = [Binding(f"arg{i}", p.dtype, count(x.source) if x.source else count(x.sizes), True, words)
+           for i, x in enumerate(p.pieces)]
+    return out + [Binding("out", p.dtype, count(p.shape), False, words),
+                  Binding("scratch", "i8", scratch_bytes, False)]
 
 
 def _layout(bindings: list[Binding], constants: int = 0) -> ir.Attribute:
@@ -95,7 +106,8 @@ def build_executable(ip: ir.InsertionPoint, sym: str, s: Schedule, machine,
 
     With runtime sizes (p.runtime_sizes), the count region receives the dispatch's workload
     (its index operands, in word order) and batch_grid(extents) -> (x, y, z), if given, builds
-    the grid from them (else the schedule's fixed grid, as for persistent kernels)."""
+    the grid from them (else the schedule's fixed grid, as for persistent kernels); a copy
+    (CopyProblem) has no conv extents: its batch_grid takes the words."""
     dynamic = p is not None and p.runtime_sizes
     layout = _layout(bindings, p.num_constants if dynamic else 0)
     index = ir.IndexType.get()
@@ -107,7 +119,8 @@ def build_executable(ip: ir.InsertionPoint, sym: str, s: Schedule, machine,
                                                 *([index] * p.num_constants if dynamic else []))
         with ir.InsertionPoint(count):
             if dynamic and batch_grid is not None:
-                g = batch_grid(extents(Emitter(), p, list(count.arguments)[1:]))
+                words = list(count.arguments)[1:]
+                g = batch_grid(extents(Emitter(), p, words) if isinstance(p, ConvProblem) else words)
             else:
                 g = [arith_d.constant(index, x) for x in s.grid]
             hal_d.ReturnOp(g)
@@ -127,8 +140,9 @@ def build_executable(ip: ir.InsertionPoint, sym: str, s: Schedule, machine,
             i32 = ir.IntegerType.get_signless(32)
             operands.words = [arith_d.index_castui(index, hal_d.InterfaceConstantLoadOp(
                 i32, layout, ir.IntegerAttr.get(index, k)).result) for k in range(p.num_constants)]
-            operands.extents = extents(Emitter(), p, operands.words)
-            if p.dynamic_batch:
+            if isinstance(p, ConvProblem):
+                operands.extents = extents(Emitter(), p, operands.words)
+            if getattr(p, "dynamic_batch", False):
                 operands.batch = operands.words[p.batch_constant]
         for i, b in enumerate(bindings):
             dims = []

@@ -11,13 +11,15 @@ launch per piece (H200, CUPTI: a DenseNet-121's 590 concatenation copies took 3.
 
 from __future__ import annotations
 
+import math
+
 from ...copy_problem import CopyProblem
 from ...kernel_configs import CopyConfig
 from ...problem import DTYPE_BYTES
 from ...schedule import Kernel, Schedule
 from ...target import Target
 from .common import PlanError, cdiv
-from ...lower.common.copy_pieces import emit_copy_pieces
+from ...lower.common.copy_pieces import copy_grid, emit_copy_pieces
 from ...kernel_families import KernelFamily, register
 
 THREADS = 256
@@ -26,6 +28,8 @@ THREADS = 256
 PER_THREAD = ((1 << 22, 4), (1 << 20, 2))
 # a CPU workgroup (one thread) loops over this many vectors
 CPU_PER_THREAD = 4096
+# runtime sizes: the grid follows the rows (count region), the vectors per thread are fixed
+DYNAMIC_PER_THREAD = 2
 
 
 def supports(p: CopyProblem, t: Target) -> str | None:
@@ -40,6 +44,8 @@ def plan_copy(p: CopyProblem, t: Target) -> Schedule:
     units = sum(x.elements // v for x, v in zip(p.pieces, vectors))
     if t.backend == "cpu":
         threads, per = 1, CPU_PER_THREAD
+    elif p.runtime_sizes:
+        threads, per = THREADS, DYNAMIC_PER_THREAD
     else:
         threads, per = THREADS, next((n for limit, n in PER_THREAD if units >= limit), 1)
     v = max(vectors)
@@ -47,9 +53,12 @@ def plan_copy(p: CopyProblem, t: Target) -> Schedule:
     return Schedule(kernel=Kernel.COPY_PIECES, target=t.arch, block_m=threads * per, block_n=v, block_k=1,
                     threads=threads, stages=1, grid=(cdiv(units, threads * per), 1, 1), smem_bytes=0,
                     config=CopyConfig(per_thread=per),
-                    reason=f"{len(p.pieces)} pieces in one launch: {units} vectors of up to "
-                           f"{v * DTYPE_BYTES[p.dtype]} bytes, {per} per thread"
+                    reason=f"{len(p.pieces)} pieces in one launch: "
+                           + (f"{units} vectors" if not p.runtime_sizes else
+                              f"{units // math.prod(p.shape[:p.row_axes])} vectors per row, rows read at run time,")
+                           + f" of up to {v * DTYPE_BYTES[p.dtype]} bytes, {per} per thread"
                            + (f" ({narrow} piece{'s' if narrow > 1 else ''} in narrower vectors)" if narrow else ""))
 
 
-COPY_PIECES = register(KernelFamily("copy_pieces", CopyConfig, supports, plan_copy, emit_copy_pieces))
+COPY_PIECES = register(KernelFamily("copy_pieces", CopyConfig, supports, plan_copy, emit_copy_pieces,
+                                    batch_grid=copy_grid))

@@ -177,17 +177,41 @@ def _copies(module: ir.Module) -> dict[tuple[str, str], PieceCopy]:
     return out
 
 
-@dataclasses.dataclass(frozen=True)
 class _Call:
     """A copy dispatch as the chain sees it: its arguments, each argument's runtime dims and the
-    result's (the SSA values IREE sizes them with), the argument its result is tied to."""
+    result's (the SSA values IREE sizes them with), the argument its result is tied to. Read
+    from the op each time: merging one chain replaces the values a later chain's copies read."""
 
-    op: object
-    copy: PieceCopy
-    args: list
-    arg_dims: list
-    result_dims: list
-    tied: int | None
+    def __init__(self, op, copy: PieceCopy):
+        self.op, self.copy = op, copy
+
+    def _segments(self) -> dict:
+        return _segments(self.op, ("workload", "arguments", "argument_dims", "result_dims"))
+
+    @property
+    def args(self) -> list:
+        return self._segments()["arguments"]
+
+    @property
+    def arg_dims(self) -> list[list]:
+        seg = self._segments()
+        dims, out = list(seg["argument_dims"]), []
+        for a in seg["arguments"]:
+            t = ir.ShapedType(a.type) if "tensor<" in str(a.type) else None
+            n = sum(1 for k in range(t.rank) if t.is_dynamic_dim(k)) if t is not None else 0
+            out.append(dims[:n])
+            dims = dims[n:]
+        return out
+
+    @property
+    def result_dims(self) -> list:
+        return self._segments()["result_dims"]
+
+    @property
+    def tied(self) -> int | None:
+        d = self.op
+        ties = [ir.IntegerAttr(a).value for a in d.attributes["tied_operands"]] if "tied_operands" in d.attributes else [-1]
+        return ties[0] if len(ties) == 1 and ties[0] >= 0 else None
 
     @property
     def source(self):
@@ -202,20 +226,11 @@ def _call(d, copies) -> _Call | None:
     if d.name != "flow.dispatch" or _callee(d) not in copies or len(d.results) != 1:
         return None
     c = copies[_callee(d)]
-    seg = _segments(d, ("workload", "arguments", "argument_dims", "result_dims"))
-    args, dims, per_arg = seg["arguments"], list(seg["argument_dims"]), []
-    for a in args:
-        t = ir.ShapedType(a.type) if "tensor<" in str(a.type) else None
-        n = sum(1 for k in range(t.rank) if t.is_dynamic_dim(k)) if t is not None else 0
-        per_arg.append(dims[:n])
-        dims = dims[n:]
-    ties = [ir.IntegerAttr(a).value for a in d.attributes["tied_operands"]] if "tied_operands" in d.attributes else [-1]
-    tied = ties[0] if len(ties) == 1 and ties[0] >= 0 else None
+    call = _Call(d, c)
+    args, per_arg, rdims = call.args, call.arg_dims, call.result_dims
     tensors = [i for i, a in enumerate(args) if "tensor<" in str(a.type)]
-    if tensors != sorted({c.src_arg} | ({c.dst_arg} if c.into else set())) or tied != (c.dst_arg if c.into else None):
+    if tensors != sorted({c.src_arg} | ({c.dst_arg} if c.into else set())) or call.tied != (c.dst_arg if c.into else None):
         return None
-    call = _Call(d, c, args, per_arg, list(seg["result_dims"]), tied)
-    rdims = call.result_dims
     if per_arg[c.src_arg] != rdims or (c.into and per_arg[c.dst_arg] != rdims) or len(rdims) != len(c.dynamic):
         return None         # runtime sizes: one set of values sizes the source, destination and result
     return call

@@ -137,3 +137,34 @@ def test_random_concatenations(tmp_path, seed):
     if copies:
         assert sum(len(r.copy.pieces) for r in copies) == len(order), lines
         assert len(copies) == -(-len(order) // MAX_PIECES), lines
+
+
+def test_a_concatenation_that_is_a_piece_of_the_next_one(tmp_path):
+    """y = cat(a, b) feeds a conv and is itself a piece of z = cat(y, c): merging y's chain
+    replaces the value z's chain reads, which the merge must read afresh (it once kept the
+    replaced value and crashed in building z's dispatch: a YOLO-style neck at 640 px)."""
+    torch = pytest.importorskip("torch")
+    from convc.compiler.pytorch import export_mlir
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b = torch.nn.Conv2d(8, 16, 1), torch.nn.Conv2d(8, 8, 3, 1, 1)
+            self.c, self.d = torch.nn.Conv2d(24, 8, 1), torch.nn.Conv2d(32, 16, 1)
+
+        def forward(self, x):
+            y = torch.cat([self.a(x), self.b(x)], 1)
+            z = torch.cat([y, self.c(torch.relu(y))], 1)
+            return self.d(z) + self.c(y).sum(1, keepdim=True)
+
+    torch.manual_seed(0)
+    net = Net().eval()
+    x = torch.randn(2, 8, 6, 10)
+    (tmp_path / "m.mlir").write_text(export_mlir(net, (x,)))
+    res = compile_file(str(tmp_path / "m.mlir"), str(tmp_path / "m.vmfb"), CompileOptions(target="llvm-cpu"))
+    copies = res.by_kind()["copies"]
+    assert len(copies) >= 2 and all(r.path == "convc" for r in copies), [r.line() for r in copies]
+    with torch.no_grad():
+        ref = net(x).numpy()
+    got = LoadedModule(str(tmp_path / "m.vmfb"), "local-task").call("main", [(x.numpy(), "f32")])
+    np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4)

@@ -20,7 +20,15 @@ copy, by one dispatch of a new executable that reads every piece and writes the 
 (`convc.copy`: a CopyProblem), which convc's copy kernel runs in one launch; a chain of more
 pieces than one dispatch may bind (MAX_PIECES) continues in further dispatches, each writing its
 pieces in place into the previous one's result. Executables no dispatch calls any more go away.
-Static shapes of f16/bf16/f32 only; other chains stay.
+
+Runtime sizes (a dynamic batch, H or W): IREE's copies then take index operands (workload
+ordinals) and tie their tensors' dims to them. A chain is taken when one set of SSA values sizes
+every source, the destination and every result, and each copy takes every axis sized at run
+time whole on both sides (a channel concatenation of images of any size; a source IREE reduced
+by a unit batch is read whole): the CopyProblem records which word holds each such axis, and
+the merged dispatch passes those values as its workload and as index operands (the splice
+makes them push constants). Strided pieces on such axes (an upsample's) and zero-filled
+starts stay IREE's.
 """
 
 from __future__ import annotations

@@ -110,9 +110,18 @@ CASES = [
     # static builds at 320 and 640
     Case("csp_backbone_b4_320", "csp_backbone", (4, 3, 320, 320)),
     Case("csp_backbone_b4_640", "csp_backbone", (4, 3, 640, 640)),
+    Case("csp_backbone_b4_960", "csp_backbone", (4, 3, 960, 960)),
     Case("csp_dynhw_b4_320", "csp_backbone", (4, 3, 320, 320), dynamic="csp_dynhw", dynamic_spatial=True),
     Case("csp_dynhw_b4_640", "csp_backbone", (4, 3, 640, 640), dynamic="csp_dynhw", dynamic_spatial=True),
     Case("csp_dynhw_b4_960", "csp_backbone", (4, 3, 960, 960), dynamic="csp_dynhw", dynamic_spatial=True),
+    # depthwise convs with runtime image sizes (the direct kernel): one MobileNetV2 build, two
+    # sizes, next to static builds of both
+    Case("mobilenet_v2_b16_224", "mobilenet_v2", (16, 3, 224, 224)),
+    Case("mobilenet_v2_b16_320", "mobilenet_v2", (16, 3, 320, 320)),
+    Case("mobilenet_v2_dynhw_b16_224", "mobilenet_v2", (16, 3, 224, 224), dynamic="mobilenet_v2_dynhw",
+         dynamic_spatial=True),
+    Case("mobilenet_v2_dynhw_b16_320", "mobilenet_v2", (16, 3, 320, 320), dynamic="mobilenet_v2_dynhw",
+         dynamic_spatial=True),
 ]
 
 

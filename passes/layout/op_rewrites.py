@@ -192,11 +192,15 @@ def rewrite_pool(op) -> None:
 
 
 def rewritable(op) -> bool:
-    if op.name in GROUPED_OPS:         # static shapes but for a dynamic batch
+    if op.name in GROUPED_OPS:
+        # depthwise: a dynamic batch and image sizes (the direct kernel reads them at run time);
+        # grouped [N, G, C/G, H, W] views: static shapes but for a dynamic batch
         x, w, init = list(op.operands)[:3]
+        image = (2, 3) if op.name == "linalg.depthwise_conv_2d_nchw_chw" else ()
         return (isinstance(w.type, ir.RankedTensorType) and w.type.has_static_shape
                 and all(isinstance(v.type, ir.RankedTensorType)
-                        and all(not v.type.is_dynamic_dim(i) for i in range(1, v.type.rank)) for v in (x, init)))
+                        and all(not v.type.is_dynamic_dim(i) for i in range(1, v.type.rank) if i not in image)
+                        for v in (x, init)))
     if op.name not in CONV_OPS and op.name not in POOL_OPS:
         return False
     acts = [op.operands[0], op.operands[2]]

@@ -128,15 +128,9 @@ def match_function(func, allowed_gemms=None, at_load: bool = False) -> tuple[Con
     if d.batch is not None and convs and g.x_pos["n"] is None and g.kind == "dense":
         raise Decline("a runtime size of the dispatch is not the conv's batch")
     if d.spatial is not None:
-        if not convs or g.kind != "dense" or conv in grouped_gemms:
-            raise Decline("runtime image sizes: dense convs only")
-        h_word, w_word = d.input_dim_word(x_op.index, g.x_pos["h"]), d.input_dim_word(x_op.index, g.x_pos["w"])
-        if h_word < 0 and w_word < 0:
-            raise Decline("runtime image sizes on an operand other than the conv input")
-        read = ir.ShapedType(d.input_load.results[0].type) if d.input_load is not None else None
-        if read is None or any(read.is_dynamic_dim(g.x_pos[k]) != (word >= 0)
-                               for k, word in (("h", h_word), ("w", w_word))):
-            raise Decline("a runtime image size of the conv input is not one of the dispatch's words")
+        if not convs or conv in grouped_gemms:
+            raise Decline("runtime image sizes: convs with a window only")
+        h_word, w_word = _spatial_words(d, x_op, g)
     if x_op.dtype not in INPUT_DTYPES + INT_INPUT_DTYPES + FP8_INPUT_DTYPES or f_op.dtype != x_op.dtype:
         raise Decline(f"input/filter types {x_op.dtype}/{f_op.dtype} not supported (f16, bf16, f32 or i8, both the same)")
     if x_op.dtype in FP8_INPUT_DTYPES and groups > 1:
@@ -150,6 +144,19 @@ def match_function(func, allowed_gemms=None, at_load: bool = False) -> tuple[Con
         filter_layout=g.filter_layout if g is not None else "fhwc", h_constant=h_word, w_constant=w_word,
         **_slice_fields(d, convs and g.kind == "dense")),
         g.out_channel_dims if g is not None else 1)
+
+
+def _spatial_words(d: Dispatch, x_op, g) -> tuple[int, int]:
+    """The push-constant words of a conv's (or pooling window's) runtime input H and W (-1:
+    static); a runtime size the kernels cannot place is declined."""
+    h_word, w_word = d.input_dim_word(x_op.index, g.x_pos["h"]), d.input_dim_word(x_op.index, g.x_pos["w"])
+    if h_word < 0 and w_word < 0:
+        raise Decline("runtime image sizes on an operand other than the conv input")
+    read = ir.ShapedType(d.input_load.results[0].type) if d.input_load is not None else None
+    if read is None or any(read.is_dynamic_dim(g.x_pos[k]) != (word >= 0)
+                           for k, word in (("h", h_word), ("w", w_word))):
+        raise Decline("a runtime image size of the conv input is not one of the dispatch's words")
+    return h_word, w_word
 
 
 def _match_pool(func, op) -> tuple[ConvProblem, list]:
@@ -168,10 +175,11 @@ def _match_pool(func, op) -> tuple[ConvProblem, list]:
     S = ws[g.f_pos["s"]] if g.f_pos["s"] is not None else 1
     C = size("g")
     _starts_at_identity(op, kind)
+    h_word, w_word = _spatial_words(d, x_op, g) if d.spatial is not None else (-1, -1)
     return _problem(d, op, None, dict(
         N=size("n"), H=size("h") - pad[0] - pad[2], W=size("w") - pad[1] - pad[3], C=C, F=C, R=R, S=S,
         stride=stride, dilation=g.dilation, pad=pad, dtype=x_op.dtype, input=x_op.index, filter=-1, groups=C,
-        filter_layout="hwf", pool=kind), 1)
+        filter_layout="hwf", pool=kind, h_constant=h_word, w_constant=w_word), 1)
 
 
 def _starts_at_identity(op, kind: str) -> None:
@@ -308,7 +316,7 @@ def _chain_problem(d: Dispatch, v: ir.Value, fields: dict, steps: list, cur_t: s
         except ValueError as e:
             raise Decline(str(e)) from None
     if d.spatial is not None and not prob.dynamic_spatial:
-        raise Decline("runtime image sizes: convc's kernels take them on dense convs only")
+        raise Decline("runtime image sizes: convc's kernels take them on convs and pooling windows only")
     n_out = 1
     for x in out_shape:
         n_out *= x

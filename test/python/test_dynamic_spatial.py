@@ -218,3 +218,78 @@ def test_channel_concatenation_with_runtime_sizes_on_the_copy_kernel(tmp_path, b
         got = m.call("main", [(x.numpy(), "f32")])
         assert got.shape == ref.shape
         np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("batch", [1, 2])
+def test_pools_and_depthwise_convs_with_runtime_sizes_on_the_direct_kernel(tmp_path, batch):
+    """SPPF's chained 5x5 stride-1 max pools, a strided 3x3 max pool and depthwise 3x3s (stride 2
+    and 1) with runtime H and W: each on the direct kernel, its items, bounds and grid from the
+    runtime extents; right at four sizes against PyTorch (llvm-cpu) and built for sm_90a. (A
+    grouped conv of groups < C with runtime H and W stays in its imported form, where stock IREE
+    3.13 fails to build it for llvm-cpu: "write affecting operations on global resources are
+    restricted to workgroup distributed contexts".)"""
+    torch = pytest.importorskip("torch")
+    from convc.compiler.pytorch import export_mlir
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = torch.nn.Conv2d(8, 32, 1)
+            self.dw = torch.nn.Conv2d(32, 32, 3, 2, 1, groups=32)
+            self.g = torch.nn.Conv2d(32, 32, 3, 1, 1, groups=32)
+            self.m = torch.nn.MaxPool2d(5, 1, 2)
+            self.s = torch.nn.MaxPool2d(3, 2, 1)
+
+        def forward(self, x):
+            y = torch.relu(self.a(x))
+            p1 = self.m(y)
+            p2 = self.m(p1)
+            z = self.g(torch.relu(self.dw(y + p1 + p2)))
+            return self.s(z)
+
+    torch.manual_seed(0)
+    net = Net().eval()
+    (tmp_path / "m.mlir").write_text(export_mlir(net, (torch.randn(batch, 8, 16, 16),), dynamic_spatial=True))
+    res = compile_file(str(tmp_path / "m.mlir"), str(tmp_path / "m.vmfb"), CompileOptions(target="llvm-cpu"))
+    kinds = res.by_kind()
+    windows = [r for r in kinds["convs"] + kinds["pools"] if r.problem is not None and r.problem.grouped]
+    assert len(windows) >= 4 and all(r.path == "convc" and r.problem.dynamic_spatial for r in windows), \
+        [r.line() for r in kinds["convs"] + kinds["pools"]]
+    res90 = compile_file(str(tmp_path / "m.mlir"), str(tmp_path / "g.vmfb"), CompileOptions(target="sm_90a"))
+    k90 = res90.by_kind()
+    for r in [r for r in k90["convs"] + k90["pools"] if r.problem is not None and r.problem.grouped]:
+        assert r.path == "convc" and r.schedule.kernel.value == "direct_grouped" and "read at run time" in r.reason, \
+            r.line()
+    m = LoadedModule(str(tmp_path / "m.vmfb"), "local-task")
+    for h, w in ((16, 16), (9, 13), (1, 2), (20, 7)):
+        x = torch.randn(batch, 8, h, w)
+        with torch.no_grad():
+            ref = net(x).numpy()
+        got = m.call("main", [(x.numpy(), "f32")])
+        assert got.shape == ref.shape
+        np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4)
+
+
+def test_stems_and_window_ops_of_the_gpu_check_on_llvm_cpu(tmp_path):
+    """The GPU check's fixed draws (tools/gpu/dynamic_spatial: STEM_CONVS, WINDOW_OPS) right on
+    llvm-cpu against numpy at their smallest image and two others; on sm_90a the 3x3 RGB stems take
+    the grouped tensor-core kernel with runtime sizes, the 7x7 one the gathered kernel, and the
+    depthwise convs and max-pools the direct kernel."""
+    from convc.tools.gpu import dynamic_spatial as ds
+    for i, item in enumerate(list(ds.STEM_CONVS) + list(ds.WINDOW_OPS)):
+        src = tmp_path / f"m{i}.mlir"
+        src.write_text(item.model())
+        res = compile_file(str(src), str(tmp_path / f"m{i}.vmfb"), CompileOptions(target="llvm-cpu"))
+        kinds = res.by_kind()
+        (r,) = kinds["convs"] + kinds["pools"]
+        assert r.path == "convc" and r.problem.dynamic_spatial, (item, r.line())
+        mh, mw = item.min_size()
+        check = ds.check_window if isinstance(item, ds.WindowOp) else ds.check_random
+        rows = check(item, str(tmp_path / f"m{i}.vmfb"), "local-task", [(mh, mw), (mh + 5, mw + 3), (17, 23)])
+        assert all(x["ok"] for x in rows), (item, rows)
+        res90 = compile_file(str(src), str(tmp_path / f"g{i}.vmfb"), CompileOptions(target="sm_90a"))
+        k90 = res90.by_kind()
+        (g,) = k90["convs"] + k90["pools"]
+        want = ("direct_grouped" if isinstance(item, ds.WindowOp) else
+                "grouped_mma" if item.R == 3 else "sm90_gather_wgmma")
+        assert g.path == "convc" and g.schedule.kernel.value == want and "read at run time" in g.reason, g.line()

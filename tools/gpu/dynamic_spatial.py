@@ -11,7 +11,8 @@ kernel's im2col map takes H, W and their strides in-kernel, its output and resid
 rows. `check` runs it at sizes that leave partial tiles, odd widths, a single pixel, and an
 image smaller than the strided window's reach, outputs poisoned (NaN) before each call,
 against a float64 numpy reference. The random draws (random_convs) add windows up to 5x5,
-strides, dilations, asymmetric pads and channel windows of wider inputs, one build each.
+strides, dilations, asymmetric pads and channel windows of wider inputs, one build each, then
+RGB stems (STEM_CONVS) and depthwise convs and max-pools (WINDOW_OPS, the direct kernel).
 """
 
 from __future__ import annotations
@@ -185,6 +186,120 @@ def random_convs(seed: int, count: int) -> list[RandomConv]:
     return out
 
 
+# RGB stems with runtime image sizes (TMA cannot read their 6- or 8-byte pixels): 3x3s on the
+# grouped tensor-core kernel, the 7x7 on the gathered im2col kernel
+STEM_CONVS = (RandomConv(3, 32, 3, 3, (2, 2), (1, 1), (1, 1, 1, 1), 3, 0, 4),
+              RandomConv(3, 16, 3, 3, (1, 1), (1, 1), (1, 1, 1, 1), 3, 0, 1),
+              RandomConv(4, 32, 3, 3, (2, 2), (1, 1), (0, 0, 1, 1), 4, 0, 2),
+              RandomConv(3, 64, 7, 7, (2, 2), (1, 1), (3, 3, 3, 3), 3, 0, 2))
+
+
+@dataclass(frozen=True)
+class WindowOp:
+    """A depthwise conv (filter [R, S, C], bias, ReLU) or a max-pool with runtime H and W, on the
+    direct kernel: x [N, ?, ?, C] f16, zero (depthwise) or -inf (max) padding."""
+    kind: str           # "depthwise" or "max"
+    C: int
+    R: int
+    S: int
+    stride: tuple
+    pad: tuple          # (top, left, bottom, right)
+    N: int = 2
+
+    def model(self) -> str:
+        pt, pl, pb, pr = self.pad
+        c, n = self.C, self.N
+        xs = f"tensor<{n}x?x?x{c}xf16>"
+        pad_value = "0.0" if self.kind == "depthwise" else "0xFC00"
+        st = f"dense<[{self.stride[0]}, {self.stride[1]}]> : tensor<2xi64>"
+        head = f"""
+func.func @main(%x: {xs}{f', %wt: tensor<{self.R}x{self.S}x{c}xf16>, %b: tensor<{c}xf16>' if self.kind == 'depthwise' else ''}) -> {xs} {{
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %zero = arith.constant 0.0 : f16
+  %padv = arith.constant {pad_value} : f16
+  %h = tensor.dim %x, %c1 : {xs}
+  %w = tensor.dim %x, %c2 : {xs}
+  %xp = tensor.pad %x low[0, {pt}, {pl}, 0] high[0, {pb}, {pr}, 0] {{
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %padv : f16
+  }} : {xs} to {xs}
+  %ho0 = affine.apply affine_map<()[s0] -> ((s0 + {pt + pb - self.R}) floordiv {self.stride[0]} + 1)>()[%h]
+  %wo0 = affine.apply affine_map<()[s0] -> ((s0 + {pl + pr - self.S}) floordiv {self.stride[1]} + 1)>()[%w]
+  %e = tensor.empty(%ho0, %wo0) : {xs}
+"""
+        if self.kind == "max":
+            return head + f"""  %a = linalg.fill ins(%padv : f16) outs(%e : {xs}) -> {xs}
+  %win = tensor.empty() : tensor<{self.R}x{self.S}xf16>
+  %y = linalg.pooling_nhwc_max {{dilations = dense<1> : tensor<2xi64>, strides = {st}}}
+        ins(%xp, %win : {xs}, tensor<{self.R}x{self.S}xf16>) outs(%a : {xs}) -> {xs}
+  return %y : {xs}
+}}
+"""
+        return head + f"""  %a = linalg.fill ins(%zero : f16) outs(%e : {xs}) -> {xs}
+  %y = linalg.depthwise_conv_2d_nhwc_hwc {{dilations = dense<1> : tensor<2xi64>, strides = {st}}}
+        ins(%xp, %wt : {xs}, tensor<{self.R}x{self.S}x{c}xf16>) outs(%a : {xs}) -> {xs}
+  %r = linalg.generic {{indexing_maps = [affine_map<(n, i, j, k) -> (n, i, j, k)>, affine_map<(n, i, j, k) -> (k)>,
+                                        affine_map<(n, i, j, k) -> (n, i, j, k)>],
+        iterator_types = ["parallel", "parallel", "parallel", "parallel"]}} ins(%y, %b : {xs}, tensor<{c}xf16>) outs(%e : {xs}) {{
+  ^bb0(%v: f16, %bv: f16, %o: f16):
+    %s = arith.addf %v, %bv : f16
+    %m = arith.maximumf %s, %zero : f16
+    linalg.yield %m : f16
+  }} -> {xs}
+  return %r : {xs}
+}}
+"""
+
+    def min_size(self) -> tuple[int, int]:
+        return max(1, self.R - self.pad[0] - self.pad[2]), max(1, self.S - self.pad[1] - self.pad[3])
+
+    def reference(self, x, wt=None, b=None):
+        pt, pl, pb, pr = self.pad
+        f = x.astype(np.float64)
+        fill = 0.0 if self.kind == "depthwise" else -np.inf
+        xp = np.pad(f, ((0, 0), (pt, pb), (pl, pr), (0, 0)), constant_values=fill)
+        ho = (xp.shape[1] - self.R) // self.stride[0] + 1
+        wo = (xp.shape[2] - self.S) // self.stride[1] + 1
+        out = np.full((self.N, ho, wo, self.C), fill if self.kind == "max" else 0.0)
+        for r in range(self.R):
+            for s_ in range(self.S):
+                tap = xp[:, r:r + self.stride[0] * (ho - 1) + 1:self.stride[0],
+                         s_:s_ + self.stride[1] * (wo - 1) + 1:self.stride[1], :]
+                out = np.maximum(out, tap) if self.kind == "max" else out + tap * wt[r, s_].astype(np.float64)
+        return out if self.kind == "max" else np.maximum(out + b.astype(np.float64), 0)
+
+
+WINDOW_OPS = (WindowOp("max", 256, 5, 5, (1, 1), (2, 2, 2, 2), 4),        # SPPF's pool
+              WindowOp("max", 64, 3, 3, (2, 2), (1, 1, 1, 1), 1),         # ResNet's stem pool
+              WindowOp("depthwise", 96, 3, 3, (1, 1), (1, 1, 1, 1), 2),
+              WindowOp("depthwise", 144, 3, 3, (2, 2), (0, 0, 1, 1), 1),
+              WindowOp("depthwise", 32, 5, 5, (2, 2), (2, 2, 2, 2), 2),
+              WindowOp("depthwise", 64, 7, 7, (1, 1), (3, 3, 3, 3), 2))
+
+
+def check_window(op: WindowOp, vmfb: str, driver: str, sizes, seed: int = 0, tolerance: float = 5e-3) -> list[dict]:
+    """A WindowOp build at each (H, W) against numpy (max-pools exact)."""
+    from ...runtime.module import LoadedModule
+    m = LoadedModule(vmfb, driver)
+    rows = []
+    for h, w in sizes:
+        rng = np.random.default_rng([seed, h, w])
+        x = rng.standard_normal((op.N, h, w, op.C)).astype(np.float16)
+        args = [(x, "f16")]
+        wt = b = None
+        if op.kind == "depthwise":
+            wt = (rng.standard_normal((op.R, op.S, op.C)) / op.R).astype(np.float16)
+            b = (rng.standard_normal(op.C) / 4).astype(np.float16)
+            args += [(wt, "f16"), (b, "f16")]
+        got = m.call("main", args).astype(np.float64)
+        ref = op.reference(x, wt, b)
+        err = float(np.linalg.norm(got - ref) / max(np.linalg.norm(ref), 1e-12)) if got.shape == ref.shape else None
+        rows.append({"h": h, "w": w, "shape": list(got.shape), "rel_l2": err,
+                     "ok": err is not None and err <= tolerance and bool(np.isfinite(got).all())})
+    return rows
+
+
 def check_random(conv: RandomConv, vmfb: str, driver: str, sizes, seed: int = 0, tolerance: float = 5e-3) -> list[dict]:
     """conv's build at each (H, W) against numpy; outputs must have numpy's shape."""
     from ...runtime.module import LoadedModule
@@ -237,8 +352,8 @@ def prepare_random(out: str, target: str, seed: int, count: int) -> list[dict]:
     """One build per random_convs draw, with the draw in the manifest (`random.json`)."""
     from ...compiler.driver import CompileOptions, compile_file
     os.makedirs(out, exist_ok=True)
-    entries = []
-    for i, conv in enumerate(random_convs(seed, count)):
+    entries, windows = [], []
+    for i, conv in enumerate(random_convs(seed, count) + list(STEM_CONVS)):
         src = os.path.join(out, f"random_{i}.mlir")
         with open(src, "w") as f:
             f.write(conv.model())
@@ -246,9 +361,18 @@ def prepare_random(out: str, target: str, seed: int, count: int) -> list[dict]:
         os.remove(src)
         (r,) = res.by_kind()["convs"]
         entries.append({"conv": dataclasses.asdict(conv), "vmfb": f"random_{i}.vmfb", "report": r.line()})
+    for i, op in enumerate(WINDOW_OPS):
+        src = os.path.join(out, f"window_{i}.mlir")
+        with open(src, "w") as f:
+            f.write(op.model())
+        res = compile_file(src, os.path.join(out, f"window_{i}.vmfb"), CompileOptions(target=target))
+        os.remove(src)
+        kinds = res.by_kind()
+        (r,) = kinds["convs"] + kinds["pools"]
+        windows.append({"op": dataclasses.asdict(op), "vmfb": f"window_{i}.vmfb", "report": r.line()})
     with open(os.path.join(out, "random.json"), "w") as f:
-        json.dump({"seed": seed, "target": target, "convs": entries}, f, indent=1)
-    return entries
+        json.dump({"seed": seed, "target": target, "convs": entries, "windows": windows}, f, indent=1)
+    return entries + windows
 
 
 def check_random_bundle(bundle: str, driver: str) -> list[dict]:
@@ -264,6 +388,15 @@ def check_random_bundle(bundle: str, driver: str) -> list[dict]:
         print(f"{'ok  ' if ok else 'FAIL'} {conv} {[(x['h'], x['w'], x['rel_l2']) for x in rows] if not ok else ''}",
               flush=True)
         out.append({"conv": e["conv"], "report": e["report"], "rows": rows, "ok": ok})
+    for e in manifest.get("windows", []):
+        c = dict(e["op"])
+        op = WindowOp(**{**c, "stride": tuple(c["stride"]), "pad": tuple(c["pad"])})
+        mh, mw = op.min_size()
+        rows = check_window(op, os.path.join(bundle, e["vmfb"]), driver, [(mh, mw), (mh + 5, mw + 3), (17, 23), (64, 97)])
+        ok = all(x["ok"] for x in rows)
+        print(f"{'ok  ' if ok else 'FAIL'} {op} {[(x['h'], x['w'], x['rel_l2']) for x in rows] if not ok else ''}",
+              flush=True)
+        out.append({"op": e["op"], "report": e["report"], "rows": rows, "ok": ok})
     return out
 
 
@@ -287,7 +420,7 @@ def main(argv=None) -> int:
         if args.json:
             with open(args.json, "w") as f:
                 json.dump({"convs": rows}, f, indent=1)
-        print(f"{sum(r['ok'] for r in rows)}/{len(rows)} random convs correct at every size")
+        print(f"{sum(r['ok'] for r in rows)}/{len(rows)} random convs, stems and window ops correct at every size")
         return 0 if all(r["ok"] for r in rows) else 1
     if args.action == "prepare":
         info = prepare(args.out, args.target)

@@ -47,6 +47,16 @@ def segments_per_image(p: ConvProblem, c: DirectGroupedConfig) -> int:
     return cdiv(p.Ho, c.rows) * cdiv(p.Wo, c.pixels)
 
 
+def _cdiv(e: Emitter, a, b: int):
+    return cdiv(a, b) if isinstance(a, int) else e.div(e.add(a, b - 1), b)
+
+
+def runtime_segments(e: Emitter, x, c: DirectGroupedConfig):
+    """segments_per_image of runtime extents x (lower/common/extents.py): ints fold."""
+    a, b = _cdiv(e, x.Ho, c.rows), _cdiv(e, x.Wo, c.pixels)
+    return a * b if isinstance(a, int) and isinstance(b, int) else e.mul(a, b)
+
+
 def channel_fastest(p: ConvProblem, s: Schedule) -> bool:
     """Item order (measured on an H100, bench/NOTES.md): channel-fastest for depthwise convs,
     [R, S, C/G, F] filters and one-pixel items of narrow groups (C/G < 8), else pixel-fastest."""
@@ -100,12 +110,18 @@ class DirectGrouped:
         self.P = self.config.pixels   # output pixels along W per item
         self.T = self.config.rows     # output rows per item (depthwise, rows unrolled)
         self.smem = None              # the staged depthwise path's copy slots
+        # the image's sizes: ints, or index values read at run time (emit)
+        self.H, self.W, self.Ho, self.Wo = p.H, p.W, p.Ho, p.Wo
 
     def emit(self, memrefs: list) -> None:
         p, s, e = self.p, self.s, self.e
         nv = p.F // self.V
-        batch = getattr(memrefs, "batch", None)           # a dynamic batch, read at run time
-        segments = e.mul(p.N if batch is None else batch, segments_per_image(p, self.config))
+        x = getattr(memrefs, "extents", None)       # runtime sizes (batch, H, W), else the problem's
+        if x is not None:
+            self.H, self.W, self.Ho, self.Wo = x.H, x.W, x.Ho, x.Wo
+            segments = e.mul(x.N, runtime_segments(e, x, self.config))
+        else:
+            segments = e.mul(p.N, segments_per_image(p, self.config))
         total = e.mul(segments, nv)
         pid = hal_d.InterfaceWorkgroupIDOp(0).result
         tid = self.m.thread_id(e)
@@ -142,11 +158,11 @@ class DirectGrouped:
         """(row = n*Ho + ho, wo0, n, h0, w0) of segment `seg` (P outputs from wo0 along W, of
         output rows ho .. ho + T - 1)."""
         p, e = self.p, self.e
-        nseg, nrows = cdiv(p.Wo, self.P), cdiv(p.Ho, self.T)
+        nseg, nrows = _cdiv(e, self.Wo, self.P), _cdiv(e, self.Ho, self.T)
         band = e.div(seg, nseg)
         wo0 = e.mul(e.rem(seg, nseg), self.P)
         n, ho = e.div(band, nrows), e.mul(e.rem(band, nrows), self.T)
-        return (e.add(e.mul(n, p.Ho), ho), wo0, n, e.sub(e.mul(ho, p.stride[0]), p.pad[0]),
+        return (e.add(e.mul(n, self.Ho), ho), wo0, n, e.sub(e.mul(ho, p.stride[0]), p.pad[0]),
                 e.sub(e.mul(wo0, p.stride[1]), p.pad[1]))
 
     def _columns(self) -> list[int]:
@@ -160,7 +176,7 @@ class DirectGrouped:
         row is known to be in the image."""
         p, e = self.p, self.e
         w = e.add(w0, q)
-        ok = e.all_of(*([] if h_ok is None else [h_ok]), e.cmp("sge", w, 0), e.cmp("slt", w, p.W))
+        ok = e.all_of(*([] if h_ok is None else [h_ok]), e.cmp("sge", w, 0), e.cmp("slt", w, self.W))
         return ok, e.select(ok, e.add(e.mul(e.add(rowbase, w), p.C), channel), 0)
 
     def _input(self, x, h_ok, rowbase, w0, q, channel, width, widen: bool = True):
@@ -178,9 +194,9 @@ class DirectGrouped:
     def _input_row(self, off, n, h0):
         """(h_ok, rowbase) of input row h0 + off: whether it is in the image, and its first
         pixel's index."""
-        p, e = self.p, self.e
+        e = self.e
         h = e.add(h0, off)
-        return e.all_of(e.cmp("sge", h, 0), e.cmp("slt", h, p.H)), e.mul(e.add(e.mul(n, p.H), h), p.W)
+        return e.all_of(e.cmp("sge", h, 0), e.cmp("slt", h, self.H)), e.mul(e.add(e.mul(n, self.H), h), self.W)
 
     def _identity(self, t: ir.Type) -> ir.Value:
         """What a tap in the padding adds: zero, or -inf for a max-pool."""
@@ -197,8 +213,8 @@ class DirectGrouped:
         p, e = self.p, self.e
         accs = [convert(a, vec_type(self.V, "f32")) for a in accs]
         for i, acc in enumerate(accs):
-            with e.if_(e.cmp("slt", e.add(wo0, i), p.Wo)):
-                store_row_masked(e, p, memrefs, acc, self.V, e.add(e.mul(row, p.Wo), e.add(wo0, i)), f0)
+            with e.if_(e.cmp("slt", e.add(wo0, i), self.Wo)):
+                store_row_masked(e, p, memrefs, acc, self.V, e.add(e.mul(row, self.Wo), e.add(wo0, i)), f0)
 
     # ------------------------------------------------------------------ the three forms
     def _depthwise(self, memrefs, seg, f0) -> None:
@@ -256,7 +272,7 @@ class DirectGrouped:
         # every row of a multi-row item behind its bound (measured: dropping the branch where
         # Ho is a multiple of T made MobileNetV2 56/112 px 12-14% slower on an H200)
         for t in range(T):
-            with e.if_(e.cmp("slt", e.add(e.rem(row, p.Ho), t), p.Ho)):
+            with e.if_(e.cmp("slt", e.add(e.rem(row, self.Ho), t), self.Ho)):
                 self._store(memrefs, e.add(row, t), wo0, f0, accs[t])
 
     def _row_fmas(self, xs: dict, taps: list, accs: list) -> list:
@@ -333,11 +349,11 @@ class DirectGrouped:
             for k0 in range(0, P, G):
                 k = e.add(g, k0)
                 wo = e.add(wo0, k)
-                with e.if_(e.all_of(valid, e.cmp("slt", k, P), e.cmp("slt", wo, p.Wo))):
+                with e.if_(e.all_of(valid, e.cmp("slt", k, P), e.cmp("slt", wo, self.Wo))):
                     acc = vector_d.load(f32v, part, [slot(0, i, k)])
                     for gg in range(1, G):
                         acc = arith_d.addf(acc, vector_d.load(f32v, part, [slot(gg, i, k)]))
-                    store_row_masked(e, p, memrefs, acc, V, e.add(e.mul(row, p.Wo), wo), f0)
+                    store_row_masked(e, p, memrefs, acc, V, e.add(e.mul(row, self.Wo), wo), f0)
 
         each(partial)
         self.m.barrier()
@@ -389,10 +405,11 @@ class DirectGrouped:
         p, e, V = self.p, self.e, self.V
         x, wgt = memrefs[p.input], memrefs[p.filter]
         mult = p.F // p.C
-        howo = p.Ho * p.Wo
+        howo = e.mul(self.Ho, self.Wo) if not isinstance(self.Ho, int) or not isinstance(self.Wo, int) \
+            else self.Ho * self.Wo
         n, rem = e.div(m, howo), e.rem(m, howo)
-        h0 = e.sub(e.mul(e.div(rem, p.Wo), p.stride[0]), p.pad[0])
-        w0 = e.sub(e.mul(e.rem(rem, p.Wo), p.stride[1]), p.pad[1])
+        h0 = e.sub(e.mul(e.div(rem, self.Wo), p.stride[0]), p.pad[0])
+        w0 = e.sub(e.mul(e.rem(rem, self.Wo), p.stride[1]), p.pad[1])
         f32v = vec_type(V, "f32")
         outer = e.for_(0, p.R, 1, [zeros(f32v)])
         with outer as (r, acc_r, set_r):
@@ -400,7 +417,7 @@ class DirectGrouped:
             inner = e.for_(0, p.S, 1, acc_r)
             with inner as (sx, acc_s, set_s):
                 w = e.add(w0, e.mul(sx, p.dilation[1]))
-                ok = e.all_of(h_ok, e.cmp("sge", w, 0), e.cmp("slt", w, p.W))
+                ok = e.all_of(h_ok, e.cmp("sge", w, 0), e.cmp("slt", w, self.W))
                 base = e.mul(e.select(ok, e.add(rowbase, w), 0), p.C)
                 lanes = [vector_d.extract(vector_d.load(vec_type(1, p.dtype), x, [e.add(base, e.div(e.add(f0, i), mult))]),
                                           [], [0]) for i in range(V)]
@@ -447,10 +464,11 @@ class DirectGrouped:
         p, e, V, Vc = self.p, self.e, self.V, self.Vc
         x, wgt = memrefs[p.input], memrefs[p.filter]
         cg, fg = p.C // p.groups, p.F // p.groups
-        howo = p.Ho * p.Wo
+        howo = e.mul(self.Ho, self.Wo) if not isinstance(self.Ho, int) or not isinstance(self.Wo, int) \
+            else self.Ho * self.Wo
         n, rem = e.div(m, howo), e.rem(m, howo)
-        h0 = e.sub(e.mul(e.div(rem, p.Wo), p.stride[0]), p.pad[0])
-        w0 = e.sub(e.mul(e.rem(rem, p.Wo), p.stride[1]), p.pad[1])
+        h0 = e.sub(e.mul(e.div(rem, self.Wo), p.stride[0]), p.pad[0])
+        w0 = e.sub(e.mul(e.rem(rem, self.Wo), p.stride[1]), p.pad[1])
         cbase = e.mul(e.div(f0, fg), cg)
         f32c = vec_type(Vc, "f32")
         outer = e.for_(0, p.R, 1, [zeros(f32c)] * V)
@@ -513,9 +531,9 @@ def emit_direct_grouped(p: ConvProblem, s: Schedule, machine, memrefs: list) -> 
 
 
 def direct_grouped_batch_grid(p: ConvProblem, s: Schedule):
-    """The grid for a runtime batch: one workgroup per block_m items."""
+    """The grid for runtime sizes: one workgroup per block_m items."""
     def grid(x):
         e = Emitter()
-        items = e.mul(e.mul(x.N, segments_per_image(p, s.config_as(DirectGroupedConfig))), p.F // s.block_n)
+        items = e.mul(e.mul(x.N, runtime_segments(e, x, s.config_as(DirectGroupedConfig))), p.F // s.block_n)
         return [e.div(e.add(items, s.block_m - 1), s.block_m), e.c(1), e.c(1)]
     return grid

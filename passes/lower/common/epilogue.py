@@ -32,7 +32,8 @@ def load_operands(e: Emitter, p: ConvProblem, memrefs: list, width: int, m: ir.V
         e.add(e.mul(m, p.residual_pitch), e.add(f, p.residual_channel_offset))    # a channel window
     index = {"channel": f, "full": full}
     if any(ld.broadcast == "image" for ld in p.operand_loads):
-        index["image"] = e.add(e.mul(e.div(m, p.Ho * p.Wo), p.F), f)     # [N, F]: row m's image
+        x = getattr(memrefs, "extents", None)          # runtime image sizes: Ho * Wo read at run time
+        index["image"] = e.add(e.mul(e.div(m, p.Ho * p.Wo if x is None else x.howo), p.F), f)   # [N, F]: row m's image
     return [vector_d.broadcast(vec_type(width, ld.dtype), row) if ld.broadcast == "row" else
             vector_d.load(vec_type(width, ld.dtype), memrefs[ld.operand], [index[ld.broadcast]],
                           alignment=_align(width, ld.dtype, aligned))

@@ -37,6 +37,7 @@ class GroupedMma:
         self.g = geometry_of(p, s)
         self.e = Emitter()
         self.ops = IrOps(self.e)
+        self.x = None
 
     # ------------------------------------------------------------------ helpers
     def _i64(self, idx):
@@ -65,8 +66,9 @@ class GroupedMma:
         self.wm, self.wn = e.div(warp, g.wn), e.rem(warp, g.wn)
         x = hal_d.InterfaceWorkgroupIDOp(0).result
         cb = hal_d.InterfaceWorkgroupIDOp(1).result
-        batch = getattr(memrefs, "batch", None)
-        total = e.mul(p.N if batch is None else batch, g.tiles_per_image)
+        self.x = getattr(memrefs, "extents", None)       # runtime sizes (batch, H, W), else None
+        n_images = p.N if self.x is None else self.x.N
+        total = e.mul(n_images, g.tile_counts(self.ops, self.x)[1])
         self._zero_pad_channels()
         self._stage_filter(memrefs[p.filter], cb)
         gx = s.grid[0]
@@ -153,14 +155,14 @@ class GroupedMma:
         """cp.async of the tile's patch (geometry.stage_item), 16 bytes per copy; a narrow
         input's pixels by _stage_narrow."""
         g, e, ops = self.g, self.e, self.ops
-        n, oh0, ow0 = g.tile_origin(ops, tile)
+        n, oh0, ow0 = g.tile_origin(ops, tile, self.x)
         bytes_ = DTYPE_BYTES[self.p.dtype]
         if g.narrow:
             self._stage_narrow(n, oh0, ow0, cb, buf_i64)
             return
 
         def one(idx):
-            ok, src, dst = g.stage_item(ops, idx, n, oh0, ow0, cb)
+            ok, src, dst = g.stage_item(ops, idx, n, oh0, ow0, cb, self.x)
             cp_async_16(self._addr(buf_i64, dst), self._addr(self.x_addr, e.mul(src, bytes_)), ok)
 
         full = g.stage_items // THREADS
@@ -186,7 +188,7 @@ class GroupedMma:
         pending = []
         for u in range(cdiv(g.stage_items, THREADS)):
             idx = e.add(self.tid, u * THREADS)
-            ok, src, dst = g.stage_item(ops, idx, n, oh0, ow0, cb)
+            ok, src, dst = g.stage_item(ops, idx, n, oh0, ow0, cb, self.x)
             inside = e.cmp("slt", idx, g.stage_items) if (u + 1) * THREADS > g.stage_items else None
             if inside is not None:
                 ok = e.all_of(ok, inside)
@@ -257,14 +259,15 @@ class GroupedMma:
 
     def _epilogue(self, memrefs, tile, cb, cols, col_extra, accs) -> None:
         p, g, e, ops = self.p, self.g, self.e, self.ops
-        n, oh0, ow0 = g.tile_origin(ops, tile)
+        n, oh0, ow0 = g.tile_origin(ops, tile, self.x)
         for i in range(g.mt):
             for half in range(2):
                 m, fq = g.out_pixel(ops, self.lane, self.wm, i, half)
                 oh, ow = e.add(oh0, e.div(m, g.bw)), e.add(ow0, e.rem(m, g.bw))
-                ok = e.all_of(e.cmp("slt", m, g.pixels), e.cmp("slt", oh, p.Ho), e.cmp("slt", ow, p.Wo))
+                _, _, Ho, Wo = g.image(self.x)
+                ok = e.all_of(e.cmp("slt", m, g.pixels), e.cmp("slt", oh, Ho), e.cmp("slt", ow, Wo))
                 with e.if_(ok):
-                    row = e.add(e.mul(e.add(e.mul(n, p.Ho), oh), p.Wo), ow)
+                    row = e.add(e.mul(e.add(e.mul(n, Ho), oh), Wo), ow)
                     for jj, j in enumerate(cols):
                         f = e.add(e.add(e.mul(cb, g.bn), ops.add(col_extra, j * 8)), fq)
                         k = (i * len(cols) + jj) * 4 + 2 * half

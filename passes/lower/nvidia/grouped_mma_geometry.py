@@ -256,23 +256,40 @@ class Geometry:
         """16-byte rows of the staged filter (8 channels of one output channel)."""
         return self.filter_bytes // 16
 
-    def tile_origin(self, ops, tile):
-        """(n, oh0, ow0) of tile index `tile` (images slowest)."""
-        n, rest = ops.div(tile, self.tiles_per_image), ops.rem(tile, self.tiles_per_image)
-        return n, ops.mul(ops.div(rest, self.tiles_w), self.bh), ops.mul(ops.rem(rest, self.tiles_w), self.bw)
+    def image(self, x=None) -> tuple:
+        """(H, W, Ho, Wo): the problem's, or those of runtime extents x (lower/common/extents.py:
+        index values read at run time, ints where static)."""
+        p = self.p
+        return (p.H, p.W, p.Ho, p.Wo) if x is None else (x.H, x.W, x.Ho, x.Wo)
+
+    def tile_counts(self, ops, x=None) -> tuple:
+        """(tiles along W, tiles per image) of the image (x: runtime extents)."""
+        if x is None:
+            return self.tiles_w, self.tiles_per_image
+        _, _, ho, wo = self.image(x)
+        th = ops.div(ops.add(ho, self.bh - 1), self.bh)
+        tw = ops.div(ops.add(wo, self.bw - 1), self.bw)
+        return tw, ops.mul(th, tw)
+
+    def tile_origin(self, ops, tile, x=None):
+        """(n, oh0, ow0) of tile index `tile` (images slowest; x: runtime extents)."""
+        tw, per_image = self.tile_counts(ops, x)
+        n, rest = ops.div(tile, per_image), ops.rem(tile, per_image)
+        return n, ops.mul(ops.div(rest, tw), self.bh), ops.mul(ops.rem(rest, tw), self.bw)
 
     # ------------------------------------------------------------------ staging
-    def stage_item(self, ops, idx, n, oh0, ow0, cb):
+    def stage_item(self, ops, idx, n, oh0, ow0, cb, x=None):
         """Copy `idx` of a tile's patch: (in_image, source element of the input, destination
         byte offset in the patch buffer). 16 bytes = 8 channels of one pixel (a narrow input:
-        its C channels, stage_vector elements with the zeros)."""
+        its C channels, stage_vector elements with the zeros); x: runtime extents."""
         p = self.p
+        H, W, _, _ = self.image(x)
         q8 = 1 if self.narrow else self.kb // 8
         pix, q = ops.div(idx, q8), ops.rem(idx, q8)
         h = ops.add(ops.sub(ops.mul(oh0, p.stride[0]), p.pad[0]), ops.div(pix, self.pw))
         w = ops.add(ops.sub(ops.mul(ow0, p.stride[1]), p.pad[1]), ops.rem(pix, self.pw))
-        ok = ops.all_of(ops.ge(h, 0), ops.lt(h, p.H), ops.ge(w, 0), ops.lt(w, p.W))
-        src = ops.add(ops.mul(ops.add(ops.mul(ops.add(ops.mul(n, p.H), h), p.W), w), p.C),
+        ok = ops.all_of(ops.ge(h, 0), ops.lt(h, H), ops.ge(w, 0), ops.lt(w, W))
+        src = ops.add(ops.mul(ops.add(ops.mul(ops.add(ops.mul(n, H), h), W), w), p.C),
                       ops.add(ops.mul(cb, self.kb), ops.mul(q, 8)))
         dst = ops.add(ops.mul(pix, self.row_bytes), ops.mul(q, 16))
         return ok, ops.select(ok, src, 0), dst

@@ -108,7 +108,7 @@ def default_accumulation(p: ConvProblem) -> str:
 def split_rows_grid(p: ConvProblem, t: Target) -> bool:
     """Whether a depthwise conv (multiplier 1, 7+ columns, batch fixed at compile time) has a
     grid small enough that splitting its items' filter rows over threads wins on NVIDIA."""
-    return (t.backend == "nvidia" and p.depthwise and p.F == p.C and p.S >= 7 and not p.dynamic_batch
+    return (t.backend == "nvidia" and p.depthwise and p.F == p.C and p.S >= 7 and not p.runtime_sizes
             and p.N * p.Ho * p.Wo * p.F < SPLIT_OUTPUTS_PER_SM * t.num_sms)
 
 
@@ -131,7 +131,7 @@ def depthwise_shape(p: ConvProblem, t: Target) -> ItemShape:
       strided or 5+ columns 2 pixels; 3 columns 4 pixels on a large grid (8-pixel items
       filling LARGE_GRID_CTAS workgroups per SM: no bound) or a medium one (4-pixel items
       filling 2 workgroups per SM: bound 2), else 2 pixels.
-    A batch read at run time takes the small grids' shape: its grid is unknown, and 4-pixel
+    A batch (or image size) read at run time takes the small grids' shape: its grid is unknown, and 4-pixel
     items cost 2x at batch 1 (MobileNetV2 14 px) where 2-pixel ones lose ~7% on large grids;
     7-column windows plan it as large (16-byte vectors)."""
     if not (p.depthwise and p.F == p.C) or t.backend != "nvidia":
@@ -142,11 +142,11 @@ def depthwise_shape(p: ConvProblem, t: Target) -> ItemShape:
             if p.Wo < 8 or p.dtype == "f32":   # 16 items of 8 (or all Wo) pixels per workgroup
                 return ItemShape(8, 16 * MAX_ROW_GROUPS, 1, acc, 0, False, 1, "branch", 8, MAX_ROW_GROUPS)
             return ItemShape(4, 32 * MAX_ROW_GROUPS, 1, acc, 0, False, 1, "branch", 8, MAX_ROW_GROUPS)
-        if acc == "f16_rows" and not p.dynamic_batch and wide_items_grid(p) < WIDE_LARGE_GRID_CTAS * t.num_sms:
+        if acc == "f16_rows" and not p.runtime_sizes and wide_items_grid(p) < WIDE_LARGE_GRID_CTAS * t.num_sms:
             return ItemShape(4, 128, 1, acc, 2, True, 1, "branch", 8)
         return ItemShape(8, 128, 1, acc) if p.Wo >= 8 else ItemShape(4, 128, 1, acc, 0, True)
     small = ItemShape(2, 128, 1, acc, 1, True, 2, "select")
-    if p.stride[1] > 1 or p.S > 3 or p.dynamic_batch:
+    if p.stride[1] > 1 or p.S > 3 or p.runtime_sizes:
         return small
     if item_grid(p, 8) >= LARGE_GRID_CTAS * t.num_sms:
         return ItemShape(4, 128, 1, acc, 0, True, 2, "select")

@@ -68,8 +68,20 @@ def plan_dynamic_batch(p: ConvProblem, t: Target, precision: str = "tf32") -> Sc
 def plan_runtime_spatial(p: ConvProblem, t: Target, precision: str = "tf32") -> Schedule:
     """Runtime image sizes (p.H and p.W are only the planning hints; the batch may be dynamic
     too): as a dynamic batch (_plan_runtime_sizes), the persistent kernel also writing the
-    im2col map's H and W (and their strides) in-kernel; the narrow-channel and grouped kernels,
-    which size their work at compile time, are not used."""
+    im2col map's H and W (and their strides) in-kernel; the narrow-channel and grouped tile
+    kernels, which size their work at compile time, are not used (but for RGB stems, the grouped
+    tensor-core kernel walks its tiles over the runtime image): pooling windows, depthwise and
+    grouped convs take the direct kernel, whose items and grid follow the runtime extents."""
+    if p.grouped:          # pooling windows, depthwise and grouped convs: the direct kernel
+        from .direct_grouped import plan_grouped, plan_pool
+        s = plan_pool(p, t) if p.pool else plan_grouped(p, t)
+        return dataclasses.replace(s, reason=f"{s.reason}, sizes read at run time")
+    # RGB stems of up to 3x3: the grouped tensor-core kernel as one group, its tiles walked over
+    # the runtime image (as static ones; the gathered kernel took 104 us for a YOLO stem at
+    # 4 x 640 x 640 where the static build's grouped kernel took 32.5: H200, csp_dynhw_b4_640)
+    stem = narrow_stem(p, t) if t.has_wgmma else None
+    if stem is not None:
+        return dataclasses.replace(stem, reason=f"{stem.reason}, sizes read at run time")
     return _plan_runtime_sizes(p, t, precision, "sizes read at run time")
 
 

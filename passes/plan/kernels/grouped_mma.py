@@ -55,6 +55,8 @@ def supports(p: ConvProblem, t: Target) -> str | None:
         return f"{p.dtype} inputs (mma.sync m16n8k16 takes f16/bf16)"
     if p.dynamic_batch and p.gemm_form:
         return "a dynamic batch of GEMM-form rows (one pixel per batch unit)"
+    if p.channel_windows:
+        return "a channel window of its input"
     if p.grouped and p.C // p.groups < MIN_GROUP_CHANNELS:
         return f"C/G={p.C // p.groups} < {MIN_GROUP_CHANNELS} channels per group"
     return None
@@ -71,9 +73,9 @@ def _schedule(p: ConvProblem, t: Target, o: TileOption) -> Schedule:
     g = o.geometry
     total = p.N * g.tiles_per_image
     slots = cdiv(o.ctas_per_sm * t.num_sms, g.channel_blocks)
-    # a runtime batch may exceed the planned one: fill the SMs whatever the planned N
-    gx = max(1, slots if p.dynamic_batch else min(total, slots))
-    stages = o.stages if cdiv(total, gx) > 1 or p.dynamic_batch else 1     # one tile per CTA: one buffer
+    # a runtime batch or image may exceed the planned one: fill the SMs whatever the planned size
+    gx = max(1, slots if p.runtime_sizes else min(total, slots))
+    stages = o.stages if cdiv(total, gx) > 1 or p.runtime_sizes else 1     # one tile per CTA: one buffer
     if gx * g.channel_blocks >= 2**31 or g.channel_blocks > 65535:
         raise GroupedMmaUnsupported("too many workgroups")
     return Schedule(kernel=Kernel.GROUPED_MMA, target=t.arch, block_m=g.block_m, block_n=g.bn, block_k=16,
@@ -83,7 +85,7 @@ def _schedule(p: ConvProblem, t: Target, o: TileOption) -> Schedule:
                             f"{g.gb} group{'s' if g.gb > 1 else ''} ({g.bn} channels) per CTA, {g.bh}x{g.bw}-pixel tiles, "
                             f"{stages} patch buffer{'s' if stages > 1 else ''}, {o.ctas_per_sm} CTA"
                             f"{'s' if o.ctas_per_sm > 1 else ''} per SM, block-diagonal filter staged once"
-                            + (", batch read at run time" if p.dynamic_batch else "")))
+                            + (", batch read at run time" if p.dynamic_batch and not p.dynamic_spatial else "")))
 
 
 def narrow_dense(p: ConvProblem, t: Target, max_f: int = NARROW_MMA_F) -> Schedule | None:

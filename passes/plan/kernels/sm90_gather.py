@@ -31,7 +31,9 @@ def plan_sm90_gather(p: ConvProblem, t: Target, why_not_tma: str = "") -> Schedu
     if why:
         raise PlanError(why)
     bm, bn = 128, (128 if p.F > 64 else 64)
-    if 2 * cdiv(p.gemm_m, bm) * cdiv(p.F, bn) <= t.num_sms:
+    # 64-row tiles where 128 would leave SMs idle; runtime image sizes plan for large images
+    # (p.gemm_m is then only the planning size's)
+    if 2 * cdiv(p.gemm_m, bm) * cdiv(p.F, bn) <= t.num_sms and not p.dynamic_spatial:
         bm = 64
     grid = (cdiv(p.gemm_m, bm) * cdiv(p.F, bn), 1, 1)
     s = Schedule(kernel=Kernel.SM90_GATHER_WGMMA, target=t.arch, block_m=bm, block_n=bn, block_k=64,

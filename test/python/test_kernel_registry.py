@@ -33,7 +33,7 @@ def test_a_family_is_registered_once_with_its_config_and_emitter():
         assert CONFIG_TYPES[k] is f.config and k in f.config.KERNELS
         assert callable(f.emit) and f.emit.__module__.startswith("convc.passes.lower.")
     grids = {name for name, f in FAMILIES.items() if f.batch_grid}
-    assert grids == {"portable_igemm", "direct_grouped", "global_pool", "row_map", "sm90_gather_wgmma"}
+    assert grids == {"portable_igemm", "direct_grouped", "global_pool", "row_map", "sm90_gather_wgmma", "copy_pieces"}
 
 
 @pytest.mark.parametrize("arch", sorted(TARGETS))

@@ -110,7 +110,12 @@ def _plan_runtime_sizes(p: ConvProblem, t: Target, precision: str, what: str) ->
 def _plan_persistent_dynamic(p: ConvProblem, t: Target) -> Schedule | Declined:
     if tma_loader.k_tile_channels(p.C, p.R * p.S, p.dtype) is None:
         return Declined(f"C={p.C} does not tile into 64- or 128-byte rows")
-    s = SM90_WS.attempt(p, t, tile=WsTile(Kernel.SM90_WS_PINGPONG, 64, 128 if p.F > 64 else narrow_block_n(p.F)))
+    # 64-row tiles balance small batches; a conv with runtime image sizes and at most 64 output
+    # channels (a CNN's early, high-resolution layers) takes 128 rows, as static builds of such
+    # layers at detection resolutions do (YOLO-style 3x3s at 160 px: 26 us on 64-row tiles, 17 on
+    # the static build's 128-row ones; H200, csp e2e)
+    rows = 128 if p.dynamic_spatial and not p.dynamic_batch and p.F <= 64 else 64
+    s = SM90_WS.attempt(p, t, tile=WsTile(Kernel.SM90_WS_PINGPONG, rows, 128 if p.F > 64 else narrow_block_n(p.F)))
     if isinstance(s, Declined):
         return s
     tf32 = ", TF32 wgmma (f32 operands, f32 accumulation)" if p.dtype == "f32" else ""

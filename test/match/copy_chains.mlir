@@ -28,3 +28,21 @@
 // SPLAT: flow.dispatch @[[I]]::@[[I]](%{{.+}}, %{{.+}}, %{{.+}}, %[[Z]]) : (tensor<1x4x6x6x8xf32>, tensor<4x6x6x8xf32>, tensor<1x4x6x6x8xf32>, tensor<1x4x6x6x24xf32>) -> %[[Z]]
 // SPLAT: flow.dispatch @[[S]]::@[[S]](%{{.+}}) : (tensor<1x4x6x6x8xf32>) -> tensor<2x6x6x8xf32>
 // SPLAT-NOT: slow_memcpy
+
+// Runtime image sizes (input: concat_runtime_hw.flow.mlir, a C2f concatenation of dynamic-H/W
+// maps): the three copies, each taking the runtime axes whole, become one dispatch whose
+// CopyProblem names the words of H and W (dynamic = [-1, 0, 1, -1]); the dispatch passes them as
+// its workload and as index operands, every tensor's dims tied to them. Lowered, the copy kernel
+// reads them as push constants and sizes its bindings and its grid (the count region's
+// arguments) with them.
+// RUN: convc-opt --pass=convc-copy-chains %inputs/concat_runtime_hw.flow.mlir | FileCheck %s --check-prefix=DYN
+// DYN: flow.executable private @[[D:main\$async_dispatch_6_copies]] attributes {convc.copy = {dtype = "f16", dynamic = [-1, 0, 1, -1]
+// DYN-SAME: offsets = [0, 0, 0, 64], operand = 2 : i64, sizes = [2, 64, 64, 32]
+// DYN: iree_tensor_ext.dispatch.workload.ordinal %{{.+}}, 1 : index
+// DYN: flow.dispatch.tie_shape %{{.+}} : !iree_tensor_ext.dispatch.tensor<writeonly:tensor<2x?x?x96xf16>>{%{{.+}}, %{{.+}}}
+// DYN-NOT: slow_memcpy
+// DYN: flow.dispatch @[[D]]::@[[D]][%[[H:.+]], %[[W:.+]]](%{{.+}}, %{{.+}}, %{{.+}}, %[[H]], %[[W]]) : (tensor<2x?x?x64xf16>{%[[H]], %[[W]]}, tensor<2x?x?x64xf16>{%[[H]], %[[W]]}, tensor<2x?x?x32xf16>{%[[H]], %[[W]]}, index, index) -> tensor<2x?x?x96xf16>{%[[H]], %[[W]]}
+// RUN: convc-opt --pass=convc-copy-chains,convc-plan-schedule,convc-lower-kernel --target sm_90a %inputs/concat_runtime_hw.flow.mlir | FileCheck %s --check-prefix=DYNK
+// DYNK: hal.executable.export public @copy3_2xDxDx96_f16_{{.+}} count(%{{.+}}: !hal.device, %{{.+}}: index, %{{.+}}: index)
+// DYNK: hal.interface.constant.load layout({{.+}}) ordinal(1) : i32
+// DYNK: flags(Indirect) : memref<?xf16>

@@ -29,3 +29,17 @@
 // WIN-LABEL: flow.executable private @main$async_dispatch_2
 // WIN-SAME: residual_channel_offset = 32 : i64, residual_channels = 64 : i64
 // WIN-SAME: residual channels 32..63 of 64 (maps at the windows, no direct loads)
+
+// A max-pool and a depthwise conv whose H and W are workload ordinals: the problems record the
+// input's words and the planner puts both on the direct kernel, items and grid from the runtime
+// sizes (the pool's padding taps -inf, the depthwise conv's zero).
+// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target sm_90a %inputs/maxpool_runtime_hw_f16.flow.mlir | FileCheck %s --check-prefix=POOL
+// POOL: h_constant = 0 : i64
+// POOL-SAME: pool = "max"
+// POOL-SAME: w_constant = 1 : i64
+// POOL: kernel = "direct_grouped"
+// POOL-SAME: max-pool, {{.+}}padding taps loaded as -inf, sizes read at run time
+// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target sm_90a %inputs/depthwise_runtime_hw_f16.flow.mlir | FileCheck %s --check-prefix=DW
+// DW: groups = 32 : i64, h_constant = 0 : i64
+// DW: kernel = "direct_grouped"
+// DW-SAME: direct grouped conv: depthwise, {{.+}}sizes read at run time

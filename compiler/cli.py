@@ -51,6 +51,10 @@ def parse_arguments(argv=None) -> argparse.Namespace:
                    help="nhwc: the compiled function takes the model's 4-D inputs channels-last "
                         "([N, H, W, C]: image decoders' HWC pixels, torch.channels_last tensors), so no "
                         "transpose runs before the first conv (default nchw: as the model declares them)")
+    p.add_argument("--output-layout", choices=("nchw", "nhwc"), default="nchw",
+                   help="nhwc: the compiled function returns the model's 4-D results channels-last "
+                        "([N, H, W, C], as torch.channels_last results lie in memory), so no transpose "
+                        "runs after the last conv (default nchw: as the model declares them)")
     p.add_argument("--record-once", choices=("auto", "on", "off"), default="auto",
                    help="record each inference's command buffer once against fixed device buffers, so "
                         "that IREE's CUDA runtime replays it as one CUDA graph with --cuda_use_streams=false "
@@ -66,7 +70,7 @@ def main(args: argparse.Namespace) -> int:
                           no_fallback=args.no_fallback, extra_flags=tuple(args.extra_flags),
                           tuning_cache=args.tuning_cache, tuning_device=args.tuning_device,
                           precision=args.precision, input_layout=args.input_layout,
-                          record_once=args.record_once)
+                          output_layout=args.output_layout, record_once=args.record_once)
     try:
         result = compile_file(args.input, args.output, opts)
     except (ConvcError, UnknownTargetError) as e:

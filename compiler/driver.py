@@ -58,6 +58,7 @@ class CompileOptions:
     candidate: int | None = None        # tuning rounds: force this candidate schedule
     precision: str = "tf32"             # f32 convs: tf32 | fp32; f16/bf16 demote the model
     input_layout: str = "nchw"          # "nhwc": the model's 4-D inputs taken channels-last
+    output_layout: str = "nchw"         # "nhwc": its 4-D results returned channels-last
     record_once: str = "auto"           # convc-record-once: "auto" (CUDA targets), "on", "off"
 
 
@@ -450,7 +451,8 @@ def _compile_file(input_path: str, output_path: str, options: CompileOptions, pa
             module = ir.Module.parse(f.read(), ctx)
         for name in INPUT_PHASE:           # the input-phase passes, in the registry's order
             module = get_pass(name)(module, PassOptions(target=target.arch, precision=options.precision,
-                                                        input_layout=options.input_layout))
+                                                        input_layout=options.input_layout,
+                                                        output_layout=options.output_layout))
         # channels-last convs, and the named convs left in another layout (a dynamic H/W keeps
         # its NCHW conv: convc declines it later, and it still counts as the model's)
         result.model_convs = sum(1 for op in walk_ops(module.operation)

@@ -38,7 +38,8 @@ class PassOptions:
     of Schedule or kernel config fields (e.g. "kernel=sm90_ws_pingpong,block_m=64,swap_ab=false"; lit tests).
     precision: how f32 convs compute: "tf32" (tensor cores, f32 accumulation; the default),
     "fp32" (exact f32 math); "f16"/"bf16" models were demoted before convc saw them.
-    input_layout: "nchw" (the model's own), or "nhwc": its 4-D inputs taken channels-last."""
+    input_layout: "nchw" (the model's own), or "nhwc": its 4-D inputs taken channels-last.
+    output_layout: likewise for the tensors it returns."""
 
     target: str = "sm_90a"
     gemm_signatures: frozenset | None = None
@@ -48,10 +49,11 @@ class PassOptions:
     candidate_settings: str | None = None
     precision: str = "tf32"
     input_layout: str = "nchw"
+    output_layout: str = "nchw"
 
 
 PASSES: dict[str, Callable] = {
-    "convc-input-layout": input_layout,        # input-phase IR, first (a no-op unless input_layout="nhwc")
+    "convc-input-layout": input_layout,        # input-phase IR, first (a no-op unless a layout is "nhwc")
     "convc-quantized-conv": quantized_convs,   # input-phase IR, before convc-channels-last
     "convc-conv3d": conv3d_to_2d,              # input-phase IR, before convc-channels-last
     "convc-nearest-upsample": nearest_upsamples,  # input-phase IR, before convc-channels-last

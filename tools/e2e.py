@@ -50,6 +50,9 @@ class Case:
     qformat: str = "qdq"
     # the shared dynamic build (`dynamic`) takes the image's height and width at run time too
     dynamic_spatial: bool = False
+    # how convc's build returns the result: "nchw" (the model's declared layout: a transpose runs
+    # after the last conv) or "nhwc" (channels-last, as PyTorch's channels_last result lies in memory)
+    output_layout: str = "nchw"
 
 
 CASES = [
@@ -114,6 +117,10 @@ CASES = [
     Case("csp_dynhw_b4_320", "csp_backbone", (4, 3, 320, 320), dynamic="csp_dynhw", dynamic_spatial=True),
     Case("csp_dynhw_b4_640", "csp_backbone", (4, 3, 640, 640), dynamic="csp_dynhw", dynamic_spatial=True),
     Case("csp_dynhw_b4_960", "csp_backbone", (4, 3, 960, 960), dynamic="csp_dynhw", dynamic_spatial=True),
+    # the same with channels-last results (--output-layout nhwc: no transpose after the last conv)
+    Case("csp_dynhw_nhwc_b4_640", "csp_backbone", (4, 3, 640, 640), dynamic="csp_dynhw_nhwc", dynamic_spatial=True,
+         output_layout="nhwc"),
+    Case("csp_backbone_nhwc_b4_640", "csp_backbone", (4, 3, 640, 640), output_layout="nhwc"),
     # depthwise convs with runtime image sizes (the direct kernel): one MobileNetV2 build, two
     # sizes, next to static builds of both
     Case("mobilenet_v2_b16_224", "mobilenet_v2", (16, 3, 224, 224)),
@@ -194,10 +201,11 @@ def prepare_case(case: Case, out: str, extra_flags: tuple = (), stock: bool = Tr
     entry = {"case": asdict(case), "parameters": [p[0] for p in params]}
     res = compile_file(src, os.path.join(out, f"{name}.convc.vmfb"),
                        CompileOptions(target="sm_90a", tuning_cache="none", extra_flags=tuple(extra_flags),
-                                      input_layout=case.input_layout))
+                                      input_layout=case.input_layout, output_layout=case.output_layout))
     kinds = res.by_kind()
     convs = kinds["convs"]
-    entry.update(convc_vmfb=f"{name}.convc.vmfb", convc_input_layout=case.input_layout, compile_s=round(res.timings["total"], 1),
+    entry.update(convc_vmfb=f"{name}.convc.vmfb", convc_input_layout=case.input_layout,
+                 convc_output_layout=case.output_layout, compile_s=round(res.timings["total"], 1),
                  **res.counts(),
                  declined=[r.line() for r in convs if r.path != "convc"],
                  transposes=[{"dispatch": d, "why": w} for d, w in res.transposes],

@@ -41,6 +41,8 @@ def parse_arguments(argv=None):
                    help="how f32 convs compute (convc --precision)")
     p.add_argument("--input-layout", default="nchw", choices=["nchw", "nhwc"],
                    help="how the model's 4-D inputs are taken (convc --input-layout)")
+    p.add_argument("--output-layout", default="nchw", choices=["nchw", "nhwc"],
+                   help="how the model's 4-D results are returned (convc --output-layout)")
     p.add_argument("-o", "--output", default="-", help="output file (default: standard output)")
     return p.parse_args(argv)
 
@@ -79,7 +81,8 @@ def main(args) -> int:
     for chunk in chunks:
         try:
             outs.append(run_on_text(chunk, passes, PassOptions(target=args.target, tuning_cache=args.tuning_cache,
-                                                                 precision=args.precision, input_layout=args.input_layout, **_candidate(args.candidate))))
+                                                                 precision=args.precision, input_layout=args.input_layout,
+                                                                 output_layout=args.output_layout, **_candidate(args.candidate))))
         except Exception as e:  # a malformed case is reported and the others still run
             msg = str(e).strip().splitlines()
             print(f"convc-opt: error: {msg[0] if msg else type(e).__name__}", file=sys.stderr)

@@ -1,5 +1,6 @@
-"""convc-input-layout: the model's 4-D inputs taken channels-last (NHWC memory) when the user
-asks for it (`convc --input-layout nhwc`; PassOptions.input_layout).
+"""convc-input-layout: the model's 4-D inputs (and, asked separately, its outputs) taken
+channels-last (NHWC memory) when the user asks for it (`convc --input-layout nhwc`,
+`--output-layout nhwc`; PassOptions.input_layout, output_layout).
 
 A CNN exported from PyTorch or ONNX takes NCHW images, and convc-channels-last turns the first
 conv's input into NHWC with a transpose IREE runs on every call: a dispatch of its own that
@@ -11,11 +12,21 @@ transposed back to the model's [N, C, H, W] right after the import; convc-channe
 transpose to NHWC then meets it and IREE folds the pair away, so no dispatch touches the input
 before the first conv. Rank-5 tensors (video clips and volumes for 3-D convs, convc-conv3d) are
 likewise declared [N, D, H, W, C]. Other ranks and "nchw" (the default) are left as they are.
+
+Outputs likewise: a detection or segmentation head's consumer often wants channels-last maps
+(PyTorch's channels_last results are NHWC in memory), and the model's NCHW result costs a
+transpose dispatch after the last conv (a dynamic-H/W YOLO-style neck at 4 x 640 x 640: 50 us in
+IREE's codegen, H200). With output_layout "nhwc" each rank-4 (rank-5) tensor a public function
+exports is transposed to [N, H, W, C] ([N, D, H, W, C]) right before the export (before the
+coarse-fences barrier or the alias into caller storage that carries it there), where it meets
+convc-channels-last's transpose back to NCHW and IREE folds the pair away.
 """
 
 from __future__ import annotations
 
-from ..ir import ir, walk_ops
+from iree.compiler.dialects import arith as arith_d
+
+from ..ir import int_const, ir, walk_ops
 from .builders import transpose
 from .transpose_sinking import TO_FIRST, TO_LAST
 
@@ -47,14 +58,58 @@ def _nhwc_import(op) -> bool:
     return True
 
 
+# ops that carry an exported tensor to its export: result i is operand i (the coarse-fences
+# barrier; the alias into caller-provided output storage)
+_CARRIERS = ("hal.tensor.barrier", "hal.tensor.alias")
+
+
+def _nhwc_export(op) -> bool:
+    src = op.operands[0]
+    if not isinstance(src.type, ir.RankedTensorType) or ir.RankedTensorType(src.type).rank not in TO_LAST:
+        return False
+    rt = ir.RankedTensorType(src.type)
+    if rt.is_dynamic_dim(1):
+        return False
+    nhwc = ir.RankedTensorType.get([rt.get_dim_size(i) for i in TO_LAST[rt.rank]], rt.element_type, rt.encoding)
+    holder = src.owner
+    holder = holder.operation if hasattr(holder, "operation") else holder
+    if not isinstance(holder, ir.Block) and holder.name in _CARRIERS:
+        k = src.result_number
+        with ir.InsertionPoint(holder), holder.location:
+            holder.operands[k] = transpose(holder.operands[k], TO_LAST[rt.rank])
+        holder.results[k].set_type(nhwc)
+        # the sizes read off the carried tensor (the export's dims) move to their NHWC positions
+        for use in list(holder.results[k].uses):
+            dim = use.owner
+            if dim.name != "tensor.dim":
+                continue
+            index = int_const(dim.operands[1])
+            if index is None:
+                raise ValueError("a runtime dim of an exported tensor at an index not known at compile time")
+            with ir.InsertionPoint(dim), dim.location:
+                dim.operands[1] = arith_d.constant(ir.IndexType.get(), TO_LAST[rt.rank].index(index))
+    else:
+        with ir.InsertionPoint(op), op.location:
+            op.operands[0] = transpose(src, TO_LAST[rt.rank])
+    if "source_encoding" in op.attributes:        # the tensor's type, as the export declares it
+        op.attributes["source_encoding"] = ir.TypeAttr.get(nhwc)
+    return True
+
+
 def input_layout(module: ir.Module, options=None) -> ir.Module:
     """Pass convc-input-layout (input-phase IR, first)."""
     layout = getattr(options, "input_layout", "nchw") or "nchw"
-    if layout not in LAYOUTS:
-        raise ValueError(f"unknown input layout {layout!r} (one of {', '.join(LAYOUTS)})")
-    if layout == "nchw":
+    out_layout = getattr(options, "output_layout", "nchw") or "nchw"
+    for what, v in (("input", layout), ("output", out_layout)):
+        if v not in LAYOUTS:
+            raise ValueError(f"unknown {what} layout {v!r} (one of {', '.join(LAYOUTS)})")
+    if layout == "nchw" and out_layout == "nchw":
         return module
     with module.context, ir.Location.unknown():
-        for op in list(walk_ops(module.operation, "hal.tensor.import")):
-            _nhwc_import(op)
+        if layout == "nhwc":
+            for op in list(walk_ops(module.operation, "hal.tensor.import")):
+                _nhwc_import(op)
+        if out_layout == "nhwc":
+            for op in list(walk_ops(module.operation, "hal.tensor.export")):
+                _nhwc_export(op)
     return module

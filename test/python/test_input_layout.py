@@ -67,3 +67,58 @@ def test_cli_takes_input_layout(tmp_path):
     assert "model input" not in proc.stdout
     bad = run_cli("convc", str(src), "-o", str(tmp_path / "s.vmfb"), "--input-layout", "hwcn")
     assert bad.returncode != 0 and "--input-layout" in bad.stderr
+
+
+def _output_transposes(res):
+    return [d for d, why in res.transposes if why.startswith("model output")]
+
+
+@pytest.mark.parametrize("batch", [2, "N"], ids=["static", "dynamic-batch"])
+def test_nhwc_output_is_the_nchw_result_transposed(tmp_path, batch):
+    """--output-layout nhwc: the function returns [N, H, W, C], the NCHW build's result
+    transposed, and no transpose dispatch follows the last conv (the NCHW build keeps one)."""
+    model = _stem(batch)
+    src = tmp_path / "stem.onnx"
+    onnx.save(model, str(src))
+    x = np.random.default_rng(1).standard_normal((2, 3, 20, 18)).astype(np.float32)
+    outs = {}
+    for layout in ("nchw", "nhwc"):
+        vmfb = tmp_path / f"stem_out_{layout}.vmfb"
+        res = compile_file(str(src), str(vmfb), CompileOptions(target="llvm-cpu", input_layout="nhwc",
+                                                               output_layout=layout, precision="fp32"))
+        assert bool(_output_transposes(res)) == (layout == "nchw"), res.transposes
+        outs[layout] = LoadedModule(str(vmfb), "local-task").call(None, [(np.ascontiguousarray(x.transpose(0, 2, 3, 1)),
+                                                                           "f32")])
+    assert outs["nhwc"].shape == (2, 5, 5, 8) and outs["nchw"].shape == (2, 8, 5, 5)
+    np.testing.assert_allclose(outs["nhwc"], outs["nchw"].transpose(0, 2, 3, 1), rtol=1e-6, atol=1e-6)
+
+
+def test_nhwc_output_with_runtime_image_sizes(tmp_path):
+    """A coarse-fences PyTorch export with dynamic H and W and --output-layout nhwc: the
+    exported tensor is transposed before the fence barrier, its runtime dims read at their NHWC
+    positions; right at two sizes against PyTorch, with no transpose dispatch at either end."""
+    torch = pytest.importorskip("torch")
+    from convc.compiler.pytorch import export_mlir
+    net = torch.nn.Sequential(torch.nn.Conv2d(8, 16, 3, 1, 1), torch.nn.ReLU(), torch.nn.MaxPool2d(3, 2, 1),
+                              torch.nn.Conv2d(16, 24, 1)).eval()
+    (tmp_path / "m.mlir").write_text(export_mlir(net, (torch.randn(2, 8, 16, 16),), dynamic_spatial=True))
+    res = compile_file(str(tmp_path / "m.mlir"), str(tmp_path / "m.vmfb"),
+                       CompileOptions(target="llvm-cpu", input_layout="nhwc", output_layout="nhwc"))
+    assert not _output_transposes(res) and not _input_transposes(res), res.transposes
+    m = LoadedModule(str(tmp_path / "m.vmfb"), "local-task")
+    for h, w in ((16, 16), (9, 13)):
+        x = torch.randn(2, 8, h, w)
+        with torch.no_grad():
+            ref = net(x).permute(0, 2, 3, 1).numpy()
+        got = m.call("main", [(x.permute(0, 2, 3, 1).contiguous().numpy(), "f32")])
+        assert got.shape == ref.shape
+        np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4)
+
+
+def test_cli_takes_output_layout(tmp_path):
+    src = tmp_path / "stem.onnx"
+    onnx.save(_stem(1), str(src))
+    proc = run_cli("convc", str(src), "-o", str(tmp_path / "s.vmfb"), "--target", "llvm-cpu", "--output-layout", "nhwc",
+                   "--report")
+    assert proc.returncode == 0, proc.stderr
+    assert "model output" not in proc.stdout

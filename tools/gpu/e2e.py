@@ -362,6 +362,8 @@ def run_case(bundle: str, entry: dict, iters: int, baselines=TORCH_BASELINES,
                 xv = xv.astype(np.float32)
             fname = entry.get("function", "main")       # an ONNX model exports its graph's name
             out = lm.call(fname, [(xv, xdt)])
+            if variant == "convc" and entry.get("convc_output_layout") == "nhwc":
+                out = np.moveaxis(out, -1, 1)      # a channels-last result, compared as NCHW
             if variant == "convc" and entry.get("expected"):
                 # a QDQ model: against onnxruntime's run of the same model (prepared with it)
                 checks[variant] = rel_l2(out.astype(np.float32), np.load(os.path.join(bundle, entry["expected"])))

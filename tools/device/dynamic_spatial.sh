@@ -4,7 +4,8 @@
 # BUNDLE: `python3 -m convc.tools.gpu.dynamic_spatial prepare --out BUNDLE` (one build with dynamic
 # H and W); checks it at several sizes against numpy, then again under compute-sanitizer
 # memcheck, racecheck and synccheck. A `prepare-random --out BUNDLE` draw in the same directory
-# (random.json) is checked too.
+# (random.json: random convs, RGB stems, depthwise convs and max-pools) is checked too, then
+# again under memcheck.
 set -uo pipefail
 BUNDLE=${1:?bundle directory}
 OUTDIR=${2:-${OUT:-out}}
@@ -21,4 +22,9 @@ for tool in memcheck racecheck synccheck; do
 done
 if [ -f "$BUNDLE/random.json" ]; then
   python3 -m convc.tools.gpu.dynamic_spatial check-random --bundle "$BUNDLE" --json "$OUTDIR/random.json" 2>&1 | tee "$OUTDIR/random.log" | tail -3
+  # the random draws, stems and window ops under memcheck too
+  timeout 300 compute-sanitizer --tool memcheck --error-exitcode 9 \
+    python3 -m convc.tools.gpu.dynamic_spatial check-random --bundle "$BUNDLE" > "$OUTDIR/run.log" 2>&1
+  rc=$?
+  echo "random draws memcheck rc=$rc $(grep -E 'ERROR SUMMARY' "$OUTDIR/run.log" | tail -1)" | tee -a "$OUTDIR/sanitize.log"
 fi

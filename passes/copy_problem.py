@@ -143,6 +143,11 @@ class CopyProblem:
         """Leading axes every piece covers whole: through the last one sized at run time."""
         return max((a + 1 for a, k in enumerate(self.dynamic) if k >= 0), default=0)
 
+    def static_elements(self, shape) -> int:
+        """Elements of a tensor of `shape` (the destination's rank) without its axes sized at
+        run time: what the push-constant words of those axes multiply (a binding's size)."""
+        return math.prod(1 if self.dynamic and self.dynamic[a] >= 0 else d for a, d in enumerate(shape))
+
     def row_elements(self, piece: "CopyPiece | None" = None) -> int:
         """Elements of one row of the destination (or of a piece's box in one row)."""
         return math.prod((piece.sizes if piece else self.shape)[self.row_axes:])

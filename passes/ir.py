@@ -83,6 +83,22 @@ def owner_op(v: ir.Value):
     return owner.operation if hasattr(owner, "operation") else owner
 
 
+# the operand groups of the multi-group ops convc reads and rebuilds, in their order
+DISPATCH_SEGMENTS = ("workload", "arguments", "argument_dims", "result_dims")     # flow.dispatch
+LOAD_SEGMENTS = ("source", "source_dims", "offsets", "sizes", "strides")         # dispatch.tensor.load
+STORE_SEGMENTS = ("value", "target", "target_dims", "offsets", "sizes", "strides")  # dispatch.tensor.store
+
+
+def operand_segments(op, names: tuple[str, ...]) -> dict[str, list]:
+    """op's operands by group (its operandSegmentSizes), named `names` in order."""
+    seg = list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]))
+    ops, out, at = list(op.operands), {}, 0
+    for name, n in zip(names, seg):
+        out[name] = ops[at: at + n]
+        at += n
+    return out
+
+
 def int_const(v: ir.Value) -> int | None:
     """The value of an integer arith.constant, else None."""
     op = owner_op(v)

@@ -26,11 +26,16 @@ from __future__ import annotations
 
 from iree.compiler.dialects import arith as arith_d
 
-from ..ir import int_const, ir, walk_ops
+from ..ir import int_const, ir, owner_op, walk_ops
 from .builders import transpose
 from .transpose_sinking import TO_FIRST, TO_LAST
 
 LAYOUTS = ("nchw", "nhwc")
+
+
+def _channels_last(rt: ir.RankedTensorType) -> ir.RankedTensorType:
+    """The [N, (D,) H, W, C] type of an [N, C, (D,) H, W] tensor type."""
+    return ir.RankedTensorType.get([rt.get_dim_size(i) for i in TO_LAST[rt.rank]], rt.element_type, rt.encoding)
 
 
 def _nhwc_import(op) -> bool:
@@ -47,7 +52,7 @@ def _nhwc_import(op) -> bool:
     for dim_op in [u.owner for u in view.uses if u.owner.name == "hal.buffer_view.dim"]:
         k = ir.IntegerAttr(dim_op.attributes["index"]).value
         dim_op.attributes["index"] = ir.IntegerAttr.get(ir.IndexType.get(), TO_LAST[rt.rank].index(k))
-    nhwc = ir.RankedTensorType.get([rt.get_dim_size(i) for i in TO_LAST[rt.rank]], rt.element_type, rt.encoding)
+    nhwc = _channels_last(rt)
     op.results[0].set_type(nhwc)
     if "target_encoding" in op.attributes:        # the buffer's type, as the import declares it
         op.attributes["target_encoding"] = ir.TypeAttr.get(nhwc)
@@ -70,10 +75,9 @@ def _nhwc_export(op) -> bool:
     rt = ir.RankedTensorType(src.type)
     if rt.is_dynamic_dim(1):
         return False
-    nhwc = ir.RankedTensorType.get([rt.get_dim_size(i) for i in TO_LAST[rt.rank]], rt.element_type, rt.encoding)
-    holder = src.owner
-    holder = holder.operation if hasattr(holder, "operation") else holder
-    if not isinstance(holder, ir.Block) and holder.name in _CARRIERS:
+    nhwc = _channels_last(rt)
+    holder = owner_op(src)
+    if holder is not None and holder.name in _CARRIERS:
         k = src.result_number
         with ir.InsertionPoint(holder), holder.location:
             holder.operands[k] = transpose(holder.operands[k], TO_LAST[rt.rank])

@@ -37,7 +37,7 @@ import dataclasses
 
 from ..attrs import COPY_ATTR
 from ..copy_problem import CopyPiece, CopyProblem, exact_cover, overlap as _overlap
-from ..ir import ir, dict_attr, walk_ops
+from ..ir import DISPATCH_SEGMENTS, LOAD_SEGMENTS, STORE_SEGMENTS, ir, dict_attr, operand_segments, walk_ops
 from ..problem import DTYPE_BYTES
 from .pad_dispatch import LOAD, STORE, op_of, symbol_name
 from ..target import MAX_DISPATCH_BINDINGS
@@ -87,19 +87,6 @@ def _dispatch_type(arg) -> ir.RankedTensorType:
     return ir.RankedTensorType(ir.Type.parse(t[t.index("tensor<", t.index(":")):-1]))
 
 
-def _segments(op, names: tuple[str, ...]) -> dict[str, list]:
-    seg = list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]))
-    ops, out, at = list(op.operands), {}, 0
-    for name, n in zip(names, seg):
-        out[name] = ops[at: at + n]
-        at += n
-    return out
-
-
-_LOAD_SEGMENTS = ("source", "source_dims", "offsets", "sizes", "strides")
-_STORE_SEGMENTS = ("value", "target", "target_dims", "offsets", "sizes", "strides")
-
-
 def _whole_dynamic(op, seg: dict, dims: list, t: ir.RankedTensorType) -> list[int] | None:
     """The axes of t sized at run time when op (a load or store) takes each of them whole (offset
     0, stride 1, its size the tensor's runtime dim `dims`) and every other axis statically;
@@ -139,7 +126,7 @@ def piece_copy(func) -> PieceCopy | None:
     for o in ops:
         if o.name == TIE:
             ties[o.results[0]] = (o.operands[0], list(o.operands)[1:])
-    lseg, sseg = _segments(load, _LOAD_SEGMENTS), _segments(store, _STORE_SEGMENTS)
+    lseg, sseg = operand_segments(load, LOAD_SEGMENTS), operand_segments(store, STORE_SEGMENTS)
 
     def base(v):
         return ties[v][0] if v in ties else v
@@ -194,7 +181,7 @@ class _Call:
         self.op, self.copy = op, copy
 
     def _segments(self) -> dict:
-        return _segments(self.op, ("workload", "arguments", "argument_dims", "result_dims"))
+        return operand_segments(self.op, DISPATCH_SEGMENTS)
 
     @property
     def args(self) -> list:

@@ -4,7 +4,7 @@ view."""
 
 from __future__ import annotations
 
-from ..ir import ir, walk_ops
+from ..ir import LOAD_SEGMENTS, ir, operand_segments, walk_ops
 from .conv_forms import Geometry
 from .ir_reading import BATCH_HINT, ROWS_HINT, SPATIAL_HINT, Decline, Operand, element_dtype, float_const, int_const, owner_op, static_shape, tensor_text
 
@@ -159,10 +159,10 @@ class Dispatch:
         offsets = [int(x) for x in op.attributes["static_offsets"]]
         sizes = [int(x) for x in op.attributes["static_sizes"]]
         strides = [int(x) for x in op.attributes["static_strides"]]
-        seg = list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]))   # source, dims, offsets, sizes, strides
-        if not seg[2] and not seg[4]:
+        seg = operand_segments(op, LOAD_SEGMENTS)
+        if not seg["offsets"] and not seg["strides"]:
             src_dims = dict(zip([i for i in range(src_t.rank) if src_t.is_dynamic_dim(i)], tied))
-            dyn = iter(list(op.operands)[sum(seg[:3]): sum(seg[:4])])
+            dyn = iter(seg["sizes"])
             for i, x in enumerate(sizes):
                 if x != ir.ShapedType.get_dynamic_size():
                     continue

@@ -13,7 +13,7 @@ away.
 
 from __future__ import annotations
 
-from ..ir import ir, arith_d, attr_to_py, flow_d, util_d, walk_ops
+from ..ir import DISPATCH_SEGMENTS, ir, arith_d, attr_to_py, flow_d, operand_segments, util_d, walk_ops
 from ..attrs import CONSTANTS_ATTR, KERNEL_ATTR, SCHEDULE_ATTR
 from ..schedule import Schedule
 
@@ -71,23 +71,21 @@ def splice_dispatches(module: ir.Module, options=None) -> ir.Module:
                 continue
             _, sym, scratch_bytes, constants = kernels[exe_name]
             scratch_t = ir.RankedTensorType.get([scratch_bytes], i8)
-            seg = list(ir.DenseI32ArrayAttr(d.attributes["operandSegmentSizes"]))
-            ops = list(d.operands)
-            args = ops[seg[0]: seg[0] + seg[1]]
+            seg = operand_segments(d, DISPATCH_SEGMENTS)
+            args = seg["arguments"]
             with ir.InsertionPoint(d), d.location:
                 # index operands (a dynamic batch) become i32 push constants
                 i32 = ir.IntegerType.get_signless(32)
                 args = [arith_d.index_castui(i32, a) if str(a.type) == "index" else a for a in args]
                 args += [globals_.load(c) for c in constants]
-            arg_dims = ops[seg[0] + seg[1]: seg[0] + seg[1] + seg[2]]
-            res_dims = ops[seg[0] + seg[1] + seg[2]:]
+            arg_dims, res_dims = seg["argument_dims"], seg["result_dims"]
             entry = ir.ArrayAttr.get([ir.SymbolRefAttr.get([sym, sym])])
             tied = None
             if "tied_operands" in d.attributes:
                 old = [ir.IntegerAttr(a).value for a in d.attributes["tied_operands"]]
                 tied = ir.ArrayAttr.get([ir.IntegerAttr.get(ir.IndexType.get(), v)
                                          for v in old + [-1]])
-            workload = ops[: seg[0]]          # a dynamic batch: the kernel's count region reads it
+            workload = seg["workload"]          # a dynamic batch: the kernel's count region reads it
             new = flow_d.DispatchOp([r.type for r in d.results] + [scratch_t], workload, entry, args,
                                     arg_dims, res_dims, tied_operands=tied,
                                     loc=d.location, ip=ir.InsertionPoint(d))

@@ -155,7 +155,7 @@ def test_random_runtime_size_convs_match_numpy(tmp_path, seed):
         (r,) = res.by_kind()["convs"]
         assert r.path == "convc" and r.problem.runtime_sizes, (conv, r.line())   # a padded 1x1: runtime rows
         mh, mw = conv.min_size()
-        rows = ds.check_random(conv, str(tmp_path / f"m{i}.vmfb"), "local-task", [(mh, mw), (mh + 5, mw + 3), (17, 23)])
+        rows = ds.check_build(conv, str(tmp_path / f"m{i}.vmfb"), "local-task", [(mh, mw), (mh + 5, mw + 3), (17, 23)])
         assert all(x["ok"] for x in rows), (conv, rows)
         res90 = compile_file(str(src), str(tmp_path / f"g{i}.vmfb"), CompileOptions(target="sm_90a"))
         (g,) = res90.by_kind()["convs"]
@@ -284,8 +284,7 @@ def test_stems_and_window_ops_of_the_gpu_check_on_llvm_cpu(tmp_path):
         (r,) = kinds["convs"] + kinds["pools"]
         assert r.path == "convc" and r.problem.dynamic_spatial, (item, r.line())
         mh, mw = item.min_size()
-        check = ds.check_window if isinstance(item, ds.WindowOp) else ds.check_random
-        rows = check(item, str(tmp_path / f"m{i}.vmfb"), "local-task", [(mh, mw), (mh + 5, mw + 3), (17, 23)])
+        rows = ds.check_build(item, str(tmp_path / f"m{i}.vmfb"), "local-task", [(mh, mw), (mh + 5, mw + 3), (17, 23)])
         assert all(x["ok"] for x in rows), (item, rows)
         res90 = compile_file(str(src), str(tmp_path / f"g{i}.vmfb"), CompileOptions(target="sm_90a"))
         k90 = res90.by_kind()

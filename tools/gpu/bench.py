@@ -26,6 +26,7 @@ import time
 import numpy as np
 
 from ...passes.kernel_configs import Sm90WsConfig
+from ...passes.problem import DTYPE_BYTES
 from ...passes.schedule import Schedule
 from ...runtime.arrays import poison, random_input, storage_dtype, to_f32
 from ...runtime.module import LoadedModule
@@ -35,7 +36,6 @@ from .check import TOLERANCE, device_name, tolerance
 from .reference import fhwc_filter, apply_epilogue, conv_nhwc_fhwc_torch, layer_reference_numpy, rel_l2
 
 _TORCH_DT = {"f16": "float16", "bf16": "bfloat16", "f32": "float32"}     # torch dtype names
-_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "i8": 1, "i32": 4, "f8E4M3FN": 1, "f8E5M2": 1}
 
 
 # ------------------------------------------------------------------------ timing
@@ -116,14 +116,14 @@ def _layer(d):
 
 
 def _bytes(L) -> int:
-    return sum(math.prod(s) * _BYTES[t] for s, t in L.input_shapes()) + \
-        math.prod(L.output_shape()) * _BYTES[L.out_dtype]
+    return sum(math.prod(s) * DTYPE_BYTES[t] for s, t in L.input_shapes()) + \
+        math.prod(L.output_shape()) * DTYPE_BYTES[L.out_dtype]
 
 
 def _floor_us(L, peak_tflops, bw_tbs):
     """FLOPs at the measured bf16 matmul ceiling (int8: twice that, Hopper's int8 rate) or bytes
     at the copy bandwidth, whichever is longer."""
-    peak = peak_tflops * (2 if _BYTES[L.dtype] == 1 else 1)
+    peak = peak_tflops * (2 if DTYPE_BYTES[L.dtype] == 1 else 1)
     return max(L.flops / (peak * 1e12), _bytes(L) / (bw_tbs * 1e12)) * 1e6
 
 
@@ -226,7 +226,7 @@ def bench_layer(bundle, entry, iters, rotate, peak, bw, seed):
         row.update(ptxas_resources(os.path.join(bundle, entry["ptx"])))
     rng = np.random.default_rng(seed)
     inputs = [[random_input(rng, s, t) for s, t in L.input_shapes()] for _ in range(rotate)]
-    if _BYTES[L.dtype] == 1:        # int8 and fp8: no PyTorch conv to time
+    if DTYPE_BYTES[L.dtype] == 1:        # int8 and fp8: no PyTorch conv to time
         return _bench_int8(bundle, entry, L, row, inputs, iters, rotate)
     f32 = [_torch_inputs(L, x) for x in inputs]          # fp32 copies of the rounded inputs
     ref_conv = conv_nhwc_fhwc_torch(f32[0][0], f32[0][1], L.stride, L.dilation, L.pad, L.groups, L.filter_layout)

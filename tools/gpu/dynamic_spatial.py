@@ -158,6 +158,12 @@ func.func @main(%x: {xs}, %wt: tensor<{f}x{self.R}x{self.S}x{c}xf16>, %b: tensor
         return (max(1, self.dilation[0] * (self.R - 1) + 1 - self.pad[0] - self.pad[2]),
                 max(1, self.dilation[1] * (self.S - 1) + 1 - self.pad[1] - self.pad[3]))
 
+    def arguments(self, rng, h: int, w: int) -> list[np.ndarray]:
+        """The model's f16 arguments for an h x w image: x, the filter, the bias."""
+        x = rng.standard_normal((self.N, h, w, self.window)).astype(np.float16)
+        wt = (rng.standard_normal((self.F, self.R, self.S, self.C)) / np.sqrt(self.R * self.S * self.C)).astype(np.float16)
+        return [x, wt, (rng.standard_normal(self.F) / 4).astype(np.float16)]
+
     def reference(self, x, w, b):
         from .reference import conv_nhwc_fhwc_numpy
         f = lambda a: a.astype(np.float64)
@@ -254,6 +260,14 @@ func.func @main(%x: {xs}{f', %wt: tensor<{self.R}x{self.S}x{c}xf16>, %b: tensor<
     def min_size(self) -> tuple[int, int]:
         return max(1, self.R - self.pad[0] - self.pad[2]), max(1, self.S - self.pad[1] - self.pad[3])
 
+    def arguments(self, rng, h: int, w: int) -> list[np.ndarray]:
+        """The model's f16 arguments for an h x w image: x (and a depthwise conv's filter, bias)."""
+        out = [rng.standard_normal((self.N, h, w, self.C)).astype(np.float16)]
+        if self.kind == "depthwise":
+            out += [(rng.standard_normal((self.R, self.S, self.C)) / self.R).astype(np.float16),
+                    (rng.standard_normal(self.C) / 4).astype(np.float16)]
+        return out
+
     def reference(self, x, wt=None, b=None):
         pt, pl, pb, pr = self.pad
         f = x.astype(np.float64)
@@ -278,42 +292,19 @@ WINDOW_OPS = (WindowOp("max", 256, 5, 5, (1, 1), (2, 2, 2, 2), 4),        # SPPF
               WindowOp("depthwise", 64, 7, 7, (1, 1), (3, 3, 3, 3), 2))
 
 
-def check_window(op: WindowOp, vmfb: str, driver: str, sizes, seed: int = 0, tolerance: float = 5e-3) -> list[dict]:
-    """A WindowOp build at each (H, W) against numpy (max-pools exact)."""
+def check_build(item, vmfb: str, driver: str, sizes, seed: int = 0, tolerance: float = 5e-3) -> list[dict]:
+    """A RandomConv's or WindowOp's build at each (H, W) against its numpy reference (fresh
+    arguments per size); outputs must have numpy's shape and be finite."""
     from ...runtime.module import LoadedModule
     m = LoadedModule(vmfb, driver)
     rows = []
     for h, w in sizes:
-        rng = np.random.default_rng([seed, h, w])
-        x = rng.standard_normal((op.N, h, w, op.C)).astype(np.float16)
-        args = [(x, "f16")]
-        wt = b = None
-        if op.kind == "depthwise":
-            wt = (rng.standard_normal((op.R, op.S, op.C)) / op.R).astype(np.float16)
-            b = (rng.standard_normal(op.C) / 4).astype(np.float16)
-            args += [(wt, "f16"), (b, "f16")]
-        got = m.call("main", args).astype(np.float64)
-        ref = op.reference(x, wt, b)
+        args = item.arguments(np.random.default_rng([seed, h, w]), h, w)
+        got = m.call("main", [(a, "f16") for a in args]).astype(np.float64)
+        ref = item.reference(*args)
         err = float(np.linalg.norm(got - ref) / max(np.linalg.norm(ref), 1e-12)) if got.shape == ref.shape else None
         rows.append({"h": h, "w": w, "shape": list(got.shape), "rel_l2": err,
                      "ok": err is not None and err <= tolerance and bool(np.isfinite(got).all())})
-    return rows
-
-
-def check_random(conv: RandomConv, vmfb: str, driver: str, sizes, seed: int = 0, tolerance: float = 5e-3) -> list[dict]:
-    """conv's build at each (H, W) against numpy; outputs must have numpy's shape."""
-    from ...runtime.module import LoadedModule
-    m = LoadedModule(vmfb, driver)
-    rows = []
-    for h, w in sizes:
-        rng = np.random.default_rng([seed, h, w])
-        x = rng.standard_normal((conv.N, h, w, conv.window)).astype(np.float16)
-        wt = (rng.standard_normal((conv.F, conv.R, conv.S, conv.C)) / np.sqrt(conv.R * conv.S * conv.C)).astype(np.float16)
-        b = (rng.standard_normal(conv.F) / 4).astype(np.float16)
-        got = m.call("main", [(x, "f16"), (wt, "f16"), (b, "f16")]).astype(np.float64)
-        ref = conv.reference(x, wt, b)
-        err = float(np.linalg.norm(got - ref) / max(np.linalg.norm(ref), 1e-12)) if got.shape == ref.shape else None
-        rows.append({"h": h, "w": w, "rel_l2": err, "ok": err is not None and err <= tolerance})
     return rows
 
 
@@ -352,51 +343,37 @@ def prepare_random(out: str, target: str, seed: int, count: int) -> list[dict]:
     """One build per random_convs draw, with the draw in the manifest (`random.json`)."""
     from ...compiler.driver import CompileOptions, compile_file
     os.makedirs(out, exist_ok=True)
-    entries, windows = [], []
-    for i, conv in enumerate(random_convs(seed, count) + list(STEM_CONVS)):
-        src = os.path.join(out, f"random_{i}.mlir")
-        with open(src, "w") as f:
-            f.write(conv.model())
-        res = compile_file(src, os.path.join(out, f"random_{i}.vmfb"), CompileOptions(target=target))
-        os.remove(src)
-        (r,) = res.by_kind()["convs"]
-        entries.append({"conv": dataclasses.asdict(conv), "vmfb": f"random_{i}.vmfb", "report": r.line()})
-    for i, op in enumerate(WINDOW_OPS):
-        src = os.path.join(out, f"window_{i}.mlir")
-        with open(src, "w") as f:
-            f.write(op.model())
-        res = compile_file(src, os.path.join(out, f"window_{i}.vmfb"), CompileOptions(target=target))
-        os.remove(src)
-        kinds = res.by_kind()
-        (r,) = kinds["convs"] + kinds["pools"]
-        windows.append({"op": dataclasses.asdict(op), "vmfb": f"window_{i}.vmfb", "report": r.line()})
+    built = {"convs": [], "windows": []}
+    for group, key, prefix, items in (("convs", "conv", "random", random_convs(seed, count) + list(STEM_CONVS)),
+                                      ("windows", "op", "window", WINDOW_OPS)):
+        for i, item in enumerate(items):
+            src = os.path.join(out, f"{prefix}_{i}.mlir")
+            with open(src, "w") as f:
+                f.write(item.model())
+            res = compile_file(src, os.path.join(out, f"{prefix}_{i}.vmfb"), CompileOptions(target=target))
+            os.remove(src)
+            kinds = res.by_kind()
+            (r,) = kinds["convs"] + kinds["pools"]
+            built[group].append({key: dataclasses.asdict(item), "vmfb": f"{prefix}_{i}.vmfb", "report": r.line()})
     with open(os.path.join(out, "random.json"), "w") as f:
-        json.dump({"seed": seed, "target": target, "convs": entries, "windows": windows}, f, indent=1)
-    return entries + windows
+        json.dump({"seed": seed, "target": target, **built}, f, indent=1)
+    return built["convs"] + built["windows"]
 
 
 def check_random_bundle(bundle: str, driver: str) -> list[dict]:
     with open(os.path.join(bundle, "random.json")) as f:
         manifest = json.load(f)
     out = []
-    for e in manifest["convs"]:
-        c = dict(e["conv"])
-        conv = RandomConv(**{**c, "stride": tuple(c["stride"]), "dilation": tuple(c["dilation"]), "pad": tuple(c["pad"])})
-        mh, mw = conv.min_size()
-        rows = check_random(conv, os.path.join(bundle, e["vmfb"]), driver, [(mh, mw), (mh + 5, mw + 3), (17, 23), (64, 97)])
-        ok = all(x["ok"] for x in rows)
-        print(f"{'ok  ' if ok else 'FAIL'} {conv} {[(x['h'], x['w'], x['rel_l2']) for x in rows] if not ok else ''}",
-              flush=True)
-        out.append({"conv": e["conv"], "report": e["report"], "rows": rows, "ok": ok})
-    for e in manifest.get("windows", []):
-        c = dict(e["op"])
-        op = WindowOp(**{**c, "stride": tuple(c["stride"]), "pad": tuple(c["pad"])})
-        mh, mw = op.min_size()
-        rows = check_window(op, os.path.join(bundle, e["vmfb"]), driver, [(mh, mw), (mh + 5, mw + 3), (17, 23), (64, 97)])
-        ok = all(x["ok"] for x in rows)
-        print(f"{'ok  ' if ok else 'FAIL'} {op} {[(x['h'], x['w'], x['rel_l2']) for x in rows] if not ok else ''}",
-              flush=True)
-        out.append({"op": e["op"], "report": e["report"], "rows": rows, "ok": ok})
+    for key, cls, entries in (("conv", RandomConv, manifest["convs"]), ("op", WindowOp, manifest.get("windows", []))):
+        for e in entries:
+            item = cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in e[key].items()})
+            mh, mw = item.min_size()
+            rows = check_build(item, os.path.join(bundle, e["vmfb"]), driver,
+                               [(mh, mw), (mh + 5, mw + 3), (17, 23), (64, 97)])
+            ok = all(x["ok"] for x in rows)
+            print(f"{'ok  ' if ok else 'FAIL'} {item} {[(x['h'], x['w'], x['rel_l2']) for x in rows] if not ok else ''}",
+                  flush=True)
+            out.append({key: e[key], "report": e["report"], "rows": rows, "ok": ok})
     return out
 
 

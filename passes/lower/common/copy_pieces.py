@@ -48,8 +48,7 @@ def copy_grid(p: CopyProblem, s: Schedule):
     def grid(words):
         e = Emitter()
         units = e.mul(copy_rows(e, p, words), sum(row_vectors(p)))
-        step = s.threads * per
-        return [e.div(e.add(units, step - 1), step), e.c(1), e.c(1)]
+        return [e.ceil_div(units, s.threads * per), e.c(1), e.c(1)]
     return grid
 
 

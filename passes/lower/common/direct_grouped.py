@@ -47,13 +47,9 @@ def segments_per_image(p: ConvProblem, c: DirectGroupedConfig) -> int:
     return cdiv(p.Ho, c.rows) * cdiv(p.Wo, c.pixels)
 
 
-def _cdiv(e: Emitter, a, b: int):
-    return cdiv(a, b) if isinstance(a, int) else e.div(e.add(a, b - 1), b)
-
-
 def runtime_segments(e: Emitter, x, c: DirectGroupedConfig):
     """segments_per_image of runtime extents x (lower/common/extents.py): ints fold."""
-    a, b = _cdiv(e, x.Ho, c.rows), _cdiv(e, x.Wo, c.pixels)
+    a, b = e.ceil_div(x.Ho, c.rows), e.ceil_div(x.Wo, c.pixels)
     return a * b if isinstance(a, int) and isinstance(b, int) else e.mul(a, b)
 
 
@@ -111,14 +107,14 @@ class DirectGrouped:
         self.T = self.config.rows     # output rows per item (depthwise, rows unrolled)
         self.smem = None              # the staged depthwise path's copy slots
         # the image's sizes: ints, or index values read at run time (emit)
-        self.H, self.W, self.Ho, self.Wo = p.H, p.W, p.Ho, p.Wo
+        self.H, self.W, self.Ho, self.Wo, self.howo = p.H, p.W, p.Ho, p.Wo, p.Ho * p.Wo
 
     def emit(self, memrefs: list) -> None:
         p, s, e = self.p, self.s, self.e
         nv = p.F // self.V
         x = getattr(memrefs, "extents", None)       # runtime sizes (batch, H, W), else the problem's
         if x is not None:
-            self.H, self.W, self.Ho, self.Wo = x.H, x.W, x.Ho, x.Wo
+            self.H, self.W, self.Ho, self.Wo, self.howo = x.H, x.W, x.Ho, x.Wo, x.howo
             segments = e.mul(x.N, runtime_segments(e, x, self.config))
         else:
             segments = e.mul(p.N, segments_per_image(p, self.config))
@@ -158,7 +154,7 @@ class DirectGrouped:
         """(row = n*Ho + ho, wo0, n, h0, w0) of segment `seg` (P outputs from wo0 along W, of
         output rows ho .. ho + T - 1)."""
         p, e = self.p, self.e
-        nseg, nrows = _cdiv(e, self.Wo, self.P), _cdiv(e, self.Ho, self.T)
+        nseg, nrows = e.ceil_div(self.Wo, self.P), e.ceil_div(self.Ho, self.T)
         band = e.div(seg, nseg)
         wo0 = e.mul(e.rem(seg, nseg), self.P)
         n, ho = e.div(band, nrows), e.mul(e.rem(band, nrows), self.T)
@@ -405,9 +401,7 @@ class DirectGrouped:
         p, e, V = self.p, self.e, self.V
         x, wgt = memrefs[p.input], memrefs[p.filter]
         mult = p.F // p.C
-        howo = e.mul(self.Ho, self.Wo) if not isinstance(self.Ho, int) or not isinstance(self.Wo, int) \
-            else self.Ho * self.Wo
-        n, rem = e.div(m, howo), e.rem(m, howo)
+        n, rem = e.div(m, self.howo), e.rem(m, self.howo)
         h0 = e.sub(e.mul(e.div(rem, self.Wo), p.stride[0]), p.pad[0])
         w0 = e.sub(e.mul(e.rem(rem, self.Wo), p.stride[1]), p.pad[1])
         f32v = vec_type(V, "f32")
@@ -464,9 +458,7 @@ class DirectGrouped:
         p, e, V, Vc = self.p, self.e, self.V, self.Vc
         x, wgt = memrefs[p.input], memrefs[p.filter]
         cg, fg = p.C // p.groups, p.F // p.groups
-        howo = e.mul(self.Ho, self.Wo) if not isinstance(self.Ho, int) or not isinstance(self.Wo, int) \
-            else self.Ho * self.Wo
-        n, rem = e.div(m, howo), e.rem(m, howo)
+        n, rem = e.div(m, self.howo), e.rem(m, self.howo)
         h0 = e.sub(e.mul(e.div(rem, self.Wo), p.stride[0]), p.pad[0])
         w0 = e.sub(e.mul(e.rem(rem, self.Wo), p.stride[1]), p.pad[1])
         cbase = e.mul(e.div(f0, fg), cg)

@@ -43,6 +43,12 @@ class Emitter:
             return self._v(a)
         return arith_d.divui(self._v(a), self._v(b))
 
+    def ceil_div(self, a, b: int):
+        """(a + b - 1) // b of a non-negative index; Python ints fold (static sizes)."""
+        if isinstance(a, int):
+            return -(-a // b)
+        return self.div(self.add(a, b - 1), b)
+
     def rem(self, a, b):
         if isinstance(b, int) and b == 1:
             return self.c(0)

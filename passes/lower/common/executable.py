@@ -67,15 +67,9 @@ def copy_bindings(p, scratch_bytes: int = SCRATCH_BYTES) -> list[Binding]:
     runtime sizes a tensor holds its static row times the words of the row axes sized at run
     time (the other row axes' sizes are in the row's static count)."""
     words = tuple(k for k in p.dynamic if k >= 0)
-
-    def count(shape) -> int:
-        n = 1
-        for a, d in enumerate(shape):
-            n *= 1 if p.dynamic and p.dynamic[a] >= 0 else d
-        return n
-    out = [Binding(f"arg{i}", p.dtype, count(x.source) if x.source else count(x.sizes), True, words)
+    out = [Binding(f"arg{i}", p.dtype, p.static_elements(x.source or x.sizes), True, words)
            for i, x in enumerate(p.pieces)]
-    return out + [Binding("out", p.dtype, count(p.shape), False, words),
+    return out + [Binding("out", p.dtype, p.static_elements(p.shape), False, words),
                   Binding("scratch", "i8", scratch_bytes, False)]
 
 

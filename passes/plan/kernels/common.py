@@ -3,6 +3,8 @@ driver-exact check of a schedule's tensor maps."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from ...lower.nvidia import tensormap, tma_loader
 from ...problem import ConvProblem, DTYPE_BYTES
 from ...schedule import Schedule
@@ -18,6 +20,23 @@ MAX_CTAS = 8                 # co-resident CTAs considered
 
 def cdiv(a: int, b: int) -> int:
     return -(-a // b)
+
+
+# Tile shapes that kernels fix at compile time and walk over whatever image comes are chosen for
+# an image of this size when H and W are read at run time (the matcher's planning size,
+# ir_reading.SPATIAL_HINT, only sizes the problem): detection and segmentation models, the ones
+# served at several resolutions, run at hundreds of pixels. Planned for 64 px, a YOLO-style stem
+# took 64-pixel tiles of the grouped kernel: 98 us at 4 x 640 x 640 where the static build's
+# 320-pixel tiles take 32 (H200, csp_dynhw_b4_640).
+RUNTIME_PLAN_SIZE = 640
+
+
+def tile_planning_problem(p: ConvProblem) -> ConvProblem:
+    """p as its tiles are planned: runtime image sizes taken as RUNTIME_PLAN_SIZE."""
+    if not p.dynamic_spatial:
+        return p
+    return dataclasses.replace(p, H=RUNTIME_PLAN_SIZE if p.h_constant >= 0 else p.H,
+                               W=RUNTIME_PLAN_SIZE if p.w_constant >= 0 else p.W)
 
 
 def largest_vector(n: int, dtype: str, limit_bytes: int = 16) -> int:

@@ -21,7 +21,7 @@ from ...kernel_configs import GroupedMmaConfig
 from ...schedule import Kernel, Schedule
 from ...target import Target
 from ..tuning import knobs_of
-from .common import SM_SMEM, PlanError, cdiv
+from .common import SM_SMEM, PlanError, cdiv, tile_planning_problem
 from .depthwise_mma import DEPTHWISE_MMA, SMALL_GRID_CTAS, mma_candidates, small_grid_tile
 from .depthwise_strips import DEPTHWISE_STRIPS, prefers_strips, strips_candidates
 from .depthwise_tma import DEPTHWISE_TMA, prefers_tiles, tma_candidates
@@ -62,19 +62,11 @@ def supports(p: ConvProblem, t: Target) -> str | None:
     return None
 
 
-# runtime image sizes are planned as an image of this size: the tile shape is fixed at compile
-# time and walked over whatever image comes (a planning size of 64 gave a YOLO stem 64-pixel
-# tiles: 98 us at 4 x 640 x 640 where the static build's 320-pixel tiles take 32, H200)
-RUNTIME_PLAN_SIZE = 640
-
-
 def _options(p: ConvProblem, t: Target) -> list[TileOption]:
     why = supports(p, t)
     if why:
         raise GroupedMmaUnsupported(why)
-    if p.dynamic_spatial:
-        p = dataclasses.replace(p, H=RUNTIME_PLAN_SIZE, W=RUNTIME_PLAN_SIZE)
-    return tile_options(p, t.smem_bytes, SM_SMEM, t.num_sms)
+    return tile_options(tile_planning_problem(p), t.smem_bytes, SM_SMEM, t.num_sms)
 
 
 def _schedule(p: ConvProblem, t: Target, o: TileOption) -> Schedule:

@@ -11,7 +11,7 @@ from ...kernel_configs import GatherConfig
 from ...schedule import Kernel, Schedule
 from ...target import Target
 from ...lower.common.igemm import portable_batch_grid   # one CTA per output tile, the same layout
-from .common import PlanError, cdiv
+from .common import PlanError, cdiv, tile_planning_problem
 from ...lower.nvidia.sm90_gather import emit_sm90_gather_wgmma
 from ...kernel_families import KernelFamily, register
 
@@ -31,9 +31,8 @@ def plan_sm90_gather(p: ConvProblem, t: Target, why_not_tma: str = "") -> Schedu
     if why:
         raise PlanError(why)
     bm, bn = 128, (128 if p.F > 64 else 64)
-    # 64-row tiles where 128 would leave SMs idle; runtime image sizes plan for large images
-    # (p.gemm_m is then only the planning size's)
-    if 2 * cdiv(p.gemm_m, bm) * cdiv(p.F, bn) <= t.num_sms and not p.dynamic_spatial:
+    # 64-row tiles where 128 would leave SMs idle (runtime image sizes: on the tile-planning image)
+    if 2 * cdiv(tile_planning_problem(p).gemm_m, bm) * cdiv(p.F, bn) <= t.num_sms:
         bm = 64
     grid = (cdiv(p.gemm_m, bm) * cdiv(p.F, bn), 1, 1)
     s = Schedule(kernel=Kernel.SM90_GATHER_WGMMA, target=t.arch, block_m=bm, block_n=bn, block_k=64,

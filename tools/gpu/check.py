@@ -42,8 +42,8 @@ TOLERANCE = {"f16": 1e-2, "bf16": 1e-2, "f32": 1e-3, "i32": 0.0, "i8": 2e-3}
 TF32_TOLERANCE = 1e-2
 # fp8 operands (exact products, f32 output) on sm_90a's fp8 wgmma: the sums' rel. L2 against
 # f32 sums of the decoded values grows as sqrt(K) (H200: 5.8e-4 at K = 1152, 9.0e-4 at 2304,
-# 1.37e-3 at 4608, results/bench/h200_int8_latest.json), the tensor core's fp8 accumulation
-# keeping fewer bits than f32; far below the operands' own rounding (3 mantissa bits: ~6%)
+# 1.37e-3 at 4608, results/bench/h200_int8_latest.json), consistent with (not yet isolated as)
+# fp8 tensor-core accumulation in fewer bits than f32; far below the operands' own rounding (3 mantissa bits: ~6%)
 FP8_TOLERANCE = 3e-3
 
 

@@ -461,6 +461,9 @@ class Sm90WsConfig(PersistentConfig):
     swap_ab: bool = False       # wgmma M over channels, N over block_m pixels
     direct_stages: int = 0      # leading k-tiles the consumers load with cp.async while the
                                 # TMA descriptors are written (direct_loads.py)
+    late_channel_ops: bool = False  # per-channel epilogue operands loaded after the main loop, not
+                                # before it (tiles whose operands would not fit the consumer
+                                # registers beside the accumulators: sm90_ws_layout.consumer_registers)
 
     LEGACY: ClassVar[dict[str, str]] = {f: f for f in ("raster", "cluster_m", "epilogue_slots", "swap_ab",
                                                        "direct_stages")}
@@ -479,7 +482,8 @@ class Sm90WsConfig(PersistentConfig):
                 + (f" cluster={self.cluster_m}x1" if self.cluster_m > 1 else "")
                 + (f" epilogue_slots={self.epilogue_slots}" if self.epilogue_slots != 1 else "")
                 + (" swap_ab" if self.swap_ab else "")
-                + (f" direct={self.direct_stages}" if self.direct_stages else ""))
+                + (f" direct={self.direct_stages}" if self.direct_stages else "")
+                + (" late_channel_ops" if self.late_channel_ops else ""))
 
 
 @dataclass(frozen=True)

@@ -82,8 +82,9 @@ from .direct_loads import DirectPrologue, Loaders
 from .primitives import I32, address_of, cluster_ctarank_count, cluster_sync, mbarrier_init_fence, trap_unless
 from .ring import MbarrierRing, PingPongTurns
 from .sm90_ws_epilogue import Epilogue
-from .sm90_ws_layout import (DESCRIPTORS, MAX_ACC_REGS, WsLayout, WsUnsupported,  # noqa: F401 (re-exported)
-                             check_supported, consumer_slice, residual_step, row_bytes, swap_max_pixels, ws_layout)
+from .sm90_ws_layout import (CHANNEL_OPERAND_BUDGET, DESCRIPTORS, MAX_ACC_REGS, WsLayout,  # noqa: F401 (re-exported)
+                             WsUnsupported, check_supported, consumer_registers, consumer_slice, residual_step,
+                             row_bytes, swap_max_pixels, ws_layout)
 from .sm90_ws_mainloop import MainLoop
 from .sm90_ws_producer import Producer
 from .sm90_ws_state import WsMode, WsState, ws_mode

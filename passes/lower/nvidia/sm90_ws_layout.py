@@ -30,6 +30,30 @@ DESCRIPTORS = 4                            # activation, filter, output, residua
 MAX_ACC_REGS = 160
 
 
+# A consumer thread's accumulators plus the per-channel epilogue operands loaded before the
+# main loop, in 32-bit registers: above this, ptxas spills under the 232-register consumer
+# budget (the addresses, loop state and epilogue temporaries need the rest). Measured with
+# ptxas 13 on ResNet-50's unfolded BatchNorm epilogues: 128 accumulators + 6 f16 operands of a
+# 256-channel tile (320) spilled 460 bytes and ran 77 us on an H200 where the same conv with 3
+# operands (224) spilled 60 bytes and ran 37.5 us; a tile over the budget loads its operands in
+# the epilogue instead (Sm90WsConfig.late_channel_ops).
+CHANNEL_OPERAND_BUDGET = 168
+
+
+def consumer_registers(p: ConvProblem, kernel: str, block_m: int, block_n: int, swap: bool = False) -> int:
+    """32-bit registers a consumer thread holds through the main loop: its accumulators (f32 or
+    i32, one per 128th of its slice) and, per per-channel epilogue operand, the vector<2>
+    pairs of its columns (warp_roles.channel_operands: block_n / 8 of them; swapped tiles: two
+    broadcast pairs per 64-channel sub-block, warp_roles.channel_operands_rows)."""
+    rows, cols = consumer_slice(kernel, block_m, block_n, swap)
+    regs = rows * cols // WARPGROUP
+    for ld in p.operand_loads:
+        if ld.broadcast == "channel":
+            per_pair = max(1, 2 * DTYPE_BYTES[ld.dtype] // 4)
+            regs += (cols // 64 * 2 if swap else block_n // 8) * per_pair
+    return regs
+
+
 class WsUnsupported(ValueError):
     pass
 

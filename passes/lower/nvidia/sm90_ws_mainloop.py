@@ -39,7 +39,7 @@ class MainLoop:
             use = j if mode.coop else e.div(j, 2)
             if not mode.coop:
                 k.turns.wait_turn(cw, use)
-            channel_ops = self.channel_ops(e.add(n0, dn), wtid)
+            channel_ops = None if mode.late_channel_ops else self.channel_ops(e.add(n0, dn), wtid)
             # k-tile 0 is peeled: its first wgmma ignores the (undefined) accumulator
             # (scale-d 0), so no zero-fill sits between the wgmma fence and the wgmma.
             st0, ph0 = k.ring.slot(e.mul(j, mode.per_tile))
@@ -72,6 +72,8 @@ class MainLoop:
                                          direct if mode.direct > 1 else None)
             if not mode.coop:
                 self.pass_turn(cw, elected)
+            if mode.late_channel_ops:      # loaded in the epilogue, where first read
+                channel_ops = self.channel_ops(e.add(n0, dn), wtid)
             wgmma_wait(0)
             k.trace.consumer(e, cw, "mainloop", first_tile)
             self.release(last)
@@ -89,13 +91,15 @@ class MainLoop:
     def channel_ops(self, n0, wtid) -> dict:
         """Per-channel operands (bias) for the warpgroup's channels from n0, loaded before the
         main loop so their latency hides under it (loaded in the epilogue they were its
-        largest stall)."""
+        largest stall), or, where they would not fit the registers beside the accumulators
+        (mode.late_channel_ops), each where the epilogue first reads it."""
         k, mode = self.k, self.mode
         e = k.e
         lane = e.rem(wtid, 32)
         if mode.swap:
             return channel_operands_rows(e, mode.p, k.memrefs, n0, e.div(wtid, 32), lane, mode.subs)
-        return channel_operands(e, mode.p, k.memrefs, n0, e.mul(e.rem(lane, 4), 2), mode.s.block_n)
+        return channel_operands(e, mode.p, k.memrefs, n0, e.mul(e.rem(lane, 4), 2), mode.s.block_n,
+                                on_first_use=mode.late_channel_ops)
 
     def k_loop(self, st0, ph0, n, accs, row_base, direct_tile=None):
         """The n - 1 ring iterations after the peeled first one (stage st0, phase parity ph0),

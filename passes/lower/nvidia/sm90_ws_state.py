@@ -41,6 +41,7 @@ class WsMode:
     in_ring: bool                  # epilogue staged in lent ring stages (epilogue_slots = 0)
     res: OperandLoad | None        # the TMA-loaded residual, if any
     direct: int                    # leading k-tiles of the first tile loaded by cp.async (direct_loads.py)
+    late_channel_ops: bool         # per-channel epilogue operands loaded after the main loop
     ktiles: int
     per_tile: int                  # ring iterations per tile: its k-tiles (+ one lent stage per warpgroup)
     subs: int                      # 64-row wgmma sub-blocks per consumer warpgroup (pixels; channels swapped)
@@ -65,7 +66,7 @@ def ws_mode(p: ConvProblem, s: Schedule) -> WsMode:
     in_ring = lay.slots == 0
     return WsMode(p, s, lay, cluster_m=c.cluster_m, coop=s.kernel.role is WarpRole.COOPERATIVE,
                   streamk=s.kernel.role is WarpRole.STREAM_K, swap=c.swap_ab, in_ring=in_ring,
-                  res=residual_step(p), direct=c.direct_stages, ktiles=ktiles,
+                  res=residual_step(p), direct=c.direct_stages, late_channel_ops=c.late_channel_ops, ktiles=ktiles,
                   per_tile=ktiles + (2 if in_ring else 0),
                   subs=(lay.cols if c.swap_ab else lay.rows) // 64,
                   mma_n=s.block_m if c.swap_ab else s.block_n, row=row,

@@ -44,20 +44,38 @@ def swizzled(e, slot_base_i64, rows: int, row, col_static: int, col_lane, dtype:
     return arith_d.addi(slot_base_i64, index_to(e.add(off, chunk * rows * panel.span), I64()))
 
 
-def channel_operands(e, p: ConvProblem, memrefs, n0, q2, block_n: int) -> dict:
+class _OnFirstUse(dict):
+    """A mapping whose values are emitted where they are first read (the epilogue's straight-
+    line code, so each load dominates its later uses)."""
+
+    def __init__(self, keys, load):
+        super().__init__()
+        self._keys, self._load = frozenset(keys), load
+
+    def __missing__(self, key):
+        if key not in self._keys:
+            raise KeyError(key)
+        self[key] = value = self._load(*key)
+        return value
+
+
+def channel_operands(e, p: ConvProblem, memrefs, n0, q2, block_n: int, on_first_use: bool = False) -> dict:
     """{(load index, j): vector<2> of that per-channel epilogue operand (p.operand_loads) at
     this thread's columns 8j + q2 + {0, 1} of the tile (q2 = 2(lane%4); clamped in bounds:
-    stores clip)}."""
-    out = {}
-    for i, ld in enumerate(p.operand_loads):
-        if ld.broadcast != "channel":
-            continue
-        for j in range(block_n // 8):
-            f = e.add(n0, e.add(q2, 8 * j))
-            f_safe = e.select(e.cmp("slt", f, p.F), f, p.F - 2)
-            out[(i, j)] = vector_d.load(vec_type(2, ld.dtype), memrefs[ld.operand], [f_safe],
-                                        alignment=2 * DTYPE_BYTES[ld.dtype])
-    return out
+    stores clip)}. on_first_use: each load is emitted where the epilogue first reads it, so
+    only a batch's operands are live at a time (tiles whose operands would not fit the
+    registers beside the accumulators)."""
+    def load(i, j):
+        ld = p.operand_loads[i]
+        f = e.add(n0, e.add(q2, 8 * j))
+        f_safe = e.select(e.cmp("slt", f, p.F), f, p.F - 2)
+        return vector_d.load(vec_type(2, ld.dtype), memrefs[ld.operand], [f_safe],
+                             alignment=2 * DTYPE_BYTES[ld.dtype])
+    keys = [(i, j) for i, ld in enumerate(p.operand_loads) if ld.broadcast == "channel"
+            for j in range(block_n // 8)]
+    if on_first_use:
+        return _OnFirstUse(keys, load)
+    return {key: load(*key) for key in keys}
 
 
 def channel_operands_rows(e, p: ConvProblem, memrefs, ch0, warp, lane, subs: int) -> dict:

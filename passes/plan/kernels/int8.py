@@ -84,12 +84,10 @@ _FALLBACK_TILES = (WsTile(Kernel.SM90_WS_PINGPONG, 128, 128), WsTile(Kernel.SM90
 
 
 def _registers(p: ConvProblem, s: Schedule) -> int:
-    """Accumulators (rows x channels / 128 threads) plus a value per column pair per per-channel
-    operand (cols / 4 each) of a consumer thread."""
-    from ...lower.nvidia.sm90_ws_layout import consumer_slice
-    rows, cols = consumer_slice(s.kernel, s.block_m, s.block_n, getattr(s.config, "swap_ab", False))
-    channel = sum(1 for ld in p.operand_loads if ld.broadcast == "channel")
-    return rows * cols // 128 + cols // 4 * channel
+    """A consumer thread's accumulators and per-channel operands (the family's estimate,
+    sm90_ws_layout.consumer_registers; a QDQ epilogue's operands are f32)."""
+    from ...lower.nvidia.sm90_ws_layout import consumer_registers
+    return consumer_registers(p, s.kernel, s.block_m, s.block_n, getattr(s.config, "swap_ab", False))
 
 
 def _f16_rules(p: ConvProblem, t: Target):

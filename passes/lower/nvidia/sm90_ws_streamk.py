@@ -50,15 +50,13 @@ class StreamKConsumers:
             m0, n0 = k.tiles.origin_of(t)
             use = e.div(si, 2)
             k.turns.wait_turn(cw, use)
-            channel_ops = None if mode.late_channel_ops else ml.channel_ops(n0, wtid)
+            channel_ops = ml.channel_ops(n0, wtid)
             st0, ph0 = k.ring.slot(it0)
             accs = ml.k_step(st0, ph0, [undef_accumulator(mode.mma_n) for _ in range(subs)], row_base, first=True)
             first_tile = arith_d.andi(elected, e.cmp("eq", use, 0)) if k.trace.on else None
             k.trace.consumer(e, cw, "first_data", first_tile)
             accs, last = ml.k_loop(st0, ph0, e.sub(k1, k0), accs, row_base)
             ml.pass_turn(cw, elected)
-            if mode.late_channel_ops:
-                channel_ops = ml.channel_ops(n0, wtid)
             wgmma_wait(0)
             k.trace.consumer(e, cw, "mainloop", first_tile)
             ml.release(last)

@@ -101,6 +101,11 @@ class Rule:
 
 
 WIDE = lambda c: c.wide                                 # noqa: E731
+# Narrow-K 1x1s are a load and a store per tile, so every wasted column is wasted bandwidth
+# and epilogue work: F itself where it is a multiple of 32 (64-byte epilogue panels) and the
+# accumulators fit (160 columns), e.g. EfficientNet's 16 -> 96 expansion (128-column tiles
+# left a quarter of each tile empty).
+EXACT = lambda c: c.p.F if c.p.F % 32 == 0 and c.p.F <= sm90_ws.MAX_ACC_REGS else c.wide    # noqa: E731
 NARROW = lambda c: narrow_block_n(c.p.F)               # noqa: E731
 RESIDUAL = lambda c: c.p.reads_residual                 # noqa: E731
 
@@ -108,7 +113,7 @@ ONE_WAVE_RESIDUAL = Rule("one wave with a residual", lambda c: c.one_wave_residu
 
 # The default tile of the persistent kernels: the first rule that holds.
 TILE_RULES = (
-    Rule("many waves, narrow K, F > 64", lambda c: c.many_waves and c.narrow_k and c.p.F > 64, COOPERATIVE, 256, WIDE),
+    Rule("many waves, narrow K, F > 64", lambda c: c.many_waves and c.narrow_k and c.p.F > 64, COOPERATIVE, 256, EXACT),
     Rule("many waves, F <= 128", lambda c: c.many_waves and c.p.F <= 128, PINGPONG, 128, NARROW),
     Rule("many waves, 160-channel tiles", lambda c: c.many_waves and c.wide == 160, PINGPONG, 128, 160),
     Rule("many waves, F > 256", lambda c: c.many_waves and c.wide == 128 and c.p.F > 256, COOPERATIVE, 256, 128),

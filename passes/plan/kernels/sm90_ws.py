@@ -102,7 +102,8 @@ def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = Kernel.SM90_WS_COOPERA
                         + (", channels on the wgmma M (swapped)" if swap else ""),
                  scratch_bytes=scratch,
                  config=Sm90WsConfig(raster=raster, cluster_m=cluster_m, epilogue_slots=slots, swap_ab=swap,
-                                     late_channel_ops=sm90_ws.consumer_registers(p, kernel, block_m, bn, swap)
+                                     late_channel_ops=kernel != Kernel.SM90_WS_STREAMK and
+                                     sm90_ws.consumer_registers(p, kernel, block_m, bn, swap)
                                      > sm90_ws.CHANNEL_OPERAND_BUDGET))
     if m_tiles * n_tiles <= grid[0] // cluster_m or p.R * p.S == 1:
         s = with_direct_loads(p, s)

@@ -80,6 +80,14 @@ VARIANTS: tuple[Variant, ...] = (
             "non-persistent TMA kernel"),
     Variant("row_slab", _L("rowslab", 1, 224, 224, 3, 64, 7, 7, stride=(2, 2), pad=(3, 3, 3, 3), epilogue="bias_relu"),
             _kernel("sm90_rows_wgmma"), "row-slab TMA (few input channels)"),
+    Variant("row_slab_tf32", _L("rowslab_f32", 1, 224, 224, 3, 64, 7, 7, stride=(2, 2), pad=(3, 3, 3, 3),
+                                 dtype="f32", epilogue="bias_relu"),
+            lambda s: s.kernel == "sm90_rows_wgmma", "row-slab TMA, f32 operands on TF32 register-A wgmma, "
+            "serial sub-blocks (84 fragment registers each)"),
+    Variant("row_slab_tf32_carry", _L("rowslab_f32c", 2, 21, 40, 3, 128, 3, 3, pad=(1, 1, 1, 1), dtype="f32",
+                                       epilogue="bias_relu"),
+            lambda s: s.kernel == "sm90_rows_wgmma", "row-slab TMA, TF32, one sub-block with the next tile's "
+            "fragments prefetched, odd stride_w*C"),
     Variant("gather", _L("gather", 2, 17, 19, 40, 128, 3, 3, pad=(1, 1, 1, 1)), _kernel("sm90_gather_wgmma"),
             "gathered im2col + wgmma (C not TMA-aligned)"),
     Variant("tf32", _L("tf32", 2, 14, 14, 64, 128, 3, 3, pad=(1, 1, 1, 1), dtype="f32"),

@@ -36,6 +36,7 @@ from .builders import mixed_sizes, owner
 from .channel_carry import (CONV_INPUT_MULTIPLE, carry, rebuild, reaches_conv, sink_slice, split_sizes,
                             widen, widen_filter, zeros)
 from ..target import get_target
+from .window import zero_pad
 
 VECTOR = 8              # output channels per 16-byte f16 vector
 
@@ -116,13 +117,14 @@ def _erase_if_dead(op) -> None:
 TF32_INPUT_MULTIPLE = 16
 
 
-def _pad_f32_input(op) -> bool:
-    """An f32 conv (taken as TF32) whose input channels no TF32 K step tiles (the RGB stem:
-    C = 3 with a 7x7 filter) reads them padded with zeros to a multiple of 16, with zero filter
-    channels: a TF32 tensor-core kernel instead of the portable one (ResNet-50's f32 stem at
-    batch 32: 737 us on the portable kernel, results/e2e/h200_latest.json). The activation is
-    inserted into a zero tensor (a copy into a zero fill: the copy kernel, in place) before its
-    spatial pad, which still fuses into the conv."""
+def _pad_f32_input(op, arch: str) -> bool:
+    """An f32 conv (taken as TF32) whose input channels no TF32 K step tiles and whose input
+    rows the row-slab kernel cannot take either (row_slab_stem) reads them padded with zeros
+    to a multiple of 16, with zero filter channels: a TF32 tensor-core kernel instead of the
+    portable one (ResNet-50's f32 stem at batch 32: 737 us on the portable kernel,
+    results/e2e/h200_latest.json). The activation is inserted into a zero tensor (a copy into a
+    zero fill: the copy kernel, in place) before its spatial pad, which still fuses into the
+    conv."""
     from ..lower.nvidia.tma_loader import k_tile_channels
     x, w = op.operands[0], op.operands[1]
     xt, wt = ir.RankedTensorType(x.type), ir.RankedTensorType(w.type)
@@ -131,7 +133,7 @@ def _pad_f32_input(op) -> bool:
         return False
     c, taps = wt.shape[3], wt.shape[1] * wt.shape[2]
     # a 1x1 filter is a GEMM to IREE, which would read the padded input as a strided operand
-    if taps == 1 or k_tile_channels(c, taps, "f32") is not None:
+    if taps == 1 or k_tile_channels(c, taps, "f32") is not None or row_slab_stem(op, arch):
         return False
     c16 = -(-c // TF32_INPUT_MULTIPLE) * TF32_INPUT_MULTIPLE
     with ir.InsertionPoint(op), op.location:
@@ -146,6 +148,40 @@ def _pad_f32_input(op) -> bool:
     return True
 
 
+def row_slab_stem(op, arch: str) -> bool:
+    """Whether the sm_90a row-slab kernel (TF32 register-A wgmma on the input rows as they
+    are, lower/nvidia/row_slab.py) takes this f32 conv with its channels unpadded: ResNet-50's
+    f32 stem at batch 32 took 237 us on 16 padded channels (5.3x the stem's multiply-adds)
+    after a 24 us zero fill and a 47 us copy into them (results/e2e/h200_floors_latest.json).
+    Judged on the conv alone: an epilogue the kernel declines later (a residual) sends it to
+    the portable kernel."""
+    from ..lower.nvidia import row_slab, sm90_rows, tensormap
+    from ..problem import ConvProblem
+    if not get_target(arch).has_wgmma:
+        return False
+    x, w = op.operands[0], op.operands[1]
+    pad = zero_pad(x)
+    src = pad.operands[0] if pad is not None else x
+    st, wt = ir.RankedTensorType(src.type), ir.RankedTensorType(w.type)
+    if not st.has_static_shape:
+        return False
+    low = [int(v) for v in pad.attributes["static_low"]] if pad is not None else [0] * 4
+    high = [int(v) for v in pad.attributes["static_high"]] if pad is not None else [0] * 4
+    if low[0] or high[0] or low[3] or high[3] or min(low + high) < 0:
+        return False
+    n, h, wd, c = st.shape
+    f, r, sw = wt.shape[0], wt.shape[1], wt.shape[2]
+    stride = tuple(int(v) for v in ir.DenseIntElementsAttr(op.attributes["strides"]))
+    dilation = tuple(int(v) for v in ir.DenseIntElementsAttr(op.attributes["dilations"]))
+    p = ConvProblem(N=n, H=h, W=wd, C=c, F=f, R=r, S=sw, stride=stride, dilation=dilation,
+                    pad=(low[1], low[2], high[1], high[2]), dtype="f32", out_dtype="f32")
+    try:
+        sm90_rows.check_supported(p)
+    except (row_slab.RowSlabUnsupported, tensormap.TensorMapError):
+        return False
+    return True
+
+
 def pad_channels(module: ir.Module, options=None) -> ir.Module:
     """Pass convc-pad-channels (input-phase IR, after convc-trim-window)."""
     arch = getattr(options, "target", None) or "sm_90a"
@@ -156,5 +192,5 @@ def pad_channels(module: ir.Module, options=None) -> ir.Module:
             _pad_conv(op)
         if (getattr(options, "precision", None) or "tf32") == "tf32":
             for op in [o for o in walk_ops(module.operation) if o.name in FILTER_F_DIM]:
-                _pad_f32_input(op)
+                _pad_f32_input(op, arch)
     return module

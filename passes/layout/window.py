@@ -57,7 +57,7 @@ def _owner(v: ir.Value):
     return None if isinstance(o, ir.Block) else (o.operation if hasattr(o, "operation") else o)
 
 
-def _zero_pad(v: ir.Value):
+def zero_pad(v: ir.Value):
     """The static tensor.pad with a zero value producing v, or None."""
     op = _owner(v)
     if op is None or op.name != "tensor.pad" or len(op.operands) != 1:
@@ -153,7 +153,7 @@ def _trim(op) -> None:
     windows = _windows(op, [list(t.shape) for t in types])
     if not windows:
         return
-    pad = _zero_pad(x)
+    pad = zero_pad(x)
     src = pad.operands[0] if pad is not None else x
     st = ir.RankedTensorType(src.type)
     if not st.has_static_shape:

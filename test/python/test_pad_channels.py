@@ -4,6 +4,7 @@ pass is applied as for sm_90a, the result compiled for llvm-cpu (convc's CPU ker
 padded conv, IREE on the slice and epilogue) and run on random data against numpy's fp32
 reference, with a NaN-poisoned output."""
 
+import dataclasses
 import pytest
 
 from conftest import assert_outputs_right, compile_layer
@@ -110,7 +111,17 @@ def test_f32_input_channels_padded_for_tf32(tmp_path, layer):
 
 
 def test_f32_stem_on_tf32_tensor_cores(tmp_path):
+    """ResNet's f32 stem keeps its 3 channels: the row-slab kernel's TF32 register-A wgmmas
+    read the input rows as they are (no zero fill, no copy into 16 channels, 5.3x fewer
+    multiply-adds); a stem the row-slab kernel declines (F = 16: not a 64-channel block) is
+    padded for the persistent TF32 kernel as before."""
     layer = Layer("r50_stem_f32", 2, 224, 224, 3, 64, 7, 7, (2, 2), (1, 1), (3, 3, 3, 3), "f32", "bias_relu")
     _, res = compile_layer(tmp_path, layer, target="sm_90a", tuning_cache="none")
+    (conv,) = [r for r in res.reports if r.problem is not None]
+    assert conv.problem.C == 3 and conv.schedule.kernel == "sm90_rows_wgmma", conv.line()
+    assert "TF32" in conv.schedule.reason
+    assert not [r for r in res.reports if r.copy is not None], [r.line() for r in res.reports]
+    narrow = dataclasses.replace(layer, name="stem_f16_out", F=16)
+    _, res = compile_layer(tmp_path, narrow, target="sm_90a", tuning_cache="none")
     (conv,) = [r for r in res.reports if r.problem is not None]
     assert conv.problem.C == 16 and conv.schedule.kernel.startswith("sm90_ws"), conv.line()

@@ -45,6 +45,65 @@ def test_fragments_equal_im2col(case):
         np.testing.assert_array_equal(im2col_from_slab(p, g, slab, p.Wo), direct_im2col(p, x, n, ho, g))
 
 
+F32_CASES = [dict(c, dtype="f32", out_dtype="f32") for c in CASES] + [
+    dict(N=1, H=9, W=20, C=3, F=64, R=3, S=3, stride=(1, 1), pad=(1, 1, 1, 1), dtype="f32"),   # stride_w*C odd
+]
+
+
+@pytest.mark.parametrize("case", F32_CASES)
+def test_tf32_fragments_equal_im2col(case):
+    """f32 operands (TF32 k8): no leading slot, K a multiple of 8, any stride_w*C."""
+    p = ConvProblem(**case)
+    g = row_slab(p)
+    assert g.lead == 0 and g.kstep == 8 and g.pair == 1 and g.kp % 8 == 0
+    assert g.xs % 4 == 0                                 # 16-byte box starts
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((p.N, p.H, p.W, p.C)).astype(np.float32)
+    for n, ho in [(0, 0), (p.N - 1, p.Ho - 1)]:
+        slab = slab_model(p, g, x, n, ho)
+        np.testing.assert_array_equal(im2col_from_slab(p, g, slab, p.Wo), direct_im2col(p, x, n, ho, g))
+
+
+def _wgmma_a_layout(kstep: int, warp: int, lane: int, reg: int, i: int) -> tuple[int, int]:
+    """(row, k) of element i of A register `reg` held by (warp, lane) in a register-A wgmma
+    m64k{kstep}, written from CUTLASS's ALayout_64x16 (16-bit pairs) and ALayout_64x8 (TF32)."""
+    g, q = lane // 4, lane % 4
+    if kstep == 16:      # values (k-pair bit, row half, k half): strides 64, 8, 512 of m + 64k
+        return 16 * warp + g + 8 * (reg % 2), 2 * q + i + 8 * (reg // 2)
+    return 16 * warp + g + 8 * (reg % 2), q + 4 * (reg // 2)        # strides 8, 256
+
+
+@pytest.mark.parametrize("case", [CASES[0], F32_CASES[0], F32_CASES[-1]])
+def test_registers_hold_the_wgmma_a_fragment(case):
+    """What the consumer loads into each fragment register (RowSlab.registers: slab row and K
+    slot, the lane's pair*q offset, the per-row pixel offset, masking of zero-weight slots)
+    is the im2col A tile at the (row, k) the wgmma expects there, for every lane and k-step."""
+    p = ConvProblem(**case)
+    g = row_slab(p)
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((p.N, p.H, p.W, p.C)).astype(np.float32)
+    slab = slab_model(p, g, x, 0, p.Ho // 2).reshape(-1)
+    a = direct_im2col(p, x, 0, p.Ho // 2, g)
+    for sub in range(g.subs):
+        for warp in range(4):
+            for lane in range(32):
+                for kk in range(g.ksteps):
+                    for reg, at in enumerate(g.registers(kk)):
+                        for i in range(g.pair):
+                            m, k = _wgmma_a_layout(g.kstep, warp, lane, reg, i)
+                            m += 64 * sub
+                            k += g.kstep * kk
+                            if at is None:
+                                assert k >= g.rows_r * g.sc2
+                                continue
+                            hr, r, j = at
+                            assert hr == (m // 8) % 2
+                            jl = j + g.pair * (lane % 4) + i
+                            got = slab[g.offset(min(m, p.Wo - 1), r, jl)] if g.valid(jl) else 0.0
+                            want = a[m, k] if m < p.Wo else a[p.Wo - 1, k]
+                            assert got == want, (sub, warp, lane, kk, reg, i)
+
+
 def test_stem_geometry():
     g = row_slab(ConvProblem(N=32, H=224, W=224, C=3, F=64, R=7, S=7, stride=(2, 2), pad=(3, 3, 3, 3)))
     # x0 = -9: 96-element groups (672 = 7 * 96), the slab starts at -96; one leading zero K
@@ -52,6 +111,17 @@ def test_stem_geometry():
     assert (g.sc, g.lead, g.sc2, g.kp, g.ksteps, g.xs, g.shift, g.subs) == (21, 1, 24, 176, 11, -96, 86, 2)
     assert (g.group, g.groups, g.rows_box, g.boxes, g.pitch) == (96, 9, 7, 1, 864)
     assert g.shift + 6 * (112 - 1) + g.sc2 <= g.pitch          # the last pixel's window fits
+    assert g.carry                                             # (44 + 32) x 2 registers
+
+
+def test_f32_stem_geometry():
+    g = row_slab(ConvProblem(N=32, H=224, W=224, C=3, F=64, R=7, S=7, stride=(2, 2), pad=(3, 3, 3, 3),
+                             dtype="f32", out_dtype="f32"))
+    # no leading slot; 7 rows of 24 K slots = 168 = 21 k8 steps, 84 fragment registers per
+    # sub-block: two sub-blocks' would not fit beside the accumulators, one at a time does
+    assert (g.sc, g.lead, g.sc2, g.kp, g.ksteps, g.subs, g.fragment_registers) == (21, 0, 24, 168, 21, 2, 84)
+    assert not g.carry and g.ktiles == 6
+    assert g.shift + 6 * (112 - 1) + g.sc2 <= g.pitch
 
 
 @pytest.mark.parametrize("case", CASES)

@@ -201,11 +201,14 @@ def zero_accumulator(n: int):
     return acc
 
 
-def wgmma_m64nk16_rega(acc, a_regs, desc_b, n: int, dtype: str, accumulate: bool = True):
-    """wgmma.mma_async m64n{n}k16 with A from registers (four b32 of f16/bf16 pairs: rows g,
-    g+8 of k 2q..2q+1, then of k 2q+8..2q+9, the mma.m16n8k16 A fragment per warp) and B from a
-    shared-memory descriptor. NVVM has no op for the register-A form: inline PTX, the
-    accumulator tied in and out (omitted with accumulate=False: scale-d 0)."""
+def wgmma_rega(acc, a_regs, desc_b, n: int, dtype: str, accumulate: bool = True):
+    """wgmma.mma_async m64n{n}k{K} with A from registers and B from a shared-memory
+    descriptor: four b32 per thread, f16/bf16 pairs (k16: rows g, g+8 of k 2q..2q+1, then of
+    k 2q+8..2q+9, the mma.m16n8k16 A fragment per warp) or single f32 values read as TF32 (k8:
+    rows g, g+8 of k q, then of k q+4). NVVM has no op for the register-A form: inline PTX,
+    the accumulator tied in and out (omitted with accumulate=False: scale-d 0). TF32 takes no
+    transpose operand."""
+    wtype, k, _acc = WGMMA_OPERANDS[dtype]
     f32 = ir.F32Type.get()
     half = n // 2
     outs = ",".join(["=f"] * half)
@@ -219,9 +222,10 @@ def wgmma_m64nk16_rega(acc, a_regs, desc_b, n: int, dtype: str, accumulate: bool
         a0 = half
     d = ", ".join(f"${i}" for i in range(half))
     a = ", ".join(f"${a0 + i}" for i in range(4))
+    trans = ", 0" if k == 16 else ""
     asm = ("{\n.reg .pred p;\n"
            f"setp.ne.b32 p, {1 if accumulate else 0}, 0;\n"
-           f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{dtype}.{dtype} {{{d}}}, {{{a}}}, ${a0 + 4}, p, 1, 1, 0;\n}}")
+           f"wgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{wtype}.{wtype} {{{d}}}, {{{a}}}, ${a0 + 4}, p, 1, 1{trans};\n}}")
     # inline asm: nvvm.wgmma.mma_async takes A only from a shared-memory descriptor
     return llvm_d.InlineAsmOp(accumulator_type(n), ins + list(a_regs) + [desc_b], asm, cons,
                               has_side_effects=True).result

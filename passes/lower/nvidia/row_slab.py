@@ -21,6 +21,12 @@ and A[wo, (r, j')] is slab element r*pitch + stride_w*C*wo + j' + (d - lead) —
 base plus a compile-time offset. lead = d mod 2 makes that offset even, and with stride_w*C
 even the (k, k+1) pairs a thread holds in the wgmma A fragment are 4-byte aligned: each
 fragment register is one ld.shared.b32, masked where j' is outside [lead, lead + S*C).
+
+f32 operands run as TF32 (k8 wgmma): a fragment register holds one element, so there is no
+pair to align (lead = 0, any stride_w*C), and K is padded to a multiple of 8. Such fragments
+take twice the registers of 16-bit ones; where a tile's fragments for all its sub-blocks would
+not fit beside the accumulators (the f32 7x7 stem: 84 per sub-block), the consumer loads one
+sub-block's at a time (`carry` False: serial sub-blocks, see sm90_rows.py).
 """
 
 from __future__ import annotations
@@ -34,9 +40,10 @@ from ..common.emit import cdiv
 
 BOX_DIM = 256                 # the TMA box-dimension limit
 SLAB_SLACK = 1.25             # widest group whose slab pitch is within this of the smallest
-CHUNK = 8                     # K elements per fragment half-step (one b32 pair per lane)
+CHUNK = 8                     # K elements per chunk: half a 16-bit k16 step, a whole TF32 k8 step
 MAX_ROWS = 128                # output pixels per tile: two m64 wgmma sub-blocks
-BLOCK_N = 64                  # output channels per tile (one 128-byte swizzle row)
+BLOCK_NS = (64, 32)           # output channels per tile: the widest that divides F
+FRAGMENT_REGISTERS = 180      # A fragments + accumulators a consumer thread may hold live
 
 
 class RowSlabUnsupported(ValueError):
@@ -58,6 +65,28 @@ class RowSlab:
     subs: int                 # m64 sub-blocks per tile (rows = 64*subs >= Wo)
     elem_bytes: int
     rows_r: int               # R: input rows per slab
+    carry: bool = True        # the next tile's first fragments are prefetched (else serial sub-blocks)
+    block_n: int = 64         # output channels per tile (wgmma N)
+
+    @property
+    def acc_registers(self) -> int:
+        """f32 accumulators per thread of one m64 sub-block."""
+        return self.block_n // 2
+
+    @property
+    def kstep(self) -> int:
+        """K per wgmma: 32 bytes of K (16 for 16-bit operands, 8 for TF32)."""
+        return 32 // self.elem_bytes
+
+    @property
+    def pair(self) -> int:
+        """Elements per A fragment register (b32): 2 for 16-bit operands, 1 for TF32."""
+        return 4 // self.elem_bytes
+
+    @property
+    def fragment_registers(self) -> int:
+        """A fragment registers per m64 sub-block (four per k-step)."""
+        return 4 * self.ksteps
 
     @property
     def pitch(self) -> int:
@@ -71,12 +100,17 @@ class RowSlab:
 
     @property
     def ksteps(self) -> int:
-        return self.kp // 16
+        return self.kp // self.kstep
+
+    @property
+    def row_elems(self) -> int:
+        """K elements per 128-byte swizzled filter row."""
+        return 128 // self.elem_bytes
 
     @property
     def ktiles(self) -> int:
-        """64-wide K tiles of the shared-memory filter (128B-swizzled rows)."""
-        return cdiv(self.kp, 64)
+        """K tiles of the shared-memory filter (one 128B-swizzled row per output channel)."""
+        return cdiv(self.kp, self.row_elems)
 
     @property
     def slab_bytes(self) -> int:
@@ -97,29 +131,51 @@ class RowSlab:
         """Whether K slot j' of a filter row holds a filter value (else its weight is 0)."""
         return self.lead <= j < self.lead + self.sc
 
+    def registers(self, kk: int) -> list[tuple[int, int, int] | None]:
+        """The four A registers of k-step kk in wgmma order (CUTLASS's ALayout_64x16 and
+        _64x8): (row half hr: fragment rows g or g+8, slab row r, first K slot j' of the
+        register's span); a lane q = l%4 reads elements j' + pair*q .. + pair - 1 of it. None
+        past R*SC2 (zero registers). Register i covers K kstep*kk + (i//2)*kstep/2 + pair*q:
+        16-bit operands hold chunks 2kk and 2kk+1 (columns 2q, 2q+8), TF32 the halves of chunk
+        kk (columns q, q+4)."""
+        out = []
+        for i in range(4):
+            h, hr = divmod(i, 2)
+            k0 = self.kstep * kk + h * (self.kstep // 2)
+            at = self.chunk(k0 // CHUNK)
+            out.append(None if at is None else (hr, at[0], at[1] + k0 % CHUNK))
+        return out
+
 
 def row_slab(p: ConvProblem) -> RowSlab:
     """Geometry for p, or RowSlabUnsupported with the reason."""
     eb = DTYPE_BYTES[p.dtype]
+    pair = 4 // eb                              # elements per fragment register
     if p.dilation[1] != 1:
         raise RowSlabUnsupported(f"dilation {p.dilation[1]} along W (a filter row must be contiguous)")
-    if (p.stride[1] * p.C) % 2:
+    if pair == 2 and (p.stride[1] * p.C) % 2:
         raise RowSlabUnsupported(f"stride_w*C = {p.stride[1] * p.C} is odd (fragment pairs would straddle words)")
     if (p.W * p.C * eb) % 16:
         raise RowSlabUnsupported(f"input rows of {p.W * p.C * eb} B are not 16-byte aligned for TMA")
     if p.Wo > MAX_ROWS:
         raise RowSlabUnsupported(f"Wo={p.Wo} > {MAX_ROWS} output pixels per row")
-    if p.F % BLOCK_N:
-        raise RowSlabUnsupported(f"F={p.F} is not a multiple of {BLOCK_N}")
+    block_n = next((b for b in BLOCK_NS if p.F % b == 0), None)
+    if block_n is None:
+        raise RowSlabUnsupported(f"F={p.F} is not a multiple of {BLOCK_NS[-1]}")
     sc = p.S * p.C
     x0 = -p.pad[1] * p.C
-    d = x0 % CHUNK                              # 8 elements = 16 bytes
-    lead = d % 2
+    d = x0 % CHUNK
+    lead = d % 2 if pair == 2 else 0
     sc2 = cdiv(lead + sc, CHUNK) * CHUNK
-    kp = cdiv(p.R * sc2, 16) * 16
+    kstep = 32 // eb
+    kp = cdiv(p.R * sc2, kstep) * kstep
     subs = cdiv(p.Wo, 64)
-    if (4 * kp // 16 + 32) * subs > 180:
-        raise RowSlabUnsupported(f"K={kp} needs {(4 * kp // 16 + 32) * subs} fragment registers")
+    frags = 4 * kp // kstep
+    # all sub-blocks' fragments live (the overlapped consumer), else one sub-block's at a time
+    acc = block_n // 2
+    carry = (frags + acc) * subs <= FRAGMENT_REGISTERS
+    if not carry and frags + acc * subs > FRAGMENT_REGISTERS:
+        raise RowSlabUnsupported(f"K={kp} needs {frags + acc * subs} fragment registers")
     row_step = p.stride[1] * p.C
     wc = p.W * p.C
     align = 16 // eb
@@ -128,7 +184,7 @@ def row_slab(p: ConvProblem) -> RowSlab:
         if wc % group:
             continue
         xs = (x0 // group) * group
-        shift = (x0 - xs) - lead                # x0 - xs = d (mod 8): even, like before
+        shift = (x0 - xs) - lead                # x0 - xs = d (mod 8): even for 16-bit, like before
         groups = cdiv(row_step * (p.Wo - 1) + sc2 + shift, group)
         if groups <= BOX_DIM:
             fits.append((groups * group, group, xs, shift))
@@ -143,7 +199,8 @@ def row_slab(p: ConvProblem) -> RowSlab:
                                  f"{pitch * eb} B would start them off the 128-byte alignment TMA requires")
     return RowSlab(sc=sc, lead=lead, sc2=sc2, kp=kp, xs=xs, shift=shift, group=group,
                    groups=pitch // group, rows_box=p.R if p.dilation[0] == 1 else 1,
-                   row_step=row_step, subs=subs, elem_bytes=eb, rows_r=p.R)
+                   row_step=row_step, subs=subs, elem_bytes=eb, rows_r=p.R, carry=carry,
+                   block_n=block_n)
 
 
 def slab_model(p: ConvProblem, g: RowSlab, x, n: int, ho: int):

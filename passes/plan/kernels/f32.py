@@ -14,6 +14,7 @@ from .grouped_mma import narrow_dense, narrow_stem
 from .portable import plan_portable
 from ...kernel_families import Declined
 from .sm90_gather import SM90_GATHER
+from .sm90_rows import SM90_ROWS
 from .sm90_ws import SM90_WS, WsTile
 
 
@@ -35,8 +36,14 @@ def plan_f32(p: ConvProblem, t: Target, precision: str) -> Schedule:
 
 def _plan_tf32(p: ConvProblem, t: Target) -> Schedule | Declined:
     if tma_loader.k_tile_channels(p.C, p.R * p.S, p.dtype) is None:
-        return Declined(f"C={p.C} is not a multiple of 16 (one 64-byte swizzled row of f32 per K step; "
-                        f"a multiple of 4 with one filter tap)")
+        why = (f"C={p.C} is not a multiple of 16 (one 64-byte swizzled row of f32 per K step; "
+               f"a multiple of 4 with one filter tap)")
+        # the RGB stem: its input rows on the row-slab kernel with TF32 register-A wgmma
+        # (channel_pad.row_slab_stem leaves such convs unpadded)
+        rows = SM90_ROWS.attempt(p, t, why_not_tma=why)
+        if isinstance(rows, Schedule):
+            return dataclasses.replace(rows, reason=rows.reason + ", TF32 wgmma (f32 operands, f32 accumulation)")
+        return Declined(f"{why}; {rows}")
     bn = 128 if p.F > 64 else narrow_block_n(p.F)
     big = tiles(p, 128, bn) >= t.num_sms
     kernel, bm = (Kernel.SM90_WS_COOPERATIVE, 128) if big else (Kernel.SM90_WS_PINGPONG, 64)

@@ -20,6 +20,7 @@ from .grouped_mma import GROUPED_MMA, NARROW_DENSE_F
 from ...kernel_families import KernelFamily
 from .sm90 import COOPERATIVE, PINGPONG, STREAMK, fewer_columns_at_160, plan_sm90
 from .sm90_gather import SM90_GATHER
+from .sm90_rows import SM90_ROWS
 from .sm90_tma import SM90_TMA
 from .sm90_ws import SM90_WS, WsTile, swap_block_ms, with_direct_loads
 
@@ -77,8 +78,9 @@ def sm90_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
     if default.kernel == Kernel.SM90_ROWS_WGMMA:
         grid = [(SM90_GATHER, {"why_not_tma": "tuning candidate"})]
     elif default.kernel == Kernel.GROUPED_MMA and narrow_input(p):
-        # an RGB stem staged element by element: the thread-gathered im2col kernel it replaced
-        grid = [(SM90_GATHER, {"why_not_tma": "tuning candidate"})]
+        # an RGB stem staged element by element: the row-slab kernel (32- or 64-channel tiles)
+        # and the thread-gathered im2col kernel it replaced
+        grid = [(SM90_ROWS, {"why_not_tma": "tuning candidate"}), (SM90_GATHER, {"why_not_tma": "tuning candidate"})]
     elif default.kernel in (Kernel.SM90_GATHER_WGMMA, Kernel.PORTABLE_IGEMM):
         grid = [(GROUPED_MMA, {})] if p.F <= NARROW_DENSE_F and not p.grouped else []
     else:

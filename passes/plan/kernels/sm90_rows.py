@@ -39,9 +39,9 @@ def plan_sm90_rows(p: ConvProblem, t: Target, why_not_tma: str = "") -> Schedule
     stages = min(sm90_rows.MAX_STAGES, (t.smem_bytes - SM90_SMEM_RESERVE - fixed) // (slot + 16)) // 2 * 2
     if stages < 2:
         raise PlanError(f"row-slab kernel declined: two {slot}-byte slab slots do not fit")
-    tiles = p.N * p.Ho * (p.F // 64)
+    tiles = p.N * p.Ho * (p.F // g.block_n)
     grid = (min(tiles, t.num_sms), 1, 1)
-    return Schedule(kernel=Kernel.SM90_ROWS_WGMMA, target=t.arch, block_m=64 * g.subs, block_n=64, block_k=g.kp,
+    return Schedule(kernel=Kernel.SM90_ROWS_WGMMA, target=t.arch, block_m=64 * g.subs, block_n=g.block_n, block_k=g.kp,
                     threads=warp_roles.THREADS, config=RowSlabConfig(), stages=stages, grid=grid,
                     smem_bytes=sm90_rows.RowsLayout(p, g, stages).total,
                     reason=f"row-slab TMA + register-A wgmma, warp-specialized persistent (im2col TMA declined: {why_not_tma})",

@@ -235,7 +235,7 @@ def _grouped_layers():
             except GroupedMmaUnsupported:
                 continue
             if f == "rgb_stems.json" and plan_schedule_for(p, SM90).kernel != "grouped_mma":
-                continue            # a stem the planner leaves on the gathered kernel (7x7)
+                continue            # a stem the planner gives the row-slab kernel (F a multiple of 32)
             out.append(L)
     return out
 

@@ -60,7 +60,7 @@ def test_padded_k_steps():
 # The tiles the sm_90a planner gives the tuned narrow layers (tools/data/expansion_1x1.json,
 # rgb_stems.json; measurements in bench/NOTES.md): (kernel, block_m, block_n, swapped)
 NARROW_DEFAULTS = {
-    "effnet_expand_112_c16_f96": ("sm90_ws_cooperative", 256, 128, False),
+    "effnet_expand_112_c16_f96": ("sm90_ws_cooperative", 256, 96, False),     # exactly F wide: 46.3 us, 128 wide 52.5 (H200 e2e)
     "effnet_expand_56_c24_f144": ("sm90_ws_cooperative", 256, 160, False),
     "effnet_project_56_c144_f24": ("grouped_mma", 128, 24, None),
     "mnv3_expand_112_c16_f64": ("sm90_ws_pingpong", 256, 64, True),
@@ -69,15 +69,16 @@ NARROW_DEFAULTS = {
     "mnv3_project_56_c72_f24": ("grouped_mma", 384, 24, None),
     "effnet_expand_28_c40_f240": ("sm90_ws_cooperative", 256, 128, False),
     "mnv3_stem_b32": ("grouped_mma", 512, 16, None),
-    "effnet_stem_b32": ("grouped_mma", 256, 32, None),
+    "effnet_stem_b32": ("sm90_rows_wgmma", 128, 32, None),      # 16.2 us, grouped 33.7 (H200, convc-tune)
     "stem_c4_f24_b16": ("grouped_mma", 384, 24, None),
-    "stem_7x7_f32_b32": ("sm90_gather_wgmma", 128, 64, None),      # 7x7: the gathered kernel measured faster
+    "stem_7x7_f32_b32": ("sm90_rows_wgmma", 128, 32, None),     # 19.8 us, gathered 124.8 (H200, convc-tune)
 }
 
 
 def test_narrow_1x1_and_stem_rules():
     """Narrow-K 1x1 convs that fill the SMs take 256-pixel tiles, narrow-F ones and 3x3 RGB
-    stems the grouped tensor-core kernel; at batch 1 (no full wave) the 1x1 rules stay off."""
+    stems with F = 16 or 24 the grouped tensor-core kernel, RGB stems with F a multiple of 32
+    the row-slab kernel's 32-channel tiles; at batch 1 (no full wave) the 1x1 rules stay off."""
     import dataclasses
     t = get_target("sm_90a")
     layers = {L.name: L for f in ("expansion_1x1.json", "rgb_stems.json") for L in load_suite(f"tools/data/{f}")}

@@ -135,8 +135,9 @@ def tile_rule(p: ConvProblem, t: Target) -> Rule:
 
 
 def plan_sm90(p: ConvProblem, t: Target) -> Schedule:
-    """sm_90a: dense convs with F <= 8 (1x1 convs that fill the SMs: F <= NARROW_1X1_F; RGB
-    stems: grouped_mma.narrow_stem) on the grouped tensor-core kernel
+    """sm_90a: RGB stems of up to 3x3 (grouped_mma.narrow_stem) on the row-slab kernel where F
+    is a multiple of 32, else with dense convs with F <= 8 (1x1 convs that fill the SMs:
+    F <= NARROW_1X1_F) on the grouped tensor-core kernel
     (grouped_mma.narrow_dense); the persistent warp-specialized
     kernels with the tile of TILE_RULES; then swapped
     tiles (channels on the wgmma's M, _swapped_choice) replace it for filters with several
@@ -147,8 +148,15 @@ def plan_sm90(p: ConvProblem, t: Target) -> Schedule:
     steps (64-byte swizzled rows); the non-persistent kernel needs 64. Convs the im2col TMA
     cannot read go to the row-slab kernel, else the thread-gathered one, else the portable."""
     shape = Shape(p, t)
-    narrow = narrow_stem(p, t) or narrow_dense(p, t, NARROW_1X1_F if shape.many_waves and p.R * p.S == 1
-                                                     else NARROW_MMA_F)
+    stem = narrow_stem(p, t)
+    if stem is not None:
+        # an RGB stem of up to 3x3: the row-slab kernel where F tiles into 32- or 64-channel
+        # blocks (H200, tools/data/rgb_stems.json under convc-tune: EfficientNet's 3x3/2 stem to
+        # 32 channels at batch 32 16.2 us against the grouped kernel's 33.7, at batch 1 3.0
+        # against 3.3), else the grouped kernel
+        rows = SM90_ROWS.attempt(p, t, why_not_tma="an RGB stem's pixels are narrower than 16 bytes")
+        return rows if isinstance(rows, Schedule) else stem
+    narrow = narrow_dense(p, t, NARROW_1X1_F if shape.many_waves and p.R * p.S == 1 else NARROW_MMA_F)
     if narrow is not None:
         return narrow
     tma = SM90_TMA.attempt(p, t)

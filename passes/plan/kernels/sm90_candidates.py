@@ -16,7 +16,7 @@ from ...schedule import Kernel, Schedule
 from ...target import Target
 from ..tuning import knobs_of
 from .common import tiles
-from .grouped_mma import GROUPED_MMA, NARROW_DENSE_F
+from .grouped_mma import GROUPED_MMA, NARROW_DENSE_F, narrow_stem
 from ...kernel_families import KernelFamily
 from .sm90 import COOPERATIVE, PINGPONG, STREAMK, fewer_columns_at_160, plan_sm90
 from .sm90_gather import SM90_GATHER
@@ -77,6 +77,8 @@ def sm90_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
     default = plan_sm90(p, t)
     if default.kernel == Kernel.SM90_ROWS_WGMMA:
         grid = [(SM90_GATHER, {"why_not_tma": "tuning candidate"})]
+        if narrow_stem(p, t) is not None:
+            grid.append((GROUPED_MMA, {}))           # an RGB stem's other kernel
     elif default.kernel == Kernel.GROUPED_MMA and narrow_input(p):
         # an RGB stem staged element by element: the row-slab kernel (32- or 64-channel tiles)
         # and the thread-gathered im2col kernel it replaced

@@ -335,8 +335,13 @@ def _flow_rebuilds(module: ir.Module, gemm_sigs, extra: list[str]) -> tuple[list
     return add, drop, notes
 
 
+# convc's kernels that compute on fp8 operands on CUDA: the sm_90a wgmma and sm_100a tcgen05 ones
+FP8_KERNEL_PREFIXES = ("sm90_ws", "sm100_ws")
+
+
 def _check_fp8(reports: list[DispatchReport], target: Target) -> None:
-    """On CUDA only convc's fp8 wgmma kernel computes on fp8: stock iree-compile for CUDA fails
+    """On CUDA only convc's fp8 tensor-core kernels (sm_90a wgmma, sm_100a tcgen05
+    kind::f8f6f4) compute on fp8: stock iree-compile for CUDA fails
     on fp8 conversions both ways (an f8E4M3FN conv: an unrealized (i8) -> f8E4M3FN cast left in
     LLVM translation; an f32 -> f8E4M3FN truncf: "missing LLVMTranslationDialectInterface
     registration", docs/quantized.md), and so does the portable kernel's NVVM lowering. An fp8
@@ -345,7 +350,7 @@ def _check_fp8(reports: list[DispatchReport], target: Target) -> None:
         return
     for r in reports:
         p = r.problem
-        if p is not None and p.dtype in FP8_INPUT_DTYPES and (r.path != "convc" or not r.schedule.kernel.value.startswith("sm90_ws")):
+        if p is not None and p.dtype in FP8_INPUT_DTYPES and (r.path != "convc" or not r.schedule.kernel.value.startswith(FP8_KERNEL_PREFIXES)):
             raise ConvcError(f"{r.dispatch}: {p.shape_str()}: fp8 conv not supported on {target.arch}: {r.reason} "
                              f"(IREE 3.13's CUDA code generation fails on fp8 conversions: no fallback)")
 

@@ -9,10 +9,11 @@
 // CHECK-SAME: kernel = "sm90_ws_pingpong"
 // CHECK-SAME: TF32 wgmma (f32 operands, f32 accumulation)
 
-// C = 12 with 3x3 taps: no swizzled row tiles C; the portable kernel computes exactly, and says why.
+// C = 12 with 3x3 taps: no swizzled row tiles C, and the row-slab kernel takes no F = 24; the
+// portable kernel computes exactly, and says why.
 // RUN: sed -e 's/16xf32/12xf32/g' -e 's/, 16\]/, 12]/g' %inputs/f32_conv.flow.mlir | convc-opt --pass=convc-match-conv,convc-plan-schedule - | FileCheck %s --check-prefix=DECLINE
 // DECLINE: convc.schedule = {{.*}}kernel = "portable_igemm"
-// DECLINE-SAME: reason = "portable implicit GEMM (f32 inputs, exact f32 math: TF32 wgmma kernel declined: C=12 is not a multiple of 16 (one 64-byte swizzled row of f32 per K step; a multiple of 4 with one filter tap))"
+// DECLINE-SAME: reason = "portable implicit GEMM (f32 inputs, exact f32 math: TF32 wgmma kernel declined: C=12 is not a multiple of 16 (one 64-byte swizzled row of f32 per K step; a multiple of 4 with one filter tap); row-slab kernel declined: F=24 is not a multiple of 32)"
 
 // RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --precision fp32 %inputs/f32_conv.flow.mlir | FileCheck %s --check-prefix=FP32
 // FP32: reason = "portable implicit GEMM (f32 inputs, --precision fp32: exact f32 math)"

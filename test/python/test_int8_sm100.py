@@ -42,7 +42,7 @@ def test_kind_i8_instruction_descriptor():
     assert tc.decode_instr_descriptor(tc.instr_descriptor(128, 64, "bf16")).a_dtype == "bf16"
     with pytest.raises(ValueError, match="kind::i8 sums in s32"):
         tc.instr_descriptor(128, 64, "i8", "f32")
-    with pytest.raises(ValueError, match="kind::i8 sums in s32"):
+    with pytest.raises(ValueError, match="kind::f16 sums in f32 or f16"):
         tc.instr_descriptor(128, 64, "f16", "i32")
 
 

@@ -8,7 +8,7 @@ which the NVVM op cannot). Each wrapper is one NVVM op and names the PTX instruc
 PTX ISA section ("tcgen05 instructions", PTX ISA 8.6+):
 
 - tensor-memory allocation: `tcgen05.alloc / relinquish_alloc_permit / dealloc` (§9.7.16.7.1);
-- `tcgen05.mma.cta_group::{1,2}.kind::{f16,i8}` (§9.7.16.10.9) with a shared-memory matrix descriptor
+- `tcgen05.mma.cta_group::{1,2}.kind::{f16,i8,f8f6f4}` (§9.7.16.10.9) with a shared-memory matrix descriptor
   per operand (§9.7.16.4.1) and a 32-bit instruction descriptor (§9.7.16.4.2);
 - `tcgen05.commit` (§9.7.16.11): an mbarrier arrival once every earlier async tcgen05 op of
   the issuing thread has completed;
@@ -71,29 +71,35 @@ def decode_smem_descriptor(d: int) -> SmemDescriptorFields:
                                 base_offset=(d >> 49) & 7, swizzle_span=_SMEM_SWIZZLE_SPAN[(d >> 61) & 7])
 
 
-# Instruction descriptor (32 bits) of kind::f16 and kind::i8 (CUTLASS UMMA::InstrDescriptor):
-# sparsity 0..2, saturate 3, D format 4..5 (0 f16, 1 f32, 2 s32), A format 7..9 and B format
-# 10..12 (kind::f16: 0 f16, 1 bf16; kind::i8: 0 u8, 1 s8), negate A 13, negate B 14, A major 15
-# and B major 16 (0: K-major), N >> 3 in 17..22, M >> 4 in 24..28, max shift 30..31 (ws only).
-# Both kinds take 32 bytes of K per instruction (16 16-bit values, 32 8-bit ones), so a K row of
-# the swizzled ring is row / 32 instructions whatever the operand type.
-_AB_FORMAT = {"f16": 0, "bf16": 1, "i8": 1}
+# Instruction descriptor (32 bits) of kind::f16, kind::i8 and kind::f8f6f4 (CUTLASS
+# UMMA::InstrDescriptor): sparsity 0..2, saturate 3, D format 4..5 (0 f16, 1 f32, 2 s32), A
+# format 7..9 and B format 10..12 (kind::f16: 0 f16, 1 bf16; kind::i8: 0 u8, 1 s8;
+# kind::f8f6f4: 0 e4m3, 1 e5m2), negate A 13, negate B 14, A major 15 and B major 16 (0:
+# K-major), N >> 3 in 17..22, M >> 4 in 24..28, max shift 30..31 (ws only). Every kind takes 32
+# bytes of K per instruction (16 16-bit values, 32 8-bit ones), so a K row of the swizzled ring
+# is row / 32 instructions whatever the operand type.
+KIND = {"f16": "f16", "bf16": "f16", "i8": "i8",           # the tcgen05.mma kind of an operand type
+        "f8E4M3FN": "f8f6f4", "f8E5M2": "f8f6f4"}
+_AB_FORMAT = {"f16": {"f16": 0, "bf16": 1}, "i8": {"i8": 1}, "f8f6f4": {"f8E4M3FN": 0, "f8E5M2": 1}}
 _D_FORMAT = {"f16": 0, "f32": 1, "i32": 2}
-KIND = {"f16": "f16", "bf16": "f16", "i8": "i8"}          # the tcgen05.mma kind of an operand type
+_KIND_D = {"f16": ("f32", "f16"), "i8": ("i32",), "f8f6f4": ("f32",)}     # the D formats convc uses per kind
 MMA_K = 16                     # kind::f16: K per instruction (32 bytes of a 16-bit row)
 
 
 def instr_descriptor(m: int, n: int, ab_dtype: str, d_dtype: str = "f32", cta_group: int = 1) -> int:
-    """kind::f16 / kind::i8 instruction descriptor: D (d_dtype: f32 or f16; i32 for i8
-    operands) = A (m x K, K-major) * B (n x K, K-major) of ab_dtype, K = 32 bytes; m and n are
-    the whole instruction's (for cta_group::2, both CTAs of the pair together). Valid shapes
-    (PTX ISA, "Matrix shape"): cta_group::1: m 64 or 128, n a multiple of 8 (m = 64) or 16
-    (m = 128) in [16, 256]; cta_group::2: m 128 or 256, n a multiple of 16 (m = 128) or 16
-    (m = 256) in [32, 256]."""
+    """kind::f16 / kind::i8 / kind::f8f6f4 instruction descriptor (KIND[ab_dtype]): D (d_dtype:
+    f32 or f16 of 16-bit operands, s32 of i8 ones, f32 of e4m3 / e5m2 ones) = A (m x K,
+    K-major) * B (n x K, K-major) of ab_dtype, K = 32 bytes; m and n are the whole
+    instruction's (for cta_group::2, both CTAs of the pair together). Valid shapes (PTX ISA,
+    "Matrix shape"): cta_group::1: m 64 or 128, n a multiple of 8 (m = 64) or 16 (m = 128) in
+    [16, 256]; cta_group::2: m 128 or 256, n a multiple of 16 (m = 128) or 16 (m = 256) in
+    [32, 256]."""
     check_mma_shape(m, n, cta_group)
-    if (ab_dtype == "i8") != (d_dtype == "i32"):
-        raise ValueError(f"{ab_dtype} operands do not accumulate in {d_dtype} (kind::i8 sums in s32)")
-    fmt = _AB_FORMAT[ab_dtype]
+    kind = KIND[ab_dtype]
+    if d_dtype not in _KIND_D[kind]:
+        raise ValueError(f"{ab_dtype} operands do not accumulate in {d_dtype} (kind::{kind} sums in "
+                         f"{' or '.join('s32' if d == 'i32' else d for d in _KIND_D[kind])})")
+    fmt = _AB_FORMAT[kind][ab_dtype]
     return (_D_FORMAT[d_dtype] << 4) | (fmt << 7) | (fmt << 10) | ((n >> 3) << 17) | ((m >> 4) << 24)
 
 
@@ -120,11 +126,13 @@ class InstrDescriptorFields:
     sparse: bool
 
 
-def decode_instr_descriptor(d: int) -> InstrDescriptorFields:
+def decode_instr_descriptor(d: int, kind: str | None = None) -> InstrDescriptorFields:
+    """The fields of an instruction descriptor of `kind` (the operand format bits mean each
+    kind's types; default: kind::i8 where D is s32, else kind::f16)."""
     dd = {v: k for k, v in _D_FORMAT.items()}
     d_dtype = dd[(d >> 4) & 3]
-    # the operand formats mean kind::i8's types when D is s32
-    ab = {1: "i8"} if d_dtype == "i32" else {v: k for k, v in _AB_FORMAT.items() if k != "i8"}
+    kind = kind or ("i8" if d_dtype == "i32" else "f16")
+    ab = {v: k for k, v in _AB_FORMAT[kind].items()}
     return InstrDescriptorFields(m=((d >> 24) & 0x1F) << 4, n=((d >> 17) & 0x3F) << 3, a_dtype=ab[(d >> 7) & 7],
                                  b_dtype=ab[(d >> 10) & 7], d_dtype=d_dtype, a_k_major=not (d >> 15) & 1,
                                  b_k_major=not (d >> 16) & 1, negate=bool((d >> 13) & 3), sparse=bool((d >> 2) & 1))
@@ -185,7 +193,7 @@ def fence_after_thread_sync() -> None:
 
 
 def mma(d_taddr_i32, desc_a_i64, desc_b_i64, idesc: int, accumulate, cta_group: int = 1, kind: str = "f16") -> None:
-    """tcgen05.mma.cta_group::N.kind::{f16,i8} [d], a_desc, b_desc, idesc, enable_input_d: one
+    """tcgen05.mma.cta_group::N.kind::{f16,i8,f8f6f4} [d], a_desc, b_desc, idesc, enable_input_d: one
     asynchronous M x N x K MMA (K: 32 bytes of each operand row), both operands from shared
     memory, D in tensor memory (f32 / s32). accumulate: bool, or an i1 value (false: D = A * B,
     the old D is ignored). cta_group::2: issued by one thread of the even CTA of the pair; A's
@@ -193,7 +201,8 @@ def mma(d_taddr_i32, desc_a_i64, desc_b_i64, idesc: int, accumulate, cta_group: 
     rows M/2.. land in its tensor memory."""
     if isinstance(accumulate, bool):
         accumulate = arith_d.constant(ir.IntegerType.get_signless(1), int(accumulate))
-    mma_kind = {"f16": nvvm_d.Tcgen05MMAKind.F16, "i8": nvvm_d.Tcgen05MMAKind.I8}[kind]
+    mma_kind = {"f16": nvvm_d.Tcgen05MMAKind.F16, "i8": nvvm_d.Tcgen05MMAKind.I8,
+                "f8f6f4": nvvm_d.Tcgen05MMAKind.F8F6F4}[kind]
     nvvm_d.tcgen05_mma(mma_kind, _group(cta_group), tmem_ptr(d_taddr_i32), desc_a_i64, desc_b_i64,
                        i32(idesc - (1 << 32) if idesc >= (1 << 31) else idesc), accumulate)
 

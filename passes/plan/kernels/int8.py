@@ -44,10 +44,17 @@ def plan_int8(p: ConvProblem, t: Target) -> Schedule:
 
 def plan_fp8(p: ConvProblem, t: Target) -> Schedule:
     """fp8 convs (OCP e4m3 or e5m2 operands, f32 sums): on sm_90a the int8 tiles and kernel
-    with e4m3 / e5m2 wgmma (m64nNk32, f32 accumulators: the f16 epilogue), compile-only (no
-    GPU run has checked it yet); elsewhere (sm_100a: no kind::f8f6f4 kernel yet; AMD: gfx942's
-    fp8 MFMAs take the FNUZ variants, not the OCP types) the portable kernel."""
+    with e4m3 / e5m2 wgmma (m64nNk32, f32 accumulators: the f16 epilogue); on sm_100a the
+    tcgen05 kernel with kind::f8f6f4 MMAs (f32 accumulators in tensor memory, 32 bytes of K
+    per instruction as kind::i8; compile-only: no Blackwell was available); elsewhere (AMD:
+    gfx942's fp8 MFMAs take the FNUZ variants, not the OCP types) the portable kernel."""
     what = f"{p.dtype}, f32 sums"
+    if t.has_tcgen05:
+        from .sm100_ws import SM100_WS
+        s = SM100_WS.attempt(p, t)
+        if isinstance(s, Schedule):
+            return s
+        return _portable(p, t, f"portable implicit GEMM ({what}: tcgen05 kernel declined: {s})")
     if not t.has_wgmma:
         return _portable(p, t, f"portable implicit GEMM ({what}: no fp8 tensor-core kernel for {t.arch} yet)")
     if p.runtime_sizes:

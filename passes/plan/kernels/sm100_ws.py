@@ -18,6 +18,7 @@ import dataclasses
 
 from ...lower.nvidia.sm100_ws import (BLOCK_M, DESCRIPTORS, KERNEL, MAX_STAGES, THREADS, Sm100Unsupported,
                                      check_supported, sm100_layout)
+from ...lower.nvidia import tcgen05 as tc
 from ...lower.nvidia.tensormap import DESCRIPTOR_BYTES
 from ...lower.nvidia.tma_loader import k_tile_channels
 from ...problem import ConvProblem, DTYPE_BYTES
@@ -59,8 +60,8 @@ def sm100_block_n(p: ConvProblem, t: Target, block_k: int, cluster: int = 1) -> 
 def supports(p: ConvProblem, t: Target) -> str | None:
     if not t.has_tcgen05:
         return f"{t.arch} has no tcgen05"
-    if p.dtype not in ("f16", "bf16", "i8"):
-        return f"{p.dtype} operands (the tcgen05 kernel takes f16/bf16, and i8 summed in i32)"
+    if p.dtype not in tc.KIND:
+        return f"{p.dtype} operands (the tcgen05 kernel takes f16/bf16, i8 summed in i32, and e4m3/e5m2 in f32)"
     if k_tile_channels(p.C, p.R * p.S, p.dtype) is None:
         return (f"C={p.C} does not tile into 64- or 128-byte K rows of the im2col TMA "
                 f"(a multiple of 32 channels, or of 8 with one filter tap)")
@@ -95,7 +96,7 @@ def plan_sm100_ws(p: ConvProblem, t: Target, block_n: int | None = None, cluster
                  threads=THREADS, config=Sm100WsConfig(cluster_m=cluster), stages=stages,
                  grid=grid, smem_bytes=lay.total,
                  reason=("warp-specialized persistent tcgen05 (" + ("1-SM" if cluster == 1 else "CTA pairs: 2x1 "
-                         "clusters, cta_group::2 256-row") + (" kind::i8, i32" if p.dtype == "i8" else " kind::f16, f32")
+                         "clusters, cta_group::2 256-row") + f" kind::{tc.KIND[p.dtype]}, {'i32' if p.dtype == 'i8' else 'f32'}"
                         + " accumulators in tensor memory, "
                          "2 accumulator stages), im2col TMA ring, TMA-store epilogue"),
                  scratch_bytes=grid[0] * DESCRIPTORS * DESCRIPTOR_BYTES)

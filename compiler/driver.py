@@ -346,6 +346,9 @@ def _check_fp8(reports: list[DispatchReport], target: Target) -> None:
     LLVM translation; an f32 -> f8E4M3FN truncf: "missing LLVMTranslationDialectInterface
     registration", docs/quantized.md), and so does the portable kernel's NVVM lowering. An fp8
     conv neither takes is an error that names it, not a failure deep in code generation."""
+    if target.backend == "amd":
+        _check_fp8_amd(reports, target)
+        return
     if target.backend != "nvidia":
         return
     for r in reports:
@@ -353,6 +356,22 @@ def _check_fp8(reports: list[DispatchReport], target: Target) -> None:
         if p is not None and p.dtype in FP8_INPUT_DTYPES and (r.path != "convc" or not r.schedule.kernel.value.startswith(FP8_KERNEL_PREFIXES)):
             raise ConvcError(f"{r.dispatch}: {p.shape_str()}: fp8 conv not supported on {target.arch}: {r.reason} "
                              f"(IREE 3.13's CUDA code generation fails on fp8 conversions: no fallback)")
+
+
+def _check_fp8_amd(reports: list[DispatchReport], target: Target) -> None:
+    """gfx942's fp8 arithmetic takes the FNUZ encodings only: IREE 3.13's ROCm code generation
+    refuses an OCP fp8 conv there ("F8E5M2 and F8E4M3FN types are not supported on gfx942"),
+    so such a conv is an error that names it. gfx950 computes on OCP fp8 (its MFMAs and IREE's
+    conversions)."""
+    from ..passes.lower.amd.primitives import FP8_MFMA_ARCHS
+    if target.arch in FP8_MFMA_ARCHS:
+        return
+    for r in reports:
+        p = r.problem
+        if p is not None and p.dtype in FP8_INPUT_DTYPES:
+            raise ConvcError(f"{r.dispatch}: {p.shape_str()}: fp8 conv not supported on {target.arch}: its fp8 "
+                             f"arithmetic takes the FNUZ encodings, not OCP {p.dtype} (IREE 3.13's ROCm code "
+                             f"generation refuses them there too)")
 
 
 def _check_output(path: str) -> None:

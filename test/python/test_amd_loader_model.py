@@ -195,9 +195,10 @@ def test_suite_layer_loader_matches_im2col(arch, layer):
 
 def random_problem(rng, arch: str, subpath: str, dtype: str = "f16") -> ConvProblem:
     """A random conv the loader's `subpath` reads (C in lane vectors, block_k multiples or not);
-    i8: i32 sums and output (test_int8_amd.py)."""
+    i8: i32 sums and output (test_int8_amd.py); fp8: f32 sums and output (test_fp8_amd.py)."""
+    from convc.passes.lower.amd.lds_loader import lane_elements
     from convc.passes.lower.amd.primitives import mfma_k
-    vec = get_target(arch).lds_dma_bytes // (1 if dtype == "i8" else 2)
+    vec = lane_elements(get_target(arch), dtype)
     bk = 2 * mfma_k(arch, dtype)
     if subpath == "pointwise":
         R = S = 1
@@ -217,7 +218,8 @@ def random_problem(rng, arch: str, subpath: str, dtype: str = "f16") -> ConvProb
     eff_h, eff_w = dil[0] * (R - 1) + 1, dil[1] * (S - 1) + 1
     H = max(1, eff_h - pad[0] - pad[2]) + int(rng.integers(0, 12))
     W = max(1, eff_w - pad[1] - pad[3]) + int(rng.integers(0, 12))
-    ints = dict(dtype="i8", acc_dtype="i32", out_dtype="i32") if dtype == "i8" else {}
+    ints = (dict(dtype="i8", acc_dtype="i32", out_dtype="i32") if dtype == "i8" else
+            dict(dtype=dtype, acc_dtype="f32", out_dtype="f32") if dtype.startswith("f8") else {})
     return ConvProblem(N=int(rng.integers(1, 3)), H=H, W=W, C=C, F=int(rng.integers(1, 200)),
                        R=R, S=S, stride=stride, dilation=dil, pad=pad, **ints)
 

@@ -16,7 +16,7 @@ chosen on a `readfirstlane`d wave index):
 
 from __future__ import annotations
 
-from ...ir import ir, hal_d, scf_d
+from ...ir import ir, hal_d, scf_d, vector_d
 from ...problem import ConvProblem
 from ...schedule import Schedule
 from ...target import get_target
@@ -25,7 +25,7 @@ from ..common.epilogue import store_row_masked
 from ..common.int_ops import IrOps
 from .im2col_addressing import lds_read_offset
 from .lds_loader import MFMA_WAVES, WAVE, LdsLoader, loader_config, wave_tile_m, wave_tile_n
-from .primitives import (buffer_view, keep_rolled, lds_barrier, lds_read, mfma_16x16, mfma_k, readfirstlane,
+from .primitives import (FP8_DTYPES, buffer_view, keep_rolled, lds_barrier, lds_read, mfma_16x16, mfma_k, readfirstlane,
                          s_barrier, wait_vmcnt)
 
 MFMA_M = MFMA_N = 16
@@ -47,7 +47,8 @@ class AmdLdsMfma:
         n0 = e.mul(e.rem(pid, n_tiles), s.block_n)
         tid = self.m.thread_id(e)
         wave = readfirstlane(e.div(tid, WAVE))
-        lds = self.m.alloc_workgroup([s.stages * self.cfg.stage_elements], p.dtype, alignment=16)
+        # fp8 bindings are i8 memrefs (bytes), and so is their ring; MFMA operands are bitcast
+        lds = self.m.alloc_workgroup([s.stages * self.cfg.stage_elements], _bytes_or(p.dtype), alignment=16)
         role = scf_d.IfOp(e.cmp("sge", wave, MFMA_WAVES), [], has_else=True)
         with ir.InsertionPoint(role.then_block):
             self._loading_waves(memrefs, lds, tid, wave, m0, n0)
@@ -89,7 +90,8 @@ class AmdLdsMfma:
         tiles_m, tiles_n = wave_tile_m(s) // MFMA_M, wave_tile_n(s) // MFMA_N
         acc_t = vec_type(4, p.acc_dtype)           # f32 sums of 16-bit operands, i32 of i8 ones
         acc0 = [zeros(acc_t) for _ in range(tiles_m * tiles_n)]
-        ftype = ir.VectorType.get([frag], float_type(p.dtype))
+        ftype = ir.VectorType.get([frag], float_type(_bytes_or(p.dtype)))
+        mtype = ir.VectorType.get([frag], float_type(p.dtype))    # the MFMA's operand type
         act_row0 = e.add(e.mul(wm, wave_tile_m(s)), lrow)   # tile-local rows this lane reads
         flt_row0 = e.add(e.mul(wn, wave_tile_n(s)), lrow)
         act_rows = [e.add(act_row0, i * MFMA_M) for i in range(tiles_m)]
@@ -102,10 +104,10 @@ class AmdLdsMfma:
             accs = list(accs)
             for kk in range(s.block_k // kstep):
                 chunk = ops.div(ops.add(kk * kstep, ops.mul(lk, frag)), cfg.act.vec)
-                a_frag = [lds_read(ftype, lds, e.add(base, ops.add(cfg.flt_offset,
-                                                                   lds_read_offset(ops, cfg.flt, r, chunk))))
+                a_frag = [_as(mtype, lds_read(ftype, lds, e.add(base, ops.add(cfg.flt_offset,
+                                                                             lds_read_offset(ops, cfg.flt, r, chunk)))))
                           for r in flt_rows]
-                b_frag = [lds_read(ftype, lds, e.add(base, lds_read_offset(ops, cfg.act, r, chunk)))
+                b_frag = [_as(mtype, lds_read(ftype, lds, e.add(base, lds_read_offset(ops, cfg.act, r, chunk))))
                           for r in act_rows]
                 for j in range(tiles_n):
                     for i in range(tiles_m):
@@ -123,6 +125,16 @@ class AmdLdsMfma:
             for i in range(tiles_m):
                 m = e.add(m_base, i * MFMA_M)
                 store_row_masked(e, p, memrefs, accs[j * tiles_m + i], 4, m, f)
+
+
+def _bytes_or(dtype: str) -> str:
+    """The ring's element type: fp8 operands move as bytes."""
+    return "i8" if dtype in FP8_DTYPES else dtype
+
+
+def _as(vt: ir.VectorType, v: ir.Value) -> ir.Value:
+    """v reinterpreted as vt (fp8 bytes read from the ring as the MFMA's fp8 operand)."""
+    return v if v.type == vt else vector_d.bitcast(vt, v)
 
 
 def emit_amd_lds_mfma(p: ConvProblem, s: Schedule, machine, memrefs: list) -> None:

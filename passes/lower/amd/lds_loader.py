@@ -21,7 +21,7 @@ from ...kernel_configs import LdsMfmaConfig
 from ...schedule import Schedule
 from ...target import Target, get_target
 from ..common.emit import float_type
-from .primitives import load_to_lds, mfma_k
+from .primitives import FP8_DTYPES, LDS_DMA_BYTES, load_to_lds, mfma_k
 from ..common.int_ops import IrOps
 from .im2col_addressing import (AddressingError, RingPlan, TileGeometry, choose_subpath, lane_source,
                                 wave_lds_base)
@@ -66,14 +66,24 @@ class LoaderConfig:
         return self.act.loads_per_lane + self.flt.loads_per_lane
 
 
+def lane_elements(t: Target, dtype: str) -> int:
+    """Elements one loading lane moves per direct-to-LDS load: the target's widest load, or
+    the widest one that divides an MFMA operand granule where that is narrower (OCP fp8 on
+    gfx950: 8-byte granules and no 8-byte loads, so 4 bytes)."""
+    eb = DTYPE_BYTES[dtype]
+    granule = mfma_k(t.arch, dtype) // 4 * eb
+    sizes = [b for b in LDS_DMA_BYTES[t.arch] if b <= t.lds_dma_bytes and granule % b == 0]
+    return max(sizes) // eb
+
+
 def loader_config(p: ConvProblem, s: Schedule, t: Target | None = None) -> LoaderConfig:
     """Static loader description; raises AddressingError when the loader cannot serve p."""
     t = t or get_target(s.target)
     if not t.lds_dma_bytes or not t.mfma_k:
         raise AddressingError(f"{t.arch} has no direct-to-LDS loads / MFMA")
-    if p.dtype not in ("f16", "bf16", "i8"):
-        raise AddressingError(f"{p.dtype} inputs (the MFMA path takes f16/bf16 and i8)")
-    vec = t.lds_dma_bytes // DTYPE_BYTES[p.dtype]
+    if p.dtype not in ("f16", "bf16", "i8") + FP8_DTYPES:
+        raise AddressingError(f"{p.dtype} inputs (the MFMA path takes f16/bf16, i8 and OCP fp8)")
+    vec = lane_elements(t, p.dtype)
     lane_elems = s.config_as(LdsMfmaConfig).lane_elems
     if lane_elems != vec:
         raise AddressingError(f"schedule lane width {lane_elems} != {vec} elements for {t.arch}")

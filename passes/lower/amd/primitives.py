@@ -10,6 +10,10 @@ from __future__ import annotations
 from ...ir import ir, amdgpu_d, arith_d, gpu_d, parse_attr, rocdl_d, vector_d
 
 MFMA_ARCHS = {"gfx942": 16, "gfx950": 32}        # K of the 16x16xK f16/bf16 MFMA
+# K of the 16x16xK MFMA on OCP fp8 operands (e4m3 `fp8`, e5m2 `bf8`): gfx950 only; gfx942's
+# fp8 MFMAs take the FNUZ encodings (another exponent bias and NaN), not the OCP types
+FP8_MFMA_ARCHS = {"gfx950": 32}
+FP8_DTYPES = ("f8E4M3FN", "f8E5M2")
 LDS_DMA_BYTES = {"gfx942": (1, 2, 4), "gfx950": (1, 2, 4, 12, 16)}
 
 
@@ -74,21 +78,37 @@ def readfirstlane(value: ir.Value, *, loc=None, ip=None) -> ir.Value:
 def mfma_k(arch: str, dtype: str) -> int:
     """K of the 16x16xK MFMA for operand dtype on arch: 16 / 32 f16/bf16 values (gfx942 /
     gfx950), twice as many i8 ones (`v_mfma_i32_16x16x32_i8` / `_16x16x64_i8`), i.e. the same
-    8 / 16 bytes per lane, so the loader's byte geometry is that of 16-bit operands."""
+    8 / 16 bytes per lane, so the loader's byte geometry is that of 16-bit operands; 32 OCP fp8
+    values on gfx950 (`v_mfma_f32_16x16x32_{fp8_fp8,bf8_bf8}`: 8 bytes per lane)."""
+    if dtype in FP8_DTYPES:
+        _check(arch, FP8_MFMA_ARCHS, "an OCP fp8 MFMA")
+        return FP8_MFMA_ARCHS[arch]
     _check(arch, MFMA_ARCHS, "16x16 MFMA")
     return MFMA_ARCHS[arch] * (2 if dtype == "i8" else 1)
+
+
+def operand_dtype(et: ir.Type) -> str:
+    """The dtype name of an MFMA operand's element type."""
+    if isinstance(et, ir.IntegerType):
+        return "i8"
+    if isinstance(et, ir.Float8E4M3FNType):
+        return "f8E4M3FN"
+    if isinstance(et, ir.Float8E5M2Type):
+        return "f8E5M2"
+    return "f16"
 
 
 def mfma_16x16(arch: str, a: ir.Value, b: ir.Value, acc: ir.Value, *, loc=None, ip=None) -> ir.Value:
     """D = A(16xK) * B(Kx16) + C: f16/bf16 operands with f32 accumulators,
     `v_mfma_f32_16x16x16_{f16,bf16}` (gfx942, 4 elements per lane) or
     `v_mfma_f32_16x16x32_{f16,bf16}` (gfx950, 8 per lane); i8 operands with i32 accumulators,
-    `v_mfma_i32_16x16x32_i8` (gfx942, 8 per lane) or `v_mfma_i32_16x16x64_i8` (gfx950, 16)
-    (CDNA3 / CDNA4 ISA, "Matrix Arithmetic Instructions").
+    `v_mfma_i32_16x16x32_i8` (gfx942, 8 per lane) or `v_mfma_i32_16x16x64_i8` (gfx950, 16);
+    OCP fp8 operands (gfx950) with f32 accumulators, `v_mfma_f32_16x16x32_fp8_fp8` (e4m3) or
+    `_bf8_bf8` (e5m2), 8 per lane (CDNA3 / CDNA4 ISA, "Matrix Arithmetic Instructions").
     Lane l holds A[l % 16][(l / 16) * K/4 ...], B[(l / 16) * K/4 ...][l % 16] and
     D[4 * (l / 16) + i][l % 16], i = 0..3."""
     et = ir.VectorType(a.type).element_type
-    k = mfma_k(arch, "i8" if isinstance(et, ir.IntegerType) else "f16")
+    k = mfma_k(arch, operand_dtype(et))
     if ir.VectorType(a.type).shape[0] != k // 4:
         raise ArchError(f"16x16x{k} MFMA takes {k // 4} elements per lane")
     return amdgpu_d.mfma(16, 16, k, a, b, acc, blocks=1, loc=loc, ip=ip)

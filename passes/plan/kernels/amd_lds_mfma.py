@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from ...lower.amd import im2col_addressing, lds_loader
-from ...lower.amd.primitives import mfma_k
+from ...lower.amd.primitives import FP8_DTYPES, FP8_MFMA_ARCHS, mfma_k
 from ...problem import ConvProblem, DTYPE_BYTES
 from ...kernel_configs import LdsMfmaConfig
 from ...schedule import Kernel, Schedule
@@ -21,10 +21,12 @@ AMD_MAX_STAGES = 3
 def supports(p: ConvProblem, t: Target) -> str | None:
     if t.backend != "amd" or not (t.lds_dma_bytes and t.mfma_k):
         return f"{t.arch} has no direct-to-LDS loads with MFMA"
-    if p.dtype not in ("f16", "bf16", "i8"):
-        return f"{p.dtype} inputs (MFMA path takes f16/bf16, and i8 summed in i32)"
-    if p.dtype == "i8" and p.groups > 1:
-        return "a grouped i8 conv"
+    if p.dtype in FP8_DTYPES and t.arch not in FP8_MFMA_ARCHS:
+        return f"{p.dtype} inputs ({t.arch}'s fp8 MFMAs take the FNUZ encodings, not the OCP types)"
+    if p.dtype not in ("f16", "bf16", "i8") + FP8_DTYPES:
+        return f"{p.dtype} inputs (MFMA path takes f16/bf16, i8 summed in i32, and OCP fp8 in f32 on gfx950)"
+    if p.dtype in ("i8",) + FP8_DTYPES and p.groups > 1:
+        return f"a grouped {p.dtype} conv"
     return None
 
 
@@ -37,7 +39,7 @@ def plan_amd_lds_mfma(p: ConvProblem, t: Target, block: int | None = None) -> Sc
     why = supports(p, t)
     if why:
         raise PlanError(why)
-    vec = t.lds_dma_bytes // DTYPE_BYTES[p.dtype]
+    vec = lds_loader.lane_elements(t, p.dtype)
     k = mfma_k(t.arch, p.dtype)
     bk = 2 * k
     bm = bn = 128
@@ -63,8 +65,9 @@ def plan_amd_lds_mfma(p: ConvProblem, t: Target, block: int | None = None) -> Sc
     except im2col_addressing.AddressingError as e:
         raise PlanError(f"LDS-direct loader: {e}") from None
     return dataclasses.replace(
-        s, reason=(f"LDS-direct im2col ({cfg.subpath}, {t.lds_dma_bytes} B/lane) + MFMA 16x16x{k}"
-                   + (" (i8, i32 sums)" if p.dtype == "i8" else "") + ", "
+        s, reason=(f"LDS-direct im2col ({cfg.subpath}, {vec * DTYPE_BYTES[p.dtype]} B/lane) + MFMA 16x16x{k}"
+                   + (" (i8, i32 sums)" if p.dtype == "i8" else f" ({p.dtype}, f32 sums)" if p.dtype in FP8_DTYPES else "")
+                   + ", "
                    f"{lds_loader.LOADING_WAVES} loading + {lds_loader.MFMA_WAVES} MFMA waves"))
 
 

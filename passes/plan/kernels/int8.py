@@ -46,9 +46,13 @@ def plan_fp8(p: ConvProblem, t: Target) -> Schedule:
     """fp8 convs (OCP e4m3 or e5m2 operands, f32 sums): on sm_90a the int8 tiles and kernel
     with e4m3 / e5m2 wgmma (m64nNk32, f32 accumulators: the f16 epilogue); on sm_100a the
     tcgen05 kernel with kind::f8f6f4 MMAs (f32 accumulators in tensor memory, 32 bytes of K
-    per instruction as kind::i8; compile-only: no Blackwell was available); elsewhere (AMD:
-    gfx942's fp8 MFMAs take the FNUZ variants, not the OCP types) the portable kernel."""
+    per instruction as kind::i8; compile-only: no Blackwell was available); on gfx950 the
+    LDS-direct MFMA kernel with v_mfma_f32_16x16x32_{fp8,bf8} (compile-only); elsewhere (gfx942:
+    its fp8 MFMAs take the FNUZ variants, not the OCP types) the portable kernel."""
     what = f"{p.dtype}, f32 sums"
+    if t.backend == "amd":
+        from .amd_lds_mfma import plan_amd        # the MFMA kernel on gfx950 (else portable, with the reason)
+        return plan_amd(p, t)
     if t.has_tcgen05:
         from .sm100_ws import SM100_WS
         s = SM100_WS.attempt(p, t)

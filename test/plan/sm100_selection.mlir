@@ -23,7 +23,12 @@
 // C16: kernel = "portable_igemm"
 // C16-SAME: reason = "portable implicit GEMM: tcgen05 kernel declined (C=16 does not tile into 64- or 128-byte K rows of the im2col TMA
 
-// f32 convs: no tcgen05 TF32 kernel yet, exact f32 math on the portable kernel.
+// f32 convs (C = 16: 64-byte K rows of f32): the tcgen05 kernel with kind::tf32 MMAs by default;
+// exact f32 math on the portable kernel with --precision fp32.
 // RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target sm_100a %inputs/f32_conv.flow.mlir | FileCheck %s --check-prefix=F32
-// F32: kernel = "portable_igemm"
-// F32-SAME: reason = "portable implicit GEMM (f32 inputs: no TF32 tensor-core kernel on this target, exact f32 math instead)"
+// F32: convc.schedule = {{.*}}block_k = 16 : i64
+// F32-SAME: kernel = "sm100_ws"
+// F32-SAME: reason = "warp-specialized persistent tcgen05 (1-SM kind::tf32, f32 accumulators in tensor memory, 2 accumulator stages), im2col TMA ring, TMA-store epilogue"
+// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target sm_100a --precision fp32 %inputs/f32_conv.flow.mlir | FileCheck %s --check-prefix=FP32
+// FP32: kernel = "portable_igemm"
+// FP32-SAME: reason = "portable implicit GEMM (f32 inputs, --precision fp32: exact f32 math)"

@@ -83,7 +83,8 @@ def check_supported(p: ConvProblem, block_n: int, block_k: int, cluster: int = 1
     if p.dynamic_batch:
         raise Sm100Unsupported("a dynamic batch (the tcgen05 kernel sizes its tile walk at compile time)")
     if p.dtype not in tc.KIND:
-        raise Sm100Unsupported(f"{p.dtype} operands (kind::f16 takes f16/bf16, kind::i8 s8, kind::f8f6f4 e4m3/e5m2)")
+        raise Sm100Unsupported(f"{p.dtype} operands (kind::f16 takes f16/bf16, kind::i8 s8, kind::f8f6f4 e4m3/e5m2, "
+                               f"kind::tf32 f32)")
     if (p.dtype == "i8") != (p.acc_dtype == "i32"):
         raise Sm100Unsupported(f"{p.dtype} operands summed in {p.acc_dtype}")
     if p.out_dtype not in ("f16", "bf16", "f32", "i8", "i32"):

@@ -8,7 +8,7 @@ which the NVVM op cannot). Each wrapper is one NVVM op and names the PTX instruc
 PTX ISA section ("tcgen05 instructions", PTX ISA 8.6+):
 
 - tensor-memory allocation: `tcgen05.alloc / relinquish_alloc_permit / dealloc` (§9.7.16.7.1);
-- `tcgen05.mma.cta_group::{1,2}.kind::{f16,i8,f8f6f4}` (§9.7.16.10.9) with a shared-memory matrix descriptor
+- `tcgen05.mma.cta_group::{1,2}.kind::{f16,i8,f8f6f4,tf32}` (§9.7.16.10.9) with a shared-memory matrix descriptor
   per operand (§9.7.16.4.1) and a 32-bit instruction descriptor (§9.7.16.4.2);
 - `tcgen05.commit` (§9.7.16.11): an mbarrier arrival once every earlier async tcgen05 op of
   the issuing thread has completed;
@@ -74,15 +74,16 @@ def decode_smem_descriptor(d: int) -> SmemDescriptorFields:
 # Instruction descriptor (32 bits) of kind::f16, kind::i8 and kind::f8f6f4 (CUTLASS
 # UMMA::InstrDescriptor): sparsity 0..2, saturate 3, D format 4..5 (0 f16, 1 f32, 2 s32), A
 # format 7..9 and B format 10..12 (kind::f16: 0 f16, 1 bf16; kind::i8: 0 u8, 1 s8;
-# kind::f8f6f4: 0 e4m3, 1 e5m2), negate A 13, negate B 14, A major 15 and B major 16 (0:
+# kind::f8f6f4: 0 e4m3, 1 e5m2; kind::tf32: 2 tf32, f32 operands read as TF32), negate A 13, negate B 14, A major 15 and B major 16 (0:
 # K-major), N >> 3 in 17..22, M >> 4 in 24..28, max shift 30..31 (ws only). Every kind takes 32
-# bytes of K per instruction (16 16-bit values, 32 8-bit ones), so a K row of the swizzled ring
+# bytes of K per instruction (16 16-bit values, 32 8-bit ones, 8 TF32), so a K row of the swizzled ring
 # is row / 32 instructions whatever the operand type.
 KIND = {"f16": "f16", "bf16": "f16", "i8": "i8",           # the tcgen05.mma kind of an operand type
-        "f8E4M3FN": "f8f6f4", "f8E5M2": "f8f6f4"}
-_AB_FORMAT = {"f16": {"f16": 0, "bf16": 1}, "i8": {"i8": 1}, "f8f6f4": {"f8E4M3FN": 0, "f8E5M2": 1}}
+        "f8E4M3FN": "f8f6f4", "f8E5M2": "f8f6f4", "f32": "tf32"}
+_AB_FORMAT = {"f16": {"f16": 0, "bf16": 1}, "i8": {"i8": 1}, "f8f6f4": {"f8E4M3FN": 0, "f8E5M2": 1},
+              "tf32": {"f32": 2}}
 _D_FORMAT = {"f16": 0, "f32": 1, "i32": 2}
-_KIND_D = {"f16": ("f32", "f16"), "i8": ("i32",), "f8f6f4": ("f32",)}     # the D formats convc uses per kind
+_KIND_D = {"f16": ("f32", "f16"), "i8": ("i32",), "f8f6f4": ("f32",), "tf32": ("f32",)}   # D formats convc uses
 MMA_K = 16                     # kind::f16: K per instruction (32 bytes of a 16-bit row)
 
 
@@ -193,7 +194,7 @@ def fence_after_thread_sync() -> None:
 
 
 def mma(d_taddr_i32, desc_a_i64, desc_b_i64, idesc: int, accumulate, cta_group: int = 1, kind: str = "f16") -> None:
-    """tcgen05.mma.cta_group::N.kind::{f16,i8,f8f6f4} [d], a_desc, b_desc, idesc, enable_input_d: one
+    """tcgen05.mma.cta_group::N.kind::{f16,i8,f8f6f4,tf32} [d], a_desc, b_desc, idesc, enable_input_d: one
     asynchronous M x N x K MMA (K: 32 bytes of each operand row), both operands from shared
     memory, D in tensor memory (f32 / s32). accumulate: bool, or an i1 value (false: D = A * B,
     the old D is ignored). cta_group::2: issued by one thread of the even CTA of the pair; A's
@@ -202,7 +203,7 @@ def mma(d_taddr_i32, desc_a_i64, desc_b_i64, idesc: int, accumulate, cta_group: 
     if isinstance(accumulate, bool):
         accumulate = arith_d.constant(ir.IntegerType.get_signless(1), int(accumulate))
     mma_kind = {"f16": nvvm_d.Tcgen05MMAKind.F16, "i8": nvvm_d.Tcgen05MMAKind.I8,
-                "f8f6f4": nvvm_d.Tcgen05MMAKind.F8F6F4}[kind]
+                "f8f6f4": nvvm_d.Tcgen05MMAKind.F8F6F4, "tf32": nvvm_d.Tcgen05MMAKind.TF32}[kind]
     nvvm_d.tcgen05_mma(mma_kind, _group(cta_group), tmem_ptr(d_taddr_i32), desc_a_i64, desc_b_i64,
                        i32(idesc - (1 << 32) if idesc >= (1 << 31) else idesc), accumulate)
 

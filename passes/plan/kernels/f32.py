@@ -22,13 +22,20 @@ def plan_f32(p: ConvProblem, t: Target, precision: str) -> Schedule:
     """f32 convs. tf32 (the default): the persistent warp-specialized kernels with TF32 wgmma
     (128-byte rows of 32 channels, or 64-byte rows of 16; no swapped tiles, clusters or direct
     loads, which move 16-bit data), cooperative 128x128 tiles or ping-pong 64-row ones for
-    small grids; exact f32 math on the portable kernel where they decline, and always with
-    --precision fp32."""
+    small grids; sm_100a: the tcgen05 kernel with kind::tf32 MMAs; exact f32 math on the
+    portable kernel where they decline, and always with --precision fp32."""
     if precision != "fp32" and t.has_wgmma:
         s = _plan_tf32(p, t)
         if isinstance(s, Schedule):
             return s
         return _portable(p, t, f"portable implicit GEMM (f32 inputs, exact f32 math: TF32 wgmma kernel declined: {s})")
+    if precision != "fp32" and t.has_tcgen05:
+        # sm_100a: the tcgen05 kernel with kind::tf32 MMAs (compile-only: no Blackwell was available)
+        from .sm100_ws import SM100_WS
+        s = SM100_WS.attempt(p, t)
+        if isinstance(s, Schedule):
+            return s
+        return _portable(p, t, f"portable implicit GEMM (f32 inputs, exact f32 math: tcgen05 kernel declined: {s})")
     why = ("f32 inputs, --precision fp32: exact f32 math" if precision == "fp32" else
            "f32 inputs: no TF32 tensor-core kernel on this target, exact f32 math instead")
     return _portable(p, t, f"portable implicit GEMM ({why})")

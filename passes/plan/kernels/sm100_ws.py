@@ -61,7 +61,7 @@ def supports(p: ConvProblem, t: Target) -> str | None:
     if not t.has_tcgen05:
         return f"{t.arch} has no tcgen05"
     if p.dtype not in tc.KIND:
-        return f"{p.dtype} operands (the tcgen05 kernel takes f16/bf16, i8 summed in i32, and e4m3/e5m2 in f32)"
+        return f"{p.dtype} operands (the tcgen05 kernel takes f16/bf16, i8 summed in i32, e4m3/e5m2 and TF32 in f32)"
     if k_tile_channels(p.C, p.R * p.S, p.dtype) is None:
         return (f"C={p.C} does not tile into 64- or 128-byte K rows of the im2col TMA "
                 f"(a multiple of 32 channels, or of 8 with one filter tap)")

@@ -31,6 +31,19 @@
 // CHECK: %[[B:.+]] = arith.index_castui %[[D:.+]] : index to i32
 // CHECK: flow.dispatch @[[K]]::@[[K]][%[[D]]](%{{.+}}, %{{.+}}, %[[B]]) : (tensor<?x8x8x32xf16>{%[[D]]}, tensor<32x3x3x32xf16>, i32) -> (tensor<?x8x8x32xf16>{%[[D]]}, tensor<67584xi8>)
 
+// On sm_100a the tcgen05 kernel's 1-SM tiles take it alike: one CTA per SM (148), the batch a
+// push constant written into the activation map's image count, kind::f16 MMAs.
+// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule,convc-lower-kernel,convc-splice-dispatch --target sm_100a %inputs/dynamic_batch_f16.flow.mlir | FileCheck %s --check-prefix=B200
+// B200: hal.executable.source private @[[K:conv_nDh8w8c32_f32r3s3_st1x1_dl1x1_p1x1x1x1_f16_[a-z0-9_]+]]
+// B200: count(%{{.+}}: !hal.device, %{{.+}}: index)
+// B200: %[[SMS:.+]] = arith.constant 148 : index
+// B200: hal.return %[[SMS]]
+// B200: hal.interface.constant.load layout({{.+}}) ordinal(0) : i32
+// B200: arith.ori %c7_i64{{.*}}, %{{.+}} : i64
+// B200: nvvm.tcgen05.mma {{.+}} kind = f16
+// B200: util.func public @main
+// B200: flow.dispatch @[[K]]::@[[K]][%{{.+}}]({{.+}}) : (tensor<?x8x8x32xf16>{%{{.+}}}, tensor<32x3x3x32xf16>, i32) -> (tensor<?x8x8x32xf16>{%{{.+}}}, tensor<{{[0-9]+}}xi8>)
+
 // On llvm-cpu the portable kernel takes the batch too, its grid computed from the workload.
 // RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule,convc-lower-kernel --target llvm-cpu %inputs/dynamic_batch_f16.flow.mlir | FileCheck %s --check-prefix=CPU
 // CPU: count(%{{.+}}: !hal.device, %[[WL:.+]]: index)

@@ -80,7 +80,7 @@ from .sm100_ws_layout import (ACC_STAGES, BLOCK_M, DEALLOC_BARRIER, DESCRIPTORS,
                               tmem_columns)
 from .smem import SharedBlock
 from .tile_scheduler import PersistentTiles
-from .tma_loader import (ConvTmaLoader, descriptor_slots, epilogue_map_args, k_tile_tap, k_tiles, residual_binding, tensor_maps,
+from .tma_loader import (ConvTmaLoader, activation_runtime_sizes, descriptor_slots, epilogue_map_args, k_tile_tap, k_tiles, residual_binding, tensor_maps,
                          write_descriptors)
 
 
@@ -161,7 +161,11 @@ class Sm100WarpSpecialized:
         e = Emitter()
         pid = hal_d.InterfaceWorkgroupIDOp(0).result
         tid = self.m.thread_id(e)
-        tiles = PersistentTiles(e, p, s, pid)
+        # a dynamic batch: the tile walk counts the output rows at run time, and the activation's
+        # images and the output's (and residual's) rows are written into their maps in-kernel
+        x = memrefs.extents if p.dynamic_batch else None
+        rows = x.rows if x is not None else None
+        tiles = PersistentTiles(e, p, s, pid, rows)
         smem = SharedBlock(self.m, lay.total)
         # operand stages (TMA thread -> MMA thread) and accumulator stages (MMA thread ->
         # epilogue warps: a tile's accumulator is the unit, so tile j is its iteration j)
@@ -173,9 +177,12 @@ class Sm100WarpSpecialized:
         maps = tensor_maps(p, s)
         descs = [maps.activation, maps.filter, tm.encode_tiled(epilogue_map_args(p, p.out_dtype, BLOCK_M, s.block_n))]
         bindings = [memrefs[p.input], memrefs[p.filter], memrefs[p.num_operands]]
+        sizes = [activation_runtime_sizes(p, x), {}, {1: rows}] if x is not None else None
         if mode.res:
             descs.append(tm.encode_tiled(epilogue_map_args(p, mode.res.dtype, BLOCK_M, s.block_n, residual=True)))
             bindings.append(residual_binding(p, memrefs, mode.res))
+            if sizes is not None:
+                sizes.append({1: rows})
         slots = descriptor_slots(pid, memrefs[-1], DESCRIPTORS)
         warp = e.div(tid, WARP)
         lane = e.rem(tid, WARP)
@@ -183,7 +190,7 @@ class Sm100WarpSpecialized:
         with e.if_(e.cmp("eq", tid, 0)):
             # the operand maps are acquired by this thread (it issues their TMAs); the epilogue's
             # elected thread acquires the output and residual maps
-            write_descriptors(descs, slots[:len(descs)], bindings, acquire=2)
+            write_descriptors(descs, slots[:len(descs)], bindings, acquire=2, sizes=sizes)
             _init_barriers(ring, accs, res_full, mode.group)
         if mode.pair:
             # the kernel is compiled for a 2x1 cluster; both CTAs' barriers are initialised

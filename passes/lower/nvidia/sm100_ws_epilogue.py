@@ -17,6 +17,16 @@ from .tma_loader import acquire_descriptor, epilogue_panel
 from .warp_roles import swizzled
 
 
+# Registers a tile's per-channel epilogue operands may take when their loads are hoisted for
+# every chunk of the tile (the chunks are straight-line code). Past it each chunk's operands
+# are addressed through the previous chunk's tcgen05.wait::ld (wait_ld_for's `after`):
+# ResNet-50's dynamic-batch 1x1s with an unfolded BatchNorm (three f16 per-channel operands
+# over 256 columns: 384 registers if all hoisted) spilled 84-144 bytes per thread at 255
+# registers under ptxas -arch=sm_100a, 16-60 bytes so (ptxas still moves some loads); a bias
+# over 256 columns (128) never spilled.
+TILE_OPERAND_REGISTERS = 128
+
+
 class Epilogue:
     """The epilogue warps, reading the kernel's state (sm100_ws.Sm100State) and setting none."""
 
@@ -58,9 +68,14 @@ class Epilogue:
             col0 = arith_d.addi(arith_d.addi(k.taddr, lane_field), index_to(e.mul(acc, s.block_n), I32()))
             # 32 columns per tcgen05.ld; chunk c + 1's load is in flight while chunk c is
             # processed (wait::ld waits for every earlier load, so it follows the processing)
-            pending = tc.wait_ld_for(tc.ld_32x32b(col0))
+            chained = chunks * self._chunk_operand_registers() > TILE_OPERAND_REGISTERS
+            f0 = n0
+            if chained:
+                pending, f0 = tc.wait_ld_for(tc.ld_32x32b(col0), after=n0)
+            else:
+                pending = tc.wait_ld_for(tc.ld_32x32b(col0))
             for c in range(chunks):
-                bias = self._channel_operands(e.add(n0, c * tc.LD_COLUMNS), width)
+                bias = self._channel_operands(e.add(f0, c * tc.LD_COLUMNS), width)
                 words = pending
                 if c + 1 < chunks:
                     pending = tc.ld_32x32b(arith_d.addi(col0, i32((c + 1) * tc.LD_COLUMNS)))
@@ -86,7 +101,10 @@ class Epilogue:
                             operands.append(llvm_d.load(vec_type(width, ld.dtype), as_shared_ptr(addr), alignment=16))
                     llvm_d.StoreOp(apply_steps(p, accv, operands, width), as_shared_ptr(addr), alignment=16)
                 if c + 1 < chunks:
-                    pending = tc.wait_ld_for(pending)
+                    if chained:
+                        pending, f0 = tc.wait_ld_for(pending, after=f0)
+                    else:
+                        pending = tc.wait_ld_for(pending)
             async_proxy_fence()                      # st.shared -> visible to the TMA store
             named_barrier(EPILOGUE_BARRIER, EPILOGUE_THREADS)
             with e.if_(elected):
@@ -96,6 +114,11 @@ class Epilogue:
                 bulk_commit()
         with e.if_(elected):
             bulk_wait_read(0)                        # the last store has read the slot
+
+    def _chunk_operand_registers(self) -> int:
+        """32-bit registers one chunk's per-channel operands take (tc.LD_COLUMNS channels each)."""
+        return sum(tc.LD_COLUMNS * DTYPE_BYTES[ld.dtype] // 4 for ld in self.k.mode.p.operand_loads
+                   if ld.broadcast == "channel")
 
     def _channel_operands(self, f0, width: int) -> dict:
         """{(load index, u): vector<width> of that per-channel operand at channels

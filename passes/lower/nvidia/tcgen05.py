@@ -234,9 +234,12 @@ def wait_ld() -> None:
     nvvm_d.tcgen05_wait(nvvm_d.Tcgen05WaitKind.LOAD)
 
 
-def wait_ld_for(words):
+def wait_ld_for(words, after=None):
     """tcgen05.wait::ld.sync.aligned, with the registers of the last tcgen05.ld (a
-    vector<N x i32>) passed through it; returns them, to be used only from here on.
+    vector<N x i32>) passed through it; returns them, to be used only from here on. `after`:
+    an index value also passed through; then (words, that value) is returned, so that LLVM
+    keeps what is computed from it (the next chunk's channel-operand loads) after the wait
+    (ptxas, which sees no data dependence there, may still move them; it moved fewer).
 
     Inline asm because `nvvm.tcgen05.wait` carries no data dependence on the loads' results:
     with it LLVM scheduled uses of the registers (a mov.b64 packing two of them) before the
@@ -245,11 +248,17 @@ def wait_ld_for(words):
     depend on the wait."""
     n = ir.VectorType(words.type).shape[0]
     regs = [vector_d.extract(words, [], [i]) for i in range(n)]
-    st = llvm_d.StructType.get_literal([I32()] * n)
-    cons = ",".join(["=r"] * n + [str(i) for i in range(n)])
+    if after is not None:
+        regs.append(arith_d.index_cast(I32(), after))
+    m = len(regs)
+    st = llvm_d.StructType.get_literal([I32()] * m)
+    cons = ",".join(["=r"] * m + [str(i) for i in range(m)])
     # inline asm: nvvm.tcgen05.wait cannot carry the loaded registers (see above)
     r = llvm_d.InlineAsmOp(st, regs, "tcgen05.wait::ld.sync.aligned;", cons, has_side_effects=True).result
-    return vector_d.from_elements(ir.VectorType.get([n], I32()), [llvm_d.extractvalue(I32(), r, [i]) for i in range(n)])
+    out = vector_d.from_elements(ir.VectorType.get([n], I32()), [llvm_d.extractvalue(I32(), r, [i]) for i in range(n)])
+    if after is None:
+        return out
+    return out, arith_d.index_cast(ir.IndexType.get(), llvm_d.extractvalue(I32(), r, [n]))
 
 
 def smem_descriptor_value(lo_hi: int, addr_i64):

@@ -71,11 +71,15 @@ def plan_dynamic_batch(p: ConvProblem, t: Target, precision: str = "tf32") -> Sc
     channel rows TMA cannot tile (other stems: C = 3 or 4) take the thread-gathered im2col +
     wgmma kernel, one CTA per output tile, its grid computed from the batch: on the portable
     kernel ResNet-50's 7x7 stem took 743 us at batch 32 where the static build's row-slab
-    kernel takes 28 (convc-e2e record, H200). Else the portable kernel, with a grid computed
-    from the batch."""
+    kernel takes 28 (convc-e2e record, H200). On sm_100a the tcgen05 kernel with 1-SM tiles
+    (compile-only). Else the portable kernel, with a grid computed from the batch."""
     narrow = (narrow_dense(p, t) or narrow_stem(p, t)) if t.has_wgmma else None
     if narrow is not None:
         return narrow
+    if t.has_tcgen05 and not (p.dtype == "f32" and precision == "fp32"):
+        # sm_100a: the tcgen05 kernel's 1-SM tiles, its tile count and maps from the batch
+        from .sm100_ws import plan_sm100
+        return plan_sm100(p, t)
     return _plan_runtime_sizes(p, t, precision, "batch read at run time")
 
 

@@ -17,6 +17,13 @@
 // HWPLAN-SAME: direct_stages = 0 : i64
 // HWPLAN-SAME: kernel = "sm90_ws_pingpong"
 // HWPLAN-SAME: sizes read at run time
+// On sm_100a the tcgen05 kernel's 1-SM tiles, one CTA per SM (148), reading them alike.
+// RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target sm_100a %inputs/runtime_hw_f16.flow.mlir | FileCheck %s --check-prefix=HW100
+// HW100-LABEL: flow.executable private @main_dispatch_0
+// HW100-SAME: cluster_m = 1 : i64
+// HW100-SAME: grid = [148, 1, 1]
+// HW100-SAME: kernel = "sm100_ws"
+// HW100-SAME: kind::f16, f32 accumulators in tensor memory, 2 accumulator stages), im2col TMA ring, TMA-store epilogue, sizes read at run time
 
 // A YOLOv8 C2f block: the bottleneck's first 3x3 reads channels 32..63 of the split 1x1's
 // output, its second adds that window as the residual. Both are windows of the 64-channel

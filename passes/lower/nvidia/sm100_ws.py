@@ -80,7 +80,7 @@ from .sm100_ws_layout import (ACC_STAGES, BLOCK_M, DEALLOC_BARRIER, DESCRIPTORS,
                               tmem_columns)
 from .smem import SharedBlock
 from .tile_scheduler import PersistentTiles
-from .tma_loader import (ConvTmaLoader, activation_runtime_sizes, descriptor_slots, epilogue_map_args, k_tile_tap, k_tiles, residual_binding, tensor_maps,
+from .tma_loader import (ConvTmaLoader, activation_runtime_sizes, activation_runtime_strides, descriptor_slots, epilogue_map_args, k_tile_tap, k_tiles, residual_binding, tensor_maps,
                          write_descriptors)
 
 
@@ -144,6 +144,7 @@ class Sm100State:
     slots: list
     taddr: object                   # the tensor memory's base address (i32)
     leader: object                  # this CTA is rank 0 of its pair (i1)
+    extents: object = None          # the problem's Extents when sizes are read at run time
 
 
 class Sm100WarpSpecialized:
@@ -161,9 +162,10 @@ class Sm100WarpSpecialized:
         e = Emitter()
         pid = hal_d.InterfaceWorkgroupIDOp(0).result
         tid = self.m.thread_id(e)
-        # a dynamic batch: the tile walk counts the output rows at run time, and the activation's
-        # images and the output's (and residual's) rows are written into their maps in-kernel
-        x = memrefs.extents if p.dynamic_batch else None
+        # runtime sizes: the tile walk counts the output rows at run time, and the activation's
+        # images, height and width (and the strides that follow from them) and the output's
+        # (and residual's) rows are written into their maps in-kernel, as on sm_90a
+        x = memrefs.extents if p.runtime_sizes else None
         rows = x.rows if x is not None else None
         tiles = PersistentTiles(e, p, s, pid, rows)
         smem = SharedBlock(self.m, lay.total)
@@ -177,12 +179,14 @@ class Sm100WarpSpecialized:
         maps = tensor_maps(p, s)
         descs = [maps.activation, maps.filter, tm.encode_tiled(epilogue_map_args(p, p.out_dtype, BLOCK_M, s.block_n))]
         bindings = [memrefs[p.input], memrefs[p.filter], memrefs[p.num_operands]]
-        sizes = [activation_runtime_sizes(p, x), {}, {1: rows}] if x is not None else None
+        sizes = strides = None
+        if x is not None:
+            sizes, strides = [activation_runtime_sizes(p, x), {}, {1: rows}], [activation_runtime_strides(e, p, x), {}, {}]
         if mode.res:
             descs.append(tm.encode_tiled(epilogue_map_args(p, mode.res.dtype, BLOCK_M, s.block_n, residual=True)))
             bindings.append(residual_binding(p, memrefs, mode.res))
-            if sizes is not None:
-                sizes.append({1: rows})
+            if x is not None:
+                sizes, strides = sizes + [{1: rows}], strides + [{}]
         slots = descriptor_slots(pid, memrefs[-1], DESCRIPTORS)
         warp = e.div(tid, WARP)
         lane = e.rem(tid, WARP)
@@ -190,7 +194,7 @@ class Sm100WarpSpecialized:
         with e.if_(e.cmp("eq", tid, 0)):
             # the operand maps are acquired by this thread (it issues their TMAs); the epilogue's
             # elected thread acquires the output and residual maps
-            write_descriptors(descs, slots[:len(descs)], bindings, acquire=2, sizes=sizes)
+            write_descriptors(descs, slots[:len(descs)], bindings, acquire=2, sizes=sizes, strides=strides)
             _init_barriers(ring, accs, res_full, mode.group)
         if mode.pair:
             # the kernel is compiled for a 2x1 cluster; both CTAs' barriers are initialised
@@ -210,7 +214,7 @@ class Sm100WarpSpecialized:
         taddr = llvm_d.load(I32(), as_shared_ptr(smem.element(lay.tmem_slot, 0)), alignment=4)
         leader = e.cmp("eq", tiles.rank, 0)
         k = Sm100State(mode=mode, e=e, memrefs=memrefs, tiles=tiles, smem=smem, ring=ring, accs=accs,
-                       res_full=res_full, slots=slots, taddr=taddr, leader=leader)
+                       res_full=res_full, slots=slots, taddr=taddr, leader=leader, extents=x)
 
         with e.if_else(e.cmp("eq", warp, TMA_WARP)) as (tma_role, rest):
             with tma_role:
@@ -260,7 +264,8 @@ def _producer(k: Sm100State) -> None:
     p, s, lay = mode.p, mode.s, mode.lay
     with e.for_(0, k.tiles.local_count(), 1) as (j, _, _y):
         m0, n0 = k.tiles.origin(j)
-        loader = ConvTmaLoader(e, p, s, k.slots[0], k.slots[1], m0, n0)
+        loader = ConvTmaLoader(e, p, s, k.slots[0], k.slots[1], m0, n0,
+                               k.extents if p.dynamic_spatial else None)
         with e.for_(0, mode.ktiles, 1) as (kt, _, _y2):
             st, ph = k.ring.slot(e.add(e.mul(j, mode.ktiles), kt))
             k.ring.acquire(st, ph)

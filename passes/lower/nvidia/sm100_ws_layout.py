@@ -80,10 +80,8 @@ def check_supported(p: ConvProblem, block_n: int, block_k: int, cluster: int = 1
     (cluster = 2: the CTA-pair variant, M = 256 MMAs over 128 rows per CTA)."""
     if cluster not in (1, 2):
         raise Sm100Unsupported(f"a {cluster}x1 cluster (1 or a CTA pair)")
-    if p.dynamic_spatial:
-        raise Sm100Unsupported("runtime image sizes (the tcgen05 kernel reads only the batch at run time)")
-    if p.dynamic_batch and cluster != 1:
-        raise Sm100Unsupported("a dynamic batch on CTA pairs (1-SM tiles take it)")
+    if p.runtime_sizes and cluster != 1:
+        raise Sm100Unsupported("sizes read at run time on CTA pairs (1-SM tiles take them)")
     if p.dtype not in tc.KIND:
         raise Sm100Unsupported(f"{p.dtype} operands (kind::f16 takes f16/bf16, kind::i8 s8, kind::f8f6f4 e4m3/e5m2, "
                                f"kind::tf32 f32)")

@@ -76,10 +76,6 @@ def plan_dynamic_batch(p: ConvProblem, t: Target, precision: str = "tf32") -> Sc
     narrow = (narrow_dense(p, t) or narrow_stem(p, t)) if t.has_wgmma else None
     if narrow is not None:
         return narrow
-    if t.has_tcgen05 and not (p.dtype == "f32" and precision == "fp32"):
-        # sm_100a: the tcgen05 kernel's 1-SM tiles, its tile count and maps from the batch
-        from .sm100_ws import plan_sm100
-        return plan_sm100(p, t)
     return _plan_runtime_sizes(p, t, precision, "batch read at run time")
 
 
@@ -104,11 +100,20 @@ def plan_runtime_spatial(p: ConvProblem, t: Target, precision: str = "tf32") -> 
 
 
 def _plan_runtime_sizes(p: ConvProblem, t: Target, precision: str, what: str) -> Schedule:
-    """The kernels of runtime sizes, `what` naming them in the reason: on sm_90a the persistent
+    """The kernels of runtime sizes, `what` naming them in the reason: on sm_100a the tcgen05
+    kernel's 1-SM tiles; on sm_90a the persistent
     ping-pong kernel (16-bit and TF32 operands whose channels tile into 64- or 128-byte rows),
     else for 16-bit convs the gathered-im2col kernel (not for channel windows), else the
     portable kernel (8-bit operands too), their grids computed from the runtime sizes."""
     why = None
+    if t.has_tcgen05 and not (p.dtype == "f32" and precision == "fp32"):
+        # sm_100a: the tcgen05 kernel's 1-SM tiles, its tile count and maps from the runtime
+        # sizes as on sm_90a (compile-only)
+        from .sm100_ws import SM100_WS
+        s = SM100_WS.attempt(p, t)
+        if isinstance(s, Schedule):
+            return s
+        why = f"tcgen05 kernel declined: {s}"
     if t.has_wgmma and DTYPE_BYTES[p.dtype] > 1 and not (p.dtype == "f32" and precision == "fp32"):
         s = _plan_persistent_dynamic(p, t)
         if isinstance(s, Schedule):
@@ -122,7 +127,8 @@ def _plan_runtime_sizes(p: ConvProblem, t: Target, precision: str, what: str) ->
             why = f"{why}; {g}"
     exact = ", exact f32 math" if p.dtype == "f32" else ", i32 sums" if p.dtype == "i8" else ""
     return _portable(p, t, f"portable implicit GEMM{exact}, {what}"
-                           + (f" (persistent kernel declined: {why})" if why else ""))
+                           + (f" ({why})" if why and why.startswith("tcgen05") else
+                              f" (persistent kernel declined: {why})" if why else ""))
 
 
 def _plan_persistent_dynamic(p: ConvProblem, t: Target) -> Schedule | Declined:

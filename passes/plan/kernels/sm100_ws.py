@@ -90,8 +90,8 @@ def plan_sm100_ws(p: ConvProblem, t: Target, block_n: int | None = None, cluster
     if stages < 2:
         raise PlanError(f"128x{bn} tiles leave room for {stages} ring stages")
     tiles = cdiv(p.gemm_m, BLOCK_M * cluster) * cdiv(p.F, bn)     # (pair) tiles
-    # a dynamic batch: one CTA per SM, the tile count read at run time (p.N is only a hint)
-    grid = (t.num_sms, 1, 1) if p.dynamic_batch else (cluster * min(tiles, t.num_sms // cluster), 1, 1)
+    # runtime sizes: one CTA per SM, the tile count read at run time (p.N, H, W only hints)
+    grid = (t.num_sms, 1, 1) if p.runtime_sizes else (cluster * min(tiles, t.num_sms // cluster), 1, 1)
     lay = sm100_layout(p, bn, bk, stages, cluster)
     s = Schedule(kernel=KERNEL, target=t.arch, block_m=BLOCK_M, block_n=bn, block_k=bk,
                  threads=THREADS, config=Sm100WsConfig(cluster_m=cluster), stages=stages,
@@ -100,7 +100,8 @@ def plan_sm100_ws(p: ConvProblem, t: Target, block_n: int | None = None, cluster
                          "clusters, cta_group::2 256-row") + f" kind::{tc.KIND[p.dtype]}, {'i32' if p.dtype == 'i8' else 'f32'}"
                         + " accumulators in tensor memory, "
                          "2 accumulator stages), im2col TMA ring, TMA-store epilogue"
-                        + (", batch read at run time" if p.dynamic_batch else "")),
+                        + (", sizes read at run time" if p.dynamic_spatial else
+                           ", batch read at run time" if p.dynamic_batch else "")),
                  scratch_bytes=grid[0] * DESCRIPTORS * DESCRIPTOR_BYTES)
     return require_descriptors(p, s)
 
@@ -128,22 +129,6 @@ def _pair_pays(p: ConvProblem, t: Target, one: Schedule, pair: Schedule) -> bool
 
 
 def plan_sm100(p: ConvProblem, t: Target) -> Schedule:
-    if p.dynamic_batch:
-        return _plan_dynamic(p, t)
-    return _plan_static(p, t)
-
-
-def _plan_dynamic(p: ConvProblem, t: Target) -> Schedule:
-    """A dynamic batch: 1-SM tiles (the pair's tile walk is sized at compile time), else the
-    portable kernel with the reason."""
-    s = SM100_WS.attempt(p, t)
-    if isinstance(s, Declined):
-        return dataclasses.replace(plan_portable(p, t), reason=f"portable implicit GEMM, batch read at run time "
-                                                               f"(tcgen05 kernel declined: {s})")
-    return s
-
-
-def _plan_static(p: ConvProblem, t: Target) -> Schedule:
     """sm_100a: the tcgen05 kernel (on CTA pairs for large problems the model says gain from
     the halved filter feed); an RGB stem it declines (C < 8: no TMA rows) on the grouped mma.sync
     kernel as on sm_90a; else the portable kernel with the reason."""

@@ -1,11 +1,13 @@
-"""Dynamic batches on sm_100a without a B200: the tcgen05 kernel's 1-SM tiles take them as
-sm_90a's persistent kernel does (one CTA per SM, the tile count computed from the batch at run
-time, the batch written into the activation map's image count and the output map's rows in
-kernel), for 16-bit, TF32, int8 and fp8 operands; CTA pairs, whose tile walk is sized at
-compile time, are declined for them, and RGB stems (no TMA K row) stay portable with the
-reason. The kernel assembles with ptxas -arch=sm_100a (test/inputs/dynamic_batch_3x3_bias_relu.mlir,
-no spills). Compile-only: numerics need a Blackwell (the dynamic-batch tile walk and
-descriptor writes are the sm_90a kernel's, checked on H200s)."""
+"""Runtime sizes on sm_100a without a B200: a dynamic batch and runtime image sizes take the
+tcgen05 kernel's 1-SM tiles as sm_90a's persistent kernel takes them (one CTA per SM, the tile
+count computed from the runtime sizes, the activation map's images, height and width (and
+their strides) and the output map's rows written in kernel, the im2col coordinates from the
+runtime Ho and Wo), for 16-bit, TF32, int8 and fp8 operands; CTA pairs, whose tile walk is
+sized at compile time, are declined for them, and RGB stems (no TMA K row) stay portable with
+the reason. The kernels assemble with ptxas -arch=sm_100a (test/inputs/dynamic_batch_3x3_bias_relu.mlir,
+runtime_hw_3x3_bias_relu.mlir; no spills). Compile-only: numerics need a Blackwell (the
+runtime-size tile walk, descriptor writes and loader coordinates are the sm_90a kernel's,
+checked on H200s)."""
 
 import dataclasses
 import glob
@@ -25,7 +27,7 @@ from convc.tools.sm100_table import find_cuda_tool, ptxas_supports_sm100a
 
 T = get_target("sm_100a")
 PTXAS = find_cuda_tool("ptxas")
-INPUT = os.path.join(os.path.dirname(__file__), "..", "inputs", "dynamic_batch_3x3_bias_relu.mlir")
+INPUTS = os.path.join(os.path.dirname(__file__), "..", "inputs")
 
 
 def _dynamic(L: Layer):
@@ -41,10 +43,17 @@ def test_dynamic_batch_takes_one_sm_tcgen05_tiles(dtype, kind):
     assert s.grid == (T.num_sms, 1, 1) and f"kind::{kind}" in s.reason and "batch read at run time" in s.reason
 
 
+def test_runtime_image_sizes_take_one_sm_tcgen05_tiles():
+    p = dataclasses.replace(Layer("hw", 2, 64, 64, 64, 128, 3, 3, (1, 1), (1, 1), (1, 1, 1, 1), "f16",
+                                  "bias_relu").expected_problem(), h_constant=0, w_constant=1, num_constants=2)
+    s = plan_schedule_for(p, T)
+    assert s.kernel == Kernel.SM100_WS and s.grid == (T.num_sms, 1, 1) and "sizes read at run time" in s.reason, s.reason
+
+
 def test_dynamic_batch_declines_pairs_and_stems():
     p = _dynamic(Layer("dyn", 32, 56, 56, 256, 512, 1, 1, (1, 1), (1, 1), (0, 0, 0, 0), "f16", "bias_relu"))
     pair = SM100_WS.attempt(p, T, cluster=2)
-    assert isinstance(pair, Declined) and "dynamic batch on CTA pairs" in str(pair)
+    assert isinstance(pair, Declined) and "sizes read at run time on CTA pairs" in str(pair)
     stem = _dynamic(Layer("stem", 8, 64, 64, 3, 64, 7, 7, (2, 2), (1, 1), (3, 3, 3, 3), "f16", "bias_relu"))
     s = plan_schedule_for(stem, T)
     assert s.kernel == Kernel.PORTABLE_IGEMM and "tcgen05 kernel declined: C=3" in s.reason, s.reason
@@ -52,11 +61,13 @@ def test_dynamic_batch_declines_pairs_and_stems():
 
 @pytest.mark.skipif(PTXAS is None or not ptxas_supports_sm100a(PTXAS),
                     reason="no ptxas that knows sm_100a (pip install nvidia-cuda-nvcc)")
-def test_dynamic_batch_kernel_assembles(tmp_path):
-    res = compile_file(INPUT, str(tmp_path / "m.vmfb"),
+@pytest.mark.parametrize("model, runtime", [("dynamic_batch_3x3_bias_relu.mlir", "dynamic_batch"),
+                                            ("runtime_hw_3x3_bias_relu.mlir", "dynamic_spatial")])
+def test_runtime_size_kernels_assemble(tmp_path, model, runtime):
+    res = compile_file(os.path.join(INPUTS, model), str(tmp_path / "m.vmfb"),
                        CompileOptions(target="sm_100a", dump_dir=str(tmp_path / "d"), tuning_cache="none"))
     (conv,) = [r for r in res.reports if r.problem is not None]
-    assert conv.problem.dynamic_batch and conv.schedule.kernel == Kernel.SM100_WS, conv.line()
+    assert getattr(conv.problem, runtime) and conv.schedule.kernel == Kernel.SM100_WS, conv.line()
     (ptx,) = glob.glob(str(tmp_path / "d" / "binaries" / "*.ptx"))
     r = subprocess.run([PTXAS, "-arch=sm_100a", "-v", ptx, "-o", str(tmp_path / "k.cubin")], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]

@@ -80,11 +80,25 @@ def draw_int8(rng: random.Random, name: str) -> Layer:
     return dataclasses.replace(draw_dense(rng, name), dtype="i8")
 
 
+def draw_fp8(rng: random.Random, name: str) -> Layer:
+    """A dense OCP fp8 layer (e4m3 or e5m2 operands, their f32 sums as the output): the dense
+    draw's windows, strides, dilations and pads, with the channel counts convc's fp8 kernels
+    read (CUDA has no fallback for fp8: elsewhere the conv is an error naming it, checked by
+    the tests, not drawn here): C a multiple of 64 (of 16 with a 1x1 filter), and with a 1x1
+    filter F a multiple of 8 (wider filters pad F)."""
+    L = draw_dense(rng, name)
+    one_tap = L.R * L.S == 1
+    C = 16 * rng.randint(1, 24) if one_tap else 64 * rng.randint(1, 4)
+    F = -(-L.F // 8) * 8 if one_tap else L.F
+    return dataclasses.replace(L, C=C, F=F, dtype=rng.choice(["f8E4M3FN", "f8E5M2"]), epilogue="none")
+
+
 def draw(seed: int, count: int, grouped_share: float = 0.25, wide_share: float = 0.0,
-         int8_share: float = 0.0) -> list[Layer]:
+         int8_share: float = 0.0, fp8_share: float = 0.0) -> list[Layer]:
     """`count` problems: grouped/depthwise ones (grouped_share), depthwise ones with 7-9 column
-    windows (wide_share), dense int8 ones (int8_share; both 0 keep the draws of seeds from before
-    they existed: the int8 draws come from a generator of their own), dense ones."""
+    windows (wide_share), dense int8 ones (int8_share) and fp8 ones (fp8_share; all 0 keep the
+    draws of seeds from before they existed: the 8-bit draws come from generators of their
+    own), dense ones."""
     rng = random.Random(seed)
     n_grouped, n_wide = int(count * grouped_share), int(count * wide_share)
     grouped, wide = random_grouped_layers(seed, n_grouped), random_grouped_layers(seed, n_wide, wide=True)
@@ -102,6 +116,14 @@ def draw(seed: int, count: int, grouped_share: float = 0.25, wide_share: float =
         if has_output(L):
             int8.append(L)
     out += [dataclasses.replace(L, name=f"fz{len(out) + i:04d}_int8") for i, L in enumerate(int8[:count - len(out)])]
+    n_fp8 = int(count * fp8_share)
+    fp8_rng = random.Random(f"fp8/{seed}")
+    fp8: list[Layer] = []
+    while len(fp8) < n_fp8:
+        L = draw_fp8(fp8_rng, "")
+        if has_output(L):
+            fp8.append(L)
+    out += [dataclasses.replace(L, name=f"fz{len(out) + i:04d}_fp8") for i, L in enumerate(fp8[:count - len(out)])]
     while len(out) < count:
         L = draw_dense(rng, f"fz{len(out):04d}_dense")
         if has_output(L):
@@ -151,7 +173,8 @@ def draw_for_kernel(seed: int, count: int, kernel: str, target: str, wide_share:
 
 
 def prepare(layers: list[Layer], out: str, target: str, max_candidates: int, seed: int, jobs: int = 1,
-            kernel: str | None = None, wide_share: float = 0.0, int8_share: float = 0.0) -> dict:
+            kernel: str | None = None, wide_share: float = 0.0, int8_share: float = 0.0,
+            fp8_share: float = 0.0) -> dict:
     """Compiles every problem's pairs into `out` (`jobs` compiles at once). The manifest is
     rewritten every 50 problems ("complete": false until the end), so that a long run can be
     checked before it finishes."""
@@ -163,7 +186,7 @@ def prepare(layers: list[Layer], out: str, target: str, max_candidates: int, see
 
     def manifest(complete: bool) -> dict:
         m = {"target": target, "commit": commit, "seed": seed, "kernel": kernel, "wide_share": wide_share,
-             "int8_share": int8_share,
+             "int8_share": int8_share, "fp8_share": fp8_share,
              "problems": len(done),
              "problems_drawn": len(layers), "complete": complete,
              "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -286,6 +309,9 @@ def main(argv=None) -> int:
     p.add_argument("--kernel", help="prepare: only problems with candidates of this kernel family, only those")
     p.add_argument("--int8-share", type=float, default=0.0,
                    help="prepare: share of dense int8 problems (default 0: the draws seeds made before int8)")
+    p.add_argument("--fp8-share", type=float, default=0.0,
+                   help="prepare: share of dense fp8 (e4m3/e5m2) problems with the channels the fp8 kernels read "
+                        "(default 0: the draws seeds made before fp8)")
     p.add_argument("--wide-share", type=float, default=0.0,
                    help="prepare: share of depthwise problems with 7-9 column windows (default 0: the draws of "
                         "earlier seeds)")
@@ -314,9 +340,10 @@ def main(argv=None) -> int:
         if not args.out:
             p.error("--out is required")
         layers = (draw_for_kernel(args.seed, args.count, args.kernel, args.target, args.wide_share) if args.kernel
-                  else draw(args.seed, args.count, wide_share=args.wide_share, int8_share=args.int8_share))
+                  else draw(args.seed, args.count, wide_share=args.wide_share, int8_share=args.int8_share,
+                            fp8_share=args.fp8_share))
         m = prepare(layers, args.out, args.target, args.max_candidates, args.seed, args.jobs, args.kernel,
-                    args.wide_share, args.int8_share)
+                    args.wide_share, args.int8_share, args.fp8_share)
     except (OSError, ValueError, KeyError, StopIteration) as e:
         print(f"convc-fuzz: error: {e}", file=sys.stderr)
         return 1

@@ -108,21 +108,27 @@ def conv_geometry(op) -> Geometry:
 def _window_roles(inp, iters, spatial_out, window):
     """The input's pixel dims (all but its channel dims): a batch dim (a plain output dim with
     no window) and two spatial windows stride*p + dilation*w. Returns (names, h, w) with
-    h, w = (output dim, stride, window dim or None, dilation)."""
+    h, w = (output dim, stride, window dim or None, dilation). A window axis indexed by its
+    filter tap alone is one IREE folded the output pixel of (one output pixel along it, the
+    input trimmed to the window: output dim None, stride 1; the caller's output-shape check
+    confirms the single pixel)."""
     roles = []
     for t in inp:
         if -1 in t:
             raise Decline("input window has a constant offset")
         ps = [d for d in t if iters[d] == "p"]
         ws = [d for d in t if iters[d] == "r"]
+        if not ps and len(ws) == 1:
+            roles.append((None, 1, ws[0], t[ws[0]]))
+            continue
         if len(ps) != 1 or len(ws) > 1 or ps[0] not in spatial_out:
             raise Decline("input window is not a plain strided/dilated 2-D window")
         roles.append((ps[0], t[ps[0]], ws[0] if ws else None, t[ws[0]] if ws else 1))
-    if [r[0] for r in roles] != list(spatial_out):
+    if [r[0] for r in roles if r[0] is not None] != list(spatial_out):
         raise Decline("input and output pixel dimensions differ in order")
     if len(roles) == 3:
         (nb, nst, nw, _), h, w = roles
-        if nst != 1 or nw is not None:
+        if nb is None or nst != 1 or nw is not None:
             raise Decline("batch dimension is strided or windowed")
         names = ["n", "h", "w"]
     elif len(roles) == 2:

@@ -80,6 +80,38 @@ def test_fuzzed_int8_problem_on_cpu(tmp_path, layer):
         assert diff.max() <= 1 and np.count_nonzero(diff) <= max(1, diff.size // 500), (diff.max(), context)
 
 
+FP8 = [L for L in draw(23, 12, fp8_share=0.5) if L.dtype.startswith("f8")]
+
+
+def test_fp8_draws_are_what_the_fp8_kernels_read():
+    """--fp8-share: dense e4m3 / e5m2 draws with the channel counts convc's fp8 kernels read
+    (on CUDA a conv they decline is an error, not a fallback), their f32 sums as the output; the
+    other draws of the seed stay as they were."""
+    from convc.passes.plan.plan_schedule import plan_schedule_for
+    from convc.passes.target import get_target
+    assert len(FP8) == 6 and {L.dtype for L in FP8} <= {"f8E4M3FN", "f8E5M2"}
+    for L in FP8:
+        assert L.epilogue == "none" and L.groups == 1 and L.out_dtype == "f32"
+        p = dataclasses.replace(L.expected_problem(), F=-(-L.F // 8) * 8)      # as convc-pad-channels pads F
+        for arch in ("sm_90a", "sm_100a"):
+            s = plan_schedule_for(p, get_target(arch))
+            assert s.kernel != "portable_igemm", (arch, L, s.reason)
+    strip = lambda layers: [dataclasses.replace(L, name="") for L in layers if not L.dtype.startswith("f8")]
+    plain = draw(23, 12)
+    assert strip(draw(23, 12, fp8_share=0.5)) == strip(plain)[:6]
+
+
+@pytest.mark.parametrize("layer", FP8[:3], ids=lambda L: L.name)
+def test_fuzzed_fp8_problem_on_cpu(tmp_path, layer):
+    """The fp8 draws on the portable kernel (llvm-cpu) against f32 sums of the decoded
+    operands (exact products; f32 summation order only)."""
+    import numpy as np
+    from conftest import compile_layer, run_layer_cpu
+    vmfb, res = compile_layer(tmp_path, layer)
+    got, ref = run_layer_cpu(vmfb, layer, 0)
+    assert np.abs(got - ref).max() <= 1e-4 * max(1.0, np.abs(ref).max()), [r.line() for r in res.reports]
+
+
 def test_int8_share_keeps_the_other_draws():
     """The int8 draws come from a generator of their own: a seed's other problems are those it
     drew before (the dense ones shifted behind the int8 ones)."""

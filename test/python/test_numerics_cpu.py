@@ -31,6 +31,11 @@ CASES = [
     # codegen fails on it)
     Layer("f1_out_7x7", 2, 12, 10, 32, 1, 7, 7, (1, 1), (1, 1), (3, 2, 1, 4), "f16", "none"),
     Layer("f1_residual", 2, 9, 9, 16, 1, 3, 3, (1, 1), (1, 1), (1, 1, 1, 1), "f16", "bias_residual_relu"),
+    # one output column, the window the whole input row: IREE folds the output's W away and
+    # indexes the input's W by the filter tap alone (found by convc-fuzz's fp8 draws, where
+    # IREE's CUDA fallback cannot compile fp8: the conv must be convc's)
+    Layer("folded_wo", 4, 16, 3, 12, 8, 3, 3, (2, 3), (1, 1), (2, 0, 0, 0), "f16", "bias_relu"),
+    Layer("folded_wo_f32", 2, 9, 5, 8, 16, 3, 5, (1, 2), (1, 1), (1, 0, 1, 0), "f32", "none"),
 ]
 
 

@@ -358,6 +358,27 @@ def _check_fp8(reports: list[DispatchReport], target: Target) -> None:
                              f"(IREE 3.13's CUDA code generation fails on fp8 conversions: no fallback)")
 
 
+def _check_fp8_left_to_iree(module, reports: list[DispatchReport], target: Target) -> None:
+    """A dispatch on fp8 values that convc did not take (a conv form its matcher declines, a
+    conversion outside the convs) goes to IREE's code generation, which fails on fp8 for CUDA
+    and gfx942 (see _check_fp8): an error naming the dispatch and why convc declined it,
+    instead of IREE's "LLVM Translation failed" deep in code generation."""
+    from ..passes.lower.amd.primitives import FP8_MFMA_ARCHS
+    if target.backend not in ("nvidia", "amd") or target.arch in FP8_MFMA_ARCHS:
+        return
+    why = {r.dispatch: r.reason for r in reports}
+    for op in module.body.operations:
+        if op.operation.name != "flow.executable":
+            continue
+        text = str(op)
+        if "f8E4M3FN" not in text and "f8E5M2" not in text:
+            continue
+        name = ir.StringAttr(op.attributes["sym_name"]).value
+        reason = why.get(name, "not a dispatch convc takes")
+        raise ConvcError(f"{name}: fp8 values left to IREE's code generation, which cannot compile them for "
+                         f"{target.arch} (convc: {reason})")
+
+
 def _check_fp8_amd(reports: list[DispatchReport], target: Target) -> None:
     """gfx942's fp8 arithmetic takes the FNUZ encodings only: IREE 3.13's ROCm code generation
     refuses an OCP fp8 conv there ("F8E5M2 and F8E4M3FN types are not supported on gfx942"),
@@ -523,6 +544,7 @@ def _compile_file(input_path: str, output_path: str, options: CompileOptions, pa
         result.reports = reports
         result.timings["passes"] = time.perf_counter() - t0 + t_layout
         _check_fp8(reports, target)
+        _check_fp8_left_to_iree(module, reports, target)
         declined = [r for r in reports if r.path == "IREE" and r.reason.startswith("conv")]
         if options.no_fallback and declined:
             raise ConvcError("--no-fallback: " + "; ".join(f"{r.dispatch}: {r.reason}" for r in declined))

@@ -100,3 +100,17 @@ def test_fp8_suite_layer_through_the_check_plumbing(tmp_path, dtype):
     assert got.dtype == np.float32 and rel_l2(got, layer_reference_numpy(L, [a for a, _ in ins])) < 1e-6
     with pytest.raises(ValueError, match="fp8 layers"):
         Layer(name="b", N=1, H=4, W=4, C=64, F=64, R=1, S=1, dtype=dtype, epilogue="bias")
+
+
+@pytest.mark.parametrize("arch", ["sm_90a", "sm_100a", "gfx942"])
+def test_fp8_conv_left_to_iree_is_a_named_error(tmp_path, arch):
+    """A 1x1 fp8 conv with strides and a pad, which IREE presents as a GEMM over a strided view
+    of the input (a form convc's matcher declines; found by convc-fuzz's fp8 draws): IREE's code
+    generation cannot compile fp8 for CUDA or gfx942, so the compile stops with an error naming
+    the dispatch and convc's reason, not IREE's failure inside LLVM translation."""
+    from conftest import compile_layer
+    from convc.tools.layers import Layer
+    L = Layer("e5m2_strided_1x1", 1, 34, 16, 144, 16, 1, 1, (2, 3), (1, 3), (1, 0, 1, 1), "f8E5M2", "none")
+    with pytest.raises(ConvcError, match=r"main_dispatch_\d+: fp8 values left to IREE's code generation, which "
+                                         rf"cannot compile them for {arch} \(convc: conv not taken: strided GEMM operand\)"):
+        compile_layer(tmp_path, L, target=arch, tuning_cache="none")

@@ -30,7 +30,8 @@ def _layer(name):
 
 def test_planner_takes_the_tcgen05_kernel_where_it_applies():
     """Every f16/bf16 suite layer the im2col TMA reads is planned on sm100_ws; the RGB stem
-    (C = 3) and f32 convs fall back to the portable kernel with the reason."""
+    (C = 3) falls back to the portable kernel with the reason; f32 convs take kind::tf32, or
+    the portable kernel under --precision fp32."""
     for L in SUITE:
         s = plan_schedule_for(L.expected_problem(), T)
         if L.C == 3:
@@ -49,8 +50,10 @@ def test_planner_takes_the_tcgen05_kernel_where_it_applies():
     pairs = [L.name for L in SUITE if L.C != 3 and plan_schedule_for(L.expected_problem(), T).config.cluster_size == 2]
     assert "vae_3x3_256_128x128" in pairs and "r50_l4_3x3_512" not in pairs     # large vs few tiles
     f32 = dataclasses.replace(_layer("r50_l2_3x3_128").expected_problem(), dtype="f32")
-    s = plan_schedule_for(f32, T)
-    assert s.kernel == "portable_igemm" and "f32" in s.reason
+    s = plan_schedule_for(f32, T)                      # TF32 (kind::tf32); exact f32 math portable
+    assert s.kernel == "sm100_ws" and "kind::tf32" in s.reason, s.reason
+    s = plan_schedule_for(f32, T, precision="fp32")
+    assert s.kernel == "portable_igemm" and "--precision fp32" in s.reason
 
 
 def test_declines_name_the_reason():

@@ -94,6 +94,17 @@ def draw_fp8(rng: random.Random, name: str) -> Layer:
     return dataclasses.replace(L, C=C, F=F, dtype=rng.choice(["f8E4M3FN", "f8E5M2"]), epilogue="none")
 
 
+def _own_draws(rng: random.Random, n: int, fn) -> list[Layer]:
+    """n layers of fn(rng, name) with an output (a generator of their own, so that a seed's
+    other draws stay as they were)."""
+    out: list[Layer] = []
+    while len(out) < n:
+        L = fn(rng, "")
+        if has_output(L):
+            out.append(L)
+    return out
+
+
 def draw(seed: int, count: int, grouped_share: float = 0.25, wide_share: float = 0.0,
          int8_share: float = 0.0, fp8_share: float = 0.0) -> list[Layer]:
     """`count` problems: grouped/depthwise ones (grouped_share), depthwise ones with 7-9 column
@@ -109,22 +120,9 @@ def draw(seed: int, count: int, grouped_share: float = 0.25, wide_share: float =
     out = [dataclasses.replace(L, name=f"fz{i:04d}_{L.name.split('_', 1)[1]}"
                                + ("_wide" if L.group == "depthwise_wide_random" else ""), group="fuzz")
            for i, L in enumerate(drawn[:count])]
-    n_int8 = int(count * int8_share)
-    int8_rng = random.Random(f"int8/{seed}")
-    int8: list[Layer] = []
-    while len(int8) < n_int8:
-        L = draw_int8(int8_rng, "")
-        if has_output(L):
-            int8.append(L)
-    out += [dataclasses.replace(L, name=f"fz{len(out) + i:04d}_int8") for i, L in enumerate(int8[:count - len(out)])]
-    n_fp8 = int(count * fp8_share)
-    fp8_rng = random.Random(f"fp8/{seed}")
-    fp8: list[Layer] = []
-    while len(fp8) < n_fp8:
-        L = draw_fp8(fp8_rng, "")
-        if has_output(L):
-            fp8.append(L)
-    out += [dataclasses.replace(L, name=f"fz{len(out) + i:04d}_fp8") for i, L in enumerate(fp8[:count - len(out)])]
+    for kind, share, fn in (("int8", int8_share, draw_int8), ("fp8", fp8_share, draw_fp8)):
+        got = _own_draws(random.Random(f"{kind}/{seed}"), int(count * share), fn)
+        out += [dataclasses.replace(L, name=f"fz{len(out) + i:04d}_{kind}") for i, L in enumerate(got[:count - len(out)])]
     while len(out) < count:
         L = draw_dense(rng, f"fz{len(out):04d}_dense")
         if has_output(L):

@@ -5,6 +5,7 @@ import os
 import subprocess
 
 import numpy as np
+import pytest
 
 from convc.compiler.driver import CompileOptions, compile_file
 from convc.runtime.arrays import poison, random_input, storage_dtype, to_f32
@@ -14,6 +15,7 @@ from convc.tools.layers import Layer, layer_mlir
 from convc.tools.sm100_table import find_cuda_tool
 
 PTXAS = find_cuda_tool("ptxas")     # None without a CUDA toolkit: ptxas tests skip
+NVDISASM = find_cuda_tool("nvdisasm")
 
 os.environ["CONVC_TUNING_CACHE"] = "none"     # hermetic planning: no tuning cache unless named
 
@@ -117,3 +119,23 @@ def assert_ptxas(tmp_path, ptx_files, arch: str) -> None:
         r = subprocess.run([PTXAS, f"-arch={arch}", str(f), "-o", str(tmp_path / "out.cubin")],
                            capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
+
+
+def _sm100a_ptxas() -> bool:
+    from convc.tools.sm100_table import ptxas_supports_sm100a
+    return PTXAS is not None and ptxas_supports_sm100a(PTXAS)
+
+
+# tests that assemble sm_100a kernels (compile-only: there is no Blackwell here)
+needs_ptxas_sm100a = pytest.mark.skipif(not _sm100a_ptxas(),
+                                        reason="no ptxas that knows sm_100a (pip install nvidia-cuda-nvcc)")
+
+
+def assemble_sm100a(tmp_path, ptx_path) -> tuple[str, str | None]:
+    """ptxas -arch=sm_100a -v of one PTX file (it must assemble): (ptxas's report, the
+    cubin's SASS from nvdisasm, or None without nvdisasm)."""
+    cubin = tmp_path / "k.cubin"
+    r = subprocess.run([PTXAS, "-arch=sm_100a", "-v", str(ptx_path), "-o", str(cubin)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-2000:]
+    sass = subprocess.run([NVDISASM, str(cubin)], capture_output=True, text=True).stdout if NVDISASM else None
+    return r.stderr, sass

@@ -8,23 +8,17 @@ path is compile-only (the portable kernel's i32 sums are checked on CPU in test_
 
 import dataclasses
 import glob
-import subprocess
 
 import pytest
 
-from conftest import compile_layer
+from conftest import assemble_sm100a, compile_layer, needs_ptxas_sm100a
 from convc.passes.lower.nvidia import tcgen05 as tc
 from convc.passes.plan.plan_schedule import plan_schedule_for
 from convc.passes.schedule import Kernel
 from convc.passes.target import get_target
 from convc.tools.layers import Layer
-from convc.tools.sm100_table import find_cuda_tool, ptxas_supports_sm100a
 
 T = get_target("sm_100a")
-PTXAS = find_cuda_tool("ptxas")
-NVDISASM = find_cuda_tool("nvdisasm")
-needs_ptxas = pytest.mark.skipif(PTXAS is None or not ptxas_supports_sm100a(PTXAS),
-                                 reason="no ptxas that knows sm_100a (pip install nvidia-cuda-nvcc)")
 LAYERS = [
     Layer("i8_3x3_64_128", 2, 16, 16, 64, 128, 3, 3, (1, 1), (1, 1), (1, 1, 1, 1), "i8", "bias_relu"),
     Layer("i8_1x1_128_256_res", 2, 14, 14, 128, 256, 1, 1, (1, 1), (1, 1), (0, 0, 0, 0), "i8", "bias_residual_relu"),
@@ -60,7 +54,7 @@ def test_int8_declines_on_sm100a_name_the_reason():
     assert s.kernel == Kernel.PORTABLE_IGEMM and "tcgen05 kernel declined: C=16" in s.reason, s.reason
 
 
-@needs_ptxas
+@needs_ptxas_sm100a
 @pytest.mark.parametrize("layer", LAYERS, ids=[L.name for L in LAYERS])
 def test_int8_kernels_assemble_for_sm100a(tmp_path, layer):
     _, res = compile_layer(tmp_path, layer, target="sm_100a", dump_dir=str(tmp_path / "d"), tuning_cache="none")
@@ -69,10 +63,7 @@ def test_int8_kernels_assemble_for_sm100a(tmp_path, layer):
     (ptx_path,) = glob.glob(str(tmp_path / "d" / "binaries" / "*.ptx"))
     ptx = open(ptx_path).read()
     assert "tcgen05.mma.cta_group::1.kind::i8" in ptx and "kind::f16" not in ptx
-    cubin = tmp_path / "k.cubin"
-    r = subprocess.run([PTXAS, "-arch=sm_100a", "-v", ptx_path, "-o", str(cubin)], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr[-2000:]
-    assert "0 bytes spill stores" in r.stderr and "0 bytes stack frame" in r.stderr, r.stderr
-    if NVDISASM:
-        sass = subprocess.run([NVDISASM, str(cubin)], capture_output=True, text=True).stdout
+    report, sass = assemble_sm100a(tmp_path, ptx_path)
+    assert "0 bytes spill stores" in report and "0 bytes stack frame" in report, report
+    if sass is not None:
         assert "UTCIMMA" in sass and "UTCHMMA" not in sass

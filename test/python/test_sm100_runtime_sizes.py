@@ -12,10 +12,10 @@ checked on H200s)."""
 import dataclasses
 import glob
 import os
-import subprocess
 
 import pytest
 
+from conftest import assemble_sm100a, needs_ptxas_sm100a
 from convc.compiler.driver import CompileOptions, compile_file
 from convc.passes.kernel_families import Declined
 from convc.passes.plan.kernels.sm100_ws import SM100_WS
@@ -23,10 +23,8 @@ from convc.passes.plan.plan_schedule import plan_schedule_for
 from convc.passes.schedule import Kernel
 from convc.passes.target import get_target
 from convc.tools.layers import Layer
-from convc.tools.sm100_table import find_cuda_tool, ptxas_supports_sm100a
 
 T = get_target("sm_100a")
-PTXAS = find_cuda_tool("ptxas")
 INPUTS = os.path.join(os.path.dirname(__file__), "..", "inputs")
 
 
@@ -59,8 +57,7 @@ def test_dynamic_batch_declines_pairs_and_stems():
     assert s.kernel == Kernel.PORTABLE_IGEMM and "tcgen05 kernel declined: C=3" in s.reason, s.reason
 
 
-@pytest.mark.skipif(PTXAS is None or not ptxas_supports_sm100a(PTXAS),
-                    reason="no ptxas that knows sm_100a (pip install nvidia-cuda-nvcc)")
+@needs_ptxas_sm100a
 @pytest.mark.parametrize("model, runtime", [("dynamic_batch_3x3_bias_relu.mlir", "dynamic_batch"),
                                             ("runtime_hw_3x3_bias_relu.mlir", "dynamic_spatial")])
 def test_runtime_size_kernels_assemble(tmp_path, model, runtime):
@@ -69,6 +66,5 @@ def test_runtime_size_kernels_assemble(tmp_path, model, runtime):
     (conv,) = [r for r in res.reports if r.problem is not None]
     assert getattr(conv.problem, runtime) and conv.schedule.kernel == Kernel.SM100_WS, conv.line()
     (ptx,) = glob.glob(str(tmp_path / "d" / "binaries" / "*.ptx"))
-    r = subprocess.run([PTXAS, "-arch=sm_100a", "-v", ptx, "-o", str(tmp_path / "k.cubin")], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr[-2000:]
-    assert "0 bytes spill stores" in r.stderr and "0 bytes stack frame" in r.stderr, r.stderr
+    report, _ = assemble_sm100a(tmp_path, ptx)
+    assert "0 bytes spill stores" in report and "0 bytes stack frame" in report, report

@@ -8,22 +8,17 @@ exact portable kernel. Compile-only: numerics need a Blackwell, none was availab
 
 import dataclasses
 import glob
-import subprocess
 
 import pytest
 
-from conftest import compile_layer
+from conftest import assemble_sm100a, compile_layer, needs_ptxas_sm100a
 from convc.passes.lower.nvidia import tcgen05 as tc
 from convc.passes.plan.plan_schedule import plan_schedule_for
 from convc.passes.schedule import Kernel
 from convc.passes.target import get_target
 from convc.tools.layers import Layer
-from convc.tools.sm100_table import find_cuda_tool, ptxas_supports_sm100a
 
 T = get_target("sm_100a")
-PTXAS = find_cuda_tool("ptxas")
-needs_ptxas = pytest.mark.skipif(PTXAS is None or not ptxas_supports_sm100a(PTXAS),
-                                 reason="no ptxas that knows sm_100a (pip install nvidia-cuda-nvcc)")
 LAYERS = [
     Layer("tf32_3x3_64_128", 2, 14, 14, 64, 128, 3, 3, (1, 1), (1, 1), (1, 1, 1, 1), "f32", "bias_relu"),
     Layer("tf32_1x1_128_256_res", 2, 14, 14, 128, 256, 1, 1, (1, 1), (1, 1), (0, 0, 0, 0), "f32", "bias_residual_relu"),
@@ -53,7 +48,7 @@ def test_f32_convs_take_the_tcgen05_kernel():
     assert odd.kernel == Kernel.PORTABLE_IGEMM and "tcgen05 kernel declined: C=12" in odd.reason, odd.reason
 
 
-@needs_ptxas
+@needs_ptxas_sm100a
 @pytest.mark.parametrize("layer", LAYERS, ids=[L.name for L in LAYERS])
 def test_tf32_kernels_assemble_for_sm100a(tmp_path, layer):
     _, res = compile_layer(tmp_path, layer, target="sm_100a", dump_dir=str(tmp_path / "d"), tuning_cache="none")
@@ -63,7 +58,5 @@ def test_tf32_kernels_assemble_for_sm100a(tmp_path, layer):
     (ptx_path,) = glob.glob(str(tmp_path / "d" / "binaries" / "*.ptx"))
     ptx = open(ptx_path).read()
     assert "tcgen05.mma.cta_group::1.kind::tf32" in ptx and "kind::f16" not in ptx
-    r = subprocess.run([PTXAS, "-arch=sm_100a", "-v", ptx_path, "-o", str(tmp_path / "k.cubin")],
-                       capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr[-2000:]
-    assert "0 bytes spill stores" in r.stderr and "0 bytes stack frame" in r.stderr, r.stderr
+    report, _ = assemble_sm100a(tmp_path, ptx_path)
+    assert "0 bytes spill stores" in report and "0 bytes stack frame" in report, report

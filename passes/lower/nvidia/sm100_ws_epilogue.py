@@ -17,13 +17,13 @@ from .tma_loader import acquire_descriptor, epilogue_panel
 from .warp_roles import swizzled
 
 
-# Registers a tile's per-channel epilogue operands may take when their loads are hoisted for
-# every chunk of the tile (the chunks are straight-line code). Past it each chunk's operands
-# are addressed through the previous chunk's tcgen05.wait::ld (wait_ld_for's `after`):
-# ResNet-50's dynamic-batch 1x1s with an unfolded BatchNorm (three f16 per-channel operands
-# over 256 columns: 384 registers if all hoisted) spilled 84-144 bytes per thread at 255
-# registers under ptxas -arch=sm_100a, 16-60 bytes so (ptxas still moves some loads); a bias
-# over 256 columns (128) never spilled.
+# Registers a tile's per-channel epilogue operands may take if all their loads are issued
+# together (the chunks are straight-line code). Past it each chunk's operands are addressed
+# through the previous chunk's tcgen05.wait::ld (wait_ld_for's `after`): ResNet-50's
+# dynamic-batch 1x1s with an unfolded BatchNorm (three f16 per-channel operands over 256
+# columns: 384 registers together) spilled 84-144 bytes per thread at 255 registers under
+# ptxas -arch=sm_100a, 16-60 bytes so (with computed values in place of the loads: 86
+# registers, no spill); a bias over 256 columns (128) never spilled.
 TILE_OPERAND_REGISTERS = 128
 
 

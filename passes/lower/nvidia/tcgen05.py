@@ -238,8 +238,8 @@ def wait_ld_for(words, after=None):
     """tcgen05.wait::ld.sync.aligned, with the registers of the last tcgen05.ld (a
     vector<N x i32>) passed through it; returns them, to be used only from here on. `after`:
     an index value also passed through; then (words, that value) is returned, so that LLVM
-    keeps what is computed from it (the next chunk's channel-operand loads) after the wait
-    (ptxas, which sees no data dependence there, may still move them; it moved fewer).
+    keeps what is computed from it (the next chunk's channel-operand loads) after the wait in
+    the PTX (ptxas sees no data dependence there: fewer spills followed, not none).
 
     Inline asm because `nvvm.tcgen05.wait` carries no data dependence on the loads' results:
     with it LLVM scheduled uses of the registers (a mov.b64 packing two of them) before the

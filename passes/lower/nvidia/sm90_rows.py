@@ -261,7 +261,7 @@ class Sm90Rows:
         """A warpgroup's tiles with one sub-block's fragments live at a time (row_slab.carry
         False: TF32 fragments of a 7x7 stem take 84 registers per sub-block): each sub-block's
         wgmmas finish before the next one's fragments are loaded into the same registers; the
-        other warpgroup's tile keeps the tensor cores busy meanwhile."""
+        other warpgroup's tile may use the tensor cores meanwhile (not measured apart)."""
         p, g, e, lay = self.p, self.g, self.e, self.lay
         with e.for_(0, count, 1) as (t, _c, _y):
             j = e.add(cw, e.mul(t, 2))

@@ -21,7 +21,7 @@ from .kernels.copy_pieces import plan_copy
 from .kernels.skinny_gemm import plan_skinny, supports as skinny_supports
 from .kernels.grouped_mma import grouped_candidates, plan_grouped_choice
 from .kernels.channel_slice import plan_channel_slice
-from .kernels.f32 import plan_dynamic_batch, plan_f32, plan_runtime_spatial
+from .kernels.f32 import f32_candidates, plan_dynamic_batch, plan_f32, plan_runtime_spatial
 from .kernels.int8 import plan_fp8, plan_int8
 from .kernels.portable import plan_portable
 from .kernels.sm100_ws import plan_sm100, sm100_candidates
@@ -61,7 +61,7 @@ ROUTES = (
     Route(lambda p, t: p.dtype == "i8", lambda p, t, precision: plan_int8(p, t)),
     Route(lambda p, t: p.dtype in FP8_INPUT_DTYPES, lambda p, t, precision: plan_fp8(p, t)),
     Route(lambda p, t: p.dynamic_batch, plan_dynamic_batch),
-    Route(lambda p, t: p.dtype == "f32", plan_f32),
+    Route(lambda p, t: p.dtype == "f32", plan_f32, f32_candidates),
     Route(lambda p, t: t.has_tcgen05, lambda p, t, precision: plan_sm100(p, t), sm100_candidates),
     Route(lambda p, t: t.has_wgmma, lambda p, t, precision: plan_sm90(p, t), sm90_candidates),
     Route(lambda p, t: t.backend == "amd", lambda p, t, precision: plan_amd(p, t)),
@@ -87,7 +87,10 @@ def plan_schedule_for(p: ConvProblem, t: Target, precision: str = "tf32") -> Sch
 def candidate_schedules(p: ConvProblem, t: Target, precision: str = "tf32") -> list[Schedule]:
     """Every schedule worth timing for p on t, the default first."""
     route = route_for(p, t)
-    return route.candidates(p, t) if route.candidates else [plan_schedule_for(p, t, precision)]
+    if not route.candidates or (p.dtype == "f32" and precision == "fp32"):
+        # exact f32 math has one schedule (the candidates are TF32 ones)
+        return [plan_schedule_for(p, t, precision)]
+    return route.candidates(p, t)
 
 
 def choose_schedule(p: ConvProblem, t: Target, options=None) -> Schedule:

@@ -12,7 +12,7 @@ from ...ir import ir, arith_d, vector_d
 from ...problem import ConvProblem, DTYPE_BYTES, EpilogueStep
 from .emit import Emitter, convert, vec_type, zeros
 from .executable import gemm_rows
-from .program_math import emit_fast, fast_math, fold_constants
+from .program_math import emit_fast, fast_math, fold_constants, fuse_promoted, promoted_dtype, promotes
 
 
 def _align(width: int, dtype: str, aligned: bool) -> int:
@@ -101,27 +101,50 @@ def apply_steps(p: ConvProblem, acc: ir.Value, operands: list, width: int) -> ir
 def run_program(step: EpilogueStep, val: ir.Value, loads: list, width: int) -> ir.Value:
     """Re-creates a program step's ops, by name and with their attributes, elementwise on
     vector<width> values: val is the step's input, loads its operand slices. Constant
-    subexpressions are folded first and some math takes a cheaper form (program_math.py)."""
+    subexpressions are folded first and some math takes a cheaper form (program_math.py);
+    a 16-bit program of float math runs in f32, rounded once at its end (program_math.promotes)."""
     vals = [val] + list(loads)
     first = len(vals)
     program, consts = fold_constants(step.program, first)
     fast = fast_math(step.dtype)
+    wide = promotes(program, step.dtype, _element(val), [_element(v) for v in loads])
+    if wide:
+        vals = [convert(v, vec_type(width, "f32")) for v in vals]
+        program, consts = fuse_promoted(program, consts, first)
     for ins in program:
-        t = ir.VectorType.get([width], ir.IntegerType.get_signless(1)) if ins.dtype == "i1" else vec_type(width, ins.dtype)
+        dtype = promoted_dtype(ins.dtype) if wide else ins.dtype
+        t = ir.VectorType.get([width], ir.IntegerType.get_signless(1)) if dtype == "i1" else vec_type(width, dtype)
         attrs = {name: ir.Attribute.parse(text) for name, text in ins.attrs}
         args = [vals[a] for a in ins.args]
+        if wide and ins.op in ("arith.truncf", "arith.extf"):
+            vals.append(args[0])                 # every float value is f32 already
+            continue
         if ins.op == "arith.constant":
-            attrs["value"] = ir.DenseElementsAttr.get_splat(t, attrs["value"])
+            value = attrs["value"]
+            if wide:                             # the constant's own (16-bit) value, exact in f32
+                value = ir.FloatAttr.get(ir.F32Type.get(), ir.FloatAttr(value).value)
+            attrs["value"] = ir.DenseElementsAttr.get_splat(t, value)
         cheaper = emit_fast(ins, args, t, consts, fast)
         if cheaper is not None:
             vals.append(cheaper)
             continue
-        if ins.op == "arith.maximumf" and ins.dtype == "f16":
+        if wide and ins.op in _CONTRACTED and "fastmath" not in attrs:
+            # a multiply feeding an add may fuse into an fma: one rounding fewer, as the
+            # promotion itself
+            attrs["fastmath"] = ir.Attribute.parse("#arith.fastmath<contract>")
+        if ins.op == "arith.maximumf" and dtype == "f16":
             # IREE 3.13's llvm-cpu f16 expansion breaks on vector maximumf (it builds a scalar
             # extf): take it in f32, which is exact
             f32 = vec_type(width, "f32")
-            wide = ir.Operation.create(ins.op, results=[f32], operands=[convert(a, f32) for a in args], attributes=attrs)
-            vals.append(convert(wide.result, t))
+            wide_max = ir.Operation.create(ins.op, results=[f32], operands=[convert(a, f32) for a in args], attributes=attrs)
+            vals.append(convert(wide_max.result, t))
             continue
         vals.append(ir.Operation.create(ins.op, results=[t], operands=args, attributes=attrs).result)
-    return vals[-1]
+    return convert(vals[-1], vec_type(width, step.dtype)) if wide else vals[-1]
+
+
+_CONTRACTED = ("arith.addf", "arith.subf", "arith.mulf")
+
+
+def _element(v: ir.Value) -> str:
+    return str(ir.VectorType(v.type).element_type)

@@ -8,7 +8,7 @@ the same convs with ReLU6 (H100, bench/NOTES.md). IREE expands the math it is gi
 math.exp and math.erf into range-reduced polynomials with per-interval selects (~30
 instructions per element each), and every arith.divf into an IEEE division.
 
-Two kinds of rewrite, chosen here and nowhere else:
+Three kinds of rewrite, chosen here and nowhere else:
 - exact, for every program: constant subexpressions folded (sqrt(2.0) in GELU), computed in
   the op's own type with numpy (f16 rounded as f16); a division by a power-of-two constant
   taken as a multiplication (the same value).
@@ -20,6 +20,15 @@ Two kinds of rewrite, chosen here and nowhere else:
   (2^-11 relative). f32 programs keep IREE's exact expansions. An int8 result (a quantized
   conv's requantize: x / scale rounded to an integer) takes them too: a few-ulp change of the
   value moves its rounding only where it lies within a few ulp of a half.
+- promoted, where the program's result is 16-bit and every op is float arithmetic or math
+  (`promotes`): the whole program in f32, its 16-bit values widened once (the loads, the
+  input) and rounded once (the result); the truncf/extf pairs between the program's f16 steps
+  become nothing. Rounding once instead of after every op moves the result towards the exact
+  value of the program's math (the fp32 reference), by at most the intermediate roundings
+  IREE would have made. The f16 round trips were a third of ConvNeXt's GELU epilogue: per
+  output element 2 f16->f32 conversions, 1.5 packs and 2 f16 ops beside ~12 f32 ones
+  (Nsight Compute SASS counts of its 6272 x 384 -> 1536 GEMM, H200), in a kernel whose time
+  is its epilogue's issue time.
 - a target instruction where IREE's expansion is long: math.roundeven (the requantize's
   rounding, ~40 instructions as IREE expands it) as the machine's round_even (cvt.rni on
   NVIDIA), exact.
@@ -96,6 +105,83 @@ def fast_math(result_dtype: str) -> bool:
     return result_dtype in ("f16", "bf16", "i8")
 
 
+# Float ops a promoted program may hold: arithmetic and math on the value alone, whose f32
+# form is the same function (comparisons and selects too: ReLU-like clamps). Anything else
+# (integer ops, casts to integers, bitcasts) keeps the program in its own types.
+PROMOTABLE = frozenset({
+    "arith.constant", "arith.addf", "arith.subf", "arith.mulf", "arith.divf", "arith.negf",
+    "arith.maximumf", "arith.minimumf", "arith.maxnumf", "arith.minnumf", "arith.truncf", "arith.extf",
+    "arith.cmpf", "arith.select",
+    "math.exp", "math.exp2", "math.erf", "math.tanh", "math.sqrt", "math.rsqrt", "math.absf",
+    "math.log", "math.log2", "math.log1p", "math.expm1", "math.fma", "math.copysign", "math.powf",
+})
+_WIDE = ("f16", "bf16")
+
+
+def promotes(program: tuple[EpilogueOp, ...], result_dtype: str, input_dtype: str, load_dtypes: list[str]) -> bool:
+    """Whether a program runs in f32 (see the module docstring): a 16-bit result, float
+    inputs, only PROMOTABLE ops on float (or comparison) values, and at most one 16-bit load.
+    Each 16-bit load costs a conversion per element once promoted (or twice its registers,
+    converted once per tile), where unpromoted f16 math takes it two elements per
+    instruction: EfficientNet's BatchNorm + SiLU (mean, scale and shift in f16) promoted
+    spilled 184 bytes per thread in its 16 -> 96 expansion and ran 47.5 -> 61.9 us (H200,
+    convc-e2e), where GELU's one bias gains."""
+    return (result_dtype in _WIDE and input_dtype in _WIDE + ("f32",)
+            and all(d in _WIDE + ("f32",) for d in load_dtypes)
+            and sum(d in _WIDE for d in load_dtypes) <= 1
+            and all(ins.op in PROMOTABLE and ins.dtype in _WIDE + ("f32", "i1") for ins in program))
+
+
+def fuse_promoted(program: tuple[EpilogueOp, ...], consts: dict[int, float], first: int
+                  ) -> tuple[tuple[EpilogueOp, ...], dict[int, float]]:
+    """Two f32 peepholes of a promoted program (value numbering unchanged: the op a fusion
+    absorbs becomes the constant the fused op needs):
+    - (a + c1) * c2, the sum used once: fma(a, c2, c1 * c2) (GELU's (erf + 1) * 0.5);
+    - erf(x * c) or erf(x / c), c > 0, the product used once: erf with c folded into its
+      constants (convc.erf_scaled; GELU's x / sqrt(2)).
+    Each saves an instruction per output element of an epilogue that is most of its
+    kernel's time; each rounds once fewer."""
+    out, consts = list(program), dict(consts)
+    uses: dict[int, int] = {}
+    for ins in program:
+        for a in ins.args:
+            uses[a] = uses.get(a, 0) + 1
+    def producer(k):
+        return out[k - first] if k >= first and uses.get(k) == 1 else None
+
+    for j, ins in enumerate(program):
+        if ins.op == "arith.mulf" and ins.dtype in ("f32",) + _WIDE:
+            for k, c in (ins.args, ins.args[::-1]):
+                add, c2 = producer(k), consts.get(c)
+                if add is None or add.op != "arith.addf" or c2 is None:
+                    continue
+                a, c1 = (add.args[0], consts.get(add.args[1])) if add.args[1] in consts else (add.args[1], consts.get(add.args[0]))
+                if c1 is None:
+                    continue
+                out[k - first] = _const("f32", float(np.float32(c1) * np.float32(c2)))
+                consts[k] = float(np.float32(c1) * np.float32(c2))
+                out[j] = EpilogueOp("math.fma", ins.dtype, (a, c, k))
+                break
+        elif ins.op == "math.erf":
+            scaled = producer(ins.args[0])
+            if scaled is None or scaled.op not in ("arith.mulf", "arith.divf") or scaled.args[1] not in consts:
+                continue
+            c = consts[scaled.args[1]]
+            scale = c if scaled.op == "arith.mulf" else (1.0 / c if c else 0.0)
+            if not scale > 0 or not math.isfinite(scale):
+                continue
+            k = ins.args[0]
+            out[k - first] = _const("f32", scale)
+            consts[k] = scale
+            out[j] = EpilogueOp("convc.erf_scaled", ins.dtype, (scaled.args[0], k))
+    return tuple(out), consts
+
+
+def promoted_dtype(dtype: str) -> str:
+    """The type a promoted program computes a value of `dtype` in."""
+    return "f32" if dtype in _WIDE else dtype
+
+
 def _afn() -> ir.Attribute:
     return ir.Attribute.parse("#arith.fastmath<afn>")
 
@@ -116,7 +202,11 @@ def target_machine(machine):
 
 def exp_fast(x: ir.Value) -> ir.Value:
     """exp(x) of an f32 vector as the target's approximate exp2 of x * log2(e)."""
-    y = arith_d.mulf(x, splat(x.type, math.log2(math.e)))
+    return exp2_fast(arith_d.mulf(x, splat(x.type, math.log2(math.e))))
+
+
+def exp2_fast(y: ir.Value) -> ir.Value:
+    """2^y of an f32 vector: the target's approximate exp2."""
     m = _MACHINE.get()
     got = m.exp2_approx(y) if m is not None else None
     return got if got is not None else math_d.exp2(y, fastmath=_afn())
@@ -142,17 +232,18 @@ def copysign_fast(magnitude: ir.Value, sign: ir.Value) -> ir.Value:
     return got if got is not None else math_d.copysign(magnitude, sign)
 
 
-def erf_fast(x: ir.Value) -> ir.Value:
-    """erf of an f32 vector (A&S 7.1.26, odd: the sign of x restored at the end)."""
+def erf_fast(x: ir.Value, scale: float = 1.0) -> ir.Value:
+    """erf(scale * x) of an f32 vector, scale > 0 (A&S 7.1.26, odd: the sign of x restored at
+    the end; the scale folded into the constants)."""
     ax = math_d.absf(x)
     one = splat(x.type, 1.0)
     # explicit fmas: without `contract`, LLVM keeps each multiply and add apart
-    t = recip_fast(math_d.fma(ax, splat(x.type, _AS_P), one))
+    t = recip_fast(math_d.fma(ax, splat(x.type, _AS_P * scale), one))
     poly = splat(x.type, _AS_A[-1])
     for a in reversed(_AS_A[:-1]):
         poly = math_d.fma(poly, t, splat(x.type, a))
     poly = arith_d.mulf(poly, t)
-    e = exp_fast(arith_d.negf(arith_d.mulf(ax, ax)))
+    e = exp2_fast(arith_d.mulf(ax, arith_d.mulf(ax, splat(x.type, -scale * scale * math.log2(math.e)))))
     r = math_d.fma(arith_d.negf(poly), e, one)
     return copysign_fast(r, x)
 
@@ -186,4 +277,6 @@ def emit_fast(ins: EpilogueOp, args: list, t: ir.Type, consts: dict[int, float],
         return in_f32(exp_fast, args[0])
     if ins.op == "math.erf":
         return in_f32(erf_fast, args[0])
+    if ins.op == "convc.erf_scaled":
+        return in_f32(lambda a: erf_fast(a, consts[ins.args[1]]), args[0])
     return None

@@ -60,6 +60,37 @@ def _plan_tf32(p: ConvProblem, t: Target) -> Schedule | Declined:
     return dataclasses.replace(s.with_config(direct_stages=0), reason=s.reason + ", TF32 wgmma (f32 operands, f32 accumulation)")
 
 
+def f32_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
+    """TF32 schedules convc-tune times on sm_90a: the default, then cooperative and ping-pong
+    tiles of 64-256 rows by 64-256 channels (no swapped tiles, clusters or direct loads, as
+    for the default), rasterizations and two staging slots. Other targets, and convs the
+    persistent kernel does not take (RGB stems), have the default alone."""
+    default = plan_f32(p, t, "tf32")
+    if not t.has_wgmma or default.kernel not in (Kernel.SM90_WS_COOPERATIVE, Kernel.SM90_WS_PINGPONG):
+        return [default]
+    bns = sorted({narrow_block_n(p.F) if p.F <= 64 else 64, *(bn for bn in (128, 256) if p.F > bn // 2)})
+    tiles_ = [WsTile(Kernel.SM90_WS_COOPERATIVE, bm, bn) for bm in (128, 256) for bn in bns]
+    tiles_ += [WsTile(Kernel.SM90_WS_PINGPONG, bm, bn) for bm in (64, 128) for bn in bns if bm * bn <= 128 * 128]
+    tiles_ += [WsTile(Kernel.SM90_WS_COOPERATIVE, 128, bns[-1], raster=r) for r in (4, 16)]
+    tiles_ += [WsTile(k, bm, bn, slots=2) for k, bm, bn in ((Kernel.SM90_WS_COOPERATIVE, 128, bns[-1]),
+                                                          (Kernel.SM90_WS_PINGPONG, 64, bns[-1]))]
+    out, seen = [default], {_knobs(default)}
+    for tile in tiles_:
+        s = SM90_WS.attempt(p, t, tile=tile)
+        if isinstance(s, Declined) or s.stages < 3:        # a 2-stage ring cannot overlap loads
+            continue
+        s = dataclasses.replace(s.with_config(direct_stages=0), reason=s.reason + ", TF32 wgmma (f32 operands, f32 accumulation)")
+        if _knobs(s) not in seen:
+            seen.add(_knobs(s))
+            out.append(s)
+    return out
+
+
+def _knobs(s: Schedule):
+    from ..tuning import knobs_of
+    return knobs_of(s)
+
+
 def plan_dynamic_batch(p: ConvProblem, t: Target, precision: str = "tf32") -> Schedule:
     """A dynamic batch (p.N is only the planning hint): kernels whose grid, tile walk and
     tensor maps take the batch at run time. On sm_90a the persistent warp-specialized kernel

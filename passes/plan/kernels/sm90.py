@@ -27,6 +27,13 @@ PINGPONG, COOPERATIVE, STREAMK = Kernel.SM90_WS_PINGPONG, Kernel.SM90_WS_COOPERA
 STREAMK_MIN_KTILES = 32
 NARROW_K = 48               # 1x1 convs this narrow in K take 256-pixel tiles when they fill the SMs
 NARROW_1X1_F = 24           # 1x1 convs this narrow in F take grouped_mma when they fill the SMs
+HEAVY_EPILOGUE_MIN_F = 256  # 1x1 convs/GEMMs at least this wide with a transcendental epilogue: 128-channel tiles
+HEAVY_SWAP_MIN_K = 512      # ... swapped ones from this deep
+# Epilogue program ops that run on the special-function unit or expand into long sequences:
+# an epilogue holding one costs ~15 instructions per output element (GELU), several times
+# the main loop's issue time per tile at K of a few hundred.
+TRANSCENDENTAL = frozenset({"math.erf", "math.exp", "math.exp2", "math.tanh", "math.log", "math.log2",
+                            "math.log1p", "math.expm1", "math.powf"})
 
 
 @dataclass(frozen=True)
@@ -72,6 +79,17 @@ class Shape:
     def one_wave_residual(self) -> bool:
         p = self.p
         return p.F % 256 == 0 and p.reads_residual and self.n // 2 <= self.tiles(128, 256) <= self.n
+
+    @property
+    def heavy_epilogue(self) -> bool:
+        """A 1x1 conv (or GEMM) of at least HEAVY_EPILOGUE_MIN_F channels, F a multiple of
+        128, more than NARROW_K deep, whose epilogue holds transcendental math (ConvNeXt's
+        GELU MLP GEMMs): the epilogue, not the main loop, sets the time per tile, and
+        256-channel tiles (128 accumulators per thread) leave it the fewest registers and
+        the longest tail per warpgroup."""
+        p = self.p
+        return (p.R * p.S == 1 and p.F >= HEAVY_EPILOGUE_MIN_F and p.F % 128 == 0 and not self.narrow_k
+                and any(ins.op in TRANSCENDENTAL for st in p.epilogue for ins in st.program))
 
     @property
     def streamk_pays(self) -> bool:
@@ -166,6 +184,19 @@ def plan_sm90(p: ConvProblem, t: Target) -> Schedule:
         if tma_loader.k_tile_channels(p.C, p.R * p.S) is None:
             why = f"{why}; 32-channel steps need C a multiple of 32, or of 8 with one filter tap"
         return _sm90_without_im2col_tma(p, t, why)
+    if shape.heavy_epilogue:
+        # ping-pong 64x128, or swapped 128-channel tiles spread evenly over the SMs where the
+        # main loop is long (K >= HEAVY_SWAP_MIN_K). convc-tune of ConvNeXt-T's four GELU MLP
+        # GEMMs at b32 (H200; bench/NOTES.md): 100352x96->384 57.0 us on cooperative 256x128
+        # against 48.5 ping-pong 64x128, 25088x192->768 30.6 on ping-pong 64x256 against 28.5,
+        # 6272x384->1536 27.2 against 21.0, 1568x768->3072 25.3 against 22.2 and 16.5 swapped
+        if p.gemm_k >= HEAVY_SWAP_MIN_K:
+            swapped = _swapped_choice(p, t)
+            if swapped is not None:
+                return swapped
+        s = SM90_WS.attempt(p, t, tile=WsTile(PINGPONG, 64, 128))
+        if isinstance(s, Schedule):
+            return s
     rule = tile_rule(p, t)
     tile = rule.tile(shape)
     idle = tiles(p, tile.block_m, tile.block_n) < t.num_sms and not p.reads_residual

@@ -109,6 +109,23 @@ CASES = [
     %g = arith.mulf %h, %p : f32
     %y = arith.truncf %g : f32 to f16""",
          lambda y, o: 0.5 * y * (1 + _erf(y / np.sqrt(2)))),
+    # the form PyTorch's f16 GELU takes after IREE's import (ConvNeXt's MLP): every step in
+    # f16 with a per-channel bias; promoted to f32 (one rounding), with the (erf + 1) * 0.5
+    # fma and x / sqrt(2) folded into erf's constants (program_math.fuse_promoted)
+    Case("gelu_erf_f16_steps", """
+    %t = arith.truncf %a : f32 to f16
+    %v = arith.addf %t, %bias : f16
+    %two = arith.constant 2.0 : f16
+    %s2 = math.sqrt %two : f16
+    %u = arith.divf %v, %s2 : f16
+    %e = math.erf %u : f16
+    %one = arith.constant 1.0 : f16
+    %p = arith.addf %e, %one : f16
+    %half = arith.constant 0.5 : f16
+    %h = arith.mulf %p, %half : f16
+    %y = arith.mulf %v, %h : f16""",
+         lambda y, o: 0.5 * (y + o["bias"]) * (1 + _erf((y + o["bias"]) / np.sqrt(np.float16(2.0)).astype(np.float32))),
+         args=(("bias", "channel", "f16"),)),
     Case("tanh_bf16", """
     %b32 = arith.extf %bias : bf16 to f32
     %v = arith.addf %a, %b32 : f32
@@ -313,3 +330,46 @@ def test_program_constant_folding():
         assert out[1].op == "arith.constant" and out[2:] == prog[2:]
         # sqrt(2) rounded as f16 math rounds it
         assert consts[3] == float(np.sqrt(np.float16(2.0)))
+
+
+def _gelu_f16_program():
+    from convc.passes.problem import EpilogueOp
+    c = lambda v: EpilogueOp("arith.constant", "f16", (), (("value", f"{v} : f16"),))    # noqa: E731
+    # 0: the conv value (f32), 1: the bias (f16)
+    return (EpilogueOp("arith.truncf", "f16", (0,)), EpilogueOp("arith.addf", "f16", (2, 1)), c("2.000000e+00"),
+            EpilogueOp("math.sqrt", "f16", (4,)), EpilogueOp("arith.divf", "f16", (3, 5)),
+            EpilogueOp("math.erf", "f16", (6,)), c("1.000000e+00"), EpilogueOp("arith.addf", "f16", (7, 8)),
+            c("5.000000e-01"), EpilogueOp("arith.mulf", "f16", (9, 10)), EpilogueOp("arith.mulf", "f16", (3, 11)))
+
+
+def test_promotion_rules():
+    """program_math.promotes: 16-bit results of float math with at most one 16-bit load run in
+    f32; several 16-bit loads (BatchNorm's mean, scale and shift), integer ops or an f32
+    result keep the program's own types."""
+    from convc.passes.ir import ir
+    from convc.passes.lower.common.program_math import promotes
+    from convc.passes.problem import EpilogueOp
+    with ir.Context(), ir.Location.unknown():
+        gelu = _gelu_f16_program()
+        assert promotes(gelu, "f16", "f32", ["f16"])
+        assert not promotes(gelu, "f16", "f32", ["f16", "f16", "f16"])
+        assert not promotes(gelu, "f32", "f32", ["f16"])
+        assert not promotes(gelu + (EpilogueOp("arith.fptosi", "i8", (12,)),), "f16", "f32", ["f16"])
+
+
+def test_promoted_peepholes():
+    """fuse_promoted on GELU: (erf + 1) * 0.5 becomes an fma with constants 0.5 and 0.5, erf of
+    x / sqrt(2) a scaled erf of x; the absorbed ops become those constants (numbering kept)."""
+    from convc.passes.ir import ir
+    from convc.passes.lower.common.program_math import fold_constants, fuse_promoted
+    with ir.Context(), ir.Location.unknown():
+        prog, consts = fold_constants(_gelu_f16_program(), 2)
+        fused, consts = fuse_promoted(prog, consts, 2)
+        ops = [ins.op for ins in fused]
+        assert ops.count("convc.erf_scaled") == 1 and ops.count("math.fma") == 1
+        assert "math.erf" not in ops and "arith.divf" not in ops
+        erf = fused[ops.index("convc.erf_scaled")]
+        assert erf.args[0] == 3                                   # the biased value itself
+        assert abs(consts[erf.args[1]] - 1 / float(np.sqrt(np.float16(2.0)))) < 1e-7
+        fma = fused[ops.index("math.fma")]
+        assert consts[fma.args[1]] == 0.5 and consts[fma.args[2]] == 0.25 * 2     # (e + 1) * 0.5

@@ -126,6 +126,23 @@ CASES = [
     %y = arith.mulf %v, %h : f16""",
          lambda y, o: 0.5 * (y + o["bias"]) * (1 + _erf((y + o["bias"]) / np.sqrt(np.float16(2.0)).astype(np.float32))),
          args=(("bias", "channel", "f16"),)),
+    # EfficientNet's inference BatchNorm in f16 steps, then SiLU in f32 (as IREE imports it):
+    # promoted, the BatchNorm as fma(x, scale, shift - mean * scale) per channel
+    Case("batchnorm_silu_f16_steps", """
+    %t = arith.truncf %a : f32 to f16
+    %d = arith.subf %t, %mean : f16
+    %m = arith.mulf %d, %scale : f16
+    %v = arith.addf %m, %shift : f16
+    %wv = arith.extf %v : f16 to f32
+    %n = arith.negf %wv : f32
+    %ex = math.exp %n : f32
+    %one = arith.constant 1.0 : f32
+    %q = arith.addf %ex, %one : f32
+    %r = arith.divf %one, %q : f32
+    %z = arith.mulf %wv, %r : f32
+    %y = arith.truncf %z : f32 to f16""",
+         lambda y, o: ((y - o["mean"]) * o["scale"] + o["shift"]) * _sig((y - o["mean"]) * o["scale"] + o["shift"]),
+         args=(("mean", "channel", "f16"), ("scale", "channel", "f16"), ("shift", "channel", "f16"))),
     Case("tanh_bf16", """
     %b32 = arith.extf %bias : bf16 to f32
     %v = arith.addf %a, %b32 : f32
@@ -343,18 +360,32 @@ def _gelu_f16_program():
 
 
 def test_promotion_rules():
-    """program_math.promotes: 16-bit results of float math with at most one 16-bit load run in
-    f32; several 16-bit loads (BatchNorm's mean, scale and shift), integer ops or an f32
-    result keep the program's own types."""
+    """program_math.promotes: 16-bit results of float math with at most one 16-bit load read
+    per output run in f32; several (x * a * b + c with per-channel f16 a, b, c), integer ops
+    or an f32 result keep the program's own types. Inference BatchNorm (x - m) * s + b becomes
+    fma(x, s, b - m * s) (hoist_channel_invariants), which reads no load per output."""
     from convc.passes.ir import ir
-    from convc.passes.lower.common.program_math import promotes
-    from convc.passes.problem import EpilogueOp
+    from convc.passes.lower.common.program_math import channel_invariant, hoist_channel_invariants, promotes
+    from convc.passes.problem import EpilogueOp as Op
     with ir.Context(), ir.Location.unknown():
         gelu = _gelu_f16_program()
-        assert promotes(gelu, "f16", "f32", ["f16"])
-        assert not promotes(gelu, "f16", "f32", ["f16", "f16", "f16"])
-        assert not promotes(gelu, "f32", "f32", ["f16"])
-        assert not promotes(gelu + (EpilogueOp("arith.fptosi", "i8", (12,)),), "f16", "f32", ["f16"])
+        inv = channel_invariant(gelu, 2, {1})
+        assert promotes(gelu, "f16", "f32", ["f16"], inv, 2)
+        assert not promotes(gelu, "f32", "f32", ["f16"], inv, 2)
+        assert not promotes(gelu + (Op("arith.fptosi", "i8", (12,)),), "f16", "f32", ["f16"], inv, 2)
+        f16 = ["f16"] * 3        # 0: the conv value, 1-3: per-channel loads, 4...: ops
+        scaled = (Op("arith.truncf", "f16", (0,)), Op("arith.mulf", "f16", (4, 1)), Op("arith.mulf", "f16", (5, 2)),
+                  Op("arith.addf", "f16", (6, 3)))
+        inv = channel_invariant(scaled, 4, {1, 2, 3})
+        assert not promotes(*hoist_channel_invariants(scaled, {}, 4, inv)[:1], "f16", "f32", f16, inv, 4)
+        bn = (Op("arith.truncf", "f16", (0,)), Op("arith.subf", "f16", (4, 1)), Op("arith.mulf", "f16", (5, 2)),
+              Op("arith.addf", "f16", (6, 3)))
+        inv = channel_invariant(bn, 4, {1, 2, 3})
+        assert not promotes(bn, "f16", "f32", f16, inv, 4)
+        hoisted, inv = hoist_channel_invariants(bn, {}, 4, inv)
+        assert [(o.op, o.args) for o in hoisted[1:]] == [("arith.mulf", (1, 2)), ("arith.subf", (3, 5)),
+                                                         ("math.fma", (4, 2, 6))]
+        assert promotes(hoisted, "f16", "f32", f16, inv, 4)
 
 
 def test_promoted_peepholes():

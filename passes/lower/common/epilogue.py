@@ -12,7 +12,8 @@ from ...ir import ir, arith_d, vector_d
 from ...problem import ConvProblem, DTYPE_BYTES, EpilogueStep
 from .emit import Emitter, convert, vec_type, zeros
 from .executable import gemm_rows
-from .program_math import emit_fast, fast_math, fold_constants, fuse_promoted, promoted_dtype, promotes
+from .program_math import (channel_invariant, emit_fast, fast_math, fold_constants, fuse_promoted,
+                           hoist_channel_invariants, promoted_dtype, promotes)
 
 
 def _align(width: int, dtype: str, aligned: bool) -> int:
@@ -107,10 +108,13 @@ def run_program(step: EpilogueStep, val: ir.Value, loads: list, width: int) -> i
     first = len(vals)
     program, consts = fold_constants(step.program, first)
     fast = fast_math(step.dtype)
-    wide = promotes(program, step.dtype, _element(val), [_element(v) for v in loads])
+    dtypes = [_element(v) for v in loads]
+    invariant = channel_invariant(program, first, {i + 1 for i, ld in enumerate(step.loads) if ld.broadcast == "channel"})
+    hoisted, invariant = hoist_channel_invariants(program, consts, first, invariant)
+    wide = promotes(hoisted, step.dtype, _element(val), dtypes, invariant, first)
     if wide:
         vals = [convert(v, vec_type(width, "f32")) for v in vals]
-        program, consts = fuse_promoted(program, consts, first)
+        program, consts = fuse_promoted(hoisted, consts, first)
     for ins in program:
         dtype = promoted_dtype(ins.dtype) if wide else ins.dtype
         t = ir.VectorType.get([width], ir.IntegerType.get_signless(1)) if dtype == "i1" else vec_type(width, dtype)

@@ -118,18 +118,77 @@ PROMOTABLE = frozenset({
 _WIDE = ("f16", "bf16")
 
 
-def promotes(program: tuple[EpilogueOp, ...], result_dtype: str, input_dtype: str, load_dtypes: list[str]) -> bool:
+def promotes(program: tuple[EpilogueOp, ...], result_dtype: str, input_dtype: str, load_dtypes: list[str],
+             invariant: frozenset[int] = frozenset(), first: int = 0) -> bool:
     """Whether a program runs in f32 (see the module docstring): a 16-bit result, float
-    inputs, only PROMOTABLE ops on float (or comparison) values, and at most one 16-bit load.
-    Each 16-bit load costs a conversion per element once promoted (or twice its registers,
-    converted once per tile), where unpromoted f16 math takes it two elements per
-    instruction: EfficientNet's BatchNorm + SiLU (mean, scale and shift in f16) promoted
+    inputs, only PROMOTABLE ops on float (or comparison) values, and at most one 16-bit load
+    that an op per output element reads. `invariant`: the value numbers that are the same for
+    every output of a channel (channel loads, constants; see channel_invariant), which a
+    kernel computes once per channel; `first`: the program's first value number.
+    Each 16-bit load read per output costs a conversion per output once promoted (or twice
+    its registers), where unpromoted f16 math takes it two outputs per instruction:
+    EfficientNet's BatchNorm + SiLU (mean, scale and shift in f16, read per output) promoted
     spilled 184 bytes per thread in its 16 -> 96 expansion and ran 47.5 -> 61.9 us (H200,
-    convc-e2e), where GELU's one bias gains."""
-    return (result_dtype in _WIDE and input_dtype in _WIDE + ("f32",)
+    convc-e2e), where GELU's one bias gains. Rewritten by hoist_channel_invariants, the
+    BatchNorm reads only the conv value per output."""
+    if not (result_dtype in _WIDE and input_dtype in _WIDE + ("f32",)
             and all(d in _WIDE + ("f32",) for d in load_dtypes)
-            and sum(d in _WIDE for d in load_dtypes) <= 1
-            and all(ins.op in PROMOTABLE and ins.dtype in _WIDE + ("f32", "i1") for ins in program))
+            and all(ins.op in PROMOTABLE and ins.dtype in _WIDE + ("f32", "i1") for ins in program)):
+        return False
+    per_output = set()
+    for i, ins in enumerate(program):
+        if first + i not in invariant:
+            per_output.update(a for a in ins.args if a in invariant)
+    return sum(load_dtypes[a - 1] in _WIDE for a in per_output if 1 <= a <= len(load_dtypes)) <= 1
+
+
+def channel_invariant(program: tuple[EpilogueOp, ...], first: int, channel_loads: set[int]) -> frozenset[int]:
+    """The value numbers that depend only on per-channel loads and constants."""
+    inv = set(channel_loads)
+    for i, ins in enumerate(program):
+        if ins.op == "arith.constant" or (ins.args and all(a in inv for a in ins.args)):
+            inv.add(first + i)
+    return frozenset(inv)
+
+
+def hoist_channel_invariants(program: tuple[EpilogueOp, ...], consts: dict[int, float], first: int,
+                             invariant: frozenset[int]) -> tuple[tuple[EpilogueOp, ...], frozenset[int]]:
+    """An f32 rewrite (promoted programs only) that leaves per-output work to the conv value:
+    inference BatchNorm (x - m) * s + b, with m, s and b the same for every output of a
+    channel and each intermediate used once, becomes fma(x, s, b - m * s), whose b - m * s the
+    kernel computes once per channel (the absorbed subtraction and product take its two
+    per-channel ops; numbering kept). Returns the program and the grown invariant set."""
+    out, inv = list(program), set(invariant)
+    uses: dict[int, int] = {}
+    for ins in program:
+        for a in ins.args:
+            uses[a] = uses.get(a, 0) + 1
+
+    def op_at(k):
+        return out[k - first] if k >= first else None
+
+    for j, ins in enumerate(program):
+        if ins.op != "arith.addf" or first + j in inv:
+            continue
+        for mul_k, b in (ins.args, ins.args[::-1]):
+            mul = op_at(mul_k)
+            if mul is None or mul.op != "arith.mulf" or b not in inv or uses.get(mul_k) != 1:
+                continue
+            for sub_k, sc in (mul.args, mul.args[::-1]):
+                sub = op_at(sub_k)
+                if (sub is None or sub.op != "arith.subf" or sc not in inv or uses.get(sub_k) != 1
+                        or sub.args[1] not in inv or sub.args[0] in inv):
+                    continue
+                x, m = sub.args
+                out[sub_k - first] = EpilogueOp("arith.mulf", "f32", (m, sc))          # m * s
+                out[mul_k - first] = EpilogueOp("arith.subf", "f32", (b, sub_k))        # b - m * s
+                out[j] = EpilogueOp("math.fma", ins.dtype, (x, sc, mul_k))
+                inv.update((sub_k, mul_k))
+                break
+            else:
+                continue
+            break
+    return tuple(out), frozenset(inv)
 
 
 def fuse_promoted(program: tuple[EpilogueOp, ...], consts: dict[int, float], first: int

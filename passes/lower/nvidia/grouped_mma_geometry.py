@@ -409,13 +409,31 @@ class TileOption:
     cost: int                # the busiest CTA slot's pixels computed plus staged
 
 
-def tile_options(p: ConvProblem, smem_per_block: int, smem_per_sm: int, num_sms: int) -> list[TileOption]:
+def tile_options(p: ConvProblem, smem_per_block: int, smem_per_sm: int, num_sms: int,
+                 narrow: bool = False) -> list[TileOption]:
     """Tile shapes and ring depths, best first. BW = Wo (split into near-equal spans past 64);
     for every BH, one or two patch buffers, with as many CTAs per SM (at most 2) as shared
     memory allows. Two CTAs cap a thread at 128 registers (MAX_ACC accumulators), one at 255
     (twice as many). Cost: the busiest CTA slot's tiles x the pixels a tile computes (fragment
-    padding included) plus those it stages (halo); ties go to taller tiles, then two buffers."""
-    bw = p.Wo if p.Wo <= 64 else cdiv(p.Wo, cdiv(p.Wo, 64))
+    padding included) plus those it stages (halo); ties go to taller tiles, then two buffers.
+    narrow: half-width tiles too (tuning candidates: smaller patches that leave room for two
+    buffers or two CTAs per SM, whose loads overlap the other's math; the cost ignores that)."""
+    bw0 = p.Wo if p.Wo <= 64 else cdiv(p.Wo, cdiv(p.Wo, 64))
+    out = []
+    for bw in (bw0, cdiv(bw0, 2)) if narrow and bw0 >= 32 else (bw0,):
+        out += _options_at(p, bw, smem_per_block, smem_per_sm, num_sms)
+    if not out:
+        raise GroupedMmaUnsupported("one output row's patch and filter do not fit shared memory "
+                                    "within the accumulator budget")
+    return sorted(out, key=option_rank)
+
+
+def option_rank(o: TileOption) -> tuple:
+    """tile_options' order: cost, then taller tiles, then two buffers."""
+    return (o.cost, -o.geometry.bh, -o.stages)
+
+
+def _options_at(p: ConvProblem, bw: int, smem_per_block: int, smem_per_sm: int, num_sms: int) -> list[TileOption]:
     out = []
     for bh in range(1, p.Ho + 1):
         g = Geometry(p, bh, bw)
@@ -431,7 +449,4 @@ def tile_options(p: ConvProblem, smem_per_block: int, smem_per_sm: int, num_sms:
             tiles = p.N * g.tiles_per_image * g.channel_blocks
             cost = cdiv(tiles, per_sm * num_sms) * (g.block_m + g.ph * g.pw)
             out.append(TileOption(g, stages, per_sm, cost))
-    if not out:
-        raise GroupedMmaUnsupported("one output row's patch and filter do not fit shared memory "
-                                    "within the accumulator budget")
-    return sorted(out, key=lambda o: (o.cost, -o.geometry.bh, -o.stages))
+    return out

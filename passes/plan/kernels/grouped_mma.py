@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 
 from ...lower.nvidia.grouped_mma_geometry import (MIN_GROUP_CHANNELS, THREADS, GroupedMmaUnsupported,
-                                                 TileOption, narrow_input, tile_options)
+                                                 TileOption, narrow_input, option_rank, tile_options)
 from ...problem import ConvProblem
 from ...kernel_configs import GroupedMmaConfig
 from ...schedule import Kernel, Schedule
@@ -62,11 +62,11 @@ def supports(p: ConvProblem, t: Target) -> str | None:
     return None
 
 
-def _options(p: ConvProblem, t: Target) -> list[TileOption]:
+def _options(p: ConvProblem, t: Target, narrow: bool = False) -> list[TileOption]:
     why = supports(p, t)
     if why:
         raise GroupedMmaUnsupported(why)
-    return tile_options(tile_planning_problem(p), t.smem_bytes, SM_SMEM, t.num_sms)
+    return tile_options(tile_planning_problem(p), t.smem_bytes, SM_SMEM, t.num_sms, narrow)
 
 
 def _schedule(p: ConvProblem, t: Target, o: TileOption) -> Schedule:
@@ -110,17 +110,31 @@ def narrow_stem(p: ConvProblem, t: Target) -> Schedule | None:
 
 
 def plan_grouped_mma(p: ConvProblem, t: Target) -> Schedule:
-    """The tensor-core grouped kernel's schedule; GroupedMmaUnsupported with the reason."""
-    return _schedule(p, t, _options(p, t)[0])
+    """The tensor-core grouped kernel's schedule; GroupedMmaUnsupported with the reason.
+    A dense conv as one group (an RGB or mask output, not a stem) also weighs half-width
+    tiles at one CTA per SM: taller tiles of fewer columns stage less halo per output and
+    fill the SMs in whole waves (the VAE decoder's 256 -> 8 output conv at 256 px, convc-tune
+    on an H200: 2x64 tiles 35.5 us, 4x32 32.5, 8x32 26.8, as their costs rank them; its
+    half-width tiles at two CTAs per SM, which the cost favours, 48.5 and 81.2)."""
+    opts = _options(p, t)
+    if not p.grouped and not narrow_input(p):
+        wide = opts[0].geometry.bw
+        opts = sorted(opts + [o for o in _options(p, t, narrow=True)
+                              if o.geometry.bw < wide and o.ctas_per_sm == 1], key=option_rank)
+    return _schedule(p, t, opts[0])
 
 
 def grouped_mma_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
-    """The next-best tile options after the default (tuning candidates)."""
+    """The next-best tile options after the default (tuning candidates); for a dense conv as
+    one group, every option with half-width tiles too."""
     try:
-        opts = _options(p, t)
+        default = plan_grouped_mma(p, t)
+        opts = _options(p, t, narrow=not p.grouped)
     except GroupedMmaUnsupported:
         return []
-    return [_schedule(p, t, o) for o in opts[1:TUNING_TILES]]
+    scheds = [_schedule(p, t, o) for o in opts]
+    others = [s for s in scheds if (s.config, s.stages) != (default.config, default.stages)]
+    return others if not p.grouped else others[:TUNING_TILES - 1]
 
 
 def plan_grouped_choice(p: ConvProblem, t: Target) -> Schedule:

@@ -29,6 +29,7 @@ NARROW_K = 48               # 1x1 convs this narrow in K take 256-pixel tiles wh
 NARROW_1X1_F = 24           # 1x1 convs this narrow in F take grouped_mma when they fill the SMs
 HEAVY_EPILOGUE_MIN_F = 256  # 1x1 convs/GEMMs at least this wide with a transcendental epilogue: 128-channel tiles
 HEAVY_SWAP_MIN_K = 512      # ... swapped ones from this deep
+HEAVY_TALL_MAX_K = 128      # ... 128-row ping-pong ones up to this deep
 # Epilogue program ops that run on the special-function unit or expand into long sequences:
 # an epilogue holding one costs ~15 instructions per output element (GELU), several times
 # the main loop's issue time per tile at K of a few hundred.
@@ -190,11 +191,14 @@ def plan_sm90(p: ConvProblem, t: Target) -> Schedule:
         # GEMMs at b32 (H200; bench/NOTES.md): 100352x96->384 57.0 us on cooperative 256x128
         # against 48.5 ping-pong 64x128, 25088x192->768 30.6 on ping-pong 64x256 against 28.5,
         # 6272x384->1536 27.2 against 21.0, 1568x768->3072 25.3 against 22.2 and 16.5 swapped
+        # K <= HEAVY_TALL_MAX_K: ping-pong 128x128 (100352x96->384: 42.0 us against 46.4 on 64x128,
+        # same run; at K = 192 it lost, 36.1 against 28.5)
         if p.gemm_k >= HEAVY_SWAP_MIN_K:
             swapped = _swapped_choice(p, t)
             if swapped is not None:
                 return swapped
-        s = SM90_WS.attempt(p, t, tile=WsTile(PINGPONG, 64, 128))
+        rows = 128 if p.gemm_k <= HEAVY_TALL_MAX_K else 64
+        s = SM90_WS.attempt(p, t, tile=WsTile(PINGPONG, rows, 128))
         if isinstance(s, Schedule):
             return s
     rule = tile_rule(p, t)

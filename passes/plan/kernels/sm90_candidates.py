@@ -16,7 +16,7 @@ from ...schedule import Kernel, Schedule
 from ...target import Target
 from ..tuning import knobs_of
 from .common import tiles
-from .grouped_mma import GROUPED_MMA, NARROW_DENSE_F, narrow_stem
+from .grouped_mma import GROUPED_MMA, NARROW_DENSE_F, grouped_mma_candidates, narrow_stem
 from ...kernel_families import KernelFamily
 from .sm90 import COOPERATIVE, PINGPONG, STREAMK, fewer_columns_at_160, plan_sm90
 from .sm90_gather import SM90_GATHER
@@ -89,6 +89,8 @@ def sm90_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
         grid = candidate_grid(p, t)
     planned = [family.attempt(p, t, **config) for family, config in grid]
     out = [default] + [s for s in planned if isinstance(s, Schedule)]
+    if default.kernel == Kernel.GROUPED_MMA and not p.grouped:
+        out += grouped_mma_candidates(p, t)          # its other tiles: narrower, two buffers or CTAs
     if default.kernel.role and default.config.direct_stages:
         # the default without the consumers' direct loads: its first k-tiles by TMA
         out.append(dataclasses.replace(default.with_config(direct_stages=0), reason=default.reason + ", first k-tiles by TMA"))

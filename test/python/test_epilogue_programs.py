@@ -386,6 +386,11 @@ def test_promotion_rules():
         assert [(o.op, o.args) for o in hoisted[1:]] == [("arith.mulf", (1, 2)), ("arith.subf", (3, 5)),
                                                          ("math.fma", (4, 2, 6))]
         assert promotes(hoisted, "f16", "f32", f16, inv, 4)
+        # a residual (shaped like the output, so never invariant) and a bias, both f16, both
+        # read per output: not promoted
+        res = (Op("arith.truncf", "f16", (0,)), Op("arith.addf", "f16", (3, 1)), Op("arith.addf", "f16", (4, 2)))
+        assert not promotes(res, "f16", "f32", ["f16", "f16"], channel_invariant(res, 3, {1}), 3)
+        assert promotes(res, "f16", "f32", ["f16", "f32"], channel_invariant(res, 3, {1}), 3)
 
 
 def test_promoted_peepholes():

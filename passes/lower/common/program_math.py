@@ -135,11 +135,9 @@ def promotes(program: tuple[EpilogueOp, ...], result_dtype: str, input_dtype: st
             and all(d in _WIDE + ("f32",) for d in load_dtypes)
             and all(ins.op in PROMOTABLE and ins.dtype in _WIDE + ("f32", "i1") for ins in program)):
         return False
-    per_output = set()
-    for i, ins in enumerate(program):
-        if first + i not in invariant:
-            per_output.update(a for a in ins.args if a in invariant)
-    return sum(load_dtypes[a - 1] in _WIDE for a in per_output if 1 <= a <= len(load_dtypes)) <= 1
+    per_output = {a for i, ins in enumerate(program) if first + i not in invariant
+                  for a in ins.args if 1 <= a <= len(load_dtypes)}      # loads an op per output reads
+    return sum(load_dtypes[a - 1] in _WIDE for a in per_output) <= 1
 
 
 def channel_invariant(program: tuple[EpilogueOp, ...], first: int, channel_loads: set[int]) -> frozenset[int]:

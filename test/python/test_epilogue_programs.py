@@ -377,12 +377,12 @@ def test_promotion_rules():
         scaled = (Op("arith.truncf", "f16", (0,)), Op("arith.mulf", "f16", (4, 1)), Op("arith.mulf", "f16", (5, 2)),
                   Op("arith.addf", "f16", (6, 3)))
         inv = channel_invariant(scaled, 4, {1, 2, 3})
-        assert not promotes(*hoist_channel_invariants(scaled, {}, 4, inv)[:1], "f16", "f32", f16, inv, 4)
+        assert not promotes(*hoist_channel_invariants(scaled, 4, inv)[:1], "f16", "f32", f16, inv, 4)
         bn = (Op("arith.truncf", "f16", (0,)), Op("arith.subf", "f16", (4, 1)), Op("arith.mulf", "f16", (5, 2)),
               Op("arith.addf", "f16", (6, 3)))
         inv = channel_invariant(bn, 4, {1, 2, 3})
         assert not promotes(bn, "f16", "f32", f16, inv, 4)
-        hoisted, inv = hoist_channel_invariants(bn, {}, 4, inv)
+        hoisted, inv = hoist_channel_invariants(bn, 4, inv)
         assert [(o.op, o.args) for o in hoisted[1:]] == [("arith.mulf", (1, 2)), ("arith.subf", (3, 5)),
                                                          ("math.fma", (4, 2, 6))]
         assert promotes(hoisted, "f16", "f32", f16, inv, 4)

@@ -110,7 +110,7 @@ def run_program(step: EpilogueStep, val: ir.Value, loads: list, width: int) -> i
     fast = fast_math(step.dtype)
     dtypes = [_element(v) for v in loads]
     invariant = channel_invariant(program, first, {i + 1 for i, ld in enumerate(step.loads) if ld.broadcast == "channel"})
-    hoisted, invariant = hoist_channel_invariants(program, consts, first, invariant)
+    hoisted, invariant = hoist_channel_invariants(program, first, invariant)
     wide = promotes(hoisted, step.dtype, _element(val), dtypes, invariant, first)
     if wide:
         vals = [convert(v, vec_type(width, "f32")) for v in vals]

@@ -149,8 +149,7 @@ def channel_invariant(program: tuple[EpilogueOp, ...], first: int, channel_loads
     return frozenset(inv)
 
 
-def hoist_channel_invariants(program: tuple[EpilogueOp, ...], consts: dict[int, float], first: int,
-                             invariant: frozenset[int]) -> tuple[tuple[EpilogueOp, ...], frozenset[int]]:
+def hoist_channel_invariants(program: tuple[EpilogueOp, ...], first: int, invariant: frozenset[int]) -> tuple[tuple[EpilogueOp, ...], frozenset[int]]:
     """An f32 rewrite (promoted programs only) that leaves per-output work to the conv value:
     inference BatchNorm (x - m) * s + b, with m, s and b the same for every output of a
     channel and each intermediate used once, becomes fma(x, s, b - m * s), whose b - m * s the
@@ -203,6 +202,7 @@ def fuse_promoted(program: tuple[EpilogueOp, ...], consts: dict[int, float], fir
     for ins in program:
         for a in ins.args:
             uses[a] = uses.get(a, 0) + 1
+
     def producer(k):
         return out[k - first] if k >= first and uses.get(k) == 1 else None
 

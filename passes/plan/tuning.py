@@ -142,6 +142,17 @@ def knobs_of(s: Schedule) -> tuple:
     return base + (extra if extra != (1, False) or direct else ()) + direct
 
 
+
+def unique_by_knobs(scheds: list[Schedule]) -> list[Schedule]:
+    """The schedules with distinct knobs (knobs_of), each the first of its kind, in order."""
+    seen, out = set(), []
+    for s in scheds:
+        k = knobs_of(s)
+        if k not in seen:
+            seen.add(k)
+            out.append(s)
+    return out
+
 def without_direct_loads(s: Schedule) -> Schedule:
     """s as a cache entry written before direct prologue loads names it."""
     return s.with_config(direct_stages=0) if isinstance(s.config, Sm90WsConfig) else s

@@ -156,10 +156,7 @@ def hoist_channel_invariants(program: tuple[EpilogueOp, ...], first: int, invari
     kernel computes once per channel (the absorbed subtraction and product take its two
     per-channel ops; numbering kept). Returns the program and the grown invariant set."""
     out, inv = list(program), set(invariant)
-    uses: dict[int, int] = {}
-    for ins in program:
-        for a in ins.args:
-            uses[a] = uses.get(a, 0) + 1
+    uses = _use_counts(program)
 
     def op_at(k):
         return out[k - first] if k >= first else None
@@ -188,6 +185,15 @@ def hoist_channel_invariants(program: tuple[EpilogueOp, ...], first: int, invari
     return tuple(out), frozenset(inv)
 
 
+def _use_counts(program: tuple[EpilogueOp, ...]) -> dict[int, int]:
+    """How many op arguments name each value number."""
+    uses: dict[int, int] = {}
+    for ins in program:
+        for a in ins.args:
+            uses[a] = uses.get(a, 0) + 1
+    return uses
+
+
 def fuse_promoted(program: tuple[EpilogueOp, ...], consts: dict[int, float], first: int
                   ) -> tuple[tuple[EpilogueOp, ...], dict[int, float]]:
     """Two f32 peepholes of a promoted program (value numbering unchanged: the op a fusion
@@ -198,10 +204,7 @@ def fuse_promoted(program: tuple[EpilogueOp, ...], consts: dict[int, float], fir
     Each saves an instruction per output element of an epilogue that is most of its
     kernel's time; each rounds once fewer."""
     out, consts = list(program), dict(consts)
-    uses: dict[int, int] = {}
-    for ins in program:
-        for a in ins.args:
-            uses[a] = uses.get(a, 0) + 1
+    uses = _use_counts(program)
 
     def producer(k):
         return out[k - first] if k >= first and uses.get(k) == 1 else None

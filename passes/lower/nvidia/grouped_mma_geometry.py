@@ -425,12 +425,7 @@ def tile_options(p: ConvProblem, smem_per_block: int, smem_per_sm: int, num_sms:
     if not out:
         raise GroupedMmaUnsupported("one output row's patch and filter do not fit shared memory "
                                     "within the accumulator budget")
-    return sorted(out, key=option_rank)
-
-
-def option_rank(o: TileOption) -> tuple:
-    """tile_options' order: cost, then taller tiles, then two buffers."""
-    return (o.cost, -o.geometry.bh, -o.stages)
+    return sorted(out, key=lambda o: (o.cost, -o.geometry.bh, -o.stages))
 
 
 def _options_at(p: ConvProblem, bw: int, smem_per_block: int, smem_per_sm: int, num_sms: int) -> list[TileOption]:

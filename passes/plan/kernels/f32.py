@@ -16,7 +16,7 @@ from ...kernel_families import Declined
 from .sm90_gather import SM90_GATHER
 from .sm90_rows import SM90_ROWS
 from .sm90_ws import SM90_WS, WsTile
-from ..tuning import knobs_of
+from ..tuning import unique_by_knobs
 
 
 def plan_f32(p: ConvProblem, t: Target, precision: str) -> Schedule:
@@ -75,16 +75,14 @@ def f32_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
     tiles_ += [WsTile(Kernel.SM90_WS_COOPERATIVE, 128, bns[-1], raster=r) for r in (4, 16)]
     tiles_ += [WsTile(k, bm, bn, slots=2) for k, bm, bn in ((Kernel.SM90_WS_COOPERATIVE, 128, bns[-1]),
                                                           (Kernel.SM90_WS_PINGPONG, 64, bns[-1]))]
-    out, seen = [default], {knobs_of(default)}
+    out = [default]
     for tile in tiles_:
         s = SM90_WS.attempt(p, t, tile=tile)
         if isinstance(s, Declined) or s.stages < 3:        # a 2-stage ring cannot overlap loads
             continue
-        s = dataclasses.replace(s.with_config(direct_stages=0), reason=s.reason + ", TF32 wgmma (f32 operands, f32 accumulation)")
-        if knobs_of(s) not in seen:
-            seen.add(knobs_of(s))
-            out.append(s)
-    return out
+        out.append(dataclasses.replace(s.with_config(direct_stages=0),
+                                       reason=s.reason + ", TF32 wgmma (f32 operands, f32 accumulation)"))
+    return unique_by_knobs(out)
 
 
 def plan_dynamic_batch(p: ConvProblem, t: Target, precision: str = "tf32") -> Schedule:

@@ -15,12 +15,12 @@ from __future__ import annotations
 import dataclasses
 
 from ...lower.nvidia.grouped_mma_geometry import (MIN_GROUP_CHANNELS, THREADS, GroupedMmaUnsupported,
-                                                 TileOption, narrow_input, option_rank, tile_options)
+                                                 TileOption, narrow_input, tile_options)
 from ...problem import ConvProblem
 from ...kernel_configs import GroupedMmaConfig
 from ...schedule import Kernel, Schedule
 from ...target import Target
-from ..tuning import knobs_of
+from ..tuning import unique_by_knobs
 from .common import SM_SMEM, PlanError, cdiv, tile_planning_problem
 from .depthwise_mma import DEPTHWISE_MMA, SMALL_GRID_CTAS, mma_candidates, small_grid_tile
 from .depthwise_strips import DEPTHWISE_STRIPS, prefers_strips, strips_candidates
@@ -116,12 +116,10 @@ def plan_grouped_mma(p: ConvProblem, t: Target) -> Schedule:
     fill the SMs in whole waves (the VAE decoder's 256 -> 8 output conv at 256 px, convc-tune
     on an H200: 2x64 tiles 35.5 us, 4x32 32.5, 8x32 26.8, as their costs rank them; its
     half-width tiles at two CTAs per SM, which the cost favours, 48.5 and 81.2)."""
-    opts = _options(p, t)
-    if not p.grouped and not narrow_input(p):
-        wide = opts[0].geometry.bw
-        opts = sorted(opts + [o for o in _options(p, t, narrow=True)
-                              if o.geometry.bw < wide and o.ctas_per_sm == 1], key=option_rank)
-    return _schedule(p, t, opts[0])
+    dense = not p.grouped and not narrow_input(p)
+    opts = _options(p, t, narrow=dense)
+    full = max(o.geometry.bw for o in opts)
+    return _schedule(p, t, next(o for o in opts if o.geometry.bw == full or o.ctas_per_sm == 1))
 
 
 def grouped_mma_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
@@ -184,10 +182,7 @@ def grouped_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
     if first.kernel != Kernel.GROUPED_MMA:
         cands = ([first, plan_grouped(p, t)] + strips_candidates(p, t) + mma_candidates(p, t) + tma_candidates(p, t)
                  + direct_candidates(p, t))
-        first_of = {}
-        for s in cands:                  # one schedule per knob tuple, the first (the default's reason)
-            first_of.setdefault(knobs_of(s), s)
-        return list(first_of.values())
+        return unique_by_knobs(cands)    # one schedule per knob tuple, the first (the default's reason)
     return [first, plan_grouped(p, t)] + grouped_mma_candidates(p, t)
 
 

@@ -14,7 +14,7 @@ from ...lower.nvidia.grouped_mma_geometry import narrow_input
 from ...problem import ConvProblem
 from ...schedule import Kernel, Schedule
 from ...target import Target
-from ..tuning import knobs_of
+from ..tuning import unique_by_knobs
 from .common import tiles
 from .grouped_mma import GROUPED_MMA, NARROW_DENSE_F, grouped_mma_candidates, narrow_stem
 from ...kernel_families import KernelFamily
@@ -99,14 +99,5 @@ def sm90_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
         d = with_direct_loads(p, default)
         if d.config.direct_stages:
             out.append(dataclasses.replace(d, reason=default.reason + ", first k-tiles loaded directly"))
-    return _unique(out)
+    return unique_by_knobs(out)
 
-
-def _unique(scheds: list[Schedule]) -> list[Schedule]:
-    seen, out = set(), []
-    for s in scheds:
-        k = knobs_of(s)
-        if k not in seen:
-            seen.add(k)
-            out.append(s)
-    return out

@@ -464,6 +464,8 @@ class Sm90WsConfig(PersistentConfig):
     late_channel_ops: bool = False  # per-channel epilogue operands loaded after the main loop, not
                                 # before it (tiles whose operands would not fit the consumer
                                 # registers beside the accumulators: sm90_ws_layout.consumer_registers)
+    consumers: int = 2          # consumer warpgroups; 3 or 4 (ping-pong) give an epilogue that
+                                # outlasts the main loop more warps to issue from
 
     LEGACY: ClassVar[dict[str, str]] = {f: f for f in ("raster", "cluster_m", "epilogue_slots", "swap_ab",
                                                        "direct_stages")}
@@ -476,6 +478,8 @@ class Sm90WsConfig(PersistentConfig):
         super().check(s)
         if self.epilogue_slots < 0 or self.direct_stages < 0:
             raise ValueError(f"epilogue_slots={self.epilogue_slots}, direct_stages={self.direct_stages}")
+        if s.threads != (1 + self.consumers) * 128:
+            raise ValueError(f"{self.consumers} consumer warpgroups and a producer in {s.threads} threads")
 
     def describe(self) -> str:
         return ((f" raster={self.raster}" if self.raster > 1 else "")
@@ -483,7 +487,8 @@ class Sm90WsConfig(PersistentConfig):
                 + (f" epilogue_slots={self.epilogue_slots}" if self.epilogue_slots != 1 else "")
                 + (" swap_ab" if self.swap_ab else "")
                 + (f" direct={self.direct_stages}" if self.direct_stages else "")
-                + (" late_channel_ops" if self.late_channel_ops else ""))
+                + (" late_channel_ops" if self.late_channel_ops else "")
+                + (f" consumers={self.consumers}" if self.consumers != 2 else ""))
 
 
 @dataclass(frozen=True)

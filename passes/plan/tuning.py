@@ -117,7 +117,8 @@ def knobs_of(s: Schedule) -> tuple:
     kernel, tile, rasterization, split-K and cluster (1 for kernels without them: the flat
     schedule record these caches were first written from), then the family's own knobs. The
     epilogue slot count and swap join only when not at their defaults, and the direct prologue
-    loads only when used, so caches written before them still match (a winner measured
+    loads and a consumer warpgroup count other than two only when used, so caches written
+    before them still match (a winner measured
     without direct loads stays without them); likewise the direct kernel's unrolled rows, output
     rows, padding select and row groups (its channel vector width is block_n)."""
     c = s.config
@@ -139,7 +140,8 @@ def knobs_of(s: Schedule) -> tuple:
         return base
     extra = (c.epilogue_slots, c.swap_ab)
     direct = (f"direct{c.direct_stages}",) if c.direct_stages else ()
-    return base + (extra if extra != (1, False) or direct else ()) + direct
+    consumers = (f"consumers{c.consumers}",) if c.consumers != 2 else ()
+    return base + (extra if extra != (1, False) or direct else ()) + direct + consumers
 
 
 

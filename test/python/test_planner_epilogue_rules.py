@@ -26,19 +26,25 @@ def _gemm(m: int, k: int, f: int, epilogue=(GELU,)):
     return dataclasses.replace(p, epilogue=tuple(epilogue), num_operands=3, out_dtype="f16", gemm_form=True)
 
 
-@pytest.mark.parametrize("m,k,f,kernel,tile", [
-    (100352, 96, 384, "sm90_ws_pingpong", (128, 128)),      # K <= 128: 128 rows
-    (25088, 192, 768, "sm90_ws_pingpong", (64, 128)),
-    (6272, 384, 1536, "sm90_ws_pingpong", (64, 128)),
-    (1568, 768, 3072, "sm90_ws_cooperative", None),          # K >= 512: swapped 128-channel tiles
+@pytest.mark.parametrize("m,k,f,kernel,tile,swap", [
+    (100352, 96, 384, "sm90_ws_pingpong", (128, 128), False),   # K <= 128: 128 rows
+    (25088, 192, 768, "sm90_ws_pingpong", (208, 64), True),     # 128 < K < 512: swapped 64-channel
+    (6272, 384, 1536, "sm90_ws_pingpong", (192, 64), True),
+    (1568, 768, 3072, "sm90_ws_cooperative", (144, 128), True),  # K >= 512: swapped 128-channel tiles
 ])
-def test_gelu_gemms_take_128_channel_tiles(m, k, f, kernel, tile):
+def test_gelu_gemm_tiles(m, k, f, kernel, tile, swap):
     s = plan_schedule_for(_gemm(m, k, f), SM90)
     assert s.kernel == kernel, s.reason
-    if tile:
-        assert (s.block_m, s.block_n) == tile and not s.config.swap_ab
-    else:
-        assert s.config.swap_ab and s.block_n == 128
+    assert (s.block_m, s.block_n) == tile and s.config.swap_ab == swap
+
+
+def test_three_consumer_warpgroups_are_candidates_for_heavy_epilogues():
+    c = [s for s in candidate_schedules(_gemm(6272, 384, 1536), SM90) if getattr(s.config, "consumers", 2) == 3]
+    assert {(s.block_m, s.block_n) for s in c} == {(64, 64), (64, 128), (128, 64)}
+    assert all(s.threads == 512 and s.kernel == "sm90_ws_pingpong" for s in c)
+    bias = EpilogueStep("add", "f16", 2, "channel")
+    plain = candidate_schedules(_gemm(6272, 384, 1536, (bias, EpilogueStep("cast", "f16"))), SM90)
+    assert all(getattr(s.config, "consumers", 2) == 2 for s in plain)
 
 
 def test_plain_epilogue_gemm_keeps_its_tile():

@@ -162,24 +162,30 @@ class PhaseBarrier(MbarrierRing):
 
 
 class PingPongTurns(MbarrierRing):
-    """The `turn` barriers of two ping-pong consumer warpgroups: turn[w] (a one-stage sub-ring
-    of warpgroup w) says w's next main loop may start, because the other warpgroup has waited
-    on every stage of its own main loop; so the two never wait on the shared ring's stages out
-    of tile order. Warpgroup w's use-th main loop waits for phase use + w - 1 of turn[w]
-    (counted as use + w + 1: the same parity, no negative index); phase -1 of a fresh barrier
-    counts as completed, so warpgroup 0's first main loop starts at once."""
+    """The `turn` barriers of n ping-pong consumer warpgroups (two, or more where the epilogue
+    outlasts the main loop): turn[w] (a one-stage sub-ring of warpgroup w) says w's next main
+    loop may start, because warpgroup w - 1 (mod n) has waited on every stage of its own; so
+    the warpgroups take the shared ring's stages in tile order, one token passed around.
+    Warpgroup w's use-th main loop waits for phase use - 1 of turn[0] (w = 0: warpgroup n - 1's
+    previous main loop) or phase use of turn[w] (w > 0), counted as use + min(w, 1) + 1 (the same
+    parity, no negative index); phase -1 of a fresh barrier counts as completed, so warpgroup
+    0's first main loop starts at once. A barrier is never more than one phase ahead of its
+    waiter: w - 1 commits turn[w] again only after the token went round, through w."""
 
     def __init__(self, e, smem: SharedBlock, turn: Region):
-        assert turn.count == 2
-        super().__init__(e, smem, turn, parts=2)
+        assert turn.count >= 2
+        self.n = turn.count
+        super().__init__(e, smem, turn, parts=turn.count)
 
     def wait_turn(self, w, use) -> None:
         """Warpgroup w's use-th main loop may start: wait on turn[w]."""
         e = self.e
         bar = self.full(w)
-        _, parity = self.slot_in(w, e.add(use, e.add(w, 1)))
+        after = w if self.n == 2 else e.select(e.cmp("sgt", w, 0), 1, 0)
+        _, parity = self.slot_in(w, e.add(use, e.add(after, 1)))
         mbarrier_wait(bar, parity)
 
     def pass_turn(self, w) -> None:
-        """Warpgroup w hands the ring to the other one."""
-        self.commit(self.e.sub(1, w))
+        """Warpgroup w hands the ring to the next one."""
+        e = self.e
+        self.commit(e.sub(1, w) if self.n == 2 else e.rem(e.add(w, 1), self.n))

@@ -83,7 +83,8 @@ from .primitives import I32, address_of, cluster_ctarank_count, cluster_sync, mb
 from .ring import MbarrierRing, PingPongTurns
 from .sm90_ws_epilogue import Epilogue
 from .sm90_ws_layout import (CHANNEL_OPERAND_BUDGET, DESCRIPTORS, MAX_ACC_REGS, WsLayout,  # noqa: F401 (re-exported)
-                             WsUnsupported, check_supported, consumer_registers, consumer_slice, residual_step,
+                             WsUnsupported, channel_operand_budget, check_supported, consumer_registers,
+                             consumer_slice, residual_step,
                              row_bytes, swap_max_pixels, ws_layout)
 from .sm90_ws_mainloop import MainLoop
 from .sm90_ws_producer import Producer
@@ -121,7 +122,7 @@ class Sm90WarpSpecialized:
 
         smem = SharedBlock(m, lay.total)
         ring = MbarrierRing(e, smem, lay.full, lay.empty)
-        res_ring = MbarrierRing(e, smem, lay.res_full, lay.res_empty, parts=2)
+        res_ring = MbarrierRing(e, smem, lay.res_full, lay.res_empty, parts=lay.consumers)
         turns = PingPongTurns(e, smem, lay.turn)
 
         maps = tensor_maps(p, s)
@@ -197,7 +198,7 @@ class Sm90WarpSpecialized:
         if mode.streamk:
             split_roles(e, tid, producer.run_streamk, StreamKConsumers(k, mainloop, epilogue).run)
         else:
-            split_roles(e, tid, producer.run, mainloop.run)
+            split_roles(e, tid, producer.run, mainloop.run, lay.consumers)
         if mode.cluster_m > 1:
             cluster_sync()             # no CTA leaves while a peer may still signal its barriers
 

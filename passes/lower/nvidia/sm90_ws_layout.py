@@ -2,8 +2,8 @@
 
 Shared memory, one 1024-aligned allocation:
 [A stages][B stages][out slots][residual slots unless in place][full][empty]
-[res_full][res_empty][turn x2], `epilogue_slots` slots per consumer warpgroup (with none:
-[A stages][B stages][full][empty][turn x2]).
+[res_full][res_empty][turn x consumers], `epilogue_slots` slots per consumer warpgroup (with
+none: [A stages][B stages][full][empty][turn x2]).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from . import tensormap as tm
 from .primitives import WGMMA_OPERANDS
 from .smem import Carve, OperandRingNames, Region
 from .tma_loader import CHANNELS_PER_TILE, epilogue_map_args, epilogue_panel
-from .warp_roles import WARPGROUP
+from .warp_roles import CONSUMER_REGS, WARPGROUP, consumer_registers_for
 
 
 def row_bytes(block_k: int, dtype: str = "f16") -> int:
@@ -38,6 +38,12 @@ MAX_ACC_REGS = 160
 # operands (224) spilled 60 bytes and ran 37.5 us; a tile over the budget loads its operands in
 # the epilogue instead (Sm90WsConfig.late_channel_ops).
 CHANNEL_OPERAND_BUDGET = 168
+
+
+def channel_operand_budget(consumers: int = 2) -> int:
+    """CHANNEL_OPERAND_BUDGET under the register share of `consumers` consumer warpgroups
+    (warp_roles.consumer_registers_for): the same 64 registers left for the rest."""
+    return CHANNEL_OPERAND_BUDGET - (CONSUMER_REGS - consumer_registers_for(consumers))
 
 
 def consumer_registers(p: ConvProblem, kernel: str, block_m: int, block_n: int, swap: bool = False) -> int:
@@ -100,6 +106,7 @@ class WsLayout(OperandRingNames):
     res_empty: Region          # per residual slot: it may be refilled
     turn: Region               # per ping-pong warpgroup: its main loop may start
     total: int
+    consumers: int = 2         # consumer warpgroups (more than two: ping-pong only)
 
     res0 = property(lambda self: self.res.offset)
     slot_stride = property(lambda self: self.out.size)
@@ -114,7 +121,8 @@ def swap_max_pixels(kernel: str, block_n: int) -> int:
 
 
 def ws_layout(p: ConvProblem, kernel: str, block_m: int, block_n: int, stages: int,
-              block_k: int = CHANNELS_PER_TILE, slots: int = 1, swap: bool = False) -> WsLayout:
+              block_k: int = CHANNELS_PER_TILE, slots: int = 1, swap: bool = False,
+              consumers: int = 2) -> WsLayout:
     rows, cols = consumer_slice(kernel, block_m, block_n, swap)
     res = residual_step(p)
     out_slot = rows * cols * DTYPE_BYTES[p.out_dtype]
@@ -128,13 +136,13 @@ def ws_layout(p: ConvProblem, kernel: str, block_m: int, block_n: int, stages: i
         out = min([part for part in (a, b) if out_slot <= part.size] or [b], key=lambda r: (r.size, r.offset))
         res = out
     else:
-        out = carve.take(out_slot, 2 * slots)
-        res = out if in_place else carve.take(res_slot, 2 * slots)
+        out = carve.take(out_slot, consumers * slots)
+        res = out if in_place else carve.take(res_slot, consumers * slots)
     full, empty = carve.barriers(stages), carve.barriers(stages)
-    res_full, res_empty = carve.barriers(2 * slots), carve.barriers(2 * slots)
-    turn = carve.barriers(2)
+    res_full, res_empty = carve.barriers(consumers * slots), carve.barriers(consumers * slots)
+    turn = carve.barriers(consumers)
     return WsLayout(rows, cols, out_slot, res_slot, in_place, slots, a, b, out, res, full, empty, res_full,
-                    res_empty, turn, carve.top)
+                    res_empty, turn, carve.top, consumers)
 
 
 def check_operands(p: ConvProblem, role: WarpRole, mma_n: int) -> None:
@@ -154,11 +162,18 @@ def check_operands(p: ConvProblem, role: WarpRole, mma_n: int) -> None:
 
 
 def check_supported(p: ConvProblem, kernel: str, block_m: int, block_n: int, slots: int = 1,
-                    swap: bool = False, cluster_m: int = 1, block_k: int = CHANNELS_PER_TILE) -> None:
+                    swap: bool = False, cluster_m: int = 1, block_k: int = CHANNELS_PER_TILE,
+                    consumers: int = 2) -> None:
     """Raises WsUnsupported with the reason when the kernel cannot serve p with this tile."""
     res = residual_step(p)
     rows, cols = consumer_slice(kernel, block_m, block_n, swap)
     role = Kernel(kernel).role
+    if consumers != 2 and (role is not WarpRole.PINGPONG or consumers not in (3, 4)):
+        raise WsUnsupported(f"{consumers} consumer warpgroups with {kernel} (3 or 4: ping-pong only)")
+    if consumers > 2 and rows * cols // WARPGROUP + 48 > consumer_registers_for(consumers):
+        # the accumulators and ~48 registers of addresses, loop state and epilogue temporaries
+        raise WsUnsupported(f"a {rows}x{cols} tile in {consumers} consumer warpgroups of "
+                            f"{consumer_registers_for(consumers)} registers")
     check_operands(p, role, block_m if swap else block_n)
     if role is WarpRole.STREAM_K and res:
         raise WsUnsupported("stream-K with a residual (the residual load follows tiles, not segments)")

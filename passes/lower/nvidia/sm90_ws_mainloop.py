@@ -29,14 +29,14 @@ class MainLoop:
         with e.if_(elected):
             acquire_descriptor(k.slots[2])
         subs = mode.subs
-        step = 1 if mode.coop else 2
+        step = 1 if mode.coop else mode.lay.consumers
         lb = e.c(0) if mode.coop else cw
         dm, dn = k.slice(cw)
         with e.for_(lb, k.tiles.local_count(), step) as (j, _, _y):
             m0, n0 = k.tiles.origin(j)
             # the warpgroup's first operand row in the stage: pixels, or channels when swapped
             row_base = dn if mode.swap else dm
-            use = j if mode.coop else e.div(j, 2)
+            use = j if mode.coop else e.div(j, step)
             if not mode.coop:
                 k.turns.wait_turn(cw, use)
             channel_ops = None if mode.late_channel_ops else self.channel_ops(e.add(n0, dn), wtid)
@@ -84,7 +84,7 @@ class MainLoop:
         k.trace.consumer(e, cw, "done", elected)
 
     def pass_turn(self, cw, elected) -> None:
-        """Hand the ring to the other warpgroup (it has waited on all of this main loop's stages)."""
+        """Hand the ring to the next warpgroup (this one has waited on all of its main loop's stages)."""
         with self.k.e.if_(elected):
             self.k.turns.pass_turn(cw)
 

@@ -98,7 +98,8 @@ class Producer:
         """TMA the residual rows of tile j for each consumer warpgroup that computes them."""
         k = self.k
         e = k.e
-        targets = [(e.c(w), j) for w in range(2)] if self.mode.coop else [(e.rem(j, 2), e.div(j, 2))]
+        n = self.mode.lay.consumers
+        targets = [(e.c(w), j) for w in range(2)] if self.mode.coop else [(e.rem(j, n), e.div(j, n))]
         for w, use in targets:
             slot_index, parity = k.res_slot(w, use)
             k.res_ring.acquire(slot_index, parity)

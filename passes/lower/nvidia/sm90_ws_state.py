@@ -53,7 +53,8 @@ class WsMode:
 def ws_mode(p: ConvProblem, s: Schedule) -> WsMode:
     """Resolves s for p, or raises WsUnsupported (TypeError for another family's schedule)."""
     c = s.config_as(Sm90WsConfig)
-    lay = ws_layout(p, s.kernel, s.block_m, s.block_n, s.stages, s.block_k, c.epilogue_slots, c.swap_ab)
+    lay = ws_layout(p, s.kernel, s.block_m, s.block_n, s.stages, s.block_k, c.epilogue_slots, c.swap_ab,
+                    c.consumers)
     if lay.total != s.smem_bytes:      # the planner sized the schedule by the same layout
         raise WsUnsupported(f"schedule allots {s.smem_bytes} B of shared memory, the layout needs {lay.total}")
     ktiles = k_tiles(p, s.block_k)

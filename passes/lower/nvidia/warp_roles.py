@@ -15,12 +15,30 @@ from .tma_loader import epilogue_panel
 WARPGROUP = 128
 THREADS = 3 * WARPGROUP
 PRODUCER_REGS, CONSUMER_REGS = 40, 232
+SM_REGISTERS = 65536
 
 
-def split_roles(e, tid, producer, consumer) -> None:
+def threads_for(consumers: int) -> int:
+    """Threads of a kernel with one producer warpgroup and `consumers` consumer warpgroups."""
+    return (1 + consumers) * WARPGROUP
+
+
+def consumer_registers_for(consumers: int) -> int:
+    """setmaxnreg count of each consumer warpgroup. A CTA launches with the registers ptxas gave
+    every thread (65536 / threads, in multiples of 8: 168 for 384 threads, 128 for 512), and
+    setmaxnreg.inc can only take what the producer's setmaxnreg.dec to 40 handed back to the
+    CTA: asking for more blocks forever (four consumer warpgroups at 112 hung on an H200, where
+    their 96 launch registers and the producer's 7168 returned ones allow 104). Two: 232 (the
+    most a warpgroup takes beside the producer), three: 152, four: 104."""
+    launch = SM_REGISTERS // threads_for(consumers) // 8 * 8
+    freed = (launch - PRODUCER_REGS) * WARPGROUP
+    return min(CONSUMER_REGS, launch + freed // (consumers * WARPGROUP) // 8 * 8)
+
+
+def split_roles(e, tid, producer, consumer, consumers: int = 2) -> None:
     """One if/else: warpgroup 0 gives registers back (`setmaxnreg.dec`) and its thread 0 runs
-    producer(); warpgroups 1 and 2 take them (`setmaxnreg.inc`) and run consumer(cw) with
-    cw = 0 or 1."""
+    producer(); warpgroups 1 .. consumers take them (`setmaxnreg.inc`) and run consumer(cw)
+    with cw = 0 .. consumers - 1."""
     wg = e.div(tid, WARPGROUP)
     with e.if_else(e.cmp("eq", wg, 0)) as (prod, cons):
         with prod:
@@ -28,7 +46,7 @@ def split_roles(e, tid, producer, consumer) -> None:
             with e.if_(e.cmp("eq", tid, 0)):
                 producer()
         with cons:
-            set_max_registers(CONSUMER_REGS, increase=True)
+            set_max_registers(consumer_registers_for(consumers), increase=True)
             consumer(e.sub(wg, 1))
 
 

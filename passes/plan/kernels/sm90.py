@@ -193,10 +193,19 @@ def plan_sm90(p: ConvProblem, t: Target) -> Schedule:
         # 6272x384->1536 27.2 against 21.0, 1568x768->3072 25.3 against 22.2 and 16.5 swapped
         # K <= HEAVY_TALL_MAX_K: ping-pong 128x128 (100352x96->384: 42.0 us against 46.4 on 64x128,
         # same run; at K = 192 it lost, 36.1 against 28.5)
+        # Between the two (HEAVY_TALL_MAX_K < K < HEAVY_SWAP_MIN_K): swapped ping-pong tiles of
+        # 64 channels, their pixel count from swap_block_ms (convc-tune, H200, one run:
+        # 25088x192->768 27.0 us on 208x64 against 28.7 on ping-pong 64x128, 6272x384->1536
+        # 19.4 on 192x64 against 21.2; three consumer warpgroups on 64x128 27.6 and 21.4)
         if p.gemm_k >= HEAVY_SWAP_MIN_K:
             swapped = _swapped_choice(p, t)
             if swapped is not None:
                 return swapped
+        elif p.gemm_k > HEAVY_TALL_MAX_K:
+            bms = swap_block_ms(p, t, 64, sm90_ws.swap_max_pixels(PINGPONG, 64))
+            s = SM90_WS.attempt(p, t, tile=WsTile(PINGPONG, bms[0], 64, swap=True)) if bms else None
+            if isinstance(s, Schedule):
+                return s
         rows = 128 if p.gemm_k <= HEAVY_TALL_MAX_K else 64
         s = SM90_WS.attempt(p, t, tile=WsTile(PINGPONG, rows, 128))
         if isinstance(s, Schedule):

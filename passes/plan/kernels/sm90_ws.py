@@ -35,6 +35,7 @@ class WsTile:
     cluster_m: int = 1
     slots: int = 1
     swap: bool = False
+    consumers: int = 2                  # consumer warpgroups (3, 4: ping-pong, heavy epilogues)
 
 
 def k_step_channels(p: ConvProblem) -> int:
@@ -49,7 +50,7 @@ def supports(p: ConvProblem, t: Target) -> str | None:
 
 def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = Kernel.SM90_WS_COOPERATIVE, block_m: int = 128,
                  block_n: int | None = None, raster: int = 1, cluster_m: int = 1, slots: int = 1,
-                 swap: bool = False) -> Schedule:
+                 swap: bool = False, consumers: int = 2) -> Schedule:
     """Warp-specialized persistent TMA + wgmma kernel (cooperative or ping-pong consumers),
     TMA-store epilogue with `slots` staging slots per consumer warpgroup (0: each warpgroup
     stages in a ring stage lent to it per tile, cooperative only); `swap`: channels on
@@ -61,11 +62,11 @@ def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = Kernel.SM90_WS_COOPERA
         raise PlanError(why)
     bn = block_n or (128 if p.F > 64 else 64)
     try:
-        sm90_ws.check_supported(p, kernel, block_m, bn, slots, swap, cluster_m, bk)
+        sm90_ws.check_supported(p, kernel, block_m, bn, slots, swap, cluster_m, bk, consumers)
     except sm90_ws.WsUnsupported as e:
         raise PlanError(str(e)) from None
     stage = (block_m + bn) * bk * DTYPE_BYTES[p.dtype]
-    fixed = sm90_ws.ws_layout(p, kernel, block_m, bn, 0, bk, slots, swap).total
+    fixed = sm90_ws.ws_layout(p, kernel, block_m, bn, 0, bk, slots, swap, consumers).total
     # the same bytes in flight with 64-byte K rows: twice the stages
     stages = min(WS_MAX_STAGES * 128 // (bk * DTYPE_BYTES[p.dtype]),
                  (t.smem_bytes - SM90_SMEM_RESERVE - fixed) // (stage + 16))
@@ -81,7 +82,7 @@ def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = Kernel.SM90_WS_COOPERA
     m_tiles = cdiv(m_tiles, cluster_m)                 # cluster tiles along M
     grid = (cluster_m * min(m_tiles * n_tiles, t.num_sms // cluster_m), 1, 1)
     raster = max(1, min(raster, m_tiles))
-    lay = sm90_ws.ws_layout(p, kernel, block_m, bn, stages, bk, slots, swap)
+    lay = sm90_ws.ws_layout(p, kernel, block_m, bn, stages, bk, slots, swap, consumers)
     scratch = grid[0] * sm90_ws.DESCRIPTORS * tensormap.DESCRIPTOR_BYTES
     if kernel == Kernel.SM90_WS_STREAMK:
         if cluster_m != 1:
@@ -94,24 +95,27 @@ def plan_sm90_ws(p: ConvProblem, t: Target, kernel: str = Kernel.SM90_WS_COOPERA
         grid = (tile_scheduler.StreamKWork.grid_for(m_tiles * n_tiles, t.num_sms), 1, 1)
         scratch = stream_k.streamk_scratch(grid[0], block_m, bn, grid[0] * sm90_ws.DESCRIPTORS * tensormap.DESCRIPTOR_BYTES).total
     s = Schedule(kernel=kernel, target=t.arch, block_m=block_m, block_n=bn, block_k=bk,
-                 threads=warp_roles.THREADS, stages=stages, grid=grid, smem_bytes=lay.total,
+                 threads=warp_roles.threads_for(consumers), stages=stages, grid=grid, smem_bytes=lay.total,
                  reason=f"warp-specialized persistent TMA + wgmma ({Kernel(kernel).role.value}), TMA-store epilogue"
                         + (f", {cluster_m}x1 cluster with filter multicast" if cluster_m > 1 else "")
                         + (f", {slots} epilogue slots per warpgroup" if slots > 1 else "")
                         + (", epilogue staged in ring stages" if slots == 0 else "")
-                        + (", channels on the wgmma M (swapped)" if swap else ""),
+                        + (", channels on the wgmma M (swapped)" if swap else "")
+                        + (f", {consumers} consumer warpgroups" if consumers != 2 else ""),
                  scratch_bytes=scratch,
                  config=Sm90WsConfig(raster=raster, cluster_m=cluster_m, epilogue_slots=slots, swap_ab=swap,
                                      late_channel_ops=kernel != Kernel.SM90_WS_STREAMK and
                                      sm90_ws.consumer_registers(p, kernel, block_m, bn, swap)
-                                     > sm90_ws.CHANNEL_OPERAND_BUDGET))
+                                     > sm90_ws.channel_operand_budget(consumers),
+                                     consumers=consumers))
     if m_tiles * n_tiles <= grid[0] // cluster_m or p.R * p.S == 1:
         s = with_direct_loads(p, s)
     return require_descriptors(p, s)
 
 
 def plan_tile(p: ConvProblem, t: Target, tile: WsTile = WsTile()) -> Schedule:
-    return plan_sm90_ws(p, t, tile.kernel, tile.block_m, tile.block_n, tile.raster, tile.cluster_m, tile.slots, tile.swap)
+    return plan_sm90_ws(p, t, tile.kernel, tile.block_m, tile.block_n, tile.raster, tile.cluster_m, tile.slots, tile.swap,
+                        tile.consumers)
 
 
 def with_direct_loads(p: ConvProblem, s: Schedule) -> Schedule:

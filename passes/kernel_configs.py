@@ -374,6 +374,7 @@ class GroupedMmaConfig(KernelConfig):
     rows: int
     cols: int
     ctas_per_sm: int
+    slices: int = 1             # channel slices the patch is staged in (Schedule.stages slice buffers)
 
     LEGACY: ClassVar[dict[str, str]] = {"rows": "thread_m", "cols": "thread_n", "ctas_per_sm": "min_ctas_per_sm"}
 
@@ -382,8 +383,11 @@ class GroupedMmaConfig(KernelConfig):
         return self.ctas_per_sm
 
     def check(self, s) -> None:
-        if self.rows < 1 or self.cols < 1 or self.ctas_per_sm < 1:
-            raise ValueError(f"grouped tile {self.rows}x{self.cols}, {self.ctas_per_sm} CTAs per SM")
+        if self.rows < 1 or self.cols < 1 or self.ctas_per_sm < 1 or self.slices < 1:
+            raise ValueError(f"grouped tile {self.rows}x{self.cols}, {self.ctas_per_sm} CTAs per SM, "
+                             f"{self.slices} slices")
+        if self.slices > 1 and (s.stages < 2 or self.slices % s.stages):
+            raise ValueError(f"{self.slices} channel slices in {s.stages} slice buffers (2+, a divisor)")
 
 
 @dataclass(frozen=True)

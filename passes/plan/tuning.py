@@ -126,7 +126,7 @@ def knobs_of(s: Schedule) -> tuple:
     split_k = c.split_k if isinstance(c, TmaWgmmaConfig) else 1
     base = (s.kernel, s.block_m, s.block_n, persistent.raster, split_k, persistent.cluster_m)
     if isinstance(c, GroupedMmaConfig):     # its tile is rows x columns, with 1 or 2 patch buffers
-        return base + (c.rows, c.cols, s.stages)
+        return base + (c.rows, c.cols, s.stages) + ((f"slices{c.slices}",) if c.slices > 1 else ())
     if isinstance(c, DepthwiseMmaConfig):   # tile, threads, co-residency
         return base + (c.rows, c.cols, s.threads, c.ctas_per_sm)
     if isinstance(c, DepthwiseTmaConfig):   # tile, pixels per thread, ring slots, threads, co-residency

@@ -60,50 +60,58 @@ def _model(p: ConvProblem, s, x, w):
                 assert (ok_v == ok).all() and (np.where(ok, base + k, 0) == src).all()
         for tile in range(p.N * g.tiles_per_image):
             n, oh0, ow0 = g.tile_origin(OPS, tile)
-            patch = np.full(g.patch_bytes // 2, np.nan)
-            if g.zero_start is not None:
-                end = -(-g.zero_start // 16) * 16
-                for r in range(g.ph * g.pw):
-                    patch[r * g.row_bytes // 2 + g.zero_start:r * g.row_bytes // 2 + end] = 0.0
-            idx = np.arange(g.stage_items)
-            ok, src, dst = g.stage_item(OPS, idx, n, oh0, ow0, cb)
-            assert (dst % (2 * g.stage_vector) == 0).all() and len(set(dst.tolist())) == len(dst)
-            loaded = p.C if g.narrow else 8             # a narrow input: its C channels, then zeros
-            for k in range(g.stage_vector):
-                patch[dst // 2 + k] = np.where(ok, xf[src + k], 0.0) if k < loaded else 0.0
+            accs = {}
+            for sl in range(g.slices):
+                patch = np.full(g.patch_bytes // 2, np.nan)
+                if g.zero_start is not None:
+                    end = -(-g.zero_start // 16) * 16
+                    for r in range(g.ph * g.pw):
+                        patch[r * g.row_bytes // 2 + g.zero_start:r * g.row_bytes // 2 + end] = 0.0
+                idx = np.arange(g.stage_items)
+                ok, src, dst = g.stage_item(OPS, idx, n, oh0, ow0, cb, sl=sl)
+                assert (dst % (2 * g.stage_vector) == 0).all() and len(set(dst.tolist())) == len(dst)
+                assert dst.max() + 2 * g.stage_vector <= g.patch_bytes
+                loaded = p.C if g.narrow else 8             # a narrow input: its C channels, then zeros
+                for k in range(g.stage_vector):
+                    patch[dst // 2 + k] = np.where(ok, xf[src + k], 0.0) if k < loaded else 0.0
+                for warp in range(WARPS):
+                    wm, wn = warp // g.wn, warp % g.wn
+                    cols = list(g.warp_columns(wn))
+                    if shift is not None:        # the one code path shifts warp column 0's addresses
+                        for jj, j in enumerate(cols):
+                            j0 = list(g.warp_columns(0))[jj]
+                            for c in g.chunks(j0):
+                                assert c + wn * shift in g.chunks(j)
+                                assert g.b_block(OPS, 0, j, c + wn * shift) == g.b_block(OPS, 0, j0, c) + wn * g.ntw * g.nc * 256
+                    acc = accs.setdefault(warp, np.zeros((g.mt, len(cols), 16, 8)))
+                    for ry in range(p.R):
+                        for sx in range(p.S):
+                            tap = ry * p.S + sx
+                            for c in g.slice_chunks(g.warp_chunks(wn), sl):
+                                for i in range(g.mt):
+                                    a_addr = (g.a_lane_offset(OPS, lanes, wm, i) + g.tap_offset(OPS, ry, sx)
+                                              + (c - sl * g.k16s) * 32)
+                                    A = np.empty((16, 16))
+                                    for row in range(16):
+                                        for k in range(16):
+                                            lane = (row // 8 + 2 * (k // 8)) * 8 + row % 8
+                                            A[row, k] = patch[(a_addr[lane] + (k % 8) * 2) // 2]
+                                    for jj, j in enumerate(cols):
+                                        if c not in g.chunks(j):
+                                            continue
+                                        b_addr = g.b_lane_offset(OPS, lanes, False) + g.b_block(OPS, tap, j, c)
+                                        B = np.empty((16, 8))
+                                        for k in range(16):
+                                            for col in range(8):
+                                                if g.k_rows:    # ldmatrix .trans: memory rows are k
+                                                    B[k, col] = filt[(b_addr[k] + col * 2) // 2]
+                                                else:
+                                                    B[k, col] = filt[(b_addr[(k // 8) * 8 + col] + (k % 8) * 2) // 2]
+                                        acc[i, jj] += A @ B
             for warp in range(WARPS):
                 wm, wn = warp // g.wn, warp % g.wn
                 cols = list(g.warp_columns(wn))
-                if shift is not None:        # the one code path shifts warp column 0's addresses
-                    for jj, j in enumerate(cols):
-                        j0 = list(g.warp_columns(0))[jj]
-                        for c in g.chunks(j0):
-                            assert c + wn * shift in g.chunks(j)
-                            assert g.b_block(OPS, 0, j, c + wn * shift) == g.b_block(OPS, 0, j0, c) + wn * g.ntw * g.nc * 256
-                acc = np.zeros((g.mt, len(cols), 16, 8))
-                for ry in range(p.R):
-                    for sx in range(p.S):
-                        tap = ry * p.S + sx
-                        for c in g.warp_chunks(wn):
-                            for i in range(g.mt):
-                                a_addr = g.a_lane_offset(OPS, lanes, wm, i) + g.tap_offset(OPS, ry, sx) + c * 32
-                                A = np.empty((16, 16))
-                                for row in range(16):
-                                    for k in range(16):
-                                        lane = (row // 8 + 2 * (k // 8)) * 8 + row % 8
-                                        A[row, k] = patch[(a_addr[lane] + (k % 8) * 2) // 2]
-                                for jj, j in enumerate(cols):
-                                    if c not in g.chunks(j):
-                                        continue
-                                    b_addr = g.b_lane_offset(OPS, lanes, False) + g.b_block(OPS, tap, j, c)
-                                    B = np.empty((16, 8))
-                                    for k in range(16):
-                                        for col in range(8):
-                                            if g.k_rows:    # ldmatrix .trans: memory rows are k
-                                                B[k, col] = filt[(b_addr[k] + col * 2) // 2]
-                                            else:
-                                                B[k, col] = filt[(b_addr[(k // 8) * 8 + col] + (k % 8) * 2) // 2]
-                                    acc[i, jj] += A @ B
+                acc = accs[warp]
                 for i in range(g.mt):
                     for half in range(2):
                         m, fq = g.out_pixel(OPS, lanes, wm, i, half)
@@ -181,6 +189,51 @@ def test_index_model_narrow_input(case):
     x = nr.standard_normal((p.N, p.H, p.W, p.C))
     w = nr.standard_normal(p.R * p.S * p.C * p.F)
     np.testing.assert_allclose(_model(p, s, x, w), grouped_conv_reference(p, x, w), rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("case", range(8))
+def test_index_model_channel_slices(case):
+    """Dense convs staged in channel slices (Geometry.slices): each slice's copies and
+    fragment addresses, the accumulators carried over the slices; random C (multiples of 32),
+    F 8-32, windows, strides, dilations, pads, tile shapes, 2-8 slices in 2 or 4 buffers."""
+    rng = random.Random(900 + case)
+    while True:
+        slices = rng.choice([2, 4, 8])
+        try:
+            p = ConvProblem(N=rng.randint(1, 2), H=rng.randint(5, 12), W=rng.randint(5, 12),
+                            C=16 * slices * rng.randint(1, 2), F=rng.choice([8, 16, 24, 32]), R=rng.choice([1, 3, 5]),
+                            S=rng.choice([1, 3]), stride=(rng.randint(1, 2), rng.randint(1, 2)),
+                            dilation=(rng.randint(1, 2), 1), pad=tuple(rng.randint(0, 2) for _ in range(4)),
+                            dtype=rng.choice(["f16", "bf16"]), out_dtype="f16", filter_layout=rng.choice(["fhwc", "hwcf"]))
+            s = plan_grouped_mma(p, SM90)
+            break
+        except (ValueError, GroupedMmaUnsupported):
+            continue
+    bh, bw = rng.randint(1, p.Ho), rng.randint(1, p.Wo)
+    while geometry_of(p, s.with_config(rows=bh)).mt * geometry_of(p, s).ntw * 4 > 48 or bh * bw > 128:
+        bh, bw = max(1, bh // 2), max(1, bw - 1)
+    s = dataclasses.replace(s, stages=rng.choice([st for st in (2, 4) if slices % st == 0])).with_config(
+        rows=bh, cols=bw, slices=slices)
+    g = geometry_of(p, s)
+    assert g.ks * slices == p.C and g.stage_items == g.ph * g.pw * g.ks // 8 and g.zero_start is None
+    nr = np.random.default_rng(case)
+    x = nr.standard_normal((p.N, p.H, p.W, p.C))
+    w = nr.standard_normal(p.R * p.S * p.C * p.F)
+    np.testing.assert_allclose(_model(p, s, x, w), grouped_conv_reference(p, x, w), rtol=1e-9, atol=1e-9)
+
+
+def test_channel_slices_are_tuning_candidates_for_the_vae_output_conv():
+    from convc.tools.layers import Layer
+    p = Layer("vae_out", 1, 256, 256, 256, 8, 3, 3, pad=(1, 1, 1, 1), epilogue="none").expected_problem()
+    sliced = [c for c in candidate_schedules(p, SM90) if c.kernel == "grouped_mma" and c.config.slices > 1]
+    assert len(sliced) >= 4
+    for c in sliced:
+        g = geometry_of(p, c)
+        assert c.stages >= 2 and g.slices % c.stages == 0
+        assert c.smem_bytes == g.filter_bytes + c.stages * g.patch_bytes <= SM90.smem_bytes
+    with pytest.raises(GroupedMmaUnsupported):
+        from convc.passes.lower.nvidia.grouped_mma_geometry import Geometry
+        Geometry(dataclasses.replace(p, C=40), 8, 32, 2)       # 20-channel slices: not whole chunks
 
 
 @pytest.mark.parametrize("name", ["resnext_g3x3_s3", "shufflenet_g1x1_g3", "shufflenet_g1x1_g8"])

@@ -10,6 +10,11 @@ copies in flight while this one computes (two buffers); warps take m16 x n8 frag
 ldmatrix.x4 straight from the patch rows (a tap is a constant address offset), B by
 ldmatrix.x2 from the staged filter, mma.sync into f32 registers; the epilogue is the shared
 one (bias, residual, relu, casts, programs), two channels per store.
+
+With channel slices (GroupedMmaConfig.slices, dense convs): the CTA walks (tile, slice) items
+through `stages` slice buffers, cp.async of item k + stages - 1 issued before the math of item
+k, one commit group per item; the accumulators of a tile carry over its slices and the epilogue
+follows its last one. stages divides slices, so every item's buffer is known at compile time.
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from .sm80_ops import cp_async_16, cp_async_commit, cp_async_wait, ldmatrix, mma
 
 def geometry_of(p: ConvProblem, s: Schedule) -> Geometry:
     c = s.config_as(GroupedMmaConfig)
-    return Geometry(p, c.rows, c.cols)
+    return Geometry(p, c.rows, c.cols, c.slices)
 
 
 class GroupedMma:
@@ -72,6 +77,9 @@ class GroupedMma:
         self._zero_pad_channels()
         self._stage_filter(memrefs[p.filter], cb)
         gx = s.grid[0]
+        if g.slices > 1:
+            self._sliced_loop(memrefs, x, total, gx, cb)
+            return
         with e.if_(e.cmp("slt", x, total)):
             self._stage_patch(x, cb, self.bufs[0])
         cp_async_commit()
@@ -97,6 +105,31 @@ class GroupedMma:
                     self._stage_patch(nxt, cb, self.bufs[0])
                 cp_async_commit()
             set_k([e.add(k, 1)])
+
+    def _sliced_loop(self, memrefs, x, total, gx, cb) -> None:
+        """Items (tile, slice) of this CTA's tiles x, x + gx, ...: slice buffer (item % stages),
+        item k + stages - 1 copied while item k is computed (module doc)."""
+        g, e, s = self.g, self.e, self.s
+        n_sl, depth = g.slices, s.stages
+        assert g.uniform_shift is not None and n_sl % depth == 0 and depth >= 2
+
+        def issue(tile, sl):
+            with e.if_(e.cmp("slt", tile, total)):
+                self._stage_patch(tile, cb, self.bufs[sl % depth], sl)
+            cp_async_commit()
+
+        for k in range(depth - 1):                       # the first items, before any math
+            issue(e.add(x, (k // n_sl) * gx), k % n_sl)
+        loop = e.for_(x, total, gx)
+        with loop as (t, _a, _y):
+            accs = None
+            for sl in range(n_sl):
+                cp_async_wait(depth - 2)                 # this item's copies (this thread's) landed
+                self.m.barrier()                         # ... everyone's; item k - 1's buffer is free
+                ahead = sl + depth - 1
+                issue(e.add(t, (ahead // n_sl) * gx), ahead % n_sl)
+                accs = self._warp_tile(memrefs, t, cb, self.bufs[sl % depth], None, g.uniform_shift,
+                                       sl=sl, accs=accs, last=sl == n_sl - 1)
 
     def _select_buf(self, which):
         """The patch buffer's address for a runtime buffer index (0 or 1)."""
@@ -151,9 +184,9 @@ class GroupedMma:
             return arith_d.constant(ir.IntegerType.get_signless(1), int(cond))
         return cond
 
-    def _stage_patch(self, tile, cb, buf_i64) -> None:
-        """cp.async of the tile's patch (geometry.stage_item), 16 bytes per copy; a narrow
-        input's pixels by _stage_narrow."""
+    def _stage_patch(self, tile, cb, buf_i64, sl: int = 0) -> None:
+        """cp.async of the tile's patch (of its channel slice sl; geometry.stage_item), 16 bytes
+        per copy; a narrow input's pixels by _stage_narrow."""
         g, e, ops = self.g, self.e, self.ops
         n, oh0, ow0 = g.tile_origin(ops, tile, self.x)
         bytes_ = DTYPE_BYTES[self.p.dtype]
@@ -162,7 +195,7 @@ class GroupedMma:
             return
 
         def one(idx):
-            ok, src, dst = g.stage_item(ops, idx, n, oh0, ow0, cb, self.x)
+            ok, src, dst = g.stage_item(ops, idx, n, oh0, ow0, cb, self.x, sl)
             cp_async_16(self._addr(buf_i64, dst), self._addr(self.x_addr, e.mul(src, bytes_)), ok)
 
         full = g.stage_items // THREADS
@@ -215,13 +248,16 @@ class GroupedMma:
             with self.e.if_(self.e.cmp("eq", self.wn, wn)):
                 self._warp_tile(memrefs, tile, cb, buf, wn, None)
 
-    def _warp_tile(self, memrefs, tile, cb, buf, wn_static, shift) -> None:
+    def _warp_tile(self, memrefs, tile, cb, buf, wn_static, shift, sl: int = 0, accs=None, last: bool = True):
         """The warp's fragments of one tile: columns of warp column wn_static (compile time), or
-        of warp column 0 shifted by the runtime wn (`shift` chunks per warp column)."""
+        of warp column 0 shifted by the runtime wn (`shift` chunks per warp column). With
+        slices: the chunks of slice sl (in `buf`) added to `accs` (None: from zero), the
+        epilogue after the last slice; returns the accumulators."""
         p, g, e, ops = self.p, self.g, self.e, self.ops
         wn0 = wn_static if wn_static is not None else 0
         cols = list(g.warp_columns(wn0))
-        chunks = g.warp_chunks(wn0)
+        chunks = g.slice_chunks(g.warp_chunks(wn0), sl)
+        base = sl * g.k16s                      # the slice's first chunk: its row starts there
         if wn_static is None:
             a_extra = e.mul(self.wn, shift * 32)
             b_extra = e.mul(self.wn, g.ntw * g.nc * 256)
@@ -240,7 +276,7 @@ class GroupedMma:
                 toff = g.tap_offset(ops, r, sx)
                 for c in chunks:
                     users = [jj for jj, j in enumerate(cols) if c in g.chunks(j)]
-                    a = [ldmatrix(self._addr(a_lane[i], ops.add(toff, c * 32)), 4) for i in range(g.mt)]
+                    a = [ldmatrix(self._addr(a_lane[i], ops.add(toff, (c - base) * 32)), 4) for i in range(g.mt)]
                     for jj in users:
                         b = ldmatrix(self._addr(b_lane, g.b_block(ops, tap, cols[jj], c)), 2, trans=g.k_rows)
                         for i in range(g.mt):
@@ -248,14 +284,17 @@ class GroupedMma:
                             accs[k:k + 4] = mma_m16n8k16(a[i], b, accs[k:k + 4], p.dtype)
             return accs
 
+        start = [zero] * nacc if accs is None else list(accs)
         if p.R == 1:
-            accs = step(0, [zero] * nacc)
+            accs = step(0, start)
         else:
-            loop = e.for_(0, p.R, 1, [zero] * nacc)
+            loop = e.for_(0, p.R, 1, start)
             with loop as (r, accs_in, set_r):
                 set_r(step(r, accs_in))
             accs = loop.results
-        self._epilogue(memrefs, tile, cb, cols, col_extra, accs)
+        if last:
+            self._epilogue(memrefs, tile, cb, cols, col_extra, accs)
+        return accs
 
     def _epilogue(self, memrefs, tile, cb, cols, col_extra, accs) -> None:
         p, g, e, ops = self.p, self.g, self.e, self.ops

@@ -9,6 +9,13 @@ channels (the block's KB channels, zero up to a multiple of 16, then 8 more so c
 start 16 bytes apart modulo 128 and an ldmatrix of 8 pixel rows hits 8 different bank quads).
 Out-of-image pixels are zero-filled by the copies (padding costs nothing).
 
+Slices (`slices` > 1, a dense conv of many input channels): the patch is staged a channel
+slice at a time (KS = KB / slices channels per pixel row, KS + 8 in shared memory), each slice
+into the next of `stages` slice buffers, so the copies of the next slices (of this tile or the
+next) run while the taps of this one are computed. A whole 256-channel patch is one copy the
+CTA waits for before any math, then math with no copy in flight: the VAE decoder's 256 -> 8
+output conv spent about as long in each.
+
 The implicit GEMM per tile: M = the tile's pixels (padded to whole m16 fragments), N = BN,
 K = taps x 16-channel chunks of the block's input channels. The filter is block-diagonal (an
 output channel reads only its group's input channels), so each n8 fragment column j iterates
@@ -38,6 +45,7 @@ MAX_ACC = 48                 # f32 accumulators per thread (128 registers with t
 MAX_MT = 8                   # m16 fragments per warp
 BLOCK_BYTES = 256            # one 16(k) x 8(n) filter block: two 8x8 b16 matrices
 MIN_GROUP_CHANNELS = 4       # narrower groups stay on the direct kernel (near-depthwise)
+MIN_SLICE_CHANNELS = 32      # channel slices of a patch: two 16-channel chunks at least
 SMEM_RESERVE = 1024          # the driver's per-CTA shared memory
 
 
@@ -82,6 +90,19 @@ class Geometry:
     p: ConvProblem
     bh: int                  # output rows per tile
     bw: int                  # output columns per tile
+    slices: int = 1          # channel slices the patch is staged in (dense convs, see the module doc)
+
+    def __post_init__(self):
+        if self.slices > 1 and not self.sliceable(self.p, self.slices):
+            raise GroupedMmaUnsupported(f"{self.slices} channel slices of a patch of {self.kb} channels "
+                                        f"(a dense conv, whole 16-channel chunks per slice)")
+
+    @staticmethod
+    def sliceable(p: ConvProblem, slices: int) -> bool:
+        """A dense conv (one group, 8+ input channels) whose C splits into `slices` slices of
+        whole 16-channel chunks, at least MIN_SLICE_CHANNELS each."""
+        return (p.groups == 1 and not narrow_input(p) and p.C % (16 * slices) == 0
+                and p.C // slices >= MIN_SLICE_CHANNELS)
 
     # ------------------------------------------------------------------ channel block
     @property
@@ -118,9 +139,23 @@ class Geometry:
         return cdiv(self.kb, 16)
 
     @property
+    def ks(self) -> int:
+        """Input channels per slice (all the block's without slices)."""
+        return self.kb // self.slices
+
+    @property
+    def k16s(self) -> int:
+        """16-channel chunks per slice."""
+        return cdiv(self.ks, 16)
+
+    def slice_chunks(self, chunks, sl: int) -> list[int]:
+        """The chunks of `chunks` that lie in slice sl."""
+        return [c for c in chunks if sl * self.k16s <= c < (sl + 1) * self.k16s]
+
+    @property
     def kp(self) -> int:
-        """Channels per staged pixel row (see the module doc)."""
-        return self.k16 * 16 + 8
+        """Channels per staged pixel row of a slice (see the module doc)."""
+        return self.k16s * 16 + 8
 
     def chunk_range(self, j: int) -> tuple[int, int]:
         """[first, last) 16-channel chunks that n8 column j's groups read."""
@@ -235,8 +270,8 @@ class Geometry:
 
     @property
     def stage_items(self) -> int:
-        """16-byte copies per patch; with a narrow input, pixels (C elements each)."""
-        return self.ph * self.pw * (1 if self.narrow else self.kb // 8)
+        """16-byte copies per patch (per slice); with a narrow input, pixels (C elements each)."""
+        return self.ph * self.pw * (1 if self.narrow else self.ks // 8)
 
     @property
     def stage_vector(self) -> int:
@@ -248,7 +283,7 @@ class Geometry:
     def zero_start(self) -> int | None:
         """First channel of a patch row that no staging store writes but a fragment reads
         (zeroed once per buffer up to the 16-channel chunk's end); None when there is none."""
-        start = self.stage_vector if self.narrow else self.kb
+        start = self.stage_vector if self.narrow else self.ks
         return start if start % 16 else None
 
     @property
@@ -278,19 +313,20 @@ class Geometry:
         return n, ops.mul(ops.div(rest, tw), self.bh), ops.mul(ops.rem(rest, tw), self.bw)
 
     # ------------------------------------------------------------------ staging
-    def stage_item(self, ops, idx, n, oh0, ow0, cb, x=None):
-        """Copy `idx` of a tile's patch: (in_image, source element of the input, destination
-        byte offset in the patch buffer). 16 bytes = 8 channels of one pixel (a narrow input:
-        its C channels, stage_vector elements with the zeros); x: runtime extents."""
+    def stage_item(self, ops, idx, n, oh0, ow0, cb, x=None, sl: int = 0):
+        """Copy `idx` of a tile's patch (of its slice sl): (in_image, source element of the
+        input, destination byte offset in the patch buffer). 16 bytes = 8 channels of one pixel
+        (a narrow input: its C channels, stage_vector elements with the zeros); x: runtime
+        extents."""
         p = self.p
         H, W, _, _ = self.image(x)
-        q8 = 1 if self.narrow else self.kb // 8
+        q8 = 1 if self.narrow else self.ks // 8
         pix, q = ops.div(idx, q8), ops.rem(idx, q8)
         h = ops.add(ops.sub(ops.mul(oh0, p.stride[0]), p.pad[0]), ops.div(pix, self.pw))
         w = ops.add(ops.sub(ops.mul(ow0, p.stride[1]), p.pad[1]), ops.rem(pix, self.pw))
         ok = ops.all_of(ops.ge(h, 0), ops.lt(h, H), ops.ge(w, 0), ops.lt(w, W))
         src = ops.add(ops.mul(ops.add(ops.mul(ops.add(ops.mul(n, H), h), W), w), p.C),
-                      ops.add(ops.mul(cb, self.kb), ops.mul(q, 8)))
+                      ops.add(ops.mul(cb, self.kb), ops.add(sl * self.ks, ops.mul(q, 8))))
         dst = ops.add(ops.mul(pix, self.row_bytes), ops.mul(q, 16))
         return ok, ops.select(ok, src, 0), dst
 
@@ -404,7 +440,7 @@ class Geometry:
 @dataclass(frozen=True)
 class TileOption:
     geometry: Geometry
-    stages: int              # patch buffers
+    stages: int              # patch buffers (slice buffers when the geometry has slices)
     ctas_per_sm: int         # co-resident CTAs the shared memory and the register budget allow
     cost: int                # the busiest CTA slot's pixels computed plus staged
 
@@ -426,6 +462,46 @@ def tile_options(p: ConvProblem, smem_per_block: int, smem_per_sm: int, num_sms:
         raise GroupedMmaUnsupported("one output row's patch and filter do not fit shared memory "
                                     "within the accumulator budget")
     return sorted(out, key=lambda o: (o.cost, -o.geometry.bh, -o.stages))
+
+
+SLICE_COUNTS = (2, 4, 8)
+
+
+def sliced_options(p: ConvProblem, smem_per_block: int, smem_per_sm: int, num_sms: int) -> list[TileOption]:
+    """Tile options that stage the patch in channel slices (Geometry.slices) for a dense conv:
+    half- and full-width tiles, every height whose slice buffers fit, `stages` slice buffers
+    (2 or 4, a divisor of the slice count, so each slice of every tile has its buffer at
+    compile time), one CTA per SM unless two fit. Cost: the busiest slot's tiles x the pixels
+    a tile computes or stages, whichever is more (the copies overlap the math), best first."""
+    if not any(Geometry.sliceable(p, n) for n in SLICE_COUNTS):
+        return []
+    bw0 = p.Wo if p.Wo <= 64 else cdiv(p.Wo, cdiv(p.Wo, 64))
+    out = []
+    for bw in (bw0, cdiv(bw0, 2)) if bw0 >= 32 else (bw0,):
+        for slices in (n for n in SLICE_COUNTS if Geometry.sliceable(p, n)):
+            for bh in range(1, p.Ho + 1):
+                g = Geometry(p, bh, bw, slices)
+                if g.mt > MAX_MT or g.filter_bytes + 2 * g.patch_bytes > smem_per_block:
+                    break
+                for stages in (st for st in (2, 4) if slices % st == 0):
+                    smem = g.filter_bytes + stages * g.patch_bytes
+                    if smem > smem_per_block:
+                        continue
+                    per_sm = 2 if 2 * (smem + SMEM_RESERVE) <= smem_per_sm else 1
+                    if g.mt * g.ntw * 4 > MAX_ACC * (3 - per_sm):
+                        continue
+                    out.append(TileOption(g, stages, per_sm, sm_cost(g, per_sm, num_sms)))
+    return sorted(out, key=lambda o: (o.cost, -o.geometry.bh, o.stages, o.geometry.slices))
+
+
+def sm_cost(g: Geometry, per_sm: int, num_sms: int) -> int:
+    """The busiest SM's pixels: its tiles (all its CTA slots') x the pixels a tile computes
+    plus those it stages, or the larger of the two where channel slices overlap the copies
+    with the math. A one-CTA 8x32 tile of the VAE's 256 -> 8 output conv (two per SM: 1192)
+    measured 27.0 us, 16x32 in four slices (one per SM: 612) 20.4 (H200, convc-tune)."""
+    tiles = g.p.N * g.tiles_per_image * g.channel_blocks
+    work = max(g.block_m, g.ph * g.pw) if g.slices > 1 else g.block_m + g.ph * g.pw
+    return cdiv(tiles, per_sm * num_sms) * per_sm * work
 
 
 def _options_at(p: ConvProblem, bw: int, smem_per_block: int, smem_per_sm: int, num_sms: int) -> list[TileOption]:

@@ -201,7 +201,7 @@ def test_index_model_channel_slices(case):
         slices = rng.choice([2, 4, 8])
         try:
             p = ConvProblem(N=rng.randint(1, 2), H=rng.randint(5, 12), W=rng.randint(5, 12),
-                            C=16 * slices * rng.randint(1, 2), F=rng.choice([8, 16, 24, 32]), R=rng.choice([1, 3, 5]),
+                            C=32 * slices * rng.randint(1, 2), F=rng.choice([8, 16, 24, 32]), R=rng.choice([1, 3, 5]),
                             S=rng.choice([1, 3]), stride=(rng.randint(1, 2), rng.randint(1, 2)),
                             dilation=(rng.randint(1, 2), 1), pad=tuple(rng.randint(0, 2) for _ in range(4)),
                             dtype=rng.choice(["f16", "bf16"]), out_dtype="f16", filter_layout=rng.choice(["fhwc", "hwcf"]))
@@ -212,8 +212,8 @@ def test_index_model_channel_slices(case):
     bh, bw = rng.randint(1, p.Ho), rng.randint(1, p.Wo)
     while geometry_of(p, s.with_config(rows=bh)).mt * geometry_of(p, s).ntw * 4 > 48 or bh * bw > 128:
         bh, bw = max(1, bh // 2), max(1, bw - 1)
-    s = dataclasses.replace(s, stages=rng.choice([st for st in (2, 4) if slices % st == 0])).with_config(
-        rows=bh, cols=bw, slices=slices)
+    s = dataclasses.replace(s, stages=rng.choice([st for st in (2, 4) if slices % st == 0]),
+                            config=dataclasses.replace(s.config, rows=bh, cols=bw, slices=slices))
     g = geometry_of(p, s)
     assert g.ks * slices == p.C and g.stage_items == g.ph * g.pw * g.ks // 8 and g.zero_start is None
     nr = np.random.default_rng(case)

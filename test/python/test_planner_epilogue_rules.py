@@ -59,10 +59,14 @@ def test_narrow_k_silu_expansion_keeps_its_rule():
     assert s.kernel == "sm90_ws_cooperative" and s.block_m == 256
 
 
-def test_narrow_f_output_conv_takes_tall_half_width_tiles():
+def test_narrow_f_output_conv_takes_tall_half_width_sliced_tiles():
     p = Layer("vae_out", 1, 256, 256, 256, 8, 3, 3, pad=(1, 1, 1, 1), epilogue="none").expected_problem()
     s = plan_schedule_for(p, SM90)
-    assert s.kernel == "grouped_mma" and (s.config.rows, s.config.cols, s.config.ctas_per_sm) == (8, 32, 1)
+    assert s.kernel == "grouped_mma"
+    assert (s.config.rows, s.config.cols, s.config.ctas_per_sm, s.config.slices, s.stages) == (16, 32, 1, 4, 2)
+    # 48 input channels make no slices of whole 16-channel chunks of 32+ channels
+    q = Layer("f5", 2, 40, 40, 48, 8, 5, 5, pad=(2, 2, 2, 2), epilogue="none").expected_problem()
+    assert plan_schedule_for(q, SM90).config.slices == 1
     # its other tilings (narrower, two buffers, two CTAs) are tuning candidates
     assert sum(c.kernel == "grouped_mma" for c in candidate_schedules(p, SM90)) >= 10
 

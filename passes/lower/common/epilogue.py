@@ -12,7 +12,7 @@ from ...ir import ir, arith_d, vector_d
 from ...problem import ConvProblem, DTYPE_BYTES, EpilogueStep
 from .emit import Emitter, convert, vec_type, zeros
 from .executable import gemm_rows
-from .program_math import (at_least_one, channel_invariant, emit_fast, fast_math, fold_constants, fuse_promoted,
+from .program_math import (channel_invariant, emit_fast, fast_math, fold_constants, fuse_promoted,
                            hoist_channel_invariants, promoted_dtype, promotes)
 
 
@@ -115,7 +115,6 @@ def run_program(step: EpilogueStep, val: ir.Value, loads: list, width: int) -> i
     if wide:
         vals = [convert(v, vec_type(width, "f32")) for v in vals]
         program, consts = fuse_promoted(hoisted, consts, first)
-    ge1 = at_least_one(program, consts, first) if fast else frozenset()
     for ins in program:
         dtype = promoted_dtype(ins.dtype) if wide else ins.dtype
         t = ir.VectorType.get([width], ir.IntegerType.get_signless(1)) if dtype == "i1" else vec_type(width, dtype)
@@ -129,8 +128,7 @@ def run_program(step: EpilogueStep, val: ir.Value, loads: list, width: int) -> i
             if wide:                             # the constant's own (16-bit) value, exact in f32
                 value = ir.FloatAttr.get(ir.F32Type.get(), ir.FloatAttr(value).value)
             attrs["value"] = ir.DenseElementsAttr.get_splat(t, value)
-        cheaper = emit_fast(ins, args, t, consts, fast,
-                            ins.op == "arith.divf" and len(ins.args) == 2 and ins.args[1] in ge1)
+        cheaper = emit_fast(ins, args, t, consts, fast)
         if cheaper is not None:
             vals.append(cheaper)
             continue

@@ -50,7 +50,7 @@ import math
 
 import numpy as np
 
-from ...ir import ir, arith_d, math_d, vector_d
+from ...ir import ir, arith_d, math_d
 from ...problem import EpilogueOp
 from .emit import convert, float_type, splat
 
@@ -279,48 +279,11 @@ def recip_fast(x: ir.Value) -> ir.Value:
     return got if got is not None else arith_d.divf(splat(x.type, 1.0), x, fastmath=_afn())
 
 
-def div_fast(a: ir.Value, b: ir.Value, at_least_one: bool = False) -> ir.Value:
-    """a / b of f32 vectors as a times the approximate reciprocal of b (recip_paired where
-    every lane of b is known to be at least 1)."""
-    if at_least_one:
-        return arith_d.mulf(a, recip_paired(b))
+def div_fast(a: ir.Value, b: ir.Value) -> ir.Value:
+    """a / b of f32 vectors as a times the approximate reciprocal of b."""
     m = _MACHINE.get()
     got = m.recip_approx(b) if m is not None else None
     return arith_d.mulf(a, got) if got is not None else arith_d.divf(a, b, fastmath=_afn())
-
-
-# recip_paired clamps each lane here first, so a pair's product stays a normal f32 (<= 2^126)
-PAIR_CLAMP = 2.0 ** 63
-
-
-def recip_paired(x: ir.Value) -> ir.Value:
-    """1/x of an f32 vector whose lanes are all >= 1 (or +inf, or NaN): one reciprocal per
-    pair of lanes, 1/a = b * r and 1/b = a * r with r = 1/(a b), each lane first clamped to
-    2^63 (a lane past it gets 2^-63 instead of a smaller reciprocal: times a numerator under
-    2^37 in magnitude, an f16 result rounds to zero as the exact one does, a bf16 one is off by
-    under 2^-26; LLVM may take the clamp as
-    a NaN-ignoring min, so a NaN lane can come out as 2^-63 while its partner stays exact:
-    SiLU's and erf's NaN still reaches the result through their other operand). The
-    reciprocal is a special-function-unit instruction (16 per SM per cycle on Hopper, an
-    eighth of the fma rate), and SiLU's and GELU's epilogues need two per output with the
-    exponential: EfficientNet's SiLU expansions stalled on that unit's queue (Nsight Compute,
-    H200: `mio` stalls, MUFU.EX2 + MUFU.RCP 37% of the warp samples). A pair costs two
-    minimums and three multiplies beside its one reciprocal. An odd last lane takes its own."""
-    n = ir.VectorType(x.type).shape[0]
-    if n < 2:
-        return recip_fast(x)
-    f32 = ir.F32Type.get()
-    one = ir.VectorType.get([1], f32)
-    clamp = arith_d.constant(f32, PAIR_CLAMP)
-    lanes = [arith_d.minimumf(vector_d.extract(x, [], [i]), clamp) for i in range(n)]
-    out = []
-    for i in range(0, n - 1, 2):
-        a, b = lanes[i], lanes[i + 1]
-        r = vector_d.extract(recip_fast(vector_d.broadcast(one, arith_d.mulf(a, b))), [], [0])
-        out += [arith_d.mulf(b, r), arith_d.mulf(a, r)]
-    if n % 2:
-        out.append(vector_d.extract(recip_fast(vector_d.broadcast(one, lanes[-1])), [], [0]))
-    return vector_d.from_elements(x.type, out)
 
 
 def copysign_fast(magnitude: ir.Value, sign: ir.Value) -> ir.Value:
@@ -335,7 +298,7 @@ def erf_fast(x: ir.Value, scale: float = 1.0) -> ir.Value:
     ax = math_d.absf(x)
     one = splat(x.type, 1.0)
     # explicit fmas: without `contract`, LLVM keeps each multiply and add apart
-    t = recip_paired(math_d.fma(ax, splat(x.type, _AS_P * scale), one))        # 1 + p|x| >= 1
+    t = recip_fast(math_d.fma(ax, splat(x.type, _AS_P * scale), one))
     poly = splat(x.type, _AS_A[-1])
     for a in reversed(_AS_A[:-1]):
         poly = math_d.fma(poly, t, splat(x.type, a))
@@ -345,24 +308,9 @@ def erf_fast(x: ir.Value, scale: float = 1.0) -> ir.Value:
     return copysign_fast(r, x)
 
 
-def at_least_one(program: tuple[EpilogueOp, ...], consts: dict[int, float], first: int) -> frozenset[int]:
-    """Values of the program (by index) that are >= 1 (or +inf / NaN) whatever the inputs: a
-    constant >= 1 plus a value that is never negative (an exponential, an absolute value, a
-    square root) -- SiLU's 1 + exp(-x), whose reciprocal recip_paired may take."""
-    nonneg = {first + k for k, ins in enumerate(program) if ins.op in ("math.exp", "math.exp2", "math.absf", "math.sqrt")}
-    out = set()
-    for k, ins in enumerate(program):
-        if ins.op == "arith.addf":
-            a, b = ins.args
-            if (a in nonneg and consts.get(b, 0.0) >= 1.0) or (b in nonneg and consts.get(a, 0.0) >= 1.0):
-                out.add(first + k)
-    return frozenset(out)
-
-
-def emit_fast(ins: EpilogueOp, args: list, t: ir.Type, consts: dict[int, float], fast: bool,
-              divisor_at_least_one: bool = False) -> ir.Value | None:
+def emit_fast(ins: EpilogueOp, args: list, t: ir.Type, consts: dict[int, float], fast: bool) -> ir.Value | None:
     """The cheaper form of one program op on vector values (its result type t), or None to
-    re-create it as it is. divisor_at_least_one: a division's divisor is >= 1 (at_least_one)."""
+    re-create it as it is."""
     f32 = ir.VectorType.get(ir.VectorType(t).shape, ir.F32Type.get()) if ins.dtype != "i1" else None
 
     def in_f32(fn, *vals):
@@ -381,7 +329,7 @@ def emit_fast(ins: EpilogueOp, args: list, t: ir.Type, consts: dict[int, float],
             if exact or fast:
                 return in_f32(lambda a: arith_d.mulf(a, splat(f32, float(np.float32(1.0) / np.float32(c)))), args[0])
         if fast:
-            return in_f32(lambda a, b: div_fast(a, b, divisor_at_least_one), *args)
+            return in_f32(div_fast, *args)
         return None
     if not fast:
         return None

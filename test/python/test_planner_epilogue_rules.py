@@ -76,4 +76,5 @@ def test_f32_tuning_candidates():
     tf32 = candidate_schedules(p, SM90)
     assert len(tf32) >= 5 and all(s.stages >= 3 and not s.config.direct_stages and not s.config.swap_ab for s in tf32)
     assert len({(s.kernel, s.block_m, s.block_n, s.config) for s in tf32}) == len(tf32)
+    assert any(s.config.cluster_m == 2 for s in tf32)          # filter multicast (bench/NOTES.md)
     assert len(candidate_schedules(p, SM90, "fp32")) == 1

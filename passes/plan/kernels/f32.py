@@ -63,8 +63,8 @@ def _plan_tf32(p: ConvProblem, t: Target) -> Schedule | Declined:
 
 def f32_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
     """TF32 schedules convc-tune times on sm_90a: the default, then cooperative and ping-pong
-    tiles of 64-256 rows by 64-256 channels (no swapped tiles, clusters or direct loads, as
-    for the default), rasterizations and two staging slots. Other targets, and convs the
+    tiles of 64-256 rows by 64-256 channels (no swapped tiles or direct loads, as for the
+    default), rasterizations, two staging slots and 2x1 clusters. Other targets, and convs the
     persistent kernel does not take (RGB stems), have the default alone."""
     default = plan_f32(p, t, "tf32")
     if not t.has_wgmma or default.kernel not in (Kernel.SM90_WS_COOPERATIVE, Kernel.SM90_WS_PINGPONG):
@@ -75,6 +75,10 @@ def f32_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
     tiles_ += [WsTile(Kernel.SM90_WS_COOPERATIVE, 128, bns[-1], raster=r) for r in (4, 16)]
     tiles_ += [WsTile(k, bm, bn, slots=2) for k, bm, bn in ((Kernel.SM90_WS_COOPERATIVE, 128, bns[-1]),
                                                           (Kernel.SM90_WS_PINGPONG, 64, bns[-1]))]
+    # clusters of two CTAs along M multicasting the filter tile: a TF32 k-step moves twice the
+    # bytes of a 16-bit one per MAC, and the L2 feed is what the TF32 tiles wait on
+    tiles_ += [WsTile(k, 128, bn, cluster_m=2) for k in (Kernel.SM90_WS_COOPERATIVE, Kernel.SM90_WS_PINGPONG)
+               for bn in bns if k == Kernel.SM90_WS_COOPERATIVE or bn <= 64]
     out = [default]
     for tile in tiles_:
         s = SM90_WS.attempt(p, t, tile=tile)

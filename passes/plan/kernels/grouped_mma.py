@@ -126,7 +126,8 @@ def plan_grouped_mma(p: ConvProblem, t: Target) -> Schedule:
     opts = _options(p, t, narrow=dense)
     full = max(o.geometry.bw for o in opts)
     best = next(o for o in opts if o.geometry.bw == full or o.ctas_per_sm == 1)
-    sliced = sliced_options(tile_planning_problem(p), t.smem_bytes, SM_SMEM, t.num_sms) if dense else []
+    # slices: static sizes (what the GPU checks covered)
+    sliced = sliced_options(p, t.smem_bytes, SM_SMEM, t.num_sms) if dense and not p.runtime_sizes else []
     if sliced and sliced[0].cost < sm_cost(best.geometry, best.ctas_per_sm, t.num_sms):
         return _schedule(p, t, sliced[0])
     return _schedule(p, t, best)
@@ -144,9 +145,9 @@ def grouped_mma_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
     others = [s for s in scheds if (s.config, s.stages) != (default.config, default.stages)]
     if p.grouped:
         return others[:TUNING_TILES - 1]
-    # channel-sliced patches: the best tile of each (slices, buffers, CTAs per SM)
+    # channel-sliced patches (static sizes): the best tile of each (slices, buffers, CTAs per SM)
     seen, sliced = set(), []
-    for o in sliced_options(tile_planning_problem(p), t.smem_bytes, SM_SMEM, t.num_sms):
+    for o in sliced_options(p, t.smem_bytes, SM_SMEM, t.num_sms) if not p.runtime_sizes else []:
         key = (o.geometry.slices, o.stages, o.ctas_per_sm)
         if key not in seen:
             seen.add(key)

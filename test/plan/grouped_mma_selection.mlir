@@ -6,7 +6,7 @@
 // output channels, block-diagonal filter), tiles of one output row (12 pixels in two m16
 // fragments), one patch buffer (each CTA has one tile), two CTAs per SM.
 // RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target sm_90a %inputs/grouped_mma_3x3_f16.flow.mlir | FileCheck %s
-// CHECK: convc.schedule = {block_k = 16 : i64, block_m = 32 : i64, block_n = 64 : i64, config = {cols = 12 : i64, ctas_per_sm = 2 : i64, rows = 1 : i64}
+// CHECK: convc.schedule = {block_k = 16 : i64, block_m = 32 : i64, block_n = 64 : i64, config = {cols = 12 : i64, ctas_per_sm = 2 : i64, rows = 1 : i64, slices = 1 : i64}
 // CHECK-SAME: grid = [20, 1, 1]
 // CHECK-SAME: kernel = "grouped_mma"
 // CHECK-SAME: reason = "grouped implicit GEMM on tensor cores (mma.sync m16n8k16, f32 accumulation): 8 groups (64 channels) per CTA, 1x12-pixel tiles, 1 patch buffer, 2 CTAs per SM, block-diagonal filter staged once"

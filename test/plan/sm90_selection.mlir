@@ -5,7 +5,7 @@
 // Under two waves of 128-row tiles, F = 128: swapped cooperative tiles (channels on the
 // wgmma's M) of 144 pixels, so 16928 pixels make 118 even tiles; one CTA per SM, 384 threads.
 // RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target sm_90a %inputs/tma_large.flow.mlir | FileCheck %s --check-prefix=WS
-// WS: convc.schedule = {block_k = 64 : i64, block_m = 144 : i64, block_n = 128 : i64, config = {cluster_m = 1 : i64, direct_stages = 2 : i64, epilogue_slots = 1 : i64, late_channel_ops = false, raster = 1 : i64, swap_ab = true}, grid = [118, 1, 1]
+// WS: convc.schedule = {block_k = 64 : i64, block_m = 144 : i64, block_n = 128 : i64, config = {cluster_m = 1 : i64, consumers = 2 : i64, direct_stages = 2 : i64, epilogue_slots = 1 : i64, late_channel_ops = false, raster = 1 : i64, swap_ab = true}, grid = [118, 1, 1]
 // WS-SAME: kernel = "sm90_ws_cooperative"
 // WS-SAME: reason = "warp-specialized persistent TMA + wgmma (cooperative), TMA-store epilogue, channels on the wgmma M (swapped)"
 // WS-SAME: smem_bytes = 211072 : i64, stages = 5 : i64
@@ -13,14 +13,14 @@
 
 // Tiny grid (8 output rows of 2 images): 64x64 tiles, a grid of 4 CTAs.
 // RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target sm_90a %inputs/tma_3x3_residual.flow.mlir | FileCheck %s --check-prefix=SMALL
-// SMALL: convc.schedule = {block_k = 64 : i64, block_m = 64 : i64, block_n = 64 : i64, config = {cluster_m = 1 : i64, direct_stages = 2 : i64, epilogue_slots = 1 : i64, late_channel_ops = false, raster = 1 : i64, swap_ab = false}, grid = [4, 1, 1]
+// SMALL: convc.schedule = {block_k = 64 : i64, block_m = 64 : i64, block_n = 64 : i64, config = {cluster_m = 1 : i64, consumers = 2 : i64, direct_stages = 2 : i64, epilogue_slots = 1 : i64, late_channel_ops = false, raster = 1 : i64, swap_ab = false}, grid = [4, 1, 1]
 // SMALL-SAME: kernel = "sm90_ws_pingpong"
 
 // Tuning rounds force a candidate by its settings (the first candidate with them all; here the
 // 3rd is cooperative 128x128, the 10th a 2x1 cluster, the 12th the non-persistent kernel) or,
 // as convc-tune does, by index (the 6th: ping-pong 64x64).
 // RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target sm_90a --candidate kernel=sm90_ws_cooperative,block_m=128,block_n=128 %inputs/tma_large.flow.mlir | FileCheck %s --check-prefix=COOP
-// COOP: block_m = 128 : i64, block_n = 128 : i64, config = {cluster_m = 1 : i64, direct_stages = 0 : i64, epilogue_slots = 1 : i64, late_channel_ops = false, raster = 1 : i64, swap_ab = false}, grid = [132, 1, 1]
+// COOP: block_m = 128 : i64, block_n = 128 : i64, config = {cluster_m = 1 : i64, consumers = 2 : i64, direct_stages = 0 : i64, epilogue_slots = 1 : i64, late_channel_ops = false, raster = 1 : i64, swap_ab = false}, grid = [132, 1, 1]
 // COOP-SAME: kernel = "sm90_ws_cooperative"
 // COOP-SAME: reason = "tuning candidate 3/{{[0-9]+}}: warp-specialized persistent TMA + wgmma (cooperative)
 // COOP-SAME: smem_bytes = 229520 : i64, stages = 6 : i64
@@ -29,7 +29,7 @@
 // CAND-SAME: kernel = "sm90_ws_pingpong"
 // CAND-SAME: reason = "tuning candidate 6/{{[0-9]+}}: warp-specialized persistent TMA + wgmma (ping-pong)
 // RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target sm_90a --candidate kernel=sm90_ws_cooperative,cluster_m=2 %inputs/tma_large.flow.mlir | FileCheck %s --check-prefix=CLUSTER
-// CLUSTER: block_m = 128 : i64, block_n = 128 : i64, config = {cluster_m = 2 : i64, direct_stages = 0 : i64, epilogue_slots = 1 : i64, late_channel_ops = false, raster = 1 : i64, swap_ab = false}, grid = [132, 1, 1]
+// CLUSTER: block_m = 128 : i64, block_n = 128 : i64, config = {cluster_m = 2 : i64, consumers = 2 : i64, direct_stages = 0 : i64, epilogue_slots = 1 : i64, late_channel_ops = false, raster = 1 : i64, swap_ab = false}, grid = [132, 1, 1]
 // CLUSTER-SAME: 2x1 cluster with filter multicast
 // RUN: convc-opt --pass=convc-match-conv,convc-plan-schedule --target sm_90a --candidate kernel=sm90_tma_wgmma %inputs/tma_large.flow.mlir | FileCheck %s --check-prefix=LEGACY
 // LEGACY: block_m = 128 : i64, block_n = 128 : i64, config = {split_k = 1 : i64}, grid = [133, 1, 1]

@@ -468,7 +468,7 @@ class Sm90WsConfig(PersistentConfig):
     late_channel_ops: bool = False  # per-channel epilogue operands loaded after the main loop, not
                                 # before it (tiles whose operands would not fit the consumer
                                 # registers beside the accumulators: sm90_ws_layout.consumer_registers)
-    consumers: int = 2          # consumer warpgroups; 3 or 4 (ping-pong) give an epilogue that
+    consumers: int = 2          # consumer warpgroups; 3 (ping-pong) gives an epilogue that
                                 # outlasts the main loop more warps to issue from
 
     LEGACY: ClassVar[dict[str, str]] = {f: f for f in ("raster", "cluster_m", "epilogue_slots", "swap_ab",

@@ -137,6 +137,6 @@ def test_layout_and_refusals_for_more_consumers():
     check_supported(p, "sm90_ws_pingpong", 64, 128, consumers=3)
     for kernel, bm, bn, n in (("sm90_ws_cooperative", 128, 128, 3), ("sm90_ws_streamk", 64, 128, 3),
                               ("sm90_ws_pingpong", 128, 128, 3), ("sm90_ws_pingpong", 64, 128, 4),
-                              ("sm90_ws_pingpong", 64, 64, 5)):
+                              ("sm90_ws_pingpong", 64, 64, 4), ("sm90_ws_pingpong", 64, 64, 5)):
         with pytest.raises(WsUnsupported):
             check_supported(p, kernel, bm, bn, consumers=n)

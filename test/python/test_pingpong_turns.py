@@ -41,10 +41,7 @@ class Model:
         return w * self.slots + st, ph
 
     def turn_parity(self, w, use):
-        if self.rule == "shipped":
-            after = w if self.n == 2 else min(w, 1)
-        else:
-            after = w
+        after = min(w, 1) if self.rule == "shipped" else w
         return (use + after + 1) % 2
 
     def producer(self):

@@ -445,6 +445,11 @@ class TileOption:
     cost: int                # the busiest CTA slot's pixels computed plus staged
 
 
+def _full_width(p: ConvProblem) -> int:
+    """BW of a full-width tile: Wo, split into near-equal spans past 64 columns."""
+    return p.Wo if p.Wo <= 64 else cdiv(p.Wo, cdiv(p.Wo, 64))
+
+
 def tile_options(p: ConvProblem, smem_per_block: int, smem_per_sm: int, num_sms: int,
                  narrow: bool = False) -> list[TileOption]:
     """Tile shapes and ring depths, best first. BW = Wo (split into near-equal spans past 64);
@@ -454,10 +459,10 @@ def tile_options(p: ConvProblem, smem_per_block: int, smem_per_sm: int, num_sms:
     padding included) plus those it stages (halo); ties go to taller tiles, then two buffers.
     narrow: half-width tiles too (tuning candidates: smaller patches that leave room for two
     buffers or two CTAs per SM, whose loads overlap the other's math; the cost ignores that)."""
-    bw0 = p.Wo if p.Wo <= 64 else cdiv(p.Wo, cdiv(p.Wo, 64))
+    bw0 = _full_width(p)
     out = []
     for bw in (bw0, cdiv(bw0, 2)) if narrow and bw0 >= 32 else (bw0,):
-        out += _options_at(p, bw, smem_per_block, smem_per_sm, num_sms)
+        out += _options_at(p, bw, 1, smem_per_block, smem_per_sm, num_sms)
     if not out:
         raise GroupedMmaUnsupported("one output row's patch and filter do not fit shared memory "
                                     "within the accumulator budget")
@@ -471,26 +476,13 @@ def sliced_options(p: ConvProblem, smem_per_block: int, smem_per_sm: int, num_sm
     """Tile options that stage the patch in channel slices (Geometry.slices) for a dense conv:
     half- and full-width tiles, every height whose slice buffers fit, `stages` slice buffers
     (2 or 4, a divisor of the slice count, so each slice of every tile has its buffer at
-    compile time), one CTA per SM unless two fit. Cost: the busiest slot's tiles x the pixels
-    a tile computes or stages, whichever is more (the copies overlap the math), best first."""
-    if not any(Geometry.sliceable(p, n) for n in SLICE_COUNTS):
-        return []
-    bw0 = p.Wo if p.Wo <= 64 else cdiv(p.Wo, cdiv(p.Wo, 64))
+    compile time), one CTA per SM unless two fit. Cost: sm_cost (the busiest SM's tiles x the
+    pixels a tile computes or stages, whichever is more: the copies overlap the math)."""
+    bw0 = _full_width(p)
     out = []
     for bw in (bw0, cdiv(bw0, 2)) if bw0 >= 32 else (bw0,):
         for slices in (n for n in SLICE_COUNTS if Geometry.sliceable(p, n)):
-            for bh in range(1, p.Ho + 1):
-                g = Geometry(p, bh, bw, slices)
-                if g.mt > MAX_MT or g.filter_bytes + 2 * g.patch_bytes > smem_per_block:
-                    break
-                for stages in (st for st in (2, 4) if slices % st == 0):
-                    smem = g.filter_bytes + stages * g.patch_bytes
-                    if smem > smem_per_block:
-                        continue
-                    per_sm = 2 if 2 * (smem + SMEM_RESERVE) <= smem_per_sm else 1
-                    if g.mt * g.ntw * 4 > MAX_ACC * (3 - per_sm):
-                        continue
-                    out.append(TileOption(g, stages, per_sm, sm_cost(g, per_sm, num_sms)))
+            out += _options_at(p, bw, slices, smem_per_block, smem_per_sm, num_sms)
     return sorted(out, key=lambda o: (o.cost, -o.geometry.bh, o.stages, o.geometry.slices))
 
 
@@ -504,20 +496,25 @@ def sm_cost(g: Geometry, per_sm: int, num_sms: int) -> int:
     return cdiv(tiles, per_sm * num_sms) * per_sm * work
 
 
-def _options_at(p: ConvProblem, bw: int, smem_per_block: int, smem_per_sm: int, num_sms: int) -> list[TileOption]:
+def _options_at(p: ConvProblem, bw: int, slices: int, smem_per_block: int, smem_per_sm: int,
+                num_sms: int) -> list[TileOption]:
+    """Every height of bw-wide tiles with `slices` channel slices: one or two patch buffers
+    (no slices) or 2 or 4 slice buffers dividing the slice count, as many CTAs per SM (at most
+    2) as shared memory allows, within the accumulator budget. Cost: sm_cost with slices, else
+    the busiest CTA slot's share of it (tile_options' ranking)."""
+    stage_counts = (1, 2) if slices == 1 else tuple(st for st in (2, 4) if slices % st == 0)
     out = []
     for bh in range(1, p.Ho + 1):
-        g = Geometry(p, bh, bw)
-        if g.mt > MAX_MT or g.filter_bytes + g.patch_bytes > smem_per_block:
+        g = Geometry(p, bh, bw, slices)
+        if g.mt > MAX_MT or g.filter_bytes + stage_counts[0] * g.patch_bytes > smem_per_block:
             break
-        for stages in (1, 2):
+        for stages in stage_counts:
             smem = g.filter_bytes + stages * g.patch_bytes
             if smem > smem_per_block:
                 continue
             per_sm = 2 if 2 * (smem + SMEM_RESERVE) <= smem_per_sm else 1
             if g.mt * g.ntw * 4 > MAX_ACC * (3 - per_sm):
                 continue
-            tiles = p.N * g.tiles_per_image * g.channel_blocks
-            cost = cdiv(tiles, per_sm * num_sms) * (g.block_m + g.ph * g.pw)
+            cost = sm_cost(g, per_sm, num_sms) // (1 if slices > 1 else per_sm)
             out.append(TileOption(g, stages, per_sm, cost))
     return out

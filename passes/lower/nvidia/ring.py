@@ -181,11 +181,11 @@ class PingPongTurns(MbarrierRing):
         """Warpgroup w's use-th main loop may start: wait on turn[w]."""
         e = self.e
         bar = self.full(w)
-        after = w if self.n == 2 else e.select(e.cmp("sgt", w, 0), 1, 0)
+        after = e.select(e.cmp("sgt", w, 0), 1, 0)
         _, parity = self.slot_in(w, e.add(use, e.add(after, 1)))
         mbarrier_wait(bar, parity)
 
     def pass_turn(self, w) -> None:
         """Warpgroup w hands the ring to the next one."""
         e = self.e
-        self.commit(e.sub(1, w) if self.n == 2 else e.rem(e.add(w, 1), self.n))
+        self.commit(e.rem(e.add(w, 1), self.n))

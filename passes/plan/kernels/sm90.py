@@ -37,6 +37,11 @@ TRANSCENDENTAL = frozenset({"math.erf", "math.exp", "math.exp2", "math.tanh", "m
                             "math.log1p", "math.expm1", "math.powf"})
 
 
+def transcendental_epilogue(p: ConvProblem) -> bool:
+    """The epilogue holds erf, exp, tanh or log (GELU, SiLU): math that can outlast the main loop."""
+    return any(ins.op in TRANSCENDENTAL for st in p.epilogue for ins in st.program)
+
+
 @dataclass(frozen=True)
 class Shape:
     """What the rules read of problem p on target t, derived on demand."""
@@ -90,7 +95,7 @@ class Shape:
         the longest tail per warpgroup."""
         p = self.p
         return (p.R * p.S == 1 and p.F >= HEAVY_EPILOGUE_MIN_F and p.F % 128 == 0 and not self.narrow_k
-                and any(ins.op in TRANSCENDENTAL for st in p.epilogue for ins in st.program))
+                and transcendental_epilogue(p))
 
     @property
     def streamk_pays(self) -> bool:

@@ -18,7 +18,7 @@ from ..tuning import unique_by_knobs
 from .common import tiles
 from .grouped_mma import GROUPED_MMA, NARROW_DENSE_F, grouped_mma_candidates, narrow_stem
 from ...kernel_families import KernelFamily
-from .sm90 import COOPERATIVE, PINGPONG, STREAMK, TRANSCENDENTAL, fewer_columns_at_160, plan_sm90
+from .sm90 import COOPERATIVE, PINGPONG, STREAMK, fewer_columns_at_160, plan_sm90, transcendental_epilogue
 from .sm90_gather import SM90_GATHER
 from .sm90_rows import SM90_ROWS
 from .sm90_tma import SM90_TMA
@@ -63,7 +63,7 @@ def candidate_grid(p: ConvProblem, t: Target) -> list[tuple[KernelFamily, dict]]
     if p.F <= NARROW_DENSE_F and not p.grouped:
         # a narrow output: the dense conv as one group on the grouped tensor-core kernel
         grid += [(GROUPED_MMA, {})]
-    if any(ins.op in TRANSCENDENTAL for st in p.epilogue for ins in st.program):
+    if transcendental_epilogue(p):
         # an epilogue as long as the main loop or longer (GELU, SiLU): three ping-pong consumer
         # warpgroups, so two can be in their epilogues while one runs its main loop (ConvNeXt-T's
         # GELU GEMMs, H200: within 4% of the two-warpgroup tiles, faster on none by more)

@@ -26,10 +26,12 @@ def threads_for(consumers: int) -> int:
 def consumer_registers_for(consumers: int) -> int:
     """setmaxnreg count of each consumer warpgroup. A CTA launches with the registers ptxas gave
     every thread (65536 / threads, in multiples of 8: 168 for 384 threads, 128 for 512), and
-    setmaxnreg.inc can only take what the producer's setmaxnreg.dec to 40 handed back to the
-    CTA: asking for more blocks forever (four consumer warpgroups at 112 hung on an H200, where
-    their 96 launch registers and the producer's 7168 returned ones allow 104). Two: 232 (the
-    most a warpgroup takes beside the producer), three: 152, four: 104."""
+    the share here is what those plus the producer's setmaxnreg.dec to 40 hand back cover.
+    Four consumer warpgroups asking for 112 hung on an H200 (their 96 launch registers and the
+    producer's 7168 returned ones cover 104); that setmaxnreg.inc waits for registers the CTA
+    does not have is the lead, not isolated (no run since), so four are refused
+    (sm90_ws_layout.check_supported). Two: 232 (the most a warpgroup takes beside the
+    producer), three: 152 (ran correct), four: 104."""
     launch = SM_REGISTERS // threads_for(consumers) // 8 * 8
     freed = (launch - PRODUCER_REGS) * WARPGROUP
     return min(CONSUMER_REGS, launch + freed // (consumers * WARPGROUP) // 8 * 8)

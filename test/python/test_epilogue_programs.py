@@ -409,3 +409,106 @@ def test_promoted_peepholes():
         assert abs(consts[erf.args[1]] - 1 / float(np.sqrt(np.float16(2.0)))) < 1e-7
         fma = fused[ops.index("math.fma")]
         assert consts[fma.args[1]] == 0.5 and consts[fma.args[2]] == 0.25 * 2     # (e + 1) * 0.5
+
+
+def _quantize_program(order="max_min", zp=None, lo="-1.280000e+02", hi="1.270000e+02", to="arith.fptosi",
+                      dtype="i8"):
+    """0: the conv value, 1: a bias; v = a * s + b, relu, roundeven (+ zp), clamp, to int."""
+    from convc.passes.problem import EpilogueOp as Op
+    c = lambda v: Op("arith.constant", "f32", (), (("value", f"{v} : f32"),))    # noqa: E731
+    prog = [Op("arith.sitofp", "f32", (0,)), c("7.300000e-04"), Op("arith.mulf", "f32", (2, 3)),
+            Op("arith.addf", "f32", (4, 1)), c("0.000000e+00"), Op("arith.maximumf", "f32", (5, 6)),
+            Op("math.roundeven", "f32", (7,))]
+    x = 8
+    if zp is not None:
+        prog += [Op("arith.constant", "i32", (), (("value", f"{zp} : i32"),)), Op("arith.sitofp", "f32", (9,)),
+                 Op("arith.addf", "f32", (8, 10))]
+        x = 11
+    k = 2 + len(prog)
+    first, second = (("arith.maxnumf", lo), ("arith.minnumf", hi)) if order == "max_min" else \
+        (("arith.minnumf", hi), ("arith.maxnumf", lo))
+    prog += [c(first[1]), Op(first[0], "f32", (x, k)), c(second[1]), Op(second[0], "f32", (k + 1, k + 2)),
+             Op(to, dtype, (k + 3,))]
+    return tuple(prog)
+
+
+@pytest.mark.parametrize("order", ["max_min", "min_max"])
+@pytest.mark.parametrize("zp", [None, 3])
+def test_quantize_chain_becomes_bits(order, zp):
+    """program_math.quantize_chains: a requantize's roundeven (+ integer zero point), clamp in
+    either order and fptosi become one convc.quantize_bits reading the unrounded value, the
+    zero point and the two bounds; the absorbed ops become constants (numbering kept)."""
+    from convc.passes.ir import ir
+    from convc.passes.lower.common.program_math import fold_constants, quantize_chains
+    with ir.Context(), ir.Location.unknown():
+        prog, consts = fold_constants(_quantize_program(order, zp), 2)
+        out = quantize_chains(prog, consts, 2)
+        q = out[-1]
+        assert q.op == "convc.quantize_bits" and q.dtype == "i8"
+        assert q.args[0] == 7                                   # relu's result, before rounding
+        assert [consts[a] for a in q.args[-2:]] == [-128.0, 127.0]
+        assert len(q.args) == (4 if zp is not None else 3)
+        ops = [ins.op for ins in out]
+        assert "math.roundeven" not in ops and "arith.minnumf" not in ops and "arith.maxnumf" not in ops
+        assert len(out) == len(prog)
+
+
+@pytest.mark.parametrize("change", ["wide_bounds", "fractional_bound", "unsigned_negative", "shared_round"])
+def test_quantize_chain_left_alone(change):
+    """No rewrite where the bits would not be the same integer: bounds past the result type,
+    a fractional bound, an fptoui with a negative lower bound, or a rounded value used twice."""
+    from convc.passes.ir import ir
+    from convc.passes.lower.common.program_math import fold_constants, quantize_chains
+    from convc.passes.problem import EpilogueOp as Op
+    prog = {"wide_bounds": lambda: _quantize_program(lo="-3.000000e+02"),
+            "fractional_bound": lambda: _quantize_program(hi="1.265000e+02"),
+            "unsigned_negative": lambda: _quantize_program(to="arith.fptoui"),
+            "shared_round": lambda: _quantize_program() + (Op("arith.addf", "f32", (8, 8)),)}[change]()
+    with ir.Context(), ir.Location.unknown():
+        prog, consts = fold_constants(prog, 2)
+        assert quantize_chains(prog, consts, 2) == prog
+
+
+def test_integer_conversion_identities():
+    """The f32-encoding forms program_math emits, evaluated in numpy float32 (IEEE round to
+    nearest even, as the GPU's FADD): convc.quantize_bits equals clamp(roundeven(v) + z) on
+    halves, large and non-finite values (NaN: the lower bound, as maxnumf gives), and the
+    small-integer conversion equals the integer for every i8, u8 and i16 value."""
+    from convc.passes.lower.common.program_math import MAGIC, MAGIC_BITS
+    f32 = np.float32
+    rng = np.random.default_rng(0)
+    v = np.concatenate([np.arange(-300, 300, 0.25), rng.normal(0, 100, 20000), [2.0 ** 22 - 0.5, 2.0 ** 22 + 1,
+                        -2.0 ** 22 - 3, 1e9, -1e9, 3e38, -3e38, np.inf, -np.inf, np.nan, -0.0, 0.5, -0.5, 1.5, -2.5]]
+                       ).astype(f32)
+    for z, lo, hi, bits in ((0, -128, 127, 8), (3, -128, 127, 8), (-128, -128, 127, 8), (0, 0, 255, 8),
+                            (7, -32768, 32767, 16)):
+        with np.errstate(invalid="ignore"):
+            w = (v + f32(MAGIC)) + f32(z)
+            w = np.fmin(np.fmax(w, f32(MAGIC + lo)), f32(MAGIC + hi))
+            got = (w.view(np.uint32) & (2 ** bits - 1)).astype(np.int64)
+            got = np.where(got >= 2 ** (bits - 1), got - 2 ** bits, got) if lo < 0 else got
+            ref = np.fmin(np.fmax(np.round(v.astype(np.float64)) + z, lo), hi)
+        ref = np.where(np.isnan(v), lo, ref).astype(np.int64)
+        assert (got == ref).all(), v[got != ref][:8]
+    for bits, signed in ((8, True), (8, False), (16, True)):
+        q = np.arange(-(2 ** (bits - 1)), 2 ** (bits - 1)) if signed else np.arange(2 ** bits)
+        offset = 2 ** (bits - 1) if signed else 0
+        enc = ((q + offset) & (2 ** bits - 1)).astype(np.uint32) | np.uint32(MAGIC_BITS)
+        assert (enc.view(f32) - f32(MAGIC + offset) == q.astype(f32)).all()
+
+
+def test_int8_epilogue_has_no_quarter_rate_conversions(tmp_path):
+    """An i8 layer's requantize with an i8 residual compiles for sm_90a without cvt.rni,
+    cvt.rzi or an 8-bit cvt (F2I, FRND and I2F.S8: a quarter of the float rate), its
+    multiply-add contracted."""
+    from convc.tools.layers import Layer, layer_mlir
+    L = Layer("q", 2, 8, 8, 64, 128, 1, 1, (1, 1), (1, 1), (0, 0, 0, 0), "i8", "bias_residual_relu")
+    src = tmp_path / "q.mlir"
+    src.write_text(layer_mlir(L))
+    compile_file(str(src), str(tmp_path / "q.vmfb"), CompileOptions(target="sm_90a", dump_dir=str(tmp_path / "d"),
+                                                                      tuning_cache="none"))
+    ptx = "".join(open(f).read() for f in glob.glob(os.path.join(tmp_path, "d", "binaries", "*.ptx")))
+    kernel = ptx[ptx.index(".entry conv_"):]
+    assert "s8.s8" in kernel                                   # the s8 wgmma kernel
+    assert not re.search(r"cvt\.(rni|rzi)", kernel), "rounding conversions left"
+    assert not re.search(r"cvt\.rn\.f32\.s(8|16)", kernel), "8/16-bit int -> float conversions left"

@@ -13,7 +13,7 @@ from ...problem import ConvProblem, DTYPE_BYTES, EpilogueStep
 from .emit import Emitter, convert, vec_type, zeros
 from .executable import gemm_rows
 from .program_math import (channel_invariant, emit_fast, fast_math, fold_constants, fuse_promoted,
-                           hoist_channel_invariants, promoted_dtype, promotes)
+                           hoist_channel_invariants, promoted_dtype, promotes, quantize_chains)
 
 
 def _align(width: int, dtype: str, aligned: bool) -> int:
@@ -107,6 +107,7 @@ def run_program(step: EpilogueStep, val: ir.Value, loads: list, width: int) -> i
     vals = [val] + list(loads)
     first = len(vals)
     program, consts = fold_constants(step.program, first)
+    program = quantize_chains(program, consts, first)
     fast = fast_math(step.dtype)
     dtypes = [_element(v) for v in loads]
     invariant = channel_invariant(program, first, {i + 1 for i, ld in enumerate(step.loads) if ld.broadcast == "channel"})
@@ -132,9 +133,10 @@ def run_program(step: EpilogueStep, val: ir.Value, loads: list, width: int) -> i
         if cheaper is not None:
             vals.append(cheaper)
             continue
-        if wide and ins.op in _CONTRACTED and "fastmath" not in attrs:
+        if (wide or step.dtype in _INTEGER) and ins.op in _CONTRACTED and "fastmath" not in attrs:
             # a multiply feeding an add may fuse into an fma: one rounding fewer, as the
-            # promotion itself
+            # promotion itself; an integer result (a requantize) moves with it only where the
+            # value lies within an ulp of a half
             attrs["fastmath"] = ir.Attribute.parse("#arith.fastmath<contract>")
         if ins.op == "arith.maximumf" and dtype == "f16":
             # IREE 3.13's llvm-cpu f16 expansion breaks on vector maximumf (it builds a scalar
@@ -148,6 +150,7 @@ def run_program(step: EpilogueStep, val: ir.Value, loads: list, width: int) -> i
 
 
 _CONTRACTED = ("arith.addf", "arith.subf", "arith.mulf")
+_INTEGER = ("i8", "i16")
 
 
 def _element(v: ir.Value) -> str:

@@ -36,7 +36,7 @@ from .suite import git_commit, select, write_models
 from .layers import load_suite
 
 REFERENCE_FLAGS = {"nvidia": STOCK_IREE_FLAGS}     # stock IREE builds are the reference outputs
-_DTYPES = {"f16", "bf16", "f32"}
+_DTYPES = {"f16", "bf16", "f32", "i8", "f8E4M3FN", "f8E5M2"}
 
 
 def signature(text: str) -> dict:
@@ -60,7 +60,7 @@ def signature(text: str) -> dict:
         st = ir.RankedTensorType(t)
         dt = str(st.element_type)
         if dt not in _DTYPES or not st.has_static_shape:
-            raise ConvcError(f"argument {i} of @{name} is {t}: tuning feeds static f16/bf16/f32 tensors only")
+            raise ConvcError(f"argument {i} of @{name} is {t}: tuning feeds static f16/bf16/f32/i8/fp8 tensors only")
         out = i < len(arg_attrs) and "iree.abi.output" in str(arg_attrs[i])
         args.append({"shape": list(st.shape), "dtype": dt, "output": out})
     results = [str(ir.ShapedType(t).element_type) for t in ftype.results]

@@ -22,7 +22,7 @@ from .kernels.skinny_gemm import plan_skinny, supports as skinny_supports
 from .kernels.grouped_mma import grouped_candidates, plan_grouped_choice
 from .kernels.channel_slice import plan_channel_slice
 from .kernels.f32 import f32_candidates, plan_dynamic_batch, plan_f32, plan_runtime_spatial
-from .kernels.int8 import plan_fp8, plan_int8
+from .kernels.int8 import eight_bit_candidates, plan_fp8, plan_int8
 from .kernels.portable import plan_portable
 from .kernels.sm100_ws import plan_sm100, sm100_candidates
 from .kernels.sm90 import plan_sm90
@@ -58,8 +58,8 @@ ROUTES = (
     Route(lambda p, t: bool(p.pool), lambda p, t, precision: plan_pool(p, t)),
     Route(lambda p, t: skinny_supports(p, t) is None, lambda p, t, precision: plan_skinny(p, t)),
     Route(lambda p, t: p.grouped, lambda p, t, precision: plan_grouped_choice(p, t), grouped_candidates),
-    Route(lambda p, t: p.dtype == "i8", lambda p, t, precision: plan_int8(p, t)),
-    Route(lambda p, t: p.dtype in FP8_INPUT_DTYPES, lambda p, t, precision: plan_fp8(p, t)),
+    Route(lambda p, t: p.dtype == "i8", lambda p, t, precision: plan_int8(p, t), eight_bit_candidates),
+    Route(lambda p, t: p.dtype in FP8_INPUT_DTYPES, lambda p, t, precision: plan_fp8(p, t), eight_bit_candidates),
     Route(lambda p, t: p.dynamic_batch, plan_dynamic_batch),
     Route(lambda p, t: p.dtype == "f32", plan_f32, f32_candidates),
     Route(lambda p, t: t.has_tcgen05, lambda p, t, precision: plan_sm100(p, t), sm100_candidates),

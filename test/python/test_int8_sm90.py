@@ -17,7 +17,7 @@ from convc.passes.lower.nvidia import tensormap as tm
 from convc.passes.lower.nvidia.tma_loader import activation_map_args, epilogue_map_args, filter_map_args
 from convc.passes.plan.kernels.common import PlanError
 from convc.passes.plan.kernels.sm90_ws import plan_sm90_ws
-from convc.passes.plan.plan_schedule import plan_schedule_for
+from convc.passes.plan.plan_schedule import candidate_schedules, plan_schedule_for
 from convc.passes.schedule import Kernel
 from convc.passes.target import get_target
 from convc.tools.layers import Layer
@@ -49,7 +49,8 @@ def test_int8_convs_take_the_s8_wgmma_kernel():
 
 def test_int8_declines_name_the_reason():
     """C that no 64- or 128-byte K row tiles, and targets without wgmma, take the portable
-    kernel (i32 sums); stream-K and wgmma N the integer wgmma lacks are refused."""
+    kernel (i32 sums); wgmma N the integer wgmma lacks are refused. Stream-K is taken: its
+    partials travel as i32."""
     p = REQUANT_3X3.expected_problem()
     odd = dataclasses.replace(p, C=16)
     s = plan_schedule_for(odd, T)
@@ -57,8 +58,7 @@ def test_int8_declines_name_the_reason():
     assert "multiple of 64, or of 16 with one filter tap" in s.reason
     s = plan_schedule_for(p, get_target("llvm-cpu"))
     assert s.kernel == Kernel.PORTABLE_IGEMM and "no s8 tensor-core kernel for llvm-cpu" in s.reason, s.reason
-    with pytest.raises(PlanError, match="stream-K for int8"):
-        plan_sm90_ws(p, T, Kernel.SM90_WS_STREAMK, 64, 128)
+    assert plan_sm90_ws(p, T, Kernel.SM90_WS_STREAMK, 64, 128).kernel == Kernel.SM90_WS_STREAMK
     f32_out = dataclasses.replace(p, out_dtype="f32", epilogue=())
     with pytest.raises(PlanError, match="s8 wgmma with N=40"):
         plan_sm90_ws(f32_out, T, block_n=40)
@@ -125,8 +125,10 @@ def test_int8_kernel_compiles_and_assembles(tmp_path, case):
     assert s.kernel in (Kernel.SM90_WS_COOPERATIVE, Kernel.SM90_WS_PINGPONG) and "s8 wgmma" in r.reason, r.line()
     assert p.out_dtype == ("f32" if isinstance(case, tuple) else "i8")
     text = open(ptx).read()
-    if p.out_dtype == "i8":     # the requantize rounds with one instruction (Machine.round_even)
-        assert "cvt.rni.f32.f32" in text
+    if p.out_dtype == "i8":
+        # the requantize rounds by an add of 1.5 * 2^23 (program_math.quantize_chains): no
+        # quarter-rate cvt.rni / cvt.rzi
+        assert "0f4B400000" in text and "cvt.rni" not in text and "cvt.rzi" not in text
     # descriptors and scale-d alone: PTX takes no imm-scale or transpose operands on integer wgmma
     mma = re.findall(r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k32\.s32\.s8\.s8 \{[^}]*\}, %rd\d+, %rd\d+, p;",
                      text)
@@ -141,3 +143,23 @@ def test_int8_kernel_compiles_and_assembles(tmp_path, case):
     assert out.returncode == 0, out.stderr[-2000:]
     spills = re.findall(r"(\d+) bytes spill stores, (\d+) bytes spill loads", out.stderr)
     assert spills and all(a == b == "0" for a, b in spills), out.stderr
+
+
+def test_int8_stream_k_candidate_sums_partials_in_i32(tmp_path):
+    """convc-tune's int8 candidates include stream-K tiles; their partial sums travel through
+    the scratch buffer as i32 (st/ld.global.v4.s32, integer adds), and ptxas assembles them."""
+    layer = dataclasses.replace(REQUANT_3X3, N=8, H=14, W=14, C=256, F=256)
+    _, res = compile_layer(tmp_path, layer, target="sm_90a", tuning_cache="none")
+    cands = candidate_schedules(res.reports[0].problem, T)
+    index = next(i for i, c in enumerate(cands) if c.kernel == Kernel.SM90_WS_STREAMK)
+    _, res = compile_layer(tmp_path, layer, target="sm_90a", dump_dir=str(tmp_path / "d"), tuning_cache="none",
+                           candidate=index)
+    assert res.reports[0].schedule.kernel == Kernel.SM90_WS_STREAMK
+    (ptx,) = glob.glob(str(tmp_path / "d" / "binaries" / "*.ptx"))
+    text = open(ptx).read()
+    assert "st.global.v4.s32" in text and "ld.global.cg.v4.s32" in text
+    assert "ld.global.cg.v4.f32" not in text
+    if PTXAS is None:
+        pytest.skip("no ptxas (pip install nvidia-cuda-nvcc)")
+    out = subprocess.run([PTXAS, "-arch=sm_90a", ptx, "-o", str(tmp_path / "k.cubin")], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-2000:]

@@ -325,22 +325,27 @@ def global_flag_wait_and_clear(addr_i64, value_i64) -> None:
     llvm_d.InlineAsmOp(None, [addr_i64, value_i64], asm, "l,l", has_side_effects=True)
 
 
-def load_global_cg_v4f32(addr_i64):
-    """ld.global.cg.v4.f32 (L2, not L1: the data was written by another SM) -> 4 f32 values."""
-    f32 = ir.F32Type.get()
-    st = llvm_d.StructType.get_literal([f32] * 4)
+def load_global_cg_v4(addr_i64, dtype: str = "f32"):
+    """ld.global.cg.v4 (L2, not L1: the data was written by another SM) -> 4 values of dtype
+    (f32, or i32: an int8 conv's partial sums)."""
+    t, kind, reg = _V4[dtype]
+    st = llvm_d.StructType.get_literal([t()] * 4)
     # inline asm: NVVM has no op for a load with the .cg cache operator
-    r = llvm_d.InlineAsmOp(st, [addr_i64], "ld.global.cg.v4.f32 {$0, $1, $2, $3}, [$4];", "=f,=f,=f,=f,l",
-                           has_side_effects=True).result
-    return [llvm_d.extractvalue(f32, r, [i]) for i in range(4)]
+    r = llvm_d.InlineAsmOp(st, [addr_i64], f"ld.global.cg.v4.{kind} {{$0, $1, $2, $3}}, [$4];",
+                           f"={reg},={reg},={reg},={reg},l", has_side_effects=True).result
+    return [llvm_d.extractvalue(t(), r, [i]) for i in range(4)]
 
 
-def store_global_v4f32(addr_i64, values) -> None:
-    """st.global.v4.f32 of 4 f32 values."""
+def store_global_v4(addr_i64, values, dtype: str = "f32") -> None:
+    """st.global.v4 of 4 values of dtype (f32 or i32)."""
+    _, kind, reg = _V4[dtype]
     # inline asm: NVVM has no store op (an llvm.store to !llvm.ptr<1> would also do; this one pairs
     # with the .cg load above and keeps the stream-K PTX as measured)
-    llvm_d.InlineAsmOp(None, [addr_i64] + list(values), "st.global.v4.f32 [$0], {$1, $2, $3, $4};",
-                       "l,f,f,f,f", has_side_effects=True)
+    llvm_d.InlineAsmOp(None, [addr_i64] + list(values), f"st.global.v4.{kind} [$0], {{$1, $2, $3, $4}};",
+                       f"l,{reg},{reg},{reg},{reg}", has_side_effects=True)
+
+
+_V4 = {"f32": (ir.F32Type.get, "f32", "f"), "i32": (I32, "s32", "r")}
 
 
 # ---------------------------------------------------------------------- per-thread async copies

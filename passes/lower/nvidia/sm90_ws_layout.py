@@ -148,15 +148,13 @@ def ws_layout(p: ConvProblem, kernel: str, block_m: int, block_n: int, stages: i
 def check_operands(p: ConvProblem, role: WarpRole, mma_n: int) -> None:
     """What the operand type adds to check_supported: the accumulator type the wgmma sums in;
     for s8 (summed in s32), an N the integer wgmma takes (8, 16, 24, 32, then multiples of 16:
-    ptxas refuses e.g. m64n40k32 or m64n136k32) and no stream-K (its partial sums travel
-    through the scratch buffer as f32)."""
+    ptxas refuses e.g. m64n40k32 or m64n136k32). Stream-K partials travel in the
+    accumulator's type (stream_k.py)."""
     acc = WGMMA_OPERANDS[p.dtype][2]
     if p.acc_dtype != acc:
         raise WsUnsupported(f"{p.dtype} operands accumulated in {p.acc_dtype} (the wgmma sums them in {acc})")
     if acc != "i32":
         return
-    if role is WarpRole.STREAM_K:
-        raise WsUnsupported("stream-K for int8 convs (its partial sums travel as f32)")
     if mma_n > 32 and mma_n % 16:
         raise WsUnsupported(f"an s8 wgmma with N={mma_n} (8, 16, 24, 32, then multiples of 16)")
 

@@ -52,7 +52,7 @@ class StreamKConsumers:
             k.turns.wait_turn(cw, use)
             channel_ops = ml.channel_ops(n0, wtid)
             st0, ph0 = k.ring.slot(it0)
-            accs = ml.k_step(st0, ph0, [undef_accumulator(mode.mma_n) for _ in range(subs)], row_base, first=True)
+            accs = ml.k_step(st0, ph0, [undef_accumulator(mode.mma_n, mode.p.acc_dtype) for _ in range(subs)], row_base, first=True)
             first_tile = arith_d.andi(elected, e.cmp("eq", use, 0)) if k.trace.on else None
             k.trace.consumer(e, cw, "first_data", first_tile)
             accs, last = ml.k_loop(st0, ph0, e.sub(k1, k0), accs, row_base)
@@ -67,14 +67,14 @@ class StreamKConsumers:
                 with e.if_(elected):
                     sk.await_partial(self._flag(q), t)
                 named_barrier(e.add(cw, 1), WARPGROUP)
-                set_acc(sk.add_partial(e, accs, s.block_n, self._partial(q), wtid))
+                set_acc(sk.add_partial(e, accs, s.block_n, self._partial(q), wtid, mode.p.acc_dtype))
                 if k.trace.on:
                     k.trace.consumer(e, cw, "fixed", elected)
             accs = fix.results
             head = e.all_of(e.cmp("eq", k0, 0), e.cmp("slt", k1, mode.ktiles))
             with e.if_else(head) as (partial, finish):
                 with partial:
-                    sk.store_partial(e, accs, s.block_n, self._partial(pid), wtid)
+                    sk.store_partial(e, accs, s.block_n, self._partial(pid), wtid, mode.p.acc_dtype)
                     named_barrier(e.add(cw, 1), WARPGROUP)
                     with e.if_(elected):
                         sk.publish(self._flag(pid), t)

@@ -67,6 +67,36 @@ def plan_fp8(p: ConvProblem, t: Target) -> Schedule:
     return _plan_sm90_8bit(p, t, what, f"{WGMMA_OPERANDS[p.dtype][0]} wgmma (f32 accumulation)")
 
 
+def eight_bit_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
+    """The schedules convc-tune times for an int8 or fp8 conv: the default, then every
+    persistent-kernel tile of the 16-bit candidate grid (sm90_candidates.candidate_grid) the
+    8-bit kernel takes within the register budget (no stream-K, swapped tiles or direct
+    prologue loads: the family refuses or this strips them). Elsewhere the default alone."""
+    default = plan_int8(p, t) if p.dtype == "i8" else plan_fp8(p, t)
+    if default.kernel not in (Kernel.SM90_WS_COOPERATIVE, Kernel.SM90_WS_PINGPONG):
+        return [default]
+    from ..tuning import unique_by_knobs
+    from .sm90_candidates import candidate_grid
+    mma = default.reason.rsplit(", ", 1)[-1]
+    out = [default]
+    for family, config in candidate_grid(p, t):
+        if family is not SM90_WS:
+            continue
+        s = _as_8bit(p, family.attempt(p, t, **config), mma)
+        if s is not None:
+            out.append(s)
+    return unique_by_knobs(out)
+
+
+def _as_8bit(p: ConvProblem, s, mma: str) -> Schedule | None:
+    """A persistent-kernel schedule as the 8-bit kernel runs it, or None where it cannot."""
+    if not isinstance(s, Schedule) or _registers(p, s) > REGISTER_BUDGET:
+        return None
+    if s.config.direct_stages:                # cp.async prologue chunks are 16-bit ones
+        s = s.with_config(direct_stages=0)
+    return dataclasses.replace(s, reason=f"{s.reason}, {mma}")
+
+
 def _plan_sm90_8bit(p: ConvProblem, t: Target, what: str, mma: str) -> Schedule:
     """The 8-bit operands' sm_90a plan (s8 or fp8 wgmma: 32 bytes of K per instruction)."""
     s = _f16_rules(p, t)
@@ -75,9 +105,9 @@ def _plan_sm90_8bit(p: ConvProblem, t: Target, what: str, mma: str) -> Schedule:
                   if isinstance(c, Schedule) and _registers(p, c) <= REGISTER_BUDGET), None) or \
             SM90_WS.attempt(p, t, tile=WsTile(Kernel.SM90_WS_COOPERATIVE, 128, 128 if p.F > 64 else 64))
     if isinstance(s, Schedule):
-        if s.config.direct_stages:                # cp.async prologue chunks are 16-bit ones
-            s = s.with_config(direct_stages=0)
-        return dataclasses.replace(s, reason=f"{s.reason}, {mma}")
+        return _as_8bit(p, s, mma) if _registers(p, s) <= REGISTER_BUDGET else \
+            dataclasses.replace(s.with_config(direct_stages=0) if s.config.direct_stages else s,
+                                reason=f"{s.reason}, {mma}")
     why = str(s)
     if tma_loader.k_tile_channels(p.C, p.R * p.S, p.dtype) is None:
         why = f"{why}; 64-channel steps need C a multiple of 64, or of 16 with one filter tap"

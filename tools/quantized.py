@@ -148,10 +148,11 @@ def qdq_quantize(model_path: str, out_path: str, symmetric: bool = True, per_cha
 
 
 def small_net(path: str, N: int = 2, C: int = 16, H: int = 10, W: int = 9, seed: int = 0,
-              depthwise: bool = False, pool: bool = False) -> None:
+              depthwise: bool = False, pool: bool = False, downsample: bool = False) -> None:
     """A float ONNX test net of the conv kinds a quantized CNN has: a padded 3x3 (bias, ReLU;
     `pool`: then a 3x3 max-pool, stride 1, padded), a strided 3x3 (`depthwise`: a depthwise one,
-    as MobileNets have), a 1x1 with a residual add, a 1x1 to a float output."""
+    as MobileNets have), a 1x1 with a residual add (`downsample`: of another 1x1 conv's output,
+    as a ResNet stage's first block adds its projection shortcut), a 1x1 to a float output."""
     import onnx
     from onnx import TensorProto, helper, numpy_helper
     rng = np.random.default_rng(seed)
@@ -163,7 +164,8 @@ def small_net(path: str, N: int = 2, C: int = 16, H: int = 10, W: int = 9, seed:
         return numpy_helper.from_array((rng.standard_normal(f) * 0.1).astype(np.float32), name)
 
     inits = [weight("w1", 32, C, 3), bias("b1", 32), weight("w2", 32, 1 if depthwise else 32, 3), bias("b2", 32),
-             weight("w3", 32, 32, 1), bias("b3", 32), weight("w4", 24, 32, 1), bias("b4", 24)]
+             weight("w3", 32, 32, 1), bias("b3", 32), weight("w4", 24, 32, 1), bias("b4", 24),
+             *([weight("wd", 32, 32, 1), bias("bd", 32)] if downsample else [])]
     nodes = [helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]),
              helper.make_node("Relu", ["c1"], ["r1" if not pool else "r1p"]),
              *([helper.make_node("MaxPool", ["r1p"], ["r1"], kernel_shape=[3, 3], pads=[1, 1, 1, 1])] if pool else []),
@@ -171,7 +173,8 @@ def small_net(path: str, N: int = 2, C: int = 16, H: int = 10, W: int = 9, seed:
                               group=32 if depthwise else 1),
              helper.make_node("Relu", ["c2"], ["r2"]),
              helper.make_node("Conv", ["r2", "w3", "b3"], ["c3"]),
-             helper.make_node("Add", ["c3", "r2"], ["a3"]),
+             *([helper.make_node("Conv", ["r2", "wd", "bd"], ["cd"])] if downsample else []),
+             helper.make_node("Add", ["c3", "cd" if downsample else "r2"], ["a3"]),
              helper.make_node("Relu", ["a3"], ["r3"]),
              helper.make_node("Conv", ["r3", "w4", "b4"], ["y"])]
     Ho, Wo = (H + 1) // 2, (W + 1) // 2

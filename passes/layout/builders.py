@@ -142,13 +142,20 @@ def regenerate(gen, ins: list[ir.Value], init: ir.Value, maps: ir.ArrayAttr | No
     return new.results[0]
 
 
-def barrier(v: ir.Value) -> ir.Value:
+# a barrier that only fences fusion: convc-channels-last moves layout transposes through it
+LAYOUT_FREE = "convc.layout_free"
+
+
+def barrier(v: ir.Value, layout_free: bool = False) -> ir.Value:
     """v behind a util.optimization_barrier (IREE cannot fold or fuse across it). A dynamic
     size (the batch) is tied back onto the result, since IREE cannot resolve sizes through
-    the barrier."""
+    the barrier. layout_free: marked LAYOUT_FREE (transpose_sinking moves an NHWC -> NCHW
+    transpose through it)."""
     t = ir.RankedTensorType(v.type)
     dims = [tensor_d.dim(v, arith_d.constant(ir.IndexType.get(), i)) for i in range(t.rank) if t.is_dynamic_dim(i)]
     out = value_of(util_d.optimization_barrier([v.type], [v]))
+    if layout_free:
+        owner(out).attributes[LAYOUT_FREE] = ir.UnitAttr.get()
     return flow_d.tensor_tie_shape(out, dims) if dims else out
 
 

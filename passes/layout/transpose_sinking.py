@@ -6,8 +6,8 @@ from __future__ import annotations
 from iree.compiler.dialects import arith as arith_d, tensor as tensor_d
 
 from ..ir import ir, walk_ops
-from .builders import (NCHW_TO_NHWC, NHWC_TO_NCHW, empty_like, extract_sized, is_transpose, owner, regenerate,
-                       reshape, transpose, user_op, users)
+from .builders import (LAYOUT_FREE, NCHW_TO_NHWC, NHWC_TO_NCHW, barrier, empty_like, extract_sized, is_transpose,
+                       owner, regenerate, reshape, transpose, user_op, users)
 
 
 # channels first <-> last by rank: NCHW/NHWC, and NCDHW/NDHWC (3-D convs, convc-conv3d)
@@ -231,9 +231,10 @@ def whole_extent_slice_sizes(func) -> None:
 
 
 def sink_transposes(func) -> None:
-    """Moves every NHWC->NCHW transpose down through elementwise users and channel concats
-    until it meets an NCHW->NHWC transpose (both vanish) or an op that needs NCHW (it stays);
-    NDHWC->NCDHW ones (3-D convs) likewise through elementwise users."""
+    """Moves every NHWC->NCHW transpose down through elementwise users, channel concats and
+    layout-free barriers (builders.LAYOUT_FREE: fences of fusion alone) until it meets an
+    NCHW->NHWC transpose (both vanish) or an op that needs NCHW (it stays); NDHWC->NCDHW ones
+    (3-D convs) likewise through elementwise users."""
     work = [op for op in walk_ops(func) if to_first(op) is not None]
     while work:
         op = work.pop()
@@ -248,6 +249,13 @@ def sink_transposes(func) -> None:
             if is_transpose(user, TO_LAST[rank]):
                 user.results[0].replace_all_uses_with(src)
                 user.erase()
+            elif user.name == "util.optimization_barrier" and LAYOUT_FREE in user.attributes \
+                    and len(user.operands) == 1:
+                with ir.InsertionPoint(user), user.location:
+                    back = transpose(barrier(src, layout_free=True), TO_FIRST[rank])
+                user.results[0].replace_all_uses_with(back)
+                user.erase()
+                work.append(owner(back))
             elif rank == 5:
                 if _elementwise(user, 5) and operand_number < len(user.operands) - 1:
                     work.append(_sink_elementwise(user, 5))

@@ -182,3 +182,41 @@ func.func @conv_q(%x: tensor<1x16x8x8xi8>) -> tensor<1x32x8x8xi32> {
   %y = linalg.conv_2d_nchw_fchw_q {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%p, %w, %izp, %fzp : tensor<1x16x10x10xi8>, tensor<32x16x3x3xi8>, i32, i32) outs(%init : tensor<1x32x8x8xi32>) -> tensor<1x32x8x8xi32>
   return %y : tensor<1x32x8x8xi32>
 }
+
+// Two int8 convs whose requantized outputs meet in an add (a projection shortcut): the
+// second operand's int8 tensor goes behind a layout-free barrier, so IREE keeps each
+// requantize in its own conv's dispatch (neither writes raw i32 sums for the other).
+// CHECK-LABEL: func.func @meeting
+// CHECK: %[[Q1:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<2x32x8x8xi8>)
+// CHECK: %[[Q2:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<2x32x8x8xi8>)
+// CHECK: %[[D1:.*]] = linalg.generic {{.*}} ins(%[[Q1]] : tensor<2x32x8x8xi8>)
+// CHECK: %[[B:.*]] = util.optimization_barrier {convc.layout_free} %[[Q2]] : tensor<2x32x8x8xi8>
+// CHECK: %[[D2:.*]] = linalg.generic {{.*}} ins(%[[B]] : tensor<2x32x8x8xi8>)
+// CHECK: linalg.generic {{.*}} ins(%[[D1]], %[[D2]] : tensor<2x32x8x8xf32>, tensor<2x32x8x8xf32>)
+// CHECK-NOT: util.optimization_barrier
+func.func @meeting(%xq: tensor<2x16x8x8xi8>) -> tensor<2x32x8x8xf32> {
+  %sx = arith.constant 0.03 : f32
+  %sy = arith.constant 0.05 : f32
+  %wq = arith.constant dense<3> : tensor<32x16x1x1xi8>
+  %sw = arith.constant dense<0.004> : tensor<32xf32>
+  %ef = tensor.empty() : tensor<2x16x8x8xf32>
+  %dx = iree_linalg_ext.dequantize_affine <indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> ()>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], quant_min = -128, quant_max = 127> ins(%xq, %sx : tensor<2x16x8x8xi8>, f32) outs(%ef : tensor<2x16x8x8xf32>) -> tensor<2x16x8x8xf32>
+  %ew = tensor.empty() : tensor<32x16x1x1xf32>
+  %dw = iree_linalg_ext.dequantize_affine <indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], quant_min = -128, quant_max = 127> ins(%wq, %sw : tensor<32x16x1x1xi8>, tensor<32xf32>) outs(%ew : tensor<32x16x1x1xf32>) -> tensor<32x16x1x1xf32>
+  %zero = arith.constant 0.0 : f32
+  %eo = tensor.empty() : tensor<2x32x8x8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x32x8x8xf32>) -> tensor<2x32x8x8xf32>
+  %y1 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%dx, %dw : tensor<2x16x8x8xf32>, tensor<32x16x1x1xf32>) outs(%init : tensor<2x32x8x8xf32>) -> tensor<2x32x8x8xf32>
+  %y2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%dx, %dw : tensor<2x16x8x8xf32>, tensor<32x16x1x1xf32>) outs(%init : tensor<2x32x8x8xf32>) -> tensor<2x32x8x8xf32>
+  %e8 = tensor.empty() : tensor<2x32x8x8xi8>
+  %q1 = iree_linalg_ext.quantize_affine <indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> ()>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], quant_min = -128, quant_max = 127> ins(%y1, %sy : tensor<2x32x8x8xf32>, f32) outs(%e8 : tensor<2x32x8x8xi8>) -> tensor<2x32x8x8xi8>
+  %q2 = iree_linalg_ext.quantize_affine <indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> ()>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], quant_min = -128, quant_max = 127> ins(%y2, %sy : tensor<2x32x8x8xf32>, f32) outs(%e8 : tensor<2x32x8x8xi8>) -> tensor<2x32x8x8xi8>
+  %d1 = iree_linalg_ext.dequantize_affine <indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> ()>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], quant_min = -128, quant_max = 127> ins(%q1, %sy : tensor<2x32x8x8xi8>, f32) outs(%eo : tensor<2x32x8x8xf32>) -> tensor<2x32x8x8xf32>
+  %d2 = iree_linalg_ext.dequantize_affine <indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> ()>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], quant_min = -128, quant_max = 127> ins(%q2, %sy : tensor<2x32x8x8xi8>, f32) outs(%eo : tensor<2x32x8x8xf32>) -> tensor<2x32x8x8xf32>
+  %sum = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%d1, %d2 : tensor<2x32x8x8xf32>, tensor<2x32x8x8xf32>) outs(%eo : tensor<2x32x8x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<2x32x8x8xf32>
+  return %sum : tensor<2x32x8x8xf32>
+}

@@ -89,6 +89,24 @@ def test_qdq_model_matches_onnxruntime(tmp_path, symmetric, C, depthwise, pool):
     _assert_matches_onnxruntime(str(tmp_path / "q.vmfb"), q, C)
 
 
+@pytest.mark.parametrize("target", ["llvm-cpu", "sm_90a"])
+def test_qdq_convs_meeting_in_an_add_each_write_int8(tmp_path, target):
+    """A residual add of two convs' quantized outputs (a projection shortcut): each conv
+    writes int8 (quantized.fence_conv_meetings) rather than one writing its raw i32 sums for
+    the other's epilogue, no transpose is left but the model's NCHW input and output, and the model matches onnxruntime."""
+    from convc.tools.quantized import qdq_quantize, small_net
+    f, q = str(tmp_path / "f.onnx"), str(tmp_path / "q.onnx")
+    small_net(f, C=16, downsample=True)
+    qdq_quantize(f, q)
+    res = compile_file(q, str(tmp_path / "q.vmfb"), CompileOptions(target=target, tuning_cache="none"))
+    convs = res.by_kind()["convs"]
+    assert len(convs) == 5 and all(r.path == "convc" for r in convs), [r.line() for r in convs]
+    assert sorted(r.problem.out_dtype for r in convs) == ["f32", "i8", "i8", "i8", "i8"], [r.line() for r in convs]
+    assert all(why.startswith(("model input", "model output")) for _, why in res.transposes), res.transposes
+    if target == "llvm-cpu":
+        _assert_matches_onnxruntime(str(tmp_path / "q.vmfb"), q, 16)
+
+
 def test_qdq_global_average_pool_on_f16_integers(tmp_path):
     """A QDQ GlobalAveragePool sums f16 integers (exact in f32) on convc's global-pool kernel
     instead of IREE's reduction of the dequantized values; the result matches onnxruntime."""

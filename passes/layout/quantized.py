@@ -41,6 +41,12 @@ the producer's dispatch) with the zero point zx - 128.
 linalg's convs with zero-point operands (IREE's import of ONNX ConvInteger) become the plain
 int8 conv less the input zero point times the filter's column sums (rewrite_conv_q).
 
+A ReLU between a dequantize and a quantize of the same scale and zero point (QDQ graphs put
+one after every quantized add and activation: Q -> DQ -> Relu -> Q) is max(q, zp) on the
+integers (`integer_relus`): exact, since the f32 round trip q * s / s rounds back to q. It
+spares each such epilogue a dequantize, a ReLU and a requantize per output (ResNet-50's
+residual epilogues: three requantizes per output before, two after).
+
 Two rewritten convs meeting in one elementwise op (a ResNet block's residual add of its last
 conv and its downsample, each quantized and dequantized by the QDQ graph): IREE's elementwise
 fusion pulls both requantizes into the add, and one conv then writes its raw i32 sums for the
@@ -57,7 +63,7 @@ from __future__ import annotations
 
 from iree.compiler.dialects import arith as arith_d, linalg as linalg_d, tensor as tensor_d
 
-from ..ir import int_const, ir, operand_segments, walk_ops
+from ..ir import float_const, int_const, ir, operand_segments, walk_ops
 from .builders import barrier, erase_dead, owner, value_of, zero
 from .quantized_f16 import exact_in_f16, quantized_pool, rewrite_as_f16, rewrite_quantized_pool
 from .quantized_ops import (CONVS, DEPTHWISE, DEQUANTIZE, QUANTIZE, Dequantized, as_generic, channel_map,
@@ -194,6 +200,95 @@ def rewrite_quantized_conv(op, xd: Dequantized, pad_op, wd: Dequantized, zx: int
     op.erase()
 
 
+def _relu_input(op):
+    """The input of `op` where it is a one-input elementwise linalg.generic computing
+    max(x, 0) (select(x > 0, x, 0) as the ONNX import writes Relu, or maximumf / maxnumf),
+    else None."""
+    if op is None or op.name != "linalg.generic" or len(op.results) != 1:
+        return None
+    ins = operand_segments(op, ("inputs", "outputs"))["inputs"]
+    maps = [ir.AffineMapAttr(m).value for m in op.attributes["indexing_maps"]]
+    rank = ir.RankedTensorType(op.results[0].type).rank
+    if len(ins) != 1 or any(m != ir.AffineMap.get_identity(rank) for m in maps) or \
+            any("parallel" not in str(k) for k in ir.ArrayAttr(op.attributes["iterator_types"])):
+        return None
+    block = op.regions[0].blocks[0]
+    x = block.arguments[0]
+    body = [o.operation for o in block.operations]
+    y = body[-1].operands[0]
+
+    def zero(v):
+        return float_const(v) == 0.0
+
+    last = owner(y)
+    if last is None:
+        return None
+    if last.name in ("arith.maximumf", "arith.maxnumf") and len(body) == 2:
+        a, b = last.operands
+        return ins[0] if (a == x and zero(b)) or (b == x and zero(a)) else None
+    if last.name == "arith.select" and len(body) == 3:
+        cond, a, b = last.operands
+        cmp = owner(cond)
+        return ins[0] if (cmp is not None and cmp.name == "arith.cmpf" and a == x and zero(b)
+                          and cmp.operands[0] == x and zero(cmp.operands[1])
+                          and ir.IntegerAttr(cmp.attributes["predicate"]).value in _GREATER) else None
+    return None
+
+
+# arith.cmpf predicates x > 0 / x >= 0 (ordered and unordered): each selects x exactly where
+# x > 0 or x == 0 (where both give 0)
+_GREATER = (2, 3, 9, 10)         # ogt, oge, ugt, uge
+
+
+def _qparams(op):
+    """(scale, zero point, range, unsigned) of a per-tensor (de)quantize with constant scalar
+    operands, else None."""
+    ins = list(op.operands)[:-1]
+    maps = [ir.AffineMapAttr(m).value for m in op.attributes["indexing_maps"]]
+    if any(list(m.results) for m in maps[1:len(ins)]):
+        return None
+    scale = float_const(ins[1])
+    zp = int_const(ins[2]) if len(ins) > 2 else 0
+    rng = tuple(ir.IntegerAttr(op.attributes[k]).value for k in ("quant_min", "quant_max"))
+    unsigned = "input_unsigned" in op.attributes or "storage_unsigned" in op.attributes
+    if scale is None or not scale > 0 or zp is None:
+        return None
+    return scale, (zp & 0xFF if unsigned else zp), rng, unsigned
+
+
+def integer_relus(module: ir.Module) -> int:
+    """Every quantize(relu(dequantize(q))) with the same per-tensor constant scale, zero point
+    and range on both sides, q an 8-bit tensor, as max(q, zp) on it (unsigned for uint8).
+    Returns how many were rewritten."""
+    done = 0
+    for q2 in list(walk_ops(module.operation, QUANTIZE)):
+        relu = owner(q2.operands[0])
+        d = _relu_input(relu)
+        dq = owner(d) if d is not None else None
+        if dq is None or dq.name != DEQUANTIZE:
+            continue
+        a, b = _qparams(dq), _qparams(q2)
+        q1 = dq.operands[0]
+        t = ir.RankedTensorType(q1.type)
+        if a is None or a != b or str(t.element_type) != "i8" or t != ir.RankedTensorType(q2.results[0].type):
+            continue
+        _, zp, _, unsigned = a
+        i8 = t.element_type
+        with ir.InsertionPoint(q2), q2.location:
+            gen = linalg_d.GenericOp([t], [q1], [tensor_d.EmptyOp(list(t.shape), i8).result],
+                                     ir.ArrayAttr.get([identity_map(t.rank)] * 2), iterator_types(["parallel"] * t.rank))
+            block = gen.regions[0].blocks.append(i8, i8)
+            with ir.InsertionPoint(block):
+                z = arith_d.constant(i8, ir.IntegerAttr.get(i8, zp - 256 if zp > 127 else zp))
+                linalg_d.YieldOp([(arith_d.maxui if unsigned else arith_d.maxsi)(block.arguments[0], z)])
+        q2.results[0].replace_all_uses_with(gen.results[0])
+        q2.erase()
+        if not list(relu.results[0].uses):
+            relu.erase()            # the dequantize, if now unused, goes with erase_dead
+        done += 1
+    return done
+
+
 def _requantized_conv(v: ir.Value):
     """The DEQUANTIZE op reading v, where v is dequantize(quantize(the epilogue of an int8 conv
     this pass wrote)), else None."""
@@ -244,6 +339,7 @@ def quantized_convs(module: ir.Module, options=None) -> ir.Module:
             if pool is not None:
                 with ir.InsertionPoint(op), op.location:
                     rewrite_quantized_pool(op, *pool)
+        integer_relus(module)
         erase_dead(module, (DEQUANTIZE, "tensor.pad", "linalg.fill", "tensor.empty", "linalg.broadcast",
                             "arith.constant"))
         fence_conv_meetings(module)

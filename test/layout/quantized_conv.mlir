@@ -220,3 +220,26 @@ func.func @meeting(%xq: tensor<2x16x8x8xi8>) -> tensor<2x32x8x8xf32> {
   } -> tensor<2x32x8x8xf32>
   return %sum : tensor<2x32x8x8xf32>
 }
+
+// A ReLU between a dequantize and a quantize of the same scale and zero point: max(q, zp) on
+// the int8 tensor (exact: q * s / s rounds back to q).
+// CHECK-LABEL: func.func @integer_relu
+// CHECK: linalg.generic {{.*}} ins(%arg0 : tensor<2x8xi8>) outs(%{{.*}} : tensor<2x8xi8>)
+// CHECK: arith.maxsi %{{.*}}, %c3_i8 : i8
+// CHECK-NOT: arith.select
+func.func @integer_relu(%q: tensor<2x8xi8>) -> tensor<2x8xi8> {
+  %s = arith.constant 0.05 : f32
+  %zp = arith.constant 3 : i8
+  %zero = arith.constant 0.0 : f32
+  %ef = tensor.empty() : tensor<2x8xf32>
+  %d = iree_linalg_ext.dequantize_affine <indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], quant_min = -128, quant_max = 127> ins(%q, %s, %zp : tensor<2x8xi8>, f32, i8) outs(%ef : tensor<2x8xf32>) -> tensor<2x8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%d : tensor<2x8xf32>) outs(%ef : tensor<2x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %c = arith.cmpf ugt, %a, %zero : f32
+    %v = arith.select %c, %a, %zero : f32
+    linalg.yield %v : f32
+  } -> tensor<2x8xf32>
+  %e8 = tensor.empty() : tensor<2x8xi8>
+  %y = iree_linalg_ext.quantize_affine <indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], quant_min = -128, quant_max = 127> ins(%r, %s, %zp : tensor<2x8xf32>, f32, i8) outs(%e8 : tensor<2x8xi8>) -> tensor<2x8xi8>
+  return %y : tensor<2x8xi8>
+}

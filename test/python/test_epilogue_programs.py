@@ -455,8 +455,10 @@ def test_quantize_chain_becomes_bits(order, zp):
 
 @pytest.mark.parametrize("change", ["wide_bounds", "fractional_bound", "unsigned_negative", "shared_round"])
 def test_quantize_chain_left_alone(change):
-    """No rewrite where the bits would not be the same integer: bounds past the result type,
-    a fractional bound, an fptoui with a negative lower bound, or a rounded value used twice."""
+    """No quantize_bits where the bits would not be the same integer: bounds past the result
+    type or an fptoui with a negative lower bound keep the fptosi of a convc.round_clamp
+    (whose f32 is still exact); a fractional bound or a rounded value used twice leave the
+    program as it is."""
     from convc.passes.ir import ir
     from convc.passes.lower.common.program_math import fold_constants, quantize_chains
     from convc.passes.problem import EpilogueOp as Op
@@ -466,14 +468,31 @@ def test_quantize_chain_left_alone(change):
             "shared_round": lambda: _quantize_program() + (Op("arith.addf", "f32", (8, 8)),)}[change]()
     with ir.Context(), ir.Location.unknown():
         prog, consts = fold_constants(prog, 2)
-        assert quantize_chains(prog, consts, 2) == prog
+        out = quantize_chains(prog, consts, 2)
+        if change in ("wide_bounds", "unsigned_negative"):
+            assert [o.op for o in out[-2:]] == ["convc.round_clamp", prog[-1].op]
+        else:
+            assert out == prog
+
+
+def test_round_clamp_feeding_f16():
+    """A requantize to integer-valued f16 (the f16 route of an RGB stem): roundeven and the
+    clamp as one convc.round_clamp, the truncf kept."""
+    from convc.passes.ir import ir
+    from convc.passes.lower.common.program_math import fold_constants, quantize_chains
+    with ir.Context(), ir.Location.unknown():
+        prog, consts = fold_constants(_quantize_program(to="arith.truncf", dtype="f16"), 2)
+        out = quantize_chains(prog, consts, 2)
+        assert [o.op for o in out[-2:]] == ["convc.round_clamp", "arith.truncf"]
+        assert "math.roundeven" not in [o.op for o in out]
 
 
 def test_integer_conversion_identities():
     """The f32-encoding forms program_math emits, evaluated in numpy float32 (IEEE round to
-    nearest even, as the GPU's FADD): convc.quantize_bits equals clamp(roundeven(v) + z) on
-    halves, large and non-finite values (NaN: the lower bound, as maxnumf gives), and the
-    small-integer conversion equals the integer for every i8, u8 and i16 value."""
+    nearest even, as the GPU's FADD): convc.quantize_bits and convc.round_clamp equal
+    clamp(roundeven(v) + z) on halves, large and non-finite values (NaN: the lower bound, as
+    maxnumf gives), and the small-integer conversion equals the integer for every i8, u8 and
+    i16 value."""
     from convc.passes.lower.common.program_math import MAGIC, MAGIC_BITS
     f32 = np.float32
     rng = np.random.default_rng(0)
@@ -488,8 +507,10 @@ def test_integer_conversion_identities():
             got = (w.view(np.uint32) & (2 ** bits - 1)).astype(np.int64)
             got = np.where(got >= 2 ** (bits - 1), got - 2 ** bits, got) if lo < 0 else got
             ref = np.fmin(np.fmax(np.round(v.astype(np.float64)) + z, lo), hi)
+            as_float = w - f32(MAGIC)                              # convc.round_clamp
         ref = np.where(np.isnan(v), lo, ref).astype(np.int64)
         assert (got == ref).all(), v[got != ref][:8]
+        assert (as_float == ref).all()
     for bits, signed in ((8, True), (8, False), (16, True)):
         q = np.arange(-(2 ** (bits - 1)), 2 ** (bits - 1)) if signed else np.arange(2 ** bits)
         offset = 2 ** (bits - 1) if signed else 0
@@ -512,3 +533,24 @@ def test_int8_epilogue_has_no_quarter_rate_conversions(tmp_path):
     assert "s8.s8" in kernel                                   # the s8 wgmma kernel
     assert not re.search(r"cvt\.(rni|rzi)", kernel), "rounding conversions left"
     assert not re.search(r"cvt\.rn\.f32\.s(8|16)", kernel), "8/16-bit int -> float conversions left"
+
+
+def test_requantize_round_trips_and_integer_relu():
+    """A QDQ epilogue's quantize then dequantize (sitofp(fptosi(...))) is the convc.round_clamp's
+    f32 itself; an integer ReLU max(q, 0) of the final quantize raises its clamp's lower bound."""
+    from convc.passes.ir import ir
+    from convc.passes.lower.common.program_math import fold_constants, quantize_chains
+    from convc.passes.problem import EpilogueOp as Op
+    base = _quantize_program()
+    n = 2 + len(base)                                       # the fptosi's value number
+    trip = base + (Op("arith.sitofp", "f32", (n - 1,)),)
+    relu = base + (Op("arith.constant", "i8", (), (("value", "0 : i8"),)), Op("arith.maxsi", "i8", (n - 1, n)))
+    with ir.Context(), ir.Location.unknown():
+        prog, consts = fold_constants(trip, 2)
+        out = quantize_chains(prog, consts, 2)
+        assert out[-1].op == "convc.round_clamp" and "arith.fptosi" not in [o.op for o in out]
+        prog, consts = fold_constants(relu, 2)
+        out = quantize_chains(prog, consts, 2)
+        q = out[-1]
+        assert q.op == "convc.quantize_bits" and [consts[a] for a in q.args[-2:]] == [0.0, 127.0]
+        assert "arith.maxsi" not in [o.op for o in out]

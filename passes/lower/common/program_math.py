@@ -36,8 +36,9 @@ Three kinds of rewrite, chosen here and nowhere else:
   `small_int_to_float`): adding 1.5 * 2^23 to an f32 of magnitude below 2^22 rounds it to an
   integer, halves to even, and leaves that integer in the low bits of the sum's encoding; an
   8- or 16-bit integer OR-ed into those bits is the f32 1.5 * 2^23 + q. So a requantize's
-  roundeven, clamp and fptosi become an add, the clamp and a truncation of the bits, and a
-  dequantize's i8 -> f32 an OR and a subtraction: on NVIDIA, F2I, FRND and I2F.S8 issue at a
+  roundeven, clamp and fptosi become an add, the clamp and a truncation of the bits (its
+  roundeven and clamp alone, as for integer-valued f16 outputs: an add, the clamp and a
+  subtraction), and a dequantize's i8 -> f32 an OR and a subtraction: on NVIDIA, F2I, FRND and I2F.S8 issue at a
   quarter of the float rate (16 a cycle per SM), and an int8 epilogue took three of them per
   output where its bytes allow it ~8 cycles of the SM per 64 outputs.
 
@@ -134,13 +135,18 @@ def _integer_valued(program: tuple[EpilogueOp, ...], consts: dict[int, float], f
 
 def quantize_chains(program: tuple[EpilogueOp, ...], consts: dict[int, float], first: int
                     ) -> tuple[EpilogueOp, ...]:
-    """Every requantize fptosi/fptoui(clamp(roundeven(v) (+ z), lo, hi)) to i8/i16, with
-    integer constants lo <= hi inside the result type's range, z an integer-valued constant
-    and each intermediate used once, as convc.quantize_bits(v, [z,] lo, hi): the same integer
-    for every f32 v (NaN: lo, as maxnumf gives). Emitted as w = v + MAGIC (+ z), clamped to
-    [MAGIC + lo, MAGIC + hi] and its encoding truncated: |v| < 2^22 rounds exactly there; a
-    larger |v| lands beyond the clamp on the same side, where the exact value would. Numbering
-    kept: the absorbed ops become constants."""
+    """Every requantize clamp(roundeven(v) (+ z), lo, hi), with integer constants lo <= hi
+    below 2^22 in magnitude, z an integer-valued f32 and each intermediate used once, as
+    convc.round_clamp(v, [z,] lo, hi): the same f32 for every v (NaN: lo, as maxnumf gives),
+    computed as w = v + MAGIC (+ z) clamped to [MAGIC + lo, MAGIC + hi], less MAGIC: |v| < 2^22
+    rounds exactly there, a larger |v| lands beyond the clamp on the same side, where the
+    exact value would. An i8/i16 round trip of a round_clamp (sitofp(fptosi(...)), bounds
+    inside the type: a QDQ graph's quantize and dequantize in one epilogue) is the round_clamp
+    itself; a round_clamp whose one use is an fptosi/fptoui to i8/i16, its bounds inside that
+    type, becomes convc.quantize_bits: w's encoding truncated (no subtraction, no conversion);
+    a max of its integer with a constant (the integer ReLU quantized.integer_relus leaves) its
+    clamp's lower bound raised. Numbering kept: the absorbed ops become constants (`consts`
+    gains the values of those the rewrite reads)."""
     out = list(program)
     uses = _use_counts(program)
 
@@ -149,30 +155,24 @@ def quantize_chains(program: tuple[EpilogueOp, ...], consts: dict[int, float], f
         return ins if ins is not None and ins.op in ops and ins.dtype == "f32" else None
 
     for j, ins in enumerate(program):
-        if ins.op not in ("arith.fptosi", "arith.fptoui"):
+        if ins.op not in ("arith.minnumf", "arith.maxnumf") or ins.dtype != "f32":
             continue
-        rng = _INT_RANGE.get((ins.dtype, ins.op == "arith.fptosi"))
-        outer = once(ins.args[0], "arith.minnumf", "arith.maxnumf")
-        if rng is None or outer is None:
-            continue
-        inner_op = "arith.maxnumf" if outer.op == "arith.minnumf" else "arith.minnumf"
-        bound = {}
-        chain = [ins.args[0]]
-        cur = outer
-        for op in (outer.op, inner_op):
-            if cur is None or cur.op != op:
-                break
+        inner_op = "arith.maxnumf" if ins.op == "arith.minnumf" else "arith.minnumf"
+        bound, chain, cur = {}, [], ins
+        for op in (ins.op, inner_op):
             x, c = cur.args if cur.args[1] in consts else cur.args[::-1]
             if c not in consts:
                 break
             bound[op] = c
             chain.append(x)
-            cur = once(x, inner_op) if op == outer.op else None
+            cur = once(x, inner_op) if op == ins.op else None
+            if cur is None:
+                break
         if len(bound) != 2:
             continue
         lo_k, hi_k = bound["arith.maxnumf"], bound["arith.minnumf"]
         lo, hi = consts[lo_k], consts[hi_k]
-        if not (lo == int(lo) and hi == int(hi) and rng[0] <= lo <= hi <= rng[1]):
+        if not (lo == int(lo) and hi == int(hi) and -2 ** 22 < lo <= hi < 2 ** 22):
             continue
         x = chain[-1]
         extra = ()
@@ -189,16 +189,80 @@ def quantize_chains(program: tuple[EpilogueOp, ...], consts: dict[int, float], f
             continue
         for k in chain:
             out[k - first] = _const("f32", 0.0)
-        out[j] = EpilogueOp("convc.quantize_bits", ins.dtype, (rnd.args[0],) + extra + (lo_k, hi_k))
+        out[j] = EpilogueOp("convc.round_clamp", "f32", (rnd.args[0],) + extra + (lo_k, hi_k))
+    uses = _use_counts(tuple(out))
+
+    def single(k, op):
+        ins = out[k - first] if k >= first and uses.get(k) == 1 else None
+        return ins if ins is not None and ins.op == op else None
+
+    for j, ins in enumerate(out):
+        # a dequantize of the requantized value (QDQ graphs: Q then DQ inside one epilogue):
+        # the round_clamp's f32 is that integer already
+        if ins.op not in ("arith.sitofp", "arith.uitofp") or ins.dtype != "f32":
+            continue
+        to_int = single(ins.args[0], "arith.fptosi" if ins.op == "arith.sitofp" else "arith.fptoui")
+        rng = _INT_RANGE.get((to_int.dtype, to_int.op == "arith.fptosi")) if to_int is not None else None
+        rc = single(to_int.args[0], "convc.round_clamp") if rng is not None else None
+        if rc is None or not rng[0] <= consts[rc.args[-2]] <= consts[rc.args[-1]] <= rng[1]:
+            continue
+        out[j] = rc
+        out[ins.args[0] - first] = _const("f32", 0.0)
+        out[to_int.args[0] - first] = _const("f32", 0.0)
+    uses = _use_counts(tuple(out))
+    for j, ins in enumerate(out):
+        if ins.op not in ("arith.fptosi", "arith.fptoui"):
+            continue
+        rng = _INT_RANGE.get((ins.dtype, ins.op == "arith.fptosi"))
+        k = ins.args[0]
+        rc = out[k - first] if k >= first and uses.get(k) == 1 else None
+        if rng is None or rc is None or rc.op != "convc.round_clamp" or \
+                not rng[0] <= consts[rc.args[-2]] <= consts[rc.args[-1]] <= rng[1]:
+            continue
+        out[k - first] = _const("f32", 0.0)
+        out[j] = EpilogueOp("convc.quantize_bits", ins.dtype, rc.args,
+                            (("unsigned", "true"),) if ins.op == "arith.fptoui" else ())
+    uses = _use_counts(tuple(out))
+    for j, ins in enumerate(out):
+        # an integer ReLU of the quantized value (max(q, zp), quantized.integer_relus): a raised
+        # lower bound of the clamp
+        if ins.op not in ("arith.maxsi", "arith.maxui"):
+            continue
+        for qk, ck in (ins.args, ins.args[::-1]):
+            qb, c = single(qk, "convc.quantize_bits"), single(ck, "arith.constant")
+            if qb is None or c is None or (ins.op == "arith.maxui") != (("unsigned", "true") in qb.attrs):
+                continue
+            value = ir.Attribute.parse(dict(c.attrs)["value"])
+            if not isinstance(value, ir.IntegerAttr):
+                continue
+            bits = _INT_RANGE[(qb.dtype, True)][1].bit_length() + 1
+            v = value.value & (2 ** bits - 1) if ins.op == "arith.maxui" else value.value
+            lo = max(consts[qb.args[-2]], float(v))
+            if lo > consts[qb.args[-1]]:
+                continue
+            out[ck - first] = _const("f32", lo)
+            consts[ck] = lo
+            out[qk - first] = _const("f32", 0.0)
+            out[j] = EpilogueOp("convc.quantize_bits", qb.dtype, qb.args[:-2] + (ck, qb.args[-1]), qb.attrs)
+            break
     return tuple(out)
+
+
+def _clamped_magic(v: ir.Value, extra: list, lo: float, hi: float) -> ir.Value:
+    w = arith_d.addf(v, splat(v.type, MAGIC))
+    for z in extra:
+        w = arith_d.addf(w, z)
+    return arith_d.minnumf(arith_d.maxnumf(w, splat(v.type, MAGIC + lo)), splat(v.type, MAGIC + hi))
+
+
+def round_clamp(v: ir.Value, extra: list, lo: float, hi: float) -> ir.Value:
+    """convc.round_clamp (quantize_chains) on f32 vectors."""
+    return arith_d.subf(_clamped_magic(v, extra, lo, hi), splat(v.type, MAGIC))
 
 
 def quantize_bits(v: ir.Value, extra: list, lo: float, hi: float, t: ir.Type) -> ir.Value:
     """convc.quantize_bits (quantize_chains) on f32 vectors: the integer of type t."""
-    w = arith_d.addf(v, splat(v.type, MAGIC))
-    for z in extra:
-        w = arith_d.addf(w, z)
-    w = arith_d.minnumf(arith_d.maxnumf(w, splat(v.type, MAGIC + lo)), splat(v.type, MAGIC + hi))
+    w = _clamped_magic(v, extra, lo, hi)
     shape = ir.VectorType(v.type).shape
     bits = arith_d.bitcast(ir.VectorType.get(shape, ir.IntegerType.get_signless(32)), w)
     return arith_d.trunci(t, bits)
@@ -462,6 +526,8 @@ def emit_fast(ins: EpilogueOp, args: list, t: ir.Type, consts: dict[int, float],
 
     if ins.op == "convc.quantize_bits":
         return quantize_bits(args[0], args[1:-2], consts[ins.args[-2]], consts[ins.args[-1]], t)
+    if ins.op == "convc.round_clamp":
+        return round_clamp(args[0], args[1:-2], consts[ins.args[-2]], consts[ins.args[-1]])
     if ins.op in ("arith.sitofp", "arith.uitofp") and ins.dtype == "f32":
         src = ir.VectorType(args[0].type).element_type
         if isinstance(src, ir.IntegerType) and src.width in (8, 16):

@@ -14,6 +14,7 @@ from ...problem import ConvProblem
 from ...schedule import Kernel, Schedule
 from ...target import Target
 from .portable import plan_portable
+from .common import tiles
 from .sm90_ws import SM90_WS, WsTile
 
 
@@ -98,7 +99,13 @@ def _as_8bit(p: ConvProblem, s, mma: str) -> Schedule | None:
 
 
 def _plan_sm90_8bit(p: ConvProblem, t: Target, what: str, mma: str) -> Schedule:
-    """The 8-bit operands' sm_90a plan (s8 or fp8 wgmma: 32 bytes of K per instruction)."""
+    """The 8-bit operands' sm_90a plan (s8 or fp8 wgmma: 32 bytes of K per instruction):
+    RESIDUAL_TILE for a conv with a residual and RESIDUAL_TILES_PER_SM 128x128 tiles per SM or
+    more, else the f16 rules' tile where its registers allow."""
+    if p.residual_loads and tiles(p, 128, 128) >= RESIDUAL_TILES_PER_SM * t.num_sms:
+        s = SM90_WS.attempt(p, t, tile=RESIDUAL_TILE)
+        if isinstance(s, Schedule) and _registers(p, s) <= REGISTER_BUDGET:
+            return _as_8bit(p, s, mma)
     s = _f16_rules(p, t)
     if not isinstance(s, Schedule) or _registers(p, s) > REGISTER_BUDGET:
         s = next((c for c in (SM90_WS.attempt(p, t, tile=tile) for tile in _FALLBACK_TILES)
@@ -112,6 +119,16 @@ def _plan_sm90_8bit(p: ConvProblem, t: Target, what: str, mma: str) -> Schedule:
     if tma_loader.k_tile_channels(p.C, p.R * p.S, p.dtype) is None:
         why = f"{why}; 64-channel steps need C a multiple of 64, or of 16 with one filter tap"
     return _portable(p, t, f"portable implicit GEMM ({what}: {mma.split(' (')[0]} kernel declined: {why})")
+
+
+# int8 convs with a residual and many 128x128 tiles per SM: cooperative 128x128 tiles with two
+# staging slots per warpgroup (a tile's residual lands during the previous tile's epilogue).
+# convc-tune over the int8 suite (H200, results/tuning/h200_int8_suite_tune_latest.json):
+# ResNet-50's 1x1 64 -> 256 + residual (12 tiles per SM) 27.8 -> 23.4 us, 128 -> 512 (6)
+# 15.7 -> 13.7, the best of 25 candidates each; with fewer tiles it is mixed: 256 -> 1024 (3)
+# 10.3 -> 10.9, 512 -> 2048 (1.6) 9.6 -> 8.9, so those keep the f16 rules' tile.
+RESIDUAL_TILE = WsTile(Kernel.SM90_WS_COOPERATIVE, 128, 128, slots=2)
+RESIDUAL_TILES_PER_SM = 4
 
 
 # Registers a consumer thread spends on accumulators and per-channel epilogue operands (loaded

@@ -148,11 +148,14 @@ def qdq_quantize(model_path: str, out_path: str, symmetric: bool = True, per_cha
 
 
 def small_net(path: str, N: int = 2, C: int = 16, H: int = 10, W: int = 9, seed: int = 0,
-              depthwise: bool = False, pool: bool = False, downsample: bool = False) -> None:
+              depthwise: bool = False, pool: bool = False, downsample: bool = False,
+              classifier: bool = False) -> None:
     """A float ONNX test net of the conv kinds a quantized CNN has: a padded 3x3 (bias, ReLU;
     `pool`: then a 3x3 max-pool, stride 1, padded), a strided 3x3 (`depthwise`: a depthwise one,
     as MobileNets have), a 1x1 with a residual add (`downsample`: of another 1x1 conv's output,
-    as a ResNet stage's first block adds its projection shortcut), a 1x1 to a float output."""
+    as a ResNet stage's first block adds its projection shortcut), a 1x1 to a float output
+    (`classifier`: then a global average pool, a flatten and a Gemm to 32 logits, as
+    classification CNNs end)."""
     import onnx
     from onnx import TensorProto, helper, numpy_helper
     rng = np.random.default_rng(seed)
@@ -165,7 +168,9 @@ def small_net(path: str, N: int = 2, C: int = 16, H: int = 10, W: int = 9, seed:
 
     inits = [weight("w1", 32, C, 3), bias("b1", 32), weight("w2", 32, 1 if depthwise else 32, 3), bias("b2", 32),
              weight("w3", 32, 32, 1), bias("b3", 32), weight("w4", 24, 32, 1), bias("b4", 24),
-             *([weight("wd", 32, 32, 1), bias("bd", 32)] if downsample else [])]
+             *([weight("wd", 32, 32, 1), bias("bd", 32)] if downsample else []),
+             *([numpy_helper.from_array((rng.standard_normal((32, 24)) / np.sqrt(24)).astype(np.float32), "wg"),
+                bias("bg", 32)] if classifier else [])]
     nodes = [helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]),
              helper.make_node("Relu", ["c1"], ["r1" if not pool else "r1p"]),
              *([helper.make_node("MaxPool", ["r1p"], ["r1"], kernel_shape=[3, 3], pads=[1, 1, 1, 1])] if pool else []),
@@ -176,10 +181,15 @@ def small_net(path: str, N: int = 2, C: int = 16, H: int = 10, W: int = 9, seed:
              *([helper.make_node("Conv", ["r2", "wd", "bd"], ["cd"])] if downsample else []),
              helper.make_node("Add", ["c3", "cd" if downsample else "r2"], ["a3"]),
              helper.make_node("Relu", ["a3"], ["r3"]),
-             helper.make_node("Conv", ["r3", "w4", "b4"], ["y"])]
+             helper.make_node("Conv", ["r3", "w4", "b4"], ["y" if not classifier else "c4"])]
+    if classifier:
+        nodes += [helper.make_node("GlobalAveragePool", ["c4"], ["gp"]),
+                  helper.make_node("Flatten", ["gp"], ["fl"]),
+                  helper.make_node("Gemm", ["fl", "wg", "bg"], ["y"], transB=1)]
     Ho, Wo = (H + 1) // 2, (W + 1) // 2
     g = helper.make_graph(nodes, "qnet", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [N, C, H, W])],
-                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [N, 24, Ho, Wo])], inits)
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT,
+                                                         [N, 32] if classifier else [N, 24, Ho, Wo])], inits)
     onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), path)
 
 

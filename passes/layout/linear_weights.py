@@ -69,7 +69,7 @@ def _contraction(a: ir.Value, w: ir.Value, init: ir.Value) -> ir.Value:
     return gen.results[0]
 
 
-def _plain_maps(op) -> bool:
+def plain_matmul_maps(op) -> bool:
     """A matmul without maps of its own (transposed or broadcast operands): its maps, if
     printed, are the default (m, k), (k, n), (m, n)."""
     if "indexing_maps" not in op.attributes:
@@ -81,7 +81,7 @@ def _plain_maps(op) -> bool:
 
 def _rewrite(op) -> bool:
     a, b, init = op.operands[0], op.operands[1], op.operands[2]
-    if not _plain_maps(op):
+    if not plain_matmul_maps(op):
         return False
     ts = [v.type for v in (a, b, init)]
     if not all(isinstance(t, ir.RankedTensorType) for t in ts):

@@ -107,6 +107,32 @@ def test_qdq_convs_meeting_in_an_add_each_write_int8(tmp_path, target):
         _assert_matches_onnxruntime(str(tmp_path / "q.vmfb"), q, 16)
 
 
+@pytest.mark.parametrize("target", ["llvm-cpu", "sm_90a"])
+def test_qdq_gemm_runs_as_an_int8_gemm(tmp_path, target):
+    """A QDQ classifier Gemm (dequantized int8 activation and per-channel int8 weight) is an int8
+    GEMM on convc's kernels (quantized.rewrite_quantized_matmul), listed as a GEMM, and the model
+    matches onnxruntime."""
+    from convc.tools.quantized import qdq_quantize, small_net
+    f, q = str(tmp_path / "f.onnx"), str(tmp_path / "q.onnx")
+    small_net(f, C=16, classifier=True)
+    qdq_quantize(f, q)
+    res = compile_file(q, str(tmp_path / "q.vmfb"), CompileOptions(target=target, tuning_cache="none"))
+    gemms = [r for r in res.reports if r.gemm]
+    assert len(gemms) == 1 and gemms[0].path == "convc" and gemms[0].problem.dtype == "i8", \
+        [r.line() for r in res.reports]
+    assert (gemms[0].problem.gemm_m, gemms[0].problem.C, gemms[0].problem.F) == (2, 24, 32)
+    if target == "llvm-cpu":
+        from convc.tools.quantized import ort_reference
+        m = LoadedModule(str(tmp_path / "q.vmfb"), "local-task")
+        for seed in (0, 1):
+            x = np.random.default_rng(seed).standard_normal((2, 16, 10, 9)).astype(np.float32)
+            (ref,) = ort_reference(q, {"x": x})
+            got = np.asarray(m.call(m.entry, [(x, "f32")]))
+            step = np.min(np.diff(np.unique(ref)))
+            assert got.shape == ref.shape == (2, 32) and np.abs(got - ref).max() <= step * 1.01
+            assert np.mean(got == ref) >= 0.99
+
+
 def test_qdq_global_average_pool_on_f16_integers(tmp_path):
     """A QDQ GlobalAveragePool sums f16 integers (exact in f32) on convc's global-pool kernel
     instead of IREE's reduction of the dequantized values; the result matches onnxruntime."""

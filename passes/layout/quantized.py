@@ -71,13 +71,13 @@ from __future__ import annotations
 from iree.compiler.dialects import arith as arith_d, linalg as linalg_d, tensor as tensor_d
 
 from ..ir import float_const, int_const, ir, operand_segments, walk_ops
-from .builders import barrier, erase_dead, owner, transpose, value_of, zero
+from .builders import barrier, erase_dead, owner, transpose, user_op, value_of, zero
 from .linear_weights import plain_matmul_maps
 from .quantized_f16 import exact_in_f16, quantized_pool, rewrite_as_f16, rewrite_quantized_pool
 from .quantized_ops import (CONVS, DEPTHWISE, DEQUANTIZE, QUANTIZE, Dequantized, as_generic, channel_map,
                             channel_scales, dequantize_accumulator, dequantized_filter, dequantized_input,
-                            f32_or_int, identity_map, iterator_types, pad_apart, scalar_of, signed_view,
-                            window_attrs)
+                            f32_or_int, identity_map, iterator_types, pad_apart, quantize_arith, scalar_of,
+                            signed_view, window_attrs)
 
 
 def quantized_operands(op):
@@ -376,9 +376,56 @@ def fence_conv_meetings(module: ir.Module) -> int:
     return fenced
 
 
+# ops through which a value leaves the model
+_MODEL_OUTPUT = ("hal.tensor.barrier", "hal.tensor.export", "util.return", "func.return")
+
+
+def float_quantized_outputs(module: ir.Module) -> int:
+    """Every dequantize(quantize(x)) whose result only leaves the model (a QDQ classifier's
+    logits) as one f32 elementwise op: (clamp(roundeven(x / s) + zp) - zp) * s, the same
+    values. The int8 tensor between them would be a dispatch's output of its own (IREE keeps the
+    dequantize apart when nothing consumes it), whose rows of 1000 bytes no TMA store writes;
+    as floats the pair fuses into the producer's epilogue (QDQ ResNet-50's classifier GEMM then
+    takes the s8 wgmma kernel with f32 output rows). Returns how many were rewritten."""
+    done = 0
+    for dq in list(walk_ops(module.operation, DEQUANTIZE)):
+        q = owner(dq.operands[0])
+        if q is None or q.name != QUANTIZE or len(list(q.results[0].uses)) != 1:
+            continue
+        if not all(user_op(use).name in _MODEL_OUTPUT for use in dq.results[0].uses):
+            continue
+        a, b = _qparams(q), _qparams(dq)
+        x = q.operands[0]
+        t = ir.RankedTensorType(x.type)
+        if a is None or a != b or str(t.element_type) != "f32":
+            continue
+        scale, zp, (lo, hi), _ = a
+        f32 = t.element_type
+        with ir.InsertionPoint(dq), dq.location:
+            gen = linalg_d.GenericOp([t], [x], [tensor_d.EmptyOp(list(t.shape), f32).result],
+                                     ir.ArrayAttr.get([identity_map(t.rank)] * 2), iterator_types(["parallel"] * t.rank))
+            block = gen.regions[0].blocks.append(f32, f32)
+            with ir.InsertionPoint(block):
+                s_ = arith_d.constant(f32, scale)
+                i32 = ir.IntegerType.get_signless(32)
+                v = quantize_arith(block.arguments[0], s_, lo, hi,
+                                   arith_d.constant(i32, ir.IntegerAttr.get(i32, zp)) if zp else None)
+                if zp:
+                    v = arith_d.subf(v, arith_d.constant(f32, float(zp)))
+                linalg_d.YieldOp([arith_d.mulf(v, s_)])
+        dq.results[0].replace_all_uses_with(gen.results[0])
+        dq.erase()
+        q.erase()
+        done += 1
+    return done
+
+
 def quantized_convs(module: ir.Module, options=None) -> ir.Module:
     """Pass convc-quantized-conv."""
     with module.context, ir.Location.unknown():
+        # first, so that the rewrites below read the integer ReLUs' inputs (a pool's or an f16
+        # conv's requantize, raised to the ReLU's bound, quantized_f16.f16_integers)
+        integer_relus(module)
         for op in list(walk_ops(module.operation)):
             if op.name in CONV_Q:
                 with ir.InsertionPoint(op), op.location:
@@ -398,10 +445,10 @@ def quantized_convs(module: ir.Module, options=None) -> ir.Module:
             if pool is not None:
                 with ir.InsertionPoint(op), op.location:
                     rewrite_quantized_pool(op, *pool)
-        integer_relus(module)
         erase_dead(module, (DEQUANTIZE, "tensor.pad", "linalg.fill", "tensor.empty", "linalg.broadcast",
                             "arith.constant"))
         fence_conv_meetings(module)
+        float_quantized_outputs(module)
         for op in list(walk_ops(module.operation)):
             if op.name in (DEQUANTIZE, QUANTIZE) and all(f32_or_int(v) for v in op.operands):
                 with ir.InsertionPoint(op), op.location:

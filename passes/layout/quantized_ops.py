@@ -71,6 +71,23 @@ class Dequantized:
         return not results or (len(results) == 1 and str(results[0]) == f"d{f_dim}")
 
 
+def integer_relu_input(v: ir.Value):
+    """(q, zp) where v = max(q, zp) on int8 (the integer ReLU quantized.integer_relus writes:
+    a one-input linalg.generic of arith.maxsi / maxui with a constant), else None."""
+    op = owner(v)
+    if op is None or op.name != "linalg.generic" or len(op.operands) != 2:
+        return None
+    body = [o.operation for o in op.regions[0].blocks[0].operations]
+    if len(body) != 3 or body[1].name not in ("arith.maxsi", "arith.maxui"):
+        return None
+    a, b = body[1].operands
+    arg = op.regions[0].blocks[0].arguments[0]
+    zp = int_const(b) if a == arg else None
+    if zp is None:
+        return None
+    return op.operands[0], (zp & 0xFF if body[1].name == "arith.maxui" else zp)
+
+
 def dequantized_input(x: ir.Value, pad_value: float | None = 0.0):
     """(dequantized input, pad op or None) of a conv input (a pool's: any constant pad value,
     pad_value=None), or None."""

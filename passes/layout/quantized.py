@@ -250,8 +250,11 @@ def rewrite_quantized_matmul(op, xd: Dequantized, wd: Dequantized, f_dim: int, z
     sx = scalar_of(xd.scale)
     scale = channel_scales(sx, wd.scale) if list(wd.scale_map.results) else arith_d.mulf(sx, scalar_of(wd.scale))
     y = dequantize_accumulator(gen.results[0], op.operands[2], 1, scale, corr)
+    tr = owner(op.operands[1])
     op.results[0].replace_all_uses_with(y)
     op.erase()
+    if tr is not None and tr.name == "linalg.transpose" and not list(tr.results[0].uses):
+        tr.erase()              # the float weight's transpose (its dequantize goes with erase_dead)
 
 
 def _relu_input(op):

@@ -243,3 +243,37 @@ func.func @integer_relu(%q: tensor<2x8xi8>) -> tensor<2x8xi8> {
   %y = iree_linalg_ext.quantize_affine <indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], quant_min = -128, quant_max = 127> ins(%r, %s, %zp : tensor<2x8xf32>, f32, i8) outs(%e8 : tensor<2x8xi8>) -> tensor<2x8xi8>
   return %y : tensor<2x8xi8>
 }
+
+// A QDQ Gemm (dequantized int8 activation, per-channel int8 weight [F, K] through a
+// transpose) becomes the i32 contraction out[m, f] += x[m, c] * w[f, c] and the accumulator's
+// dequantization; its quantize-dequantize pair at the model output one f32 op.
+// CHECK-LABEL: func.func @gemm
+// CHECK-NOT: linalg.transpose
+// CHECK: %[[ACC:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%arg0, %{{.*}} : tensor<4x64xi8>, tensor<16x64xi8>) outs(%{{.*}} : tensor<4x16xi32>)
+// CHECK: arith.extsi
+// CHECK: arith.muli
+// CHECK: linalg.generic {{.*}} ins(%[[ACC]], %{{.*}}, %{{.*}} : tensor<4x16xi32>, tensor<16xf32>, tensor<4x16xf32>)
+// CHECK-NOT: linalg.matmul
+// CHECK: math.roundeven
+// CHECK-NOT: arith.fptosi
+// CHECK: return %{{.*}} : tensor<4x16xf32>
+func.func @gemm(%xq: tensor<4x64xi8>) -> tensor<4x16xf32> {
+  %sx = arith.constant 0.03 : f32
+  %sy = arith.constant 0.05 : f32
+  %wq = arith.constant dense<3> : tensor<16x64xi8>
+  %sw = arith.constant dense<0.004> : tensor<16xf32>
+  %ex = tensor.empty() : tensor<4x64xf32>
+  %dx = iree_linalg_ext.dequantize_affine <indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], quant_min = -128, quant_max = 127> ins(%xq, %sx : tensor<4x64xi8>, f32) outs(%ex : tensor<4x64xf32>) -> tensor<4x64xf32>
+  %ew = tensor.empty() : tensor<16x64xf32>
+  %dw = iree_linalg_ext.dequantize_affine <indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], quant_min = -128, quant_max = 127> ins(%wq, %sw : tensor<16x64xi8>, tensor<16xf32>) outs(%ew : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %et = tensor.empty() : tensor<64x16xf32>
+  %wt = linalg.transpose ins(%dw : tensor<16x64xf32>) outs(%et : tensor<64x16xf32>) permutation = [1, 0]
+  %zero = arith.constant 0.0 : f32
+  %eo = tensor.empty() : tensor<4x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%eo : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %y = linalg.matmul ins(%dx, %wt : tensor<4x64xf32>, tensor<64x16xf32>) outs(%init : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %e8 = tensor.empty() : tensor<4x16xi8>
+  %q = iree_linalg_ext.quantize_affine <indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], quant_min = -128, quant_max = 127> ins(%y, %sy : tensor<4x16xf32>, f32) outs(%e8 : tensor<4x16xi8>) -> tensor<4x16xi8>
+  %d = iree_linalg_ext.dequantize_affine <indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], quant_min = -128, quant_max = 127> ins(%q, %sy : tensor<4x16xi8>, f32) outs(%eo : tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %d : tensor<4x16xf32>
+}

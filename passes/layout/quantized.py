@@ -48,11 +48,12 @@ in i32, then the accumulator's dequantization, which convc's int8 kernels take a
 layer's GEMM (the driver lists its signature). IREE ran it as a float matmul with the weight's
 dequantize cloned into its dispatch (QDQ ResNet-50's classifier: 40 us at batch 32).
 
-A ReLU between a dequantize and a quantize of the same scale and zero point (QDQ graphs put
-one after every quantized add and activation: Q -> DQ -> Relu -> Q) is max(q, zp) on the
-integers (`integer_relus`): exact, since the f32 round trip q * s / s rounds back to q. It
-spares each such epilogue a dequantize, a ReLU and a requantize per output (ResNet-50's
-residual epilogues: three requantizes per output before, two after).
+A ReLU or Clip (ReLU6) between a dequantize and a quantize of the same scale and zero point
+(QDQ graphs put one after every quantized add and activation: Q -> DQ -> Relu -> Q) is
+min(max(q, zp + round(lo / s)), zp + round(hi / s)) on the integers (`integer_relus`): exact,
+since the f32 round trip q * s / s rounds back to q and a clipped value quantizes to its
+bound's integer. It spares each such epilogue a dequantize, a clamp and a requantize per
+output (ResNet-50's residual epilogues: three requantizes per output before, two after).
 
 Two rewritten convs meeting in one elementwise op (a ResNet block's residual add of its last
 conv and its downsample, each quantized and dequantized by the QDQ graph): IREE's elementwise
@@ -67,6 +68,8 @@ zero points, a weight zero point that is not 0, uint8 weights, other integer ran
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from iree.compiler.dialects import arith as arith_d, linalg as linalg_d, tensor as tensor_d
 
@@ -257,44 +260,81 @@ def rewrite_quantized_matmul(op, xd: Dequantized, wd: Dequantized, f_dim: int, z
         tr.erase()              # the float weight's transpose (its dequantize goes with erase_dead)
 
 
-def _relu_input(op):
-    """The input of `op` where it is a one-input elementwise linalg.generic computing
-    max(x, 0) (select(x > 0, x, 0) as the ONNX import writes Relu, or maximumf / maxnumf),
-    else None."""
+def _clamp_of(op):
+    """(x, lo, hi) where `op` is an elementwise linalg.generic computing clamp(x, lo, hi) of
+    its first input with constant bounds (hi may be +inf), else None: ReLU as the ONNX import
+    writes it (select(x > 0, x, 0)) or as maximumf / maxnumf with 0, and Clip (ReLU6) as
+    select(x < lo, lo, x) then select(y > hi, hi, y), its bounds 0-d constant tensors."""
     if op is None or op.name != "linalg.generic" or len(op.results) != 1:
         return None
     ins = operand_segments(op, ("inputs", "outputs"))["inputs"]
     maps = [ir.AffineMapAttr(m).value for m in op.attributes["indexing_maps"]]
     rank = ir.RankedTensorType(op.results[0].type).rank
-    if len(ins) != 1 or any(m != ir.AffineMap.get_identity(rank) for m in maps) or \
+    if not ins or maps[0] != ir.AffineMap.get_identity(rank) or maps[-1] != ir.AffineMap.get_identity(rank) or \
             any("parallel" not in str(k) for k in ir.ArrayAttr(op.attributes["iterator_types"])):
         return None
     block = op.regions[0].blocks[0]
-    x = block.arguments[0]
-    body = [o.operation for o in block.operations]
-    y = body[-1].operands[0]
+    args = list(block.arguments)
+    x = args[0]
 
-    def zero(v):
-        return float_const(v) == 0.0
-
-    last = owner(y)
-    if last is None:
+    def const(v):
+        """A block value's constant: a scalar constant, or the block argument of a constant
+        0-d (or splat) tensor input."""
+        c = float_const(v)
+        if c is not None:
+            return c
+        if v in args[1:len(ins)]:
+            t = owner(ins[args.index(v)])
+            if t is not None and t.name == "arith.constant":
+                a = t.attributes["value"]
+                if isinstance(a, ir.DenseElementsAttr) and a.is_splat:
+                    return ir.FloatAttr(a.get_splat_value()).value
         return None
-    if last.name in ("arith.maximumf", "arith.maxnumf") and len(body) == 2:
-        a, b = last.operands
-        return ins[0] if (a == x and zero(b)) or (b == x and zero(a)) else None
-    if last.name == "arith.select" and len(body) == 3:
-        cond, a, b = last.operands
-        cmp = owner(cond)
-        return ins[0] if (cmp is not None and cmp.name == "arith.cmpf" and a == x and zero(b)
-                          and cmp.operands[0] == x and zero(cmp.operands[1])
-                          and ir.IntegerAttr(cmp.attributes["predicate"]).value in _GREATER) else None
-    return None
+
+    def step(v):
+        """(input, "max" | "min", bound) of one clamping op producing v, else None."""
+        o = owner(v)
+        if o is None:
+            return None
+        if o.name in ("arith.maximumf", "arith.maxnumf", "arith.minimumf", "arith.minnumf"):
+            u, c = o.operands
+            if const(c) is None:
+                u, c = c, u
+            return (u, "max" if "max" in o.name else "min", const(c)) if const(c) is not None else None
+        if o.name == "arith.select":
+            cond, a, b = o.operands
+            cmp = owner(cond)
+            if cmp is None or cmp.name != "arith.cmpf" or cmp.operands[1] != (b if const(b) is not None else a):
+                return None
+            pred = ir.IntegerAttr(cmp.attributes["predicate"]).value
+            u = cmp.operands[0]
+            if a == u and const(b) is not None and pred in _GREATER:     # x > c ? x : c   -> max
+                return u, "max", const(b)
+            if b == u and const(a) is not None and pred in _LESS:        # x < c ? c : x   -> max
+                return u, "max", const(a)
+            if b == u and const(a) is not None and pred in _GREATER:     # x > c ? c : x   -> min
+                return u, "min", const(a)
+        return None
+
+    body = [o.operation for o in block.operations]
+    if any(o.name not in _CLAMP_OPS for o in body[:-1]):
+        return None
+    v, lo, hi = body[-1].operands[0], float("-inf"), float("inf")
+    while v != x:
+        got = step(v)
+        if got is None:
+            return None
+        v, kind, c = got
+        lo, hi = (max(lo, c), hi) if kind == "max" else (lo, min(hi, c))
+    return (ins[0], lo, hi) if lo <= hi and (lo > float("-inf") or hi < float("inf")) else None
 
 
-# arith.cmpf predicates x > 0 / x >= 0 (ordered and unordered): each selects x exactly where
-# x > 0 or x == 0 (where both give 0)
+# arith.cmpf predicates x > c / x >= c and x < c / x <= c (ordered and unordered): each picks
+# the same value as the clamp at x == c
 _GREATER = (2, 3, 9, 10)         # ogt, oge, ugt, uge
+_LESS = (4, 5, 11, 12)           # olt, ole, ult, ule
+_CLAMP_OPS = ("arith.cmpf", "arith.select", "arith.maximumf", "arith.maxnumf", "arith.minimumf", "arith.minnumf",
+              "arith.constant")
 
 
 def _qparams(op):
@@ -313,15 +353,23 @@ def _qparams(op):
     return scale, (zp & 0xFF if unsigned else zp), rng, unsigned
 
 
+def _quantized_bound(c: float, scale: float) -> float:
+    """roundeven(c / scale) as the float quantize computes it (f32 division)."""
+    if c in (float("inf"), float("-inf")):
+        return c
+    return float(np.round(np.float32(c) / np.float32(scale)))
+
+
 def integer_relus(module: ir.Module) -> int:
-    """Every quantize(relu(dequantize(q))) with the same per-tensor constant scale, zero point
-    and range on both sides, q an 8-bit tensor, as max(q, zp) on it (unsigned for uint8).
-    Returns how many were rewritten."""
+    """Every quantize(clamp(dequantize(q), lo, hi)) (ReLU, ReLU6) with the same per-tensor
+    constant scale, zero point and range on both sides, q an 8-bit tensor, as
+    min(max(q, zp + round(lo / s)), zp + round(hi / s)) on it, within the range (unsigned for
+    uint8). Returns how many were rewritten."""
     done = 0
     for q2 in list(walk_ops(module.operation, QUANTIZE)):
-        relu = owner(q2.operands[0])
-        d = _relu_input(relu)
-        dq = owner(d) if d is not None else None
+        clamp = owner(q2.operands[0])
+        got = _clamp_of(clamp)
+        dq = owner(got[0]) if got is not None else None
         if dq is None or dq.name != DEQUANTIZE:
             continue
         a, b = _qparams(dq), _qparams(q2)
@@ -329,19 +377,30 @@ def integer_relus(module: ir.Module) -> int:
         t = ir.RankedTensorType(q1.type)
         if a is None or a != b or str(t.element_type) != "i8" or t != ir.RankedTensorType(q2.results[0].type):
             continue
-        _, zp, _, unsigned = a
+        scale, zp, (qmin, qmax), unsigned = a
+        lo = max(qmin, zp + _quantized_bound(got[1], scale))
+        hi = min(qmax, zp + _quantized_bound(got[2], scale))
+        if not lo <= hi:
+            continue
         i8 = t.element_type
         with ir.InsertionPoint(q2), q2.location:
             gen = linalg_d.GenericOp([t], [q1], [tensor_d.EmptyOp(list(t.shape), i8).result],
                                      ir.ArrayAttr.get([identity_map(t.rank)] * 2), iterator_types(["parallel"] * t.rank))
             block = gen.regions[0].blocks.append(i8, i8)
             with ir.InsertionPoint(block):
-                z = arith_d.constant(i8, ir.IntegerAttr.get(i8, zp - 256 if zp > 127 else zp))
-                linalg_d.YieldOp([(arith_d.maxui if unsigned else arith_d.maxsi)(block.arguments[0], z)])
+                def bound(v):
+                    v = int(v)
+                    return arith_d.constant(i8, ir.IntegerAttr.get(i8, v - 256 if v > 127 else v))
+                y = block.arguments[0]
+                if lo > qmin:
+                    y = (arith_d.maxui if unsigned else arith_d.maxsi)(y, bound(lo))
+                if hi < qmax:
+                    y = (arith_d.minui if unsigned else arith_d.minsi)(y, bound(hi))
+                linalg_d.YieldOp([y])
         q2.results[0].replace_all_uses_with(gen.results[0])
         q2.erase()
-        if not list(relu.results[0].uses):
-            relu.erase()            # the dequantize, if now unused, goes with erase_dead
+        if not list(clamp.results[0].uses):
+            clamp.erase()           # the dequantize, if now unused, goes with erase_dead
         done += 1
     return done
 

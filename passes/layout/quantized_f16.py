@@ -13,7 +13,7 @@ from iree.compiler.dialects import arith as arith_d, linalg as linalg_d, tensor 
 from ..ir import float_const, int_const, ir
 from .builders import barrier, owner, pad, value_of, zero
 from .quantized_ops import (CONVS, QUANTIZE, Dequantized, channel_scales, dequantize_accumulator,
-                            dequantized_input, identity_map, integer_relu_input, is_tensor, iterator_types,
+                            dequantized_input, identity_map, integer_clamp_input, is_tensor, iterator_types,
                             quantize_arith, scalar_of, window_attrs)
 
 
@@ -34,15 +34,15 @@ def integer_valued_f16(q: ir.Value, zp: int, unsigned: bool = False) -> ir.Value
     return gen.results[0]
 
 
-def requantized_f16(qop, zp: int, relu: bool = False) -> ir.Value:
+def requantized_f16(qop, zp: int, lo: int | None = None, hi: int | None = None) -> ir.Value:
     """The integers quantize_affine `qop` computes from its f32 input, less zero point zp, as
-    f16 in one elementwise op from the f32 values: clamp(roundeven(x / s) + zp) - zp (`relu`:
-    of max(q, zp), the integer ReLU after it: the lower bound raised to 0). Not a widening of
-    the int8 tensor: IREE fused that into the conv's dispatch (flow IR of a QDQ model with an
-    RGB stem: "operand is produced by linalg.generic", a conv convc declines)."""
+    f16 in one elementwise op from the f32 values: clamp(roundeven(x / s) + zp) - zp (`lo`,
+    `hi`: of min(max(q, lo), hi), the integer clamp after it: the bounds tightened). Not a
+    widening of the int8 tensor: IREE fused that into the conv's dispatch (flow IR of a QDQ
+    model with an RGB stem: "operand is produced by linalg.generic", a conv convc declines)."""
     x, scale = qop.operands[0], qop.operands[1]
-    lo, hi = (ir.IntegerAttr(qop.attributes[k]).value for k in ("quant_min", "quant_max"))
-    lo = max(lo - zp, 0) if relu else lo - zp
+    qlo, qhi = (ir.IntegerAttr(qop.attributes[k]).value for k in ("quant_min", "quant_max"))
+    qlo, qhi = max(qlo, lo) if lo is not None else qlo, min(qhi, hi) if hi is not None else qhi
     t = ir.RankedTensorType(x.type)
     f16 = ir.F16Type.get()
     out = tensor_d.EmptyOp(list(t.shape), f16).result
@@ -51,7 +51,7 @@ def requantized_f16(qop, zp: int, relu: bool = False) -> ir.Value:
     block = gen.regions[0].blocks.append(t.element_type, f16)
     with ir.InsertionPoint(block):
         # clamp(q + zp, lo, hi) - zp = clamp(q, lo - zp, hi - zp)
-        linalg_d.YieldOp([arith_d.truncf(f16, quantize_arith(block.arguments[0], scalar_of(scale), lo, hi - zp))])
+        linalg_d.YieldOp([arith_d.truncf(f16, quantize_arith(block.arguments[0], scalar_of(scale), qlo - zp, qhi - zp))])
     return gen.results[0]
 
 
@@ -109,18 +109,18 @@ def rewrite_as_f16(op, xd: Dequantized, pad_op, wd: Dequantized, zx: int) -> Non
 def f16_integers(xd: Dequantized, zx: int) -> ir.Value:
     """xq - zx as f16: from the f32 values its quantize reads where it has one (the producer's
     epilogue then writes f16 integers), else widened from the int8 tensor behind a barrier."""
-    q, relu = xd.q, False
-    inner = integer_relu_input(q)
-    if inner is not None and inner[1] == zx:       # max(q, zx): the quantize before the integer ReLU
-        q, relu = inner[0], True
+    q, bounds = xd.q, None
+    inner = integer_clamp_input(q)
+    if inner is not None:                          # an integer ReLU / ReLU6: the quantize before it
+        q, bounds = inner[0], inner[1:]
     qop = owner(q)
     if qop is not None and qop.name == QUANTIZE and quantize_zero_point(qop) == zx and str(
             ir.RankedTensorType(qop.operands[0].type).element_type) == "f32":
-        # through an integer ReLU the f16 integers follow the producer's dequantized f32
+        # through an integer clamp the f16 integers follow the producer's dequantized f32
         # directly, which IREE then fused into the consumer's dispatch (a global pool reading
         # the conv's raw i32 sums: test_int8.py); fenced, they stay the producer's epilogue
-        f16 = requantized_f16(qop, zx, relu)
-        return barrier(f16, layout_free=True) if relu else f16
+        f16 = requantized_f16(qop, zx, *(bounds or ()))
+        return barrier(f16, layout_free=True) if bounds else f16
     return barrier(integer_valued_f16(xd.q, zx, xd.unsigned))     # kept out of the consumer's dispatch
 
 

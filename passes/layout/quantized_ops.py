@@ -71,21 +71,32 @@ class Dequantized:
         return not results or (len(results) == 1 and str(results[0]) == f"d{f_dim}")
 
 
-def integer_relu_input(v: ir.Value):
-    """(q, zp) where v = max(q, zp) on int8 (the integer ReLU quantized.integer_relus writes:
-    a one-input linalg.generic of arith.maxsi / maxui with a constant), else None."""
+def integer_clamp_input(v: ir.Value):
+    """(q, lo, hi) where v = min(max(q, lo), hi) on int8, either bound optional (None) (the
+    integer ReLU / ReLU6 quantized.integer_relus writes: a one-input linalg.generic of
+    arith.maxsi / maxui and minsi / minui with constants; unsigned bounds as 0..255), else
+    None."""
     op = owner(v)
     if op is None or op.name != "linalg.generic" or len(op.operands) != 2:
         return None
-    body = [o.operation for o in op.regions[0].blocks[0].operations]
-    if len(body) != 3 or body[1].name not in ("arith.maxsi", "arith.maxui"):
-        return None
-    a, b = body[1].operands
-    arg = op.regions[0].blocks[0].arguments[0]
-    zp = int_const(b) if a == arg else None
-    if zp is None:
-        return None
-    return op.operands[0], (zp & 0xFF if body[1].name == "arith.maxui" else zp)
+    block = op.regions[0].blocks[0]
+    body = [o.operation for o in block.operations]
+    y = body[-1].operands[0]
+    lo = hi = None
+    while y != block.arguments[0]:
+        o = owner(y)
+        if o is None or o.name not in ("arith.maxsi", "arith.maxui", "arith.minsi", "arith.minui"):
+            return None
+        y, c = o.operands
+        c = int_const(c)
+        if c is None:
+            return None
+        c = c & 0xFF if o.name.endswith("ui") else c
+        if o.name.startswith("arith.max"):
+            lo = c
+        else:
+            hi = c
+    return op.operands[0], lo, hi
 
 
 def dequantized_input(x: ir.Value, pad_value: float | None = 0.0):

@@ -133,6 +133,41 @@ def test_qdq_gemm_runs_as_an_int8_gemm(tmp_path, target):
             assert np.mean(got == ref) >= 0.99
 
 
+@pytest.mark.parametrize("symmetric", [True, False], ids=["symmetric", "asymmetric"])
+def test_qdq_relu6_is_an_integer_clamp(tmp_path, symmetric):
+    """Conv -> Clip(0, 6) -> Conv (MobileNet's ReLU6) in QDQ form: the clip between the
+    dequantize and the quantize becomes an integer clamp folded into the first conv's
+    requantize (no float select left in its epilogue), and the model matches onnxruntime."""
+    from onnx import TensorProto, helper, numpy_helper
+    from convc.tools.quantized import ort_reference, qdq_quantize
+    rng = np.random.default_rng(0)
+    inits = [numpy_helper.from_array((rng.standard_normal((32, 16, 1, 1)) * 0.5).astype(np.float32), "w"),
+             numpy_helper.from_array((rng.standard_normal(32) * 0.5).astype(np.float32), "b"),
+             numpy_helper.from_array((rng.standard_normal((24, 32, 1, 1)) * 0.2).astype(np.float32), "w2"),
+             numpy_helper.from_array(np.array(0, np.float32), "lo"), numpy_helper.from_array(np.array(6, np.float32), "hi")]
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"]), helper.make_node("Clip", ["c", "lo", "hi"], ["r"]),
+             helper.make_node("Conv", ["r", "w2"], ["y"])]
+    g = helper.make_graph(nodes, "r6", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 16, 8, 8])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 24, 8, 8])], inits)
+    f, q = str(tmp_path / "f.onnx"), str(tmp_path / "q.onnx")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), f)
+    qdq_quantize(f, q, symmetric=symmetric)
+    res = compile_file(q, str(tmp_path / "q.vmfb"), CompileOptions(target="llvm-cpu", tuning_cache="none"))
+    convs = res.by_kind()["convs"]
+    assert len(convs) == 2 and all(r.path == "convc" and r.problem.dtype == "i8" for r in convs), [r.line() for r in convs]
+    first = next(r for r in convs if r.problem.F == 32)
+    ops = [o.op for st in first.problem.epilogue if st.op == "program" for o in st.program]
+    assert "arith.select" not in ops and "arith.cmpf" not in ops, ops
+    m = LoadedModule(str(tmp_path / "q.vmfb"), "local-task")
+    for seed in (0, 1):
+        x = (np.random.default_rng(seed).standard_normal((2, 16, 8, 8)) * 2).astype(np.float32)
+        (ref,) = ort_reference(q, {"x": x})
+        got = np.asarray(m.call(m.entry, [(x, "f32")]))
+        step = np.min(np.diff(np.unique(ref)))
+        assert got.shape == ref.shape and np.abs(got - ref).max() <= step * 1.01
+        assert np.mean(got == ref) >= 0.99
+
+
 def test_qdq_global_average_pool_on_f16_integers(tmp_path):
     """A QDQ GlobalAveragePool sums f16 integers (exact in f32) on convc's global-pool kernel
     instead of IREE's reduction of the dequantized values; the result matches onnxruntime."""

@@ -224,26 +224,31 @@ def quantize_chains(program: tuple[EpilogueOp, ...], consts: dict[int, float], f
                             (("unsigned", "true"),) if ins.op == "arith.fptoui" else ())
     uses = _use_counts(tuple(out))
     for j, ins in enumerate(out):
-        # an integer ReLU of the quantized value (max(q, zp), quantized.integer_relus): a raised
-        # lower bound of the clamp
-        if ins.op not in ("arith.maxsi", "arith.maxui"):
+        # an integer clamp of the quantized value (max(q, lo), min(q, hi): the ReLU and ReLU6
+        # quantized.integer_relus writes): the clamp's bounds tightened
+        if ins.op not in ("arith.maxsi", "arith.maxui", "arith.minsi", "arith.minui"):
             continue
+        raise_lo = ins.op.startswith("arith.max")
+        unsigned = ins.op.endswith("ui")
         for qk, ck in (ins.args, ins.args[::-1]):
             qb, c = single(qk, "convc.quantize_bits"), single(ck, "arith.constant")
-            if qb is None or c is None or (ins.op == "arith.maxui") != (("unsigned", "true") in qb.attrs):
+            if qb is None or c is None or unsigned != (("unsigned", "true") in qb.attrs):
                 continue
             value = ir.Attribute.parse(dict(c.attrs)["value"])
             if not isinstance(value, ir.IntegerAttr):
                 continue
             bits = _INT_RANGE[(qb.dtype, True)][1].bit_length() + 1
-            v = value.value & (2 ** bits - 1) if ins.op == "arith.maxui" else value.value
-            lo = max(consts[qb.args[-2]], float(v))
-            if lo > consts[qb.args[-1]]:
-                continue
-            out[ck - first] = _const("f32", lo)
-            consts[ck] = lo
+            v = float(value.value & (2 ** bits - 1) if unsigned else value.value)
+            lo, hi = consts[qb.args[-2]], consts[qb.args[-1]]
+            if (raise_lo and v > hi) or (not raise_lo and v < lo):
+                continue            # a constant result: left as it is
+            args = qb.args
+            if (raise_lo and v > lo) or (not raise_lo and v < hi):
+                out[ck - first] = _const("f32", v)       # the bound it tightens
+                consts[ck] = v
+                args = qb.args[:-2] + ((ck, qb.args[-1]) if raise_lo else (qb.args[-2], ck))
             out[qk - first] = _const("f32", 0.0)
-            out[j] = EpilogueOp("convc.quantize_bits", qb.dtype, qb.args[:-2] + (ck, qb.args[-1]), qb.attrs)
+            out[j] = EpilogueOp("convc.quantize_bits", qb.dtype, args, qb.attrs)
             break
     return tuple(out)
 

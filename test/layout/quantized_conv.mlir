@@ -277,3 +277,29 @@ func.func @gemm(%xq: tensor<4x64xi8>) -> tensor<4x16xf32> {
   %d = iree_linalg_ext.dequantize_affine <indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], quant_min = -128, quant_max = 127> ins(%q, %sy : tensor<4x16xi8>, f32) outs(%eo : tensor<4x16xf32>) -> tensor<4x16xf32>
   return %d : tensor<4x16xf32>
 }
+
+// A Clip(0, 6) between a dequantize and a quantize of one scale (ReLU6, as the ONNX import
+// writes it): max(q, zp) and min(q, zp + round(6 / s)) on the int8 tensor (6 / 0.05 = 120).
+// CHECK-LABEL: func.func @integer_relu6
+// CHECK: arith.maxsi %{{.*}}, %c3_i8 : i8
+// CHECK: arith.minsi %{{.*}}, %c123_i8 : i8
+// CHECK-NOT: arith.select
+func.func @integer_relu6(%q: tensor<2x8xi8>) -> tensor<2x8xi8> {
+  %s = arith.constant 0.05 : f32
+  %zp = arith.constant 3 : i8
+  %lo = arith.constant dense<0.0> : tensor<f32>
+  %hi = arith.constant dense<6.0> : tensor<f32>
+  %ef = tensor.empty() : tensor<2x8xf32>
+  %d = iree_linalg_ext.dequantize_affine <indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], quant_min = -128, quant_max = 127> ins(%q, %s, %zp : tensor<2x8xi8>, f32, i8) outs(%ef : tensor<2x8xf32>) -> tensor<2x8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%d, %lo, %hi : tensor<2x8xf32>, tensor<f32>, tensor<f32>) outs(%ef : tensor<2x8xf32>) {
+  ^bb0(%a: f32, %l: f32, %h: f32, %o: f32):
+    %c1 = arith.cmpf ult, %a, %l : f32
+    %v1 = arith.select %c1, %l, %a : f32
+    %c2 = arith.cmpf ugt, %v1, %h : f32
+    %v2 = arith.select %c2, %h, %v1 : f32
+    linalg.yield %v2 : f32
+  } -> tensor<2x8xf32>
+  %e8 = tensor.empty() : tensor<2x8xi8>
+  %y = iree_linalg_ext.quantize_affine <indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], quant_min = -128, quant_max = 127> ins(%r, %s, %zp : tensor<2x8xf32>, f32, i8) outs(%e8 : tensor<2x8xi8>) -> tensor<2x8xi8>
+  return %y : tensor<2x8xi8>
+}

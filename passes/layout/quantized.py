@@ -56,10 +56,11 @@ bound's integer. It spares each such epilogue a dequantize, a clamp and a requan
 output (ResNet-50's residual epilogues: three requantizes per output before, two after).
 
 Two rewritten convs meeting in one elementwise op (a ResNet block's residual add of its last
-conv and its downsample, each quantized and dequantized by the QDQ graph): IREE's elementwise
-fusion pulls both requantizes into the add, and one conv then writes its raw i32 sums for the
-other's dispatch to read (QDQ ResNet-50 b32 on an H200: the layer-1 block's 64 -> 256 convs
-took 35 + 85 us where the others of that shape take 49). `fence_conv_meetings` puts every
+conv and its downsample, each quantized and dequantized by the QDQ graph): in IREE's flow IR
+of QDQ ResNet-50 both requantizes land in one conv's dispatch with the add, and the other conv
+writes its raw i32 sums for it to read (four convs with i32 outputs in convc's report; on an
+H200 the layer-1 block's 64 -> 256 pair took 35 + 85 us where the others of that shape take
+49). `fence_conv_meetings` puts every
 such operand's quantized tensor but the first behind a barrier, so each conv writes int8 and
 the first takes the add in its epilogue, reading the other's int8 output as a residual.
 
@@ -79,8 +80,8 @@ from .linear_weights import plain_matmul_maps
 from .quantized_f16 import exact_in_f16, quantized_pool, rewrite_as_f16, rewrite_quantized_pool
 from .quantized_ops import (CONVS, DEPTHWISE, DEQUANTIZE, QUANTIZE, Dequantized, as_generic, channel_map,
                             channel_scales, dequantize_accumulator, dequantized_filter, dequantized_input,
-                            f32_or_int, identity_map, iterator_types, pad_apart, quantize_arith, scalar_of,
-                            signed_view, window_attrs)
+                            f32_or_int, identity_map, iterator_types, map_elementwise, pad_apart, quantize_arith,
+                            scalar_of, signed_view, window_attrs)
 
 
 def quantized_operands(op):
@@ -383,21 +384,20 @@ def integer_relus(module: ir.Module) -> int:
         if not lo <= hi:
             continue
         i8 = t.element_type
+
+        def bound(v):
+            v = int(v)
+            return arith_d.constant(i8, ir.IntegerAttr.get(i8, v - 256 if v > 127 else v))
+
+        def body(y):
+            if lo > qmin:
+                y = (arith_d.maxui if unsigned else arith_d.maxsi)(y, bound(lo))
+            if hi < qmax:
+                y = (arith_d.minui if unsigned else arith_d.minsi)(y, bound(hi))
+            return y
         with ir.InsertionPoint(q2), q2.location:
-            gen = linalg_d.GenericOp([t], [q1], [tensor_d.EmptyOp(list(t.shape), i8).result],
-                                     ir.ArrayAttr.get([identity_map(t.rank)] * 2), iterator_types(["parallel"] * t.rank))
-            block = gen.regions[0].blocks.append(i8, i8)
-            with ir.InsertionPoint(block):
-                def bound(v):
-                    v = int(v)
-                    return arith_d.constant(i8, ir.IntegerAttr.get(i8, v - 256 if v > 127 else v))
-                y = block.arguments[0]
-                if lo > qmin:
-                    y = (arith_d.maxui if unsigned else arith_d.maxsi)(y, bound(lo))
-                if hi < qmax:
-                    y = (arith_d.minui if unsigned else arith_d.minsi)(y, bound(hi))
-                linalg_d.YieldOp([y])
-        q2.results[0].replace_all_uses_with(gen.results[0])
+            clamped = map_elementwise(q1, i8, body)
+        q2.results[0].replace_all_uses_with(clamped)
         q2.erase()
         if not list(clamp.results[0].uses):
             clamp.erase()           # the dequantize, if now unused, goes with erase_dead
@@ -445,8 +445,9 @@ _MODEL_OUTPUT = ("hal.tensor.barrier", "hal.tensor.export", "util.return", "func
 def float_quantized_outputs(module: ir.Module) -> int:
     """Every dequantize(quantize(x)) whose result only leaves the model (a QDQ classifier's
     logits) as one f32 elementwise op: (clamp(roundeven(x / s) + zp) - zp) * s, the same
-    values. The int8 tensor between them would be a dispatch's output of its own (IREE keeps the
-    dequantize apart when nothing consumes it), whose rows of 1000 bytes no TMA store writes;
+    values. The int8 tensor between them was a dispatch's output of its own (IREE's flow IR of
+    QDQ ResNet-50: the dequantize alone in `elementwise_32000_i8xf32`), whose rows of 1000 bytes
+    no TMA store writes;
     as floats the pair fuses into the producer's epilogue (QDQ ResNet-50's classifier GEMM then
     takes the s8 wgmma kernel with f32 output rows). Returns how many were rewritten."""
     done = 0
@@ -463,19 +464,17 @@ def float_quantized_outputs(module: ir.Module) -> int:
             continue
         scale, zp, (lo, hi), _ = a
         f32 = t.element_type
+        i32 = ir.IntegerType.get_signless(32)
+
+        def body(v):
+            s_ = arith_d.constant(f32, scale)
+            v = quantize_arith(v, s_, lo, hi, arith_d.constant(i32, ir.IntegerAttr.get(i32, zp)) if zp else None)
+            if zp:
+                v = arith_d.subf(v, arith_d.constant(f32, float(zp)))
+            return arith_d.mulf(v, s_)
         with ir.InsertionPoint(dq), dq.location:
-            gen = linalg_d.GenericOp([t], [x], [tensor_d.EmptyOp(list(t.shape), f32).result],
-                                     ir.ArrayAttr.get([identity_map(t.rank)] * 2), iterator_types(["parallel"] * t.rank))
-            block = gen.regions[0].blocks.append(f32, f32)
-            with ir.InsertionPoint(block):
-                s_ = arith_d.constant(f32, scale)
-                i32 = ir.IntegerType.get_signless(32)
-                v = quantize_arith(block.arguments[0], s_, lo, hi,
-                                   arith_d.constant(i32, ir.IntegerAttr.get(i32, zp)) if zp else None)
-                if zp:
-                    v = arith_d.subf(v, arith_d.constant(f32, float(zp)))
-                linalg_d.YieldOp([arith_d.mulf(v, s_)])
-        dq.results[0].replace_all_uses_with(gen.results[0])
+            value = map_elementwise(x, f32, body)
+        dq.results[0].replace_all_uses_with(value)
         dq.erase()
         q.erase()
         done += 1

@@ -13,25 +13,21 @@ from iree.compiler.dialects import arith as arith_d, linalg as linalg_d, tensor 
 from ..ir import float_const, int_const, ir
 from .builders import barrier, owner, pad, value_of, zero
 from .quantized_ops import (CONVS, QUANTIZE, Dequantized, channel_scales, dequantize_accumulator,
-                            dequantized_input, identity_map, integer_clamp_input, is_tensor, iterator_types,
-                            quantize_arith, scalar_of, window_attrs)
+                            dequantized_input, integer_clamp_input, is_tensor, map_elementwise, quantize_arith,
+                            scalar_of, window_attrs)
 
 
 def integer_valued_f16(q: ir.Value, zp: int, unsigned: bool = False) -> ir.Value:
     """q - zp (an int8 or, `unsigned`, uint8 tensor less its zero point) as f16: exact
     (integers of at most 9 bits)."""
-    t = ir.RankedTensorType(q.type)
     f16, i32 = ir.F16Type.get(), ir.IntegerType.get_signless(32)
-    out = tensor_d.EmptyOp(list(t.shape), f16).result
-    gen = linalg_d.GenericOp([out.type], [q], [out], ir.ArrayAttr.get([identity_map(t.rank)] * 2),
-                             iterator_types(["parallel"] * t.rank))
-    block = gen.regions[0].blocks.append(t.element_type, f16)
-    with ir.InsertionPoint(block):
-        v = (arith_d.extui if unsigned else arith_d.extsi)(i32, block.arguments[0])
+
+    def body(x):
+        v = (arith_d.extui if unsigned else arith_d.extsi)(i32, x)
         if zp:
             v = arith_d.subi(v, arith_d.constant(i32, ir.IntegerAttr.get(i32, zp)))
-        linalg_d.YieldOp([arith_d.sitofp(f16, v)])
-    return gen.results[0]
+        return arith_d.sitofp(f16, v)
+    return map_elementwise(q, f16, body)
 
 
 def requantized_f16(qop, zp: int, lo: int | None = None, hi: int | None = None) -> ir.Value:
@@ -43,16 +39,9 @@ def requantized_f16(qop, zp: int, lo: int | None = None, hi: int | None = None) 
     x, scale = qop.operands[0], qop.operands[1]
     qlo, qhi = (ir.IntegerAttr(qop.attributes[k]).value for k in ("quant_min", "quant_max"))
     qlo, qhi = max(qlo, lo) if lo is not None else qlo, min(qhi, hi) if hi is not None else qhi
-    t = ir.RankedTensorType(x.type)
     f16 = ir.F16Type.get()
-    out = tensor_d.EmptyOp(list(t.shape), f16).result
-    gen = linalg_d.GenericOp([out.type], [x], [out], ir.ArrayAttr.get([identity_map(t.rank)] * 2),
-                             iterator_types(["parallel"] * t.rank))
-    block = gen.regions[0].blocks.append(t.element_type, f16)
-    with ir.InsertionPoint(block):
-        # clamp(q + zp, lo, hi) - zp = clamp(q, lo - zp, hi - zp)
-        linalg_d.YieldOp([arith_d.truncf(f16, quantize_arith(block.arguments[0], scalar_of(scale), qlo - zp, qhi - zp))])
-    return gen.results[0]
+    # clamp(q + zp, lo, hi) - zp = clamp(q, lo - zp, hi - zp)
+    return map_elementwise(x, f16, lambda v: arith_d.truncf(f16, quantize_arith(v, scalar_of(scale), qlo - zp, qhi - zp)))
 
 
 def quantize_zero_point(qop) -> int | None:
@@ -170,12 +159,7 @@ def rewrite_quantized_pool(op, xd: Dequantized, pad_op, zx: int) -> None:
     window = tensor_d.EmptyOp(ir.RankedTensorType(op.operands[1].type).shape, f16).result
     builder = linalg_d.pooling_nchw_max if is_max else linalg_d.pooling_nchw_sum
     pooled = value_of(builder(x, window, outs=[init], **window_attrs(op)))
-    out = tensor_d.EmptyOp(list(out_t.shape), f32).result
-    gen = linalg_d.GenericOp([out.type], [pooled], [out], ir.ArrayAttr.get([identity_map(out_t.rank)] * 2),
-                             iterator_types(["parallel"] * out_t.rank))
-    block = gen.regions[0].blocks.append(acc_t, f32)
-    with ir.InsertionPoint(block):
-        v = arith_d.extf(f32, block.arguments[0]) if is_max else block.arguments[0]
-        linalg_d.YieldOp([arith_d.mulf(v, scalar_of(xd.scale))])
-    op.results[0].replace_all_uses_with(gen.results[0])
+    scaled = map_elementwise(pooled, f32, lambda v: arith_d.mulf(arith_d.extf(f32, v) if is_max else v,
+                                                                 scalar_of(xd.scale)))
+    op.results[0].replace_all_uses_with(scaled)
     op.erase()

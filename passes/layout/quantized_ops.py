@@ -154,18 +154,24 @@ def pad_apart(x: ir.Value, low: list, high: list, value: int) -> ir.Value:
     return barrier(pad(barrier(x), low, high, c)) if value else pad(x, low, high, c)
 
 
+def map_elementwise(x: ir.Value, out_type: ir.Type, body) -> ir.Value:
+    """A one-input elementwise linalg.generic of x to a tensor of `out_type` elements:
+    body(element) builds the value each element yields."""
+    t = ir.RankedTensorType(x.type)
+    out = tensor_d.EmptyOp(list(t.shape), out_type).result
+    gen = linalg_d.GenericOp([out.type], [x], [out], ir.ArrayAttr.get([identity_map(t.rank)] * 2),
+                             iterator_types(["parallel"] * t.rank))
+    block = gen.regions[0].blocks.append(t.element_type, out_type)
+    with ir.InsertionPoint(block):
+        linalg_d.YieldOp([body(block.arguments[0])])
+    return gen.results[0]
+
+
 def signed_view(q: ir.Value) -> ir.Value:
     """A uint8 tensor (signless i8 holding 0..255) as the int8 values q - 128: its top bit
     flipped. An elementwise op IREE fuses into the producer's dispatch (after its quantize)."""
-    t = ir.RankedTensorType(q.type)
-    i8 = t.element_type
-    out = tensor_d.EmptyOp(list(t.shape), i8).result
-    gen = linalg_d.GenericOp([out.type], [q], [out], ir.ArrayAttr.get([identity_map(t.rank)] * 2),
-                             iterator_types(["parallel"] * t.rank))
-    block = gen.regions[0].blocks.append(i8, i8)
-    with ir.InsertionPoint(block):
-        linalg_d.YieldOp([arith_d.xori(block.arguments[0], arith_d.constant(i8, ir.IntegerAttr.get(i8, -128)))])
-    return gen.results[0]
+    i8 = ir.RankedTensorType(q.type).element_type
+    return map_elementwise(q, i8, lambda v: arith_d.xori(v, arith_d.constant(i8, ir.IntegerAttr.get(i8, -128))))
 
 
 def is_tensor(v: ir.Value) -> bool:

@@ -40,7 +40,7 @@ def plan_int8(p: ConvProblem, t: Target) -> Schedule:
     if p.dynamic_batch:
         return _portable(p, t, "portable implicit GEMM (int8 with a run-time batch: the s8 wgmma kernel is built "
                                "for static shapes so far)")
-    return _plan_sm90_8bit(p, t, "int8, i32 sums", "s8 wgmma (i32 accumulation)")
+    return _plan_sm90_8bit(p, t, "int8, i32 sums")
 
 
 def plan_fp8(p: ConvProblem, t: Target) -> Schedule:
@@ -64,8 +64,14 @@ def plan_fp8(p: ConvProblem, t: Target) -> Schedule:
         return _portable(p, t, f"portable implicit GEMM ({what}: no fp8 tensor-core kernel for {t.arch} yet)")
     if p.runtime_sizes:
         return _portable(p, t, f"portable implicit GEMM ({what} with runtime sizes)")
+    return _plan_sm90_8bit(p, t, what)
+
+
+def _mma(p: ConvProblem) -> str:
+    """The 8-bit wgmma a schedule's reason names: s8 (i32 sums) or e4m3 / e5m2 (f32 sums)."""
     from ...lower.nvidia.primitives import WGMMA_OPERANDS
-    return _plan_sm90_8bit(p, t, what, f"{WGMMA_OPERANDS[p.dtype][0]} wgmma (f32 accumulation)")
+    return "s8 wgmma (i32 accumulation)" if p.dtype == "i8" else \
+        f"{WGMMA_OPERANDS[p.dtype][0]} wgmma (f32 accumulation)"
 
 
 def eight_bit_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
@@ -78,43 +84,39 @@ def eight_bit_candidates(p: ConvProblem, t: Target) -> list[Schedule]:
         return [default]
     from ..tuning import unique_by_knobs
     from .sm90_candidates import candidate_grid
-    mma = default.reason.rsplit(", ", 1)[-1]
     out = [default]
     for family, config in candidate_grid(p, t):
         if family is not SM90_WS:
             continue
-        s = _as_8bit(p, family.attempt(p, t, **config), mma)
-        if s is not None:
-            out.append(s)
+        s = family.attempt(p, t, **config)
+        if isinstance(s, Schedule) and _registers(p, s) <= REGISTER_BUDGET:
+            out.append(_as_8bit(s, _mma(p)))
     return unique_by_knobs(out)
 
 
-def _as_8bit(p: ConvProblem, s, mma: str) -> Schedule | None:
-    """A persistent-kernel schedule as the 8-bit kernel runs it, or None where it cannot."""
-    if not isinstance(s, Schedule) or _registers(p, s) > REGISTER_BUDGET:
-        return None
+def _as_8bit(s: Schedule, mma: str) -> Schedule:
+    """A persistent-kernel schedule as the 8-bit kernel runs it (its reason naming the wgmma)."""
     if s.config.direct_stages:                # cp.async prologue chunks are 16-bit ones
         s = s.with_config(direct_stages=0)
     return dataclasses.replace(s, reason=f"{s.reason}, {mma}")
 
 
-def _plan_sm90_8bit(p: ConvProblem, t: Target, what: str, mma: str) -> Schedule:
+def _plan_sm90_8bit(p: ConvProblem, t: Target, what: str) -> Schedule:
     """The 8-bit operands' sm_90a plan (s8 or fp8 wgmma: 32 bytes of K per instruction):
     RESIDUAL_TILE for a conv with a residual and RESIDUAL_TILES_PER_SM 128x128 tiles per SM or
     more, else the f16 rules' tile where its registers allow."""
+    mma = _mma(p)
     if p.residual_loads and tiles(p, 128, 128) >= RESIDUAL_TILES_PER_SM * t.num_sms:
         s = SM90_WS.attempt(p, t, tile=RESIDUAL_TILE)
         if isinstance(s, Schedule) and _registers(p, s) <= REGISTER_BUDGET:
-            return _as_8bit(p, s, mma)
+            return _as_8bit(s, mma)
     s = _f16_rules(p, t)
     if not isinstance(s, Schedule) or _registers(p, s) > REGISTER_BUDGET:
         s = next((c for c in (SM90_WS.attempt(p, t, tile=tile) for tile in _FALLBACK_TILES)
                   if isinstance(c, Schedule) and _registers(p, c) <= REGISTER_BUDGET), None) or \
             SM90_WS.attempt(p, t, tile=WsTile(Kernel.SM90_WS_COOPERATIVE, 128, 128 if p.F > 64 else 64))
     if isinstance(s, Schedule):
-        return _as_8bit(p, s, mma) if _registers(p, s) <= REGISTER_BUDGET else \
-            dataclasses.replace(s.with_config(direct_stages=0) if s.config.direct_stages else s,
-                                reason=f"{s.reason}, {mma}")
+        return _as_8bit(s, mma)
     why = str(s)
     if tma_loader.k_tile_channels(p.C, p.R * p.S, p.dtype) is None:
         why = f"{why}; 64-channel steps need C a multiple of 64, or of 16 with one filter tap"
